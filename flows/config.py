@@ -1,0 +1,84 @@
+"""The effective configuration: one typed section per subsystem, from code defaults, a TOML file and
+command-line overrides (`section.key=value`), in that order."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from pipeline.config import Options, ParseConfig, SegmentConfig
+from retrieval.config import RetrievalConfig
+from txl.config import ModelConfig
+
+
+class RunConfig(Options):
+    workers: int = 2  # concurrent document tasks
+    batch_size: int = 16  # documents per task batch
+    task_runner: str = "threads"  # "threads" or "dask"
+    dask_address: str | None = None  # a running Dask scheduler; None = a local cluster
+    retries: int = 2
+    retry_delay_s: float = 2.0
+    stages: list[str] = ["parse", "segment", "encode", "index", "predict"]
+    open_report: bool = False
+
+
+class LdxConfig(Options):
+    parse: ParseConfig = ParseConfig()
+    segment: SegmentConfig = SegmentConfig()
+    model: ModelConfig = ModelConfig()
+    retrieval: RetrievalConfig = RetrievalConfig()
+    run: RunConfig = RunConfig()
+
+
+class ConfigError(ValueError):
+    """A config file or override that cannot be applied; the message names the file or key."""
+
+
+def _parse_value(raw: str):
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError:
+        return raw  # a bare string such as cuda or chi_sim+eng
+
+
+def load_config(path: str | Path | None = None, overrides: list[str] | None = None) -> LdxConfig:
+    data: dict = {}
+    if path is not None:
+        path = Path(path)
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise ConfigError(f"{path}: config file not found") from None
+        except tomllib.TOMLDecodeError as e:
+            raise ConfigError(f"{path}: not valid TOML ({e})") from None
+    for item in overrides or []:
+        key, sep, raw = item.partition("=")
+        section, dot, name = key.strip().partition(".")
+        if not sep or not dot or not name:
+            raise ConfigError(f"override {item!r}: expected section.key=value, e.g. segment.max_tokens=256")
+        data.setdefault(section, {})[name] = _parse_value(raw.strip())
+    try:
+        return LdxConfig.model_validate(data)
+    except ValidationError as e:
+        where = f"{path}: " if path else ""
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in e.errors()
+        )
+        raise ConfigError(f"{where}bad config ({problems})") from None
+
+
+def config_toml(config: LdxConfig) -> str:
+    """The effective config as TOML (what `ldx config show` prints and a file can hold)."""
+    lines: list[str] = []
+    for section, values in config.model_dump(mode="json").items():
+        lines.append(f"[{section}]")
+        for key, value in values.items():
+            if value is None:
+                lines.append(f"# {key} = (unset)")
+            else:
+                lines.append(f"{key} = {json.dumps(value, ensure_ascii=False)}")
+        lines.append("")
+    return "\n".join(lines)

@@ -1,0 +1,1 @@
+"""retrieval: the FAISS segment-state store, memory injection, hybrid search and cited answers."""
