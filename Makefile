@@ -10,7 +10,7 @@ export PREFECT_SERVER_ANALYTICS_ENABLED ?= false
 export HF_HUB_OFFLINE ?= 1
 export TOKENIZERS_PARALLELISM ?= false
 
-.PHONY: setup demo test lint bench clean
+.PHONY: setup demo test lint samples clean
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -31,3 +31,7 @@ lint: setup
 
 clean:
 	rm -rf out .pytest_cache
+
+# Regenerate the demo PDFs in data/samples/ from data/sample_texts/ (deterministic bytes).
+samples: setup
+	$(PY) data/make_samples.py

@@ -25,4 +25,4 @@ def config_show(config: ConfigOpt = None, set_: SetOpt = None) -> None:
 
 
 # Command modules register their commands on `app` / `eval_app` when imported.
-from flows import cli_pipeline, cli_run, cli_tokenizer, cli_model, cli_retrieval, cli_predict  # noqa: E402,F401
+from flows import cli_model, cli_pipeline, cli_predict, cli_retrieval, cli_run, cli_tokenizer  # noqa: E402,F401
