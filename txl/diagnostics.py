@@ -1,0 +1,60 @@
+"""Opt-in attention diagnostics: per layer and head, the mean and std of the paper's four score terms
+(a) q·k, (b) q·W_kR R, (c) u·k, (d) v·W_kR R (each scaled by 1/sqrt(d_head), over visible pairs only),
+the attention entropy (nats), and the attention mass on memory, retrieved and connective keys.
+
+Computed only when `model(..., diagnostics=True)`; the forward pass then takes the explicit path."""
+
+from __future__ import annotations
+
+import torch
+
+from txl.model import _Keys, rel_shift
+
+TERMS = ("a", "b", "c", "d")
+
+
+def _position_term(qv: torch.Tensor, rk: torch.Tensor, n_r: int) -> torch.Tensor:
+    """[B, H, T, dh] queries against relative keys rk [H, dh, K(+1)] -> [B, H, T, K'] in key order."""
+    b, h, t, _ = qv.shape
+    term = rel_shift(qv @ (rk[..., :-1] if n_r else rk))
+    if n_r:
+        term = torch.cat([(qv @ rk[..., -1:]).expand(b, h, t, n_r), term], -1)
+    return term
+
+
+@torch.no_grad()
+def summarize_layer(layer: int, q, k, u, v, rk, probs, keys: _Keys, scale: float) -> list[dict]:
+    b, h, t, _ = q.shape
+    n_r = keys.n_retrieved
+    kt = k.transpose(-1, -2)
+    terms = {
+        "a": q @ kt,
+        "b": _position_term(q, rk, n_r),
+        "c": (u[None, :, None] @ kt).expand(b, h, t, -1),
+        "d": _position_term(v[None, :, None].expand(b, h, t, -1), rk, n_r),
+    }
+    vis = keys.visible.expand(b, h, t, -1).float()
+    count = vis.sum((0, 2, 3))
+    stats: dict[str, torch.Tensor] = {}
+    for name, term in terms.items():
+        x = term.float() * scale * vis
+        mean = x.sum((0, 2, 3)) / count
+        var = (x.square().sum((0, 2, 3)) / count - mean.square()).clamp(min=0)
+        stats[f"{name}_mean"], stats[f"{name}_std"] = mean, var.sqrt()
+    p = probs.float()
+    stats["entropy"] = -(p * p.clamp(min=1e-30).log()).sum(-1).mean((0, 2))
+    stats["mass_memory"] = (p * keys.is_memory.float()).sum(-1).mean((0, 2))
+    stats["mass_retrieved"] = (p * keys.is_retrieved.float()).sum(-1).mean((0, 2))
+    if keys.k_connective is not None:
+        stats["mass_connective"] = (p * keys.k_connective[:, None, None, :]).sum(-1).mean((0, 2))
+    else:
+        stats["mass_connective"] = torch.full((h,), float("nan"))
+    cols = {name: s.cpu().tolist() for name, s in stats.items()}
+    return [{"layer": layer, "head": hd, **{name: cols[name][hd] for name in cols}} for hd in range(h)]
+
+
+def to_table(rows: list[dict]):
+    """The rows as a pandas DataFrame, one row per (layer, head)."""
+    import pandas as pd
+
+    return pd.DataFrame(rows)

@@ -1,0 +1,444 @@
+"""Transformer-XL (Dai et al. 2019) for long documents, batch-first, in one file.
+
+score(i, j) = (q_i + u)·k_j + (q_i + v)·W_kR R_{i-j}, scaled by 1/sqrt(d_head), over keys
+[retrieved; memory; current segment]. On top of the paper, three additive logit biases, all zero at
+initialisation so an untrained model is exactly the plain Transformer-XL:
+
+- block-type tags: every token and memory slot carries the block type it came from
+  (pipeline.records.BLOCK_TYPE_IDS, -1 = unknown); each layer learns a bias per head for each
+  (query type, key type) pair — read it with `model.tag_bias_table()`;
+- connective boost: a per-head bias on keys that the segmenter marked as discourse connectives,
+  learned (zero-init) or a fixed beta for ablations;
+- retrieved memory: extra per-layer slots (states of distant segments fetched by retrieval) that every
+  query sees, placed at one "far" relative distance (`retrieved_bucket`, default clamp_len), with a
+  learned per-head bias.
+
+forward keywords (all optional; B lanes, T tokens, M memory slots, R retrieved slots):
+  mems            list of n_layer + 1 [B, M, d_model] from the previous call (`out.mems`); None = empty
+  targets         [B, T] next-token ids aligned with input_ids -> out.nll [B, T]
+  block_types     [B, T] long; mem_types [B, M] long (carried for you in out.mem_types)
+  connective_mask [B, T] bool; mem_connective [B, M] bool (carried in out.mem_connective)
+  mem_mask        [B, M] bool, True = visible (carried in out.mem_mask)
+  mem_keep        [B] bool: False hides all memory of that lane (a new document starts there) — the
+                  slots are masked, never zero-filled, so the lane equals a fresh start
+  retrieved       list of n_layer + 1 (or n_layer) [B, R, d_model]: entry l is the input of layer l,
+                  i.e. the same layout as `mems`, so stored `out.mems` of another segment can be passed
+  retrieved_types [B, R] long; retrieved_mask [B, R] bool (False = padding slot)
+  diagnostics     True -> out.diagnostics, a per (layer, head) table (txl.diagnostics)
+
+`out.carry()` gives the memory keywords for the next segment: `model(x2, **out.carry())`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from dataclasses import dataclass, field
+from typing import Literal
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from pipeline.records import BlockType
+from txl.adaptive import AdaptiveEmbedding, AdaptiveLogSoftmax
+
+
+@dataclass
+class TransformerXLConfig:
+    vocab_size: int = 32000
+    d_model: int = 256
+    n_layer: int = 6
+    n_head: int = 4
+    d_head: int = 64
+    d_inner: int = 1024
+    d_embed: int | None = None  # None = d_model
+    mem_len: int = 384
+    clamp_len: int = 1000  # <= 0: no clamping
+    same_length: bool = False
+    pre_lnorm: bool = False
+    untie_r: bool = False  # False: u, v shared by all layers (the paper); True: per layer
+    dropout: float = 0.1
+    dropatt: float = 0.0
+    drop_mem: float = 0.0  # recurrence dropout: probability of hiding a memory slot in training
+    cutoffs: list[int] = field(default_factory=lambda: [4000, 16000])
+    div_val: int = 1
+    tie_weights: bool = True
+    tie_projs: list[bool] | None = None  # None = [False] + [True] * len(cutoffs), the reference default
+    layer_norm_eps: float = 1e-5
+    init_std: float = 0.02
+    proj_init_std: float = 0.01
+    n_block_types: int = len(BlockType)
+    tag_bias: bool = True
+    connective_boost: Literal["off", "learned", "fixed"] = "learned"
+    connective_beta: float = 1.0  # the boost when connective_boost == "fixed"
+    retrieved_bucket: int | None = None  # relative distance of retrieved slots; None = clamp_len
+    use_sdpa: bool = True
+
+    def __post_init__(self) -> None:
+        if self.d_embed is None:
+            self.d_embed = self.d_model
+        if self.tie_projs is None:
+            self.tie_projs = [False] + [True] * len(self.cutoffs)
+        if self.connective_boost not in ("off", "learned", "fixed"):
+            raise ValueError(f"connective_boost must be off, learned or fixed, not {self.connective_boost!r}")
+
+
+@dataclass
+class TXLOutput:
+    hidden: torch.Tensor  # [B, T, d_model], last layer (after output dropout)
+    mems: list[torch.Tensor] | None  # n_layer + 1 of [B, M, d_model], detached
+    mem_types: torch.Tensor | None = None
+    mem_connective: torch.Tensor | None = None
+    mem_mask: torch.Tensor | None = None
+    nll: torch.Tensor | None = None  # [B, T] when targets were given
+    diagnostics: object | None = None  # pandas.DataFrame when diagnostics=True
+
+    def carry(self) -> dict:
+        """Keywords that continue this lane state in the next call."""
+        return {
+            "mems": self.mems,
+            "mem_types": self.mem_types,
+            "mem_connective": self.mem_connective,
+            "mem_mask": self.mem_mask,
+        }
+
+
+def sinusoid(pos: torch.Tensor, d: int) -> torch.Tensor:
+    """[K] float distances -> [K, d] embeddings, sin half then cos half (the reference layout)."""
+    inv_freq = 1.0 / (10000 ** (torch.arange(0.0, d, 2.0, device=pos.device) / d))
+    angles = pos.float()[:, None] * inv_freq[None, :]
+    return torch.cat([angles.sin(), angles.cos()], -1)
+
+
+def rel_shift(x: torch.Tensor) -> torch.Tensor:
+    """[.., T, K] scores indexed by (query i, distance K-1-c) -> indexed by (query i, key j): the
+    pad-and-reshape trick; entries with j > i + (K - T) are garbage and must be masked."""
+    *lead, t, k = x.shape
+    x = F.pad(x, (1, 0)).view(*lead, k + 1, t)
+    return x[..., 1:, :].reshape(*lead, t, k)
+
+
+@dataclass
+class _Keys:
+    """Per-call facts about the key axis [retrieved R; memory M; current T], shared by all layers."""
+
+    n_retrieved: int
+    add_mask: torch.Tensor  # [B|1, 1, T, K'] 0 / -inf
+    visible: torch.Tensor  # [B|1, 1, T, K'] bool
+    q_onehot: torch.Tensor | None  # [B, T, n_types] float, zeros for unknown types
+    k_onehot: torch.Tensor | None  # [B, K', n_types]
+    k_connective: torch.Tensor | None  # [B, K'] float
+    is_retrieved: torch.Tensor  # [K'] float, 1 on retrieved columns
+    is_memory: torch.Tensor  # [K'] float, 1 on memory columns
+    diagnostics: list | None  # rows are appended here when diagnostics are on
+
+
+class RelativeAttention(nn.Module):
+    def __init__(self, cfg: TransformerXLConfig):
+        super().__init__()
+        self.cfg = cfg
+        h, dh = cfg.n_head, cfg.d_head
+        self.qkv = nn.Linear(cfg.d_model, 3 * h * dh, bias=False)
+        self.r_proj = nn.Linear(cfg.d_model, h * dh, bias=False)  # W_kR
+        self.out = nn.Linear(h * dh, cfg.d_model, bias=False)
+        self.ln = nn.LayerNorm(cfg.d_model, eps=cfg.layer_norm_eps)
+        self.drop = nn.Dropout(cfg.dropout)
+        self.scale = 1.0 / math.sqrt(dh)
+        if cfg.untie_r:
+            self.u = nn.Parameter(torch.zeros(h, dh))
+            self.v = nn.Parameter(torch.zeros(h, dh))
+        if cfg.tag_bias:
+            # tag_bias[h, query type, key type]; zero-init so an untrained bias changes nothing
+            self.tag_bias = nn.Parameter(torch.zeros(h, cfg.n_block_types, cfg.n_block_types))
+        if cfg.connective_boost == "learned":
+            self.boost = nn.Parameter(torch.zeros(h))
+        self.retrieved_bias = nn.Parameter(torch.zeros(h))
+
+    def forward(
+        self,
+        x: torch.Tensor,
+        r: torch.Tensor,
+        mem: torch.Tensor | None,
+        retrieved: torch.Tensor | None,
+        keys: _Keys,
+        u: torch.Tensor,
+        v: torch.Tensor,
+        layer: int,
+    ) -> torch.Tensor:
+        cfg = self.cfg
+        b, t, _ = x.shape
+        h, dh = cfg.n_head, cfg.d_head
+        ctx = [s for s in (retrieved, mem) if s is not None]
+        cat = torch.cat([*ctx, x], 1) if ctx else x
+        qkv = self.qkv(self.ln(cat) if cfg.pre_lnorm else cat)
+        q, k, val = qkv.view(b, -1, 3, h, dh).permute(2, 0, 3, 1, 4)  # each [B, H, K', dh]
+        q = q[:, :, -t:]
+        n_r = keys.n_retrieved
+        # r holds the distances K-1..0 of memory+current, plus one row for the far bucket if n_r
+        rk = self.r_proj(r).view(-1, h, dh).permute(1, 2, 0)  # [H, dh, K(+1)]
+        qv = q + v[:, None]
+        bd = qv @ (rk[..., :-1] if n_r else rk)  # [B, H, T, K]
+        bd = rel_shift(bd)
+        if n_r:
+            far = (qv @ rk[..., -1:]).expand(b, h, t, n_r)
+            bd = torch.cat([far, bd], -1)
+        bias = bd * self.scale + keys.add_mask
+        bias = bias + self._extra_bias(keys, b, h)
+
+        if keys.diagnostics is not None or not cfg.use_sdpa:
+            scores = (q + u[:, None]) @ k.transpose(-1, -2) * self.scale + bias
+            probs = torch.softmax(scores.float(), -1).to(val.dtype)
+            if keys.diagnostics is not None:
+                from txl.diagnostics import summarize_layer
+
+                keys.diagnostics.extend(summarize_layer(layer, q, k, u, v, rk, probs, keys, self.scale))
+            probs = F.dropout(probs, cfg.dropatt, self.training)
+            vec = probs @ val
+        else:
+            vec = F.scaled_dot_product_attention(
+                q + u[:, None], k, val, attn_mask=bias.to(q.dtype), dropout_p=cfg.dropatt if self.training else 0.0
+            )
+        out = self.drop(self.out(vec.transpose(1, 2).reshape(b, t, h * dh)))
+        return x + out if cfg.pre_lnorm else self.ln(x + out)
+
+    def _extra_bias(self, keys: _Keys, b: int, h: int) -> torch.Tensor | float:
+        extra: torch.Tensor | float = 0.0
+        if self.cfg.tag_bias and keys.q_onehot is not None:
+            qt = torch.einsum("btn,hnm->bhtm", keys.q_onehot, self.tag_bias)
+            extra = extra + qt @ keys.k_onehot.transpose(1, 2)[:, None]
+        if keys.k_connective is not None and self.cfg.connective_boost != "off":
+            beta = self.boost if self.cfg.connective_boost == "learned" else torch.full(
+                (h,), self.cfg.connective_beta, device=keys.k_connective.device
+            )
+            extra = extra + beta[None, :, None, None] * keys.k_connective[:, None, None, :]
+        if keys.n_retrieved:
+            extra = extra + self.retrieved_bias[None, :, None, None] * keys.is_retrieved
+        return extra
+
+
+class FeedForward(nn.Module):
+    def __init__(self, cfg: TransformerXLConfig):
+        super().__init__()
+        self.pre_lnorm = cfg.pre_lnorm
+        self.fc1 = nn.Linear(cfg.d_model, cfg.d_inner)
+        self.fc2 = nn.Linear(cfg.d_inner, cfg.d_model)
+        self.ln = nn.LayerNorm(cfg.d_model, eps=cfg.layer_norm_eps)
+        self.drop = nn.Dropout(cfg.dropout)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = self.drop(self.fc2(self.drop(F.relu(self.fc1(self.ln(x) if self.pre_lnorm else x)))))
+        return x + y if self.pre_lnorm else self.ln(x + y)
+
+
+class Block(nn.Module):
+    def __init__(self, cfg: TransformerXLConfig):
+        super().__init__()
+        self.attn = RelativeAttention(cfg)
+        self.ff = FeedForward(cfg)
+
+    def forward(self, x, r, mem, retrieved, keys: _Keys, u, v, layer: int) -> torch.Tensor:
+        return self.ff(self.attn(x, r, mem, retrieved, keys, u, v, layer))
+
+
+def _onehot(types: torch.Tensor, n: int) -> torch.Tensor:
+    """Long types (-1 = unknown) -> float one-hot; an unknown type is an all-zero row (no tag bias)."""
+    return (types[..., None] == torch.arange(n, device=types.device)).float()
+
+
+class TransformerXLLM(nn.Module):
+    def __init__(self, cfg: TransformerXLConfig):
+        super().__init__()
+        self.cfg = cfg
+        self.emb = AdaptiveEmbedding(cfg.vocab_size, cfg.d_embed, cfg.d_model, cfg.cutoffs, cfg.div_val)
+        self.drop = nn.Dropout(cfg.dropout)
+        if not cfg.untie_r:
+            self.u = nn.Parameter(torch.zeros(cfg.n_head, cfg.d_head))
+            self.v = nn.Parameter(torch.zeros(cfg.n_head, cfg.d_head))
+        self.layers = nn.ModuleList(Block(cfg) for _ in range(cfg.n_layer))
+        self.crit = AdaptiveLogSoftmax(cfg.vocab_size, cfg.d_embed, cfg.d_model, cfg.cutoffs, cfg.div_val)
+        self.apply(self._init_weights)
+        self._tie()
+
+    def _init_weights(self, m: nn.Module) -> None:
+        # the reference initialisation: N(0, init_std) weights, N(0, proj_init_std) projections,
+        # LayerNorm weight N(1, init_std); the added biases stay zero so training starts from plain TXL
+        std, pstd = self.cfg.init_std, self.cfg.proj_init_std
+        if isinstance(m, nn.Linear | nn.Embedding):
+            nn.init.normal_(m.weight, 0.0, std)
+            if getattr(m, "bias", None) is not None:
+                nn.init.zeros_(m.bias)
+        elif isinstance(m, nn.LayerNorm):
+            nn.init.normal_(m.weight, 1.0, std)
+            nn.init.zeros_(m.bias)
+        elif isinstance(m, AdaptiveEmbedding | AdaptiveLogSoftmax):
+            for p in m.projs:
+                nn.init.normal_(p, 0.0, pstd)
+            if isinstance(m, AdaptiveLogSoftmax) and m.n_clusters:
+                nn.init.normal_(m.cluster_weight, 0.0, std)
+                nn.init.zeros_(m.cluster_bias)
+        elif isinstance(m, TransformerXLLM | RelativeAttention) and hasattr(m, "u"):
+            nn.init.normal_(m.u, 0.0, std)
+            nn.init.normal_(m.v, 0.0, std)
+
+    def _tie(self) -> None:
+        cfg = self.cfg
+        if cfg.tie_weights:
+            for out_layer, emb_layer in zip(self.crit.layers, self.emb.layers, strict=True):
+                out_layer.weight = emb_layer.weight
+        for i, tie in enumerate(cfg.tie_projs):
+            if tie and cfg.div_val == 1 and cfg.d_model != cfg.d_embed:
+                self.crit.projs[i] = self.emb.projs[0]
+            elif tie and cfg.div_val != 1:
+                self.crit.projs[i] = self.emb.projs[i]
+
+    def tag_bias_table(self) -> torch.Tensor:
+        """[n_layer, n_head, query type, key type] learned tag biases (ids: pipeline.records.BLOCK_TYPE_IDS)."""
+        if not self.cfg.tag_bias:
+            raise ValueError("this model was built with tag_bias=False")
+        return torch.stack([blk.attn.tag_bias.detach() for blk in self.layers])
+
+    def log_probs(self, hidden: torch.Tensor) -> torch.Tensor:
+        """[B, T, d_model] -> [B, T, vocab] log-probabilities of the adaptive softmax."""
+        return self.crit.log_probs(hidden)
+
+    def forward(
+        self,
+        input_ids: torch.Tensor,
+        mems: list[torch.Tensor] | None = None,
+        *,
+        targets: torch.Tensor | None = None,
+        block_types: torch.Tensor | None = None,
+        mem_types: torch.Tensor | None = None,
+        connective_mask: torch.Tensor | None = None,
+        mem_connective: torch.Tensor | None = None,
+        mem_mask: torch.Tensor | None = None,
+        mem_keep: torch.Tensor | None = None,
+        retrieved: list[torch.Tensor] | None = None,
+        retrieved_types: torch.Tensor | None = None,
+        retrieved_mask: torch.Tensor | None = None,
+        diagnostics: bool = False,
+    ) -> TXLOutput:
+        cfg = self.cfg
+        b, t = input_ids.shape
+        dev = input_ids.device
+        m = mems[0].size(1) if mems else 0
+        n_r = retrieved[0].size(1) if retrieved else 0
+        if mems and len(mems) != cfg.n_layer + 1:
+            raise ValueError(f"mems must hold n_layer + 1 = {cfg.n_layer + 1} tensors, got {len(mems)}")
+        if n_r and len(retrieved) < cfg.n_layer:
+            raise ValueError(f"retrieved must hold n_layer (+1) = {cfg.n_layer} tensors, got {len(retrieved)}")
+
+        word = self.emb(input_ids)
+        # which memory slots stay visible (persisted into out.mem_mask) ...
+        mem_vis = None
+        if m and mem_mask is not None:
+            mem_vis = mem_mask.bool()
+        if m and mem_keep is not None:
+            keep = mem_keep.bool()[:, None].expand(b, m)
+            mem_vis = keep if mem_vis is None else mem_vis & keep
+        # ... and which this call sees (recurrence dropout hides slots for one step only)
+        attn_vis = mem_vis
+        if m and self.training and cfg.drop_mem > 0:
+            kept = torch.rand(b, m, device=dev) >= cfg.drop_mem
+            attn_vis = kept if attn_vis is None else attn_vis & kept
+
+        keys = self._keys(b, t, m, n_r, attn_vis, retrieved_mask, block_types, mem_types, retrieved_types,
+                          connective_mask, mem_connective, dev, diagnostics)
+        pos = torch.arange(m + t - 1, -1, -1.0, device=dev)
+        if cfg.clamp_len > 0:
+            pos = pos.clamp(max=cfg.clamp_len)
+        if n_r:
+            far = cfg.retrieved_bucket or (cfg.clamp_len if cfg.clamp_len > 0 else m + t)
+            pos = torch.cat([pos, pos.new_tensor([float(far)])])
+        r = self.drop(sinusoid(pos, cfg.d_model).to(word.dtype))
+
+        x = self.drop(word)
+        hids = []
+        for i, blk in enumerate(self.layers):
+            hids.append(x)
+            u, v = (blk.attn.u, blk.attn.v) if cfg.untie_r else (self.u, self.v)
+            x = blk(x, r, mems[i] if m else None, retrieved[i] if n_r else None, keys, u, v, i)
+        hids.append(x)
+        hidden = self.drop(x)
+
+        out = TXLOutput(hidden=hidden, mems=None)
+        with torch.no_grad():
+            start = max(0, m + t - cfg.mem_len)
+            out.mems = [(torch.cat([mems[i], h], 1) if m else h)[:, start:].detach() for i, h in enumerate(hids)]
+            if mem_vis is not None:
+                out.mem_mask = torch.cat([mem_vis, mem_vis.new_ones(b, t)], 1)[:, start:]
+            out.mem_types = self._carry(mem_types, block_types, b, m, t, start, -1, dev)
+            out.mem_connective = self._carry(mem_connective, connective_mask, b, m, t, start, False, dev)
+        if targets is not None:
+            out.nll = self.crit.nll(hidden, targets)
+        if diagnostics:
+            from txl.diagnostics import to_table
+
+            out.diagnostics = to_table(keys.diagnostics)
+        return out
+
+    @staticmethod
+    def _carry(old, new, b, m, t, start, fill, dev) -> torch.Tensor | None:
+        """Per-slot labels (types, connective flags) of the next memory; None when nothing is known."""
+        if old is None and new is None:
+            return None
+        dtype = torch.long if fill == -1 else torch.bool
+        old = old if old is not None else torch.full((b, m), fill, dtype=dtype, device=dev)
+        new = new if new is not None else torch.full((b, t), fill, dtype=dtype, device=dev)
+        return torch.cat([old[:, :m].to(dtype), new.to(dtype)], 1)[:, start:]
+
+    def _keys(self, b, t, m, n_r, mem_vis, retrieved_mask, block_types, mem_types, retrieved_types,
+              connective_mask, mem_connective, dev, diagnostics) -> _Keys:
+        cfg = self.cfg
+        k = m + t
+        i = torch.arange(t, device=dev)[:, None]
+        j = torch.arange(k, device=dev)[None, :]
+        vis = j <= i + m
+        if cfg.same_length:
+            # the reference: each query sees the same number of keys (mem_len once memory is full)
+            over = k - cfg.mem_len
+            vis = vis & (j > i - (t - over if over > 0 else t))
+        vis = vis[None, None]
+        if mem_vis is not None:
+            vis = vis & torch.cat([mem_vis, mem_vis.new_ones(b, t)], 1)[:, None, None, :]
+        if n_r:
+            rv = retrieved_mask.bool() if retrieved_mask is not None else torch.ones(1, n_r, dtype=torch.bool, device=dev)
+            bb = max(vis.size(0), rv.size(0))
+            vis = torch.cat([rv[:, None, None, :].expand(bb, 1, t, n_r), vis.expand(bb, 1, t, k)], -1)
+        dtype = self.emb.layers[0].weight.dtype
+        add_mask = torch.zeros(vis.shape, dtype=dtype, device=dev).masked_fill(~vis, float("-inf"))
+
+        q_oh = k_oh = None
+        if cfg.tag_bias and block_types is not None:
+            parts = [retrieved_types if retrieved_types is not None else torch.full((b, n_r), -1, device=dev),
+                     mem_types if mem_types is not None else torch.full((b, m), -1, device=dev),
+                     block_types]
+            q_oh = _onehot(block_types, cfg.n_block_types)
+            k_oh = _onehot(torch.cat([p.long() for p in parts], 1), cfg.n_block_types)
+        k_conn = None
+        if cfg.connective_boost != "off" and (connective_mask is not None or mem_connective is not None):
+            parts = [torch.zeros(b, n_r, device=dev),  # retrieved slots carry no connective flag
+                     mem_connective.float() if mem_connective is not None else torch.zeros(b, m, device=dev),
+                     connective_mask.float() if connective_mask is not None else torch.zeros(b, t, device=dev)]
+            k_conn = torch.cat(parts, 1)
+        cols = torch.arange(n_r + k, device=dev)
+        return _Keys(
+            n_retrieved=n_r,
+            add_mask=add_mask,
+            visible=vis,
+            q_onehot=q_oh,
+            k_onehot=k_oh,
+            k_connective=k_conn,
+            is_retrieved=(cols < n_r).to(dtype),
+            is_memory=((cols >= n_r) & (cols < n_r + m)).to(dtype),
+            diagnostics=[] if diagnostics else None,
+        )
+
+
+def autocast(device: torch.device | str, dtype: str = "auto") -> contextlib.AbstractContextManager:
+    """bf16 autocast on CUDA for dtype "auto"/"bfloat16"; plain fp32 elsewhere (CPU runs everything)."""
+    device = torch.device(device)
+    if device.type == "cuda" and dtype in ("auto", "bfloat16"):
+        return torch.autocast("cuda", dtype=torch.bfloat16)
+    return contextlib.nullcontext()
