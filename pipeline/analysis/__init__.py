@@ -1,0 +1,1 @@
+"""Rule-based analysis of parsed documents that needs no model: verdict–facts consistency, provisos."""
