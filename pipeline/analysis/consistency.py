@@ -31,16 +31,16 @@ _REASONED = _BASIS | {BlockType.OPINION}
 
 _HAN_NAME = r"[\u4e00-\u9fff·•．A-Za-z0-9（）()]"
 # 被告人安旭犯盗窃罪 — the criminal verdict formula; the name is what sits between the role and 犯.
-_CRIMINAL_PARTY = re.compile(rf"被告(?:人|单位)({_HAN_NAME}{{1,30}}?)犯")
+CRIMINAL_PARTY = re.compile(rf"被告(?:人|单位)({_HAN_NAME}{{1,30}}?)犯")
 # 被告南京某公司于本判决生效之日起… / 驳回原告程浩的其他诉讼请求 — civil formulas.
 _CIVIL_PARTY = re.compile(
     rf"(?:原审原告|原审被告|被上诉人|上诉人|原告|被告人|被告|第三人)({_HAN_NAME}{{2,30}}?)"
     r"(?=于本判决|于判决|应于本判决|的(?:其他|全部)?诉讼请求|的上诉请求|负担|承担)"
 )
-_CHARGE = re.compile(r"犯([^\s，,。；;：:、（）()“”犯罪]{1,20}罪)")
+CHARGE = re.compile(r"犯([^\s，,。；;：:、（）()“”犯罪]{1,20}罪)")
 _LAW = re.compile(r"《([^《》]{2,60})》")
 _ARTICLE = re.compile(rf"第([{zh_numbers.CN_NUM}0-9]+)条")
-_FINE_OR_FEE = re.compile(r"罚金|没收财产|受理费|诉讼费|保全费|鉴定费|公告费|申请费|执行费")
+FINE_OR_FEE = re.compile(r"罚金|没收财产|受理费|诉讼费|保全费|鉴定费|公告费|申请费|执行费")
 # Where a lazily matched name runs on into the sentence (罗鑫在所涉…, 张朋经济损失…), it is cut here.
 _NAME_END = re.compile(r"在|与|和|、|各|自行|对|的|本人|供|上述|经济|购|返还|赔偿|支付|给付|偿还|共同|连带|退赔|退缴|违法|不能|为|要求|应|于|负担|反诉|另")
 _ROLE_NOTE = re.compile(r"[（(][^（）()]*(?:原告|被告|上诉|申请)[^（）()]*[）)]")  # 原告（反诉被告）XX
@@ -86,7 +86,7 @@ def cited_articles(text: str, law: str = "刑法") -> list[tuple[int, int, int]]
 def _zh_party_flags(verdict, basis: str, criminal: bool) -> list[Flag]:
     flags = []
     # the civil formulas would misread 被告人X犯…罪 (and vice versa), so a verdict gets one family
-    pattern = _CRIMINAL_PARTY if criminal else _CIVIL_PARTY
+    pattern = CRIMINAL_PARTY if criminal else _CIVIL_PARTY
     for m in pattern.finditer(verdict.text):
         raw = _ROLE_NOTE.sub("", m.group(1))
         # the first character is a surname even when it reads as a word (于, 应, 为)
@@ -107,7 +107,7 @@ def _bare(text: str) -> str:
 def _zh_charge_flags(verdict, reasoned: str) -> list[Flag]:
     flags = []
     reasoned = _bare(reasoned)
-    for m in _CHARGE.finditer(verdict.text):
+    for m in CHARGE.finditer(verdict.text):
         charge = m.group(1)
         if _bare(charge) in reasoned:
             continue
@@ -130,7 +130,7 @@ def _zh_quantity_flags(verdict, reasoned: str, facts: str, criminal: bool) -> li
     for q in zh_numbers.amounts(verdict.text) if criminal else []:
         # fines and court fees are set by the verdict itself
         value = float(q.value)
-        if value in supported or _FINE_OR_FEE.search(verdict.text[max(0, q.start - 12) : q.start]):
+        if value in supported or FINE_OR_FEE.search(verdict.text[max(0, q.start - 12) : q.start]):
             continue
         others = [a for a in in_verdict if a != value]
         if round(sum(a for a in others if a < value), 2) == value or any(round(value + a, 2) in supported for a in others):
@@ -176,7 +176,7 @@ def _article_flags(
                           [(s, e) for a, s, e in cited if a in special],
                           max(predicted[a] for a in confident)))
     for verdict in _blocks(doc, {BlockType.VERDICT}):
-        for m in _CHARGE.finditer(verdict.text):
+        for m in CHARGE.finditer(verdict.text):
             known = charge_articles.get(m.group(1))
             if known and not known & special:
                 s = verdict.char_start + m.start(1)
@@ -213,8 +213,9 @@ def check_document(
         return _en_flags(doc)
     basis, reasoned = _joined(doc, _BASIS), _joined(doc, _REASONED)
     flags: list[Flag] = []
+    # one judgment, one family of formulas: a criminal verdict's later items (责令…退赔) name no charge
+    criminal = any(CRIMINAL_PARTY.search(v.text) for v in verdicts)
     for v in verdicts:
-        criminal = bool(_CRIMINAL_PARTY.search(v.text))
         flags += _zh_party_flags(v, basis, criminal)
         flags += _zh_charge_flags(v, reasoned)
         flags += _zh_quantity_flags(v, reasoned, _joined(doc, {BlockType.FACTS, BlockType.CLAIMS}), criminal)
@@ -224,7 +225,7 @@ def check_document(
 
 
 def verdict_charges(doc: Document) -> list[str]:
-    return [m.group(1) for v in _blocks(doc, {BlockType.VERDICT}) for m in _CHARGE.finditer(v.text)]
+    return [m.group(1) for v in _blocks(doc, {BlockType.VERDICT}) for m in CHARGE.finditer(v.text)]
 
 
 def checks_in(flags: Iterable[Flag]) -> set[str]:

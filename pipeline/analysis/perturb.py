@@ -1,0 +1,115 @@
+"""Perturbed copies of real judgments, to measure what the consistency checks catch.
+
+Each perturbation takes a quantity from another real case (a defendant's name, a restitution amount, a
+charge) and puts it into this case's VERDICT, which is the inconsistency the checks exist for. Copies
+keep every block's offsets valid, so flags point into the perturbed text.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+from dataclasses import dataclass
+
+from pipeline.analysis import consistency, zh_numbers
+from pipeline.records import BlockType, Document
+
+
+@dataclass
+class Edit:
+    kind: str  # "name", "amount", "charge"
+    span: tuple[int, int]  # where the new text sits in the perturbed document
+    old: str
+    new: str
+
+
+def replace_span(doc: Document, start: int, end: int, new: str) -> Document:
+    """A copy of `doc` with text[start:end] replaced; blocks after the edit shift, the edited one grows."""
+    out = copy.deepcopy(doc)
+    delta = len(new) - (end - start)
+    out.text = doc.text[:start] + new + doc.text[end:]
+    for b in out.blocks:
+        if b.char_end <= start:
+            continue
+        if b.char_start >= end:
+            b.char_start += delta
+        b.char_end += delta
+        b.text = out.text[b.char_start : b.char_end]
+    return out
+
+
+def _verdicts(doc: Document):
+    return [b for b in doc.blocks if b.type == BlockType.VERDICT]
+
+
+def _first(doc: Document, pattern) -> tuple[int, int, str] | None:
+    for v in _verdicts(doc):
+        m = pattern.search(v.text)
+        if m:
+            return v.char_start + m.start(1), v.char_start + m.end(1), m.group(1)
+    return None
+
+
+def _restitution_amount(doc: Document) -> tuple[int, int, str] | None:
+    for v in _verdicts(doc):
+        for q in zh_numbers.amounts(v.text):
+            if not consistency.FINE_OR_FEE.search(v.text[max(0, q.start - 12) : q.start]):
+                return v.char_start + q.start, v.char_start + q.end, q.text
+    return None
+
+
+def _swap(doc: Document, kind: str, donors: list[Document], rng: random.Random) -> tuple[Document, Edit] | None:
+    find = {
+        "name": lambda d: _first(d, consistency.CRIMINAL_PARTY),
+        "amount": _restitution_amount,
+        "charge": lambda d: _first(d, consistency.CHARGE),
+    }[kind]
+    here = find(doc)
+    if here is None:
+        return None
+    start, end, old = here
+    for donor in rng.sample(donors, len(donors)):
+        there = find(donor)
+        # a donor value that this case already mentions would not be an inconsistency
+        if there is None or there[2] == old or there[2] in doc.text:
+            continue
+        if kind == "amount" and {q.value for q in zh_numbers.amounts(there[2])} & {
+            q.value for q in zh_numbers.amounts(doc.text)
+        }:
+            continue
+        new = there[2]
+        return replace_span(doc, start, end, new), Edit(kind, (start, start + len(new)), old, new)
+    return None
+
+
+def perturbed_copies(docs: list[Document], seed: int = 0) -> list[tuple[Document, Document, Edit]]:
+    """(original, perturbed copy, edit) for every document and perturbation kind that applies to it."""
+    rng = random.Random(seed)
+    out = []
+    for i, doc in enumerate(docs):
+        donors = docs[:i] + docs[i + 1 :]
+        for kind in ("name", "amount", "charge"):
+            swapped = _swap(doc, kind, donors, rng)
+            if swapped is not None:
+                out.append((doc, *swapped))
+    return out
+
+
+def _overlaps(flag: consistency.Flag, span: tuple[int, int]) -> bool:
+    return any(s < span[1] and span[0] < e for s, e in flag.spans)
+
+
+def measure(docs: list[Document], seed: int = 0, **check_kwargs) -> dict:
+    """False-positive rate on the real documents (share with any flag) and, per perturbation kind, the
+    detection rate: share of perturbed copies with a flag whose evidence covers the edited words."""
+    with_verdict = [d for d in docs if _verdicts(d)]
+    flagged = sum(bool(consistency.check_document(d, **check_kwargs)) for d in with_verdict)
+    detected: dict[str, list[int]] = {}
+    for _, copy_, edit in perturbed_copies(with_verdict, seed):
+        hit = any(_overlaps(f, edit.span) for f in consistency.check_document(copy_, **check_kwargs))
+        detected.setdefault(edit.kind, []).append(int(hit))
+    return {
+        "documents": len(with_verdict),
+        "false_positive_rate": flagged / max(1, len(with_verdict)),
+        "detection": {k: {"copies": len(v), "rate": sum(v) / len(v)} for k, v in detected.items()},
+    }
