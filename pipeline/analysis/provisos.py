@@ -1,0 +1,93 @@
+"""Provisos (但书) and the clause each one restricts, as character spans over a block's text.
+
+A proviso is a connective with a scope: 但…的除外 / 但…不在此限 carve an exception out of the clause
+before them in the same sentence; "provided that", "except where", "unless", "save that" do the same in
+English, and a sentence-initial 除…外 / "Unless …," / "Subject to …," restricts the clause after it.
+The plain adversatives (但是 with no closing 除外, however) are connectives, not provisos, and are left
+to the segmenter's connective marks.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# The closing words make 但… a proviso rather than a mere "but".
+_ZH_TRAILING = re.compile(r"(但是|但)([^。！？；]*?(?:的除外|除外|不在此限))")
+_ZH_LEADING = re.compile(r"除([^。！？，；]{1,60}?)(?:以)?外[，,]")
+_EN_TRAILING = re.compile(
+    r"[,;]?\s*\b(provided(?:,? however,?)? that|except (?:where|when|that|if|as|to the extent)|save (?:that|where|as|to the extent)|unless)\b",
+    re.IGNORECASE,
+)
+_EN_LEADING = re.compile(r"^\s*(Unless|Subject to|Except (?:where|as|when)|Save (?:where|as)|Notwithstanding)\b")
+_ZH_SENTENCE = re.compile(r"[^。！？]+[。！？]?")
+_EN_SENTENCE = re.compile(r".+?(?:(?<!\b[A-Z])(?<!\bv)(?<!\bNo)(?<!\bs)[.!?](?=\s+[A-Z(“\"‘]|\s*$)|$)", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class Proviso:
+    marker: str  # normalised: 但…除外, 除…外, provided that, unless …
+    proviso: tuple[int, int]  # the exception, relative to the text given
+    restricted: tuple[int, int]  # the clause it restricts
+
+
+def _strip(text: str, start: int, end: int) -> tuple[int, int]:
+    """Shrink a span past surrounding blanks and clause punctuation."""
+    while start < end and (text[start].isspace() or text[start] in "，,；;：:"):
+        start += 1
+    while end > start and (text[end - 1].isspace() or text[end - 1] in "，,；;：:。."):
+        end -= 1
+    return start, end
+
+
+def _zh(text: str) -> list[Proviso]:
+    out = []
+    for sent in _ZH_SENTENCE.finditer(text):
+        s0, s1 = sent.span()
+        for m in _ZH_TRAILING.finditer(text, s0, s1):
+            restricted = _strip(text, s0, m.start())
+            if restricted[1] > restricted[0]:
+                closer = "不在此限" if m.group(2).endswith("不在此限") else "除外"
+                out.append(Proviso(f"但…{closer}", (m.start(), m.end()), restricted))
+        lead = _ZH_LEADING.match(text, s0) or _ZH_LEADING.match(text, _strip(text, s0, s1)[0])
+        if lead:
+            rest = _strip(text, lead.end(), s1)
+            if rest[1] > rest[0]:
+                out.append(Proviso("除…外", (lead.start(), lead.end() - 1), rest))
+    return out
+
+
+def _clause_end(text: str, start: int, stop: int) -> int:
+    """End of the clause that opens at `start`: the next comma, semicolon or the sentence end."""
+    m = re.compile(r"[;,]").search(text, start, stop)
+    return m.start() if m else stop
+
+
+def _en(text: str) -> list[Proviso]:
+    out = []
+    for sent in _EN_SENTENCE.finditer(text):
+        s0, s1 = sent.span()
+        lead = _EN_LEADING.match(text, s0)
+        if lead:
+            comma = text.find(",", lead.end(), s1)
+            if comma > 0:
+                rest = _strip(text, comma + 1, s1)
+                if rest[1] > rest[0]:
+                    out.append(Proviso(lead.group(1).lower(), _strip(text, lead.start(1), comma), rest))
+        for m in _EN_TRAILING.finditer(text, s0, s1):
+            if lead and m.start(1) == lead.start(1):
+                continue
+            restricted = _strip(text, s0, m.start())
+            if restricted[1] - restricted[0] < 3:
+                continue
+            # "provided that" governs the rest of its sentence; the others usually one clause
+            marker = re.sub(r"\s+", " ", m.group(1).lower())
+            end = s1 if marker.startswith("provided") else _clause_end(text, m.end(), s1)
+            out.append(Proviso(marker, _strip(text, m.start(1), end), restricted))
+    return out
+
+
+def find_provisos(text: str, language: str) -> list[Proviso]:
+    """Every proviso in one block's text, in reading order."""
+    found = _zh(text) if language == "zh" else _en(text)
+    return sorted(found, key=lambda p: p.proviso)
