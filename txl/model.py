@@ -14,7 +14,8 @@ initialisation so an untrained model is exactly the plain Transformer-XL:
   learned per-head bias.
 
 forward keywords (all optional; B lanes, T tokens, M memory slots, R retrieved slots):
-  mems            list of n_layer + 1 [B, M, d_model] from the previous call (`out.mems`); None = empty
+  mems            list of n_layer + 1 [B, M, d_model] from the previous call (`out.mems`); None = empty;
+                  n_layer entries (HF's layout, see txl.convert) are accepted and returned as n_layer
   targets         [B, T] next-token ids aligned with input_ids -> out.nll [B, T]
   block_types     [B, T] long; mem_types [B, M] long (carried for you in out.mem_types)
   connective_mask [B, T] bool; mem_connective [B, M] bool (carried in out.mem_connective)
@@ -324,7 +325,7 @@ class TransformerXLLM(nn.Module):
         dev = input_ids.device
         m = mems[0].size(1) if mems else 0
         n_r = retrieved[0].size(1) if retrieved else 0
-        if mems and len(mems) != cfg.n_layer + 1:
+        if mems and len(mems) not in (cfg.n_layer, cfg.n_layer + 1):
             raise ValueError(f"mems must hold n_layer + 1 = {cfg.n_layer + 1} tensors, got {len(mems)}")
         if n_r and len(retrieved) < cfg.n_layer:
             raise ValueError(f"retrieved must hold n_layer (+1) = {cfg.n_layer} tensors, got {len(retrieved)}")
@@ -365,7 +366,8 @@ class TransformerXLLM(nn.Module):
         out = TXLOutput(hidden=hidden, mems=None)
         with torch.no_grad():
             start = max(0, m + t - cfg.mem_len)
-            out.mems = [(torch.cat([mems[i], h], 1) if m else h)[:, start:].detach() for i, h in enumerate(hids)]
+            kept = hids[: len(mems)] if mems else hids  # n_layer entries in, n_layer out (HF's layout)
+            out.mems = [(torch.cat([mems[i], h], 1) if m else h)[:, start:].detach() for i, h in enumerate(kept)]
             if mem_vis is not None:
                 out.mem_mask = torch.cat([mem_vis, mem_vis.new_ones(b, t)], 1)[:, start:]
             out.mem_types = self._carry(mem_types, block_types, b, m, t, start, -1, dev)
