@@ -1,0 +1,158 @@
+"""Documents in: any supported file into a `Document` of typed blocks with provenance.
+
+A format reader (pdf, text, uspto, ep, legaldocml, worddoc) turns bytes into one text plus paragraph
+spans; the kind's rules (kinds/) split and type those spans and read the header metadata; `build`
+turns the result into the records of DESIGN.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+from pipeline.config import ParseConfig
+from pipeline.errors import DocumentError, EmptyDocument, UnsupportedFormat
+from pipeline.parsing.detect import detect_kind, detect_language
+from pipeline.parsing.kinds import module_for
+from pipeline.parsing.spans import Extracted, trimmed
+from pipeline.records import Block, BlockType, DocKind, DocMeta, Document, doc_id_for_file
+
+__all__ = ["parse_file", "iter_documents", "build", "DocumentError"]
+
+TEXT_SUFFIXES = (".txt", ".text", ".md")
+JSONL_SUFFIXES = (".jsonl", ".ndjson", ".jsonl.gz")
+
+
+def _suffix(path: Path) -> str:
+    name = path.name.lower()
+    return next((s for s in JSONL_SUFFIXES + (".xml.gz",) if name.endswith(s)), path.suffix.lower())
+
+
+def _sniff(head: bytes) -> str | None:
+    """What the content is, whatever the name says."""
+    if head.startswith(b"%PDF"):
+        return "pdf"
+    if head.startswith(b"\xd0\xcf\x11\xe0"):
+        return "ole"
+    if head.startswith(b"\x1f\x8b"):
+        return "gzip"
+    if head.startswith(b"PK\x03\x04"):
+        return "zip"
+    return None
+
+
+_EXPECTED = {".pdf": "pdf", ".doc": "ole", ".jsonl.gz": "gzip", ".xml.gz": "gzip"}
+
+
+def _read(path: Path, config: ParseConfig) -> Extracted:
+    source = str(path)
+    if not path.is_file():
+        raise UnsupportedFormat(source, "not a file")
+    if path.stat().st_size == 0:
+        raise EmptyDocument(source, "empty file (0 bytes)")
+    with open(path, "rb") as f:
+        head = f.read(8)
+    suffix, content = _suffix(path), _sniff(head)
+    expected = _EXPECTED.get(suffix)
+    if content != expected and (expected or content):
+        found = content or "text"
+        raise UnsupportedFormat(source, f"extension {suffix} does not match the content ({found})")
+    if suffix == ".pdf":
+        from pipeline.parsing.pdf import read_pdf
+
+        return read_pdf(path, config)
+    if suffix in TEXT_SUFFIXES:
+        from pipeline.parsing.text import read_text
+
+        return read_text(path)
+    if suffix in (".xml", ".xml.gz", ".sgm", ".sgml"):
+        from pipeline.parsing.xmldoc import read_xml
+
+        return read_xml(path)
+    if suffix == ".doc":
+        from pipeline.parsing.worddoc import read_doc
+
+        return read_doc(path)
+    raise UnsupportedFormat(source, f"unsupported file type {suffix or '(no extension)'}")
+
+
+def build(extracted: Extracted, source: str, doc_id: str, config: ParseConfig) -> Document:
+    """Detect language and kind, type the spans by the kind's rules, and emit the records."""
+    text = extracted.text
+    language = extracted.language or detect_language(text)
+    kind = DocKind(config.kind) if config.kind else extracted.kind or detect_kind(text, language)
+    rules = module_for(kind)
+    spans = trimmed(text, rules.type_spans(text, trimmed(text, extracted.spans)))
+    if not spans:
+        raise EmptyDocument(source, "no text found")
+    meta, title = rules.extract_meta(text, spans)
+    if extracted.meta is not None:
+        meta = _merge(extracted.meta, meta)
+    blocks = [
+        Block(
+            doc_id=doc_id,
+            block_idx=i,
+            type=s.type or BlockType.OTHER,
+            text=text[s.start : s.end],
+            char_start=s.start,
+            char_end=s.end,
+            page=s.page,
+            bbox=s.bbox,
+            ocr=s.ocr,
+        )
+        for i, s in enumerate(spans)
+    ]
+    return Document(
+        doc_id=doc_id,
+        source=source,
+        kind=kind,
+        language=language,
+        text=text,
+        title=extracted.title or title,
+        n_pages=extracted.n_pages,
+        meta=meta,
+        warnings=list(extracted.warnings),
+        blocks=blocks,
+    )
+
+
+def _merge(stated: DocMeta, found: DocMeta) -> DocMeta:
+    """Fields a format states outright win over those the rules found in the text."""
+    for name, value in vars(stated).items():
+        if value not in (None, []):
+            setattr(found, name, value)
+    return found
+
+
+def parse_file(path, config: ParseConfig | None = None) -> Document:
+    """One document from a file. A JSONL corpus gives its first record (see `iter_documents`)."""
+    config = config or ParseConfig()
+    path = Path(path)
+    if _suffix(path) in JSONL_SUFFIXES:
+        for doc in iter_documents(path, config):
+            return doc
+        raise EmptyDocument(str(path), "no records")
+    return build(_read(path, config), str(path), doc_id_for_file(path), config)
+
+
+def iter_documents(path, config: ParseConfig | None = None, errors: list | None = None) -> Iterator[Document]:
+    """Every document in a file: one per non-blank line of a JSONL corpus, else the file's one document.
+    With `errors`, a bad JSONL record is appended there and the rest go on; otherwise it is raised."""
+    config = config or ParseConfig()
+    path = Path(path)
+    if _suffix(path) not in JSONL_SUFFIXES:
+        yield parse_file(path, config)
+        return
+    if not path.is_file():
+        raise UnsupportedFormat(str(path), "not a file")
+    if path.stat().st_size == 0:
+        raise EmptyDocument(str(path), "empty file (0 bytes)")
+    from pipeline.parsing.text import iter_jsonl
+
+    for record in iter_jsonl(path, config.jsonl_text_field, config.jsonl_id_field, errors):
+        try:
+            yield build(record.extracted, record.source, record.doc_id, config)
+        except DocumentError as e:
+            if errors is None:
+                raise
+            errors.append(e)

@@ -1,0 +1,257 @@
+"""English-language judgments (UK, US, Indian courts).
+
+Less formulaic than Chinese judgments, so each paragraph is typed by the strongest cue it carries
+(who is speaking — counsel for a side, the court below, this court — and what it does: recite facts,
+construe a statute, dispose of the appeal); a paragraph without a cue continues the section before it.
+The cover page (court, citation, parties, judges, counsel) is typed by its own line patterns.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+from pipeline.parsing.spans import Span
+from pipeline.records import BlockType as T
+from pipeline.records import DocKind, DocMeta, Party
+
+KIND = DocKind.EN_JUDGMENT
+
+_I = re.IGNORECASE
+CITATION = re.compile(r"\[(?:19|20)\d\d\]\s+(?:UKSC|UKHL|UKPC|EWCA\s+(?:Civ|Crim)|EWHC|EWFC|EWCOP|UKUT|UKFTT)\s+\d+(?:\s*\([A-Za-z]+\))?")
+_COURT = re.compile(
+    r"\b(?:in\s+the\s+)?(?:supreme\s+court|court\s+of\s+appeals?|high\s+court|united\s+states\s+(?:court|district|tax)"
+    r"|circuit\s+court|district\s+court|tax\s+court|court\s+of\s+(?:federal\s+claims|chancery|criminal\s+appeals)"
+    r"|crown\s+court|family\s+court|tribunal)\b[^\n]{0,80}",
+    _I,
+)
+_SCORE_CUES = re.compile(
+    r"\b(?:appellants?|respondents?|petitioners?|plaintiffs?|defendants?|court\s+of\s+appeal|supreme\s+court"
+    r"|high\s+court|district\s+court|judgment|affirmed|reversed|remanded|appeal\s+(?:is\s+)?(?:allowed|dismissed)"
+    r"|learned\s+(?:counsel|judge)|lord\s+justice|circuit\s+judge|opinion\s+of\s+the\s+court|j\.|lj|held\s+that)\b",
+    _I,
+)
+
+_HEADER_LINE = re.compile(
+    r"^(?:neutral\s+citation|case\s+no|claim\s+no|appeal\s+no|no\.\s|docket|date[d:]?\b|before\s*:?|royal\s+courts"
+    r"|strand,|on\s+appeal\s+from|in\s+the\b|the\s+(?:supreme|high)\s+court|united\s+states|judgment\s*$"
+    r"|hearing\s+dates?|approved\s+judgment|\[\d{4}\]|\(?\d{1,2}\s+\w+\s+\d{4}\)?$|-\s*-+|_{3,}|\*{3,})",
+    _I,
+)
+_JUDGE_LINE = re.compile(
+    r"^(?:(?:the\s+)?(?:right\s+)?(?:hon(?:ou)?rable\s+)?(?:lord|lady|mr|mrs|ms|sir|dame)?\s*(?:justice|president)\b"
+    r"|(?:lord|lady)\s+justice\s+\w+|sir\s+\w+|[A-Z][A-Za-z'\-]+\s+(?:LJ|J|MR|P|VP)\b"
+    r"|THE\s+(?:MASTER\s+OF\s+THE\s+ROLLS|CHANCELLOR|PRESIDENT))",
+)
+_PARTY_LINE = re.compile(
+    r"^(?:between\b|-?\s*and\s*-?$|v\.?$|vs\.?$|versus$|.{2,120}?\b(?:appellants?|respondents?|claimants?|defendants?"
+    r"|petitioners?|plaintiffs?|applicants?|interveners?)\b\)?\.?\s*$|.{2,200}?\b(?:for\s+the\s+(?:appellants?|respondents?"
+    r"|claimants?|defendants?|petitioners?|plaintiffs?|applicants?|state|government|united\s+states)|\(instructed\s+by)\b)",
+    _I,
+)
+_BODY_START = re.compile(r"^(?:\d{1,3}\.?\s+\S|\(\d{1,3}\)\s+\S|judgment\b.*:|[A-Z][a-z]+(?:\s+\w+){0,3}\s*(?:LJ|J|MR)\s*:)")
+
+_VERDICT = re.compile(
+    r"\b(?:appeals?\s+(?:is|are|must\s+be|should\s+be|will\s+be|stands?)\s+(?:accordingly\s+|therefore\s+|partly\s+|partially\s+)?"
+    r"(?:allowed|dismissed|disposed\s+of|rejected|granted)|(?:we|i)\s+(?:would\s+)?(?:therefore\s+)?(?:allow|dismiss)"
+    r"\s+(?:the|this)\s+(?:appeal|petition)|(?:is|are)\s+(?:hereby\s+)?(?:affirmed|reversed|vacated|remanded|set\s+aside|quashed)"
+    r"|\bit\s+is\s+(?:so\s+)?ordered\b|^(?:affirmed|reversed|vacated|remanded|so\s+ordered|order)\b|no\s+order\s+as\s+to\s+costs"
+    r"|(?:parties|each\s+party)\s+(?:shall|to)\s+bear\s+(?:their|its)\s+own\s+costs|petition\s+(?:is|stands)\s+dismissed)",
+    _I,
+)
+_PROCEDURE = re.compile(
+    r"\b(?:high\s+court|trial\s+(?:court|judge)|district\s+court|sessions\s+(?:court|judge)|lower\s+court|court\s+below"
+    r"|courts\s+below|first\s+instance|division\s+bench|single\s+judge|learned\s+(?:single\s+)?judge|tribunal"
+    r"|appellate\s+(?:court|authority)|the\s+judge\s+(?:held|found|concluded|decided|rejected|accepted|dismissed)"
+    r"|magistrate|bankruptcy\s+court|court\s+of\s+appeals?\s+(?:held|affirmed|reversed)|decree|impugned\s+(?:judgment|order)"
+    r"|(?:leave|permission)\s+to\s+appeal|special\s+leave|writ\s+petition)",
+    _I,
+)
+_CLAIMS = re.compile(
+    r"\b(?:counsel\s+(?:for|appearing\s+for|on\s+behalf\s+of)\s+the\s+(?:appellants?|petitioners?|plaintiffs?|claimants?|applicants?)"
+    r"|on\s+behalf\s+of\s+the\s+(?:appellants?|petitioners?|plaintiffs?|claimants?)|(?:appellants?|petitioners?|plaintiffs?"
+    r"|claimants?)(?:'s?|’s?)?\s+(?:contends?|contended|submits?|submitted|argues?|argued|case\s+is|submission)"
+    r"|it\s+was\s+(?:contended|urged|argued|submitted)|(?:learned\s+)?counsel\s+(?:contended|submitted|argued|urged))",
+    _I,
+)
+_DEFENSE = re.compile(
+    r"\b(?:counsel\s+(?:for|appearing\s+for|on\s+behalf\s+of)\s+the\s+(?:respondents?|defendants?|state|union|government)"
+    r"|on\s+behalf\s+of\s+the\s+(?:respondents?|defendants?|state)|(?:respondents?|defendants?|the\s+state)(?:'s?|’s?)?\s+"
+    r"(?:contends?|contended|submits?|submitted|argues?|argued|case\s+is|submission)|in\s+reply|per\s+contra)",
+    _I,
+)
+_OPINION = re.compile(
+    r"\b(?:(?:in\s+)?(?:our|my)\s+(?:view|opinion|judgment)|we\s+(?:are\s+(?:of\s+the\s+)?(?:view|opinion|satisfied|unable)"
+    r"|hold|find|agree|think|consider|see\s+no)|i\s+(?:would\s+)?(?:hold|agree|think|consider|accept|reject)"
+    r"|section\s+\d+|article\s+\d+|sub-section|clause\s+\(|rule\s+\d+|\bact\b|statute|provision|held\s+that|observed\s+that"
+    r"|laid\s+down|ratio|precedent|\bv\.\s|\bvs?\.\s|air\s+\d{4}|\d{4}\)?\s+\d+\s+scc|u\.s\.c\.|f\.\d?d|\bu\.s\.\s+\d)",
+    _I,
+)
+_FACTS = re.compile(
+    r"\b(?:facts|background|on\s+(?:or\s+about\s+)?\d{1,2}(?:st|nd|rd|th)?\s+\w+,?\s+\d{4}|on\s+\w+\s+\d{1,2},\s+\d{4}"
+    r"|in\s+(?:the\s+year\s+)?(?:19|20)\d\d|was\s+(?:born|employed|appointed|arrested|married|charged)|f\.i\.r|fir\b"
+    r"|complaint\s+was\s+lodged|lodged\s+a\s+complaint|executed\s+a|entered\s+into)",
+    _I,
+)
+_HEADING = re.compile(
+    r"^(?:(?:[IVX]+|[A-Z]|\d+)[.)]\s+)?(?P<h>[A-Z][A-Za-z ,’'&\-]{2,60})$",
+)
+_HEADING_TYPES = (
+    (re.compile(r"fact|background|introduction|the\s+parties|history", _I), T.FACTS),
+    (re.compile(r"procedur|proceedings\s+below|judgment\s+below|decision\s+below|the\s+judgment\s+of|first\s+instance", _I), T.PROCEDURE),
+    (re.compile(r"submission|argument|contention|grounds?\s+of\s+appeal|the\s+appeal$|appellant", _I), T.CLAIMS),
+    (re.compile(r"respondent", _I), T.DEFENSE),
+    (re.compile(r"discussion|analysis|reasoning|the\s+law|legal\s+framework|conclusion|issues?|decision|standard", _I), T.OPINION),
+    (re.compile(r"disposition|order|result|outcome", _I), T.VERDICT),
+    (re.compile(r"appendix|annex|schedule|footnotes?", _I), T.APPENDIX),
+)
+_SIGNATURE = re.compile(r"^(?:\.{0,3}\s*[A-Z][A-Za-z. ]{1,40},?\s*(?:J|CJ|JJ|LJ|C\.?J\.?I?)\.?|new\s+delhi|dated\b.{0,30}|judge)$", _I)
+
+
+def score(text: str, language: str) -> float:
+    if language != "en":
+        return 0.0
+    sample = text[:30000]
+    hits = len(_SCORE_CUES.findall(sample))
+    distinct = len({m.group(0).lower() for m in _SCORE_CUES.finditer(sample)})
+    return min(1.0, hits / 40) * min(1.0, distinct / 5)
+
+
+def _cue(piece: str) -> T | None:
+    """The strongest cue of one body paragraph: disposition > who argues > the court below > law > facts."""
+    if _VERDICT.search(piece):
+        return T.VERDICT
+    if _DEFENSE.search(piece):
+        return T.DEFENSE
+    if _CLAIMS.search(piece):
+        return T.CLAIMS
+    if _PROCEDURE.search(piece):
+        return T.PROCEDURE
+    if _OPINION.search(piece):
+        return T.OPINION
+    if _FACTS.search(piece):
+        return T.FACTS
+    return None
+
+
+def _heading_type(piece: str) -> T | None:
+    m = _HEADING.match(piece)
+    if not m:
+        return None
+    return next((t for rx, t in _HEADING_TYPES if rx.search(m.group("h"))), None)
+
+
+def type_spans(text: str, spans: list[Span]) -> list[Span]:
+    in_cover = True
+    state = T.FACTS
+    n = len(spans)
+    for i, s in enumerate(spans):
+        piece = text[s.start : s.end]
+        if s.type is not None:
+            in_cover = in_cover and s.type in (T.HEADER, T.PARTIES)
+            state = s.type if not in_cover else state
+            continue
+        if in_cover:
+            kind = _cover_type(piece)
+            if kind is not None:
+                s.type = kind
+                continue
+            in_cover = False
+        if len(piece) <= 60 and (head := _heading_type(piece)) is not None:
+            s.type = state = head
+            continue
+        if i >= n - 6 and len(piece) <= 60 and _SIGNATURE.match(piece):
+            s.type = T.SIGNATURE
+            continue
+        if state is T.APPENDIX:
+            s.type = state
+            continue
+        cue = _cue(piece)
+        s.type = state = cue or state
+    return spans
+
+
+def _cover_type(piece: str) -> T | None:
+    """HEADER/PARTIES for the lines of a cover page; None once the body begins."""
+    if len(piece) > 300 or _BODY_START.match(piece):
+        return None
+    if _PARTY_LINE.match(piece):
+        return T.PARTIES
+    if _HEADER_LINE.match(piece) or _JUDGE_LINE.match(piece) or CITATION.search(piece) or _COURT.match(piece):
+        return T.HEADER
+    if len(piece) <= 80 and piece.upper() == piece:  # names of parties and courts set in capitals
+        return T.PARTIES if re.search(r"\b(?:LTD|LIMITED|PLC|INC|LLC|COUNCIL|SECRETARY|MINISTER)\b", piece) else T.HEADER
+    return None
+
+
+# ---- metadata ------------------------------------------------------------------------------------
+
+_DATE_DMY = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(January|February|March|April|May|June|July|August|September|October|November|December),?\s+(\d{4})\b")
+_DATE_MDY = re.compile(r"\b(January|February|March|April|May|June|July|August|September|October|November|December)\s+(\d{1,2}),\s+(\d{4})\b")
+_DATE_NUM = re.compile(r"\b(\d{1,2})/(\d{1,2})/(\d{4})\b")
+_MONTHS = {m: i for i, m in enumerate(("January February March April May June July August September October "
+                                       "November December").split(), start=1)}
+_CASE_NO = re.compile(r"\b(?:case|claim|appeal|docket)\s+no\.?\s*:?\s*([A-Z0-9][\w/.\-]*(?:\s*[,&]\s*[A-Z0-9][\w/.\-]*)*)", _I)
+_ROLE = re.compile(r"\b(appellants?|respondents?|claimants?|defendants?|petitioners?|plaintiffs?|applicants?|interveners?)\b", _I)
+_JUDGE_NAME = re.compile(
+    r"\b(?:(?:LORD|LADY)\s+JUSTICE\s+[A-Z][A-Za-z\-’']+(?:\s+[A-Z][A-Za-z\-’']+)?|SIR\s+[A-Z][A-Za-z\-’']+(?:\s+[A-Z][A-Za-z\-’']+)*"
+    r"|[A-Z][a-z]+\s+(?:LJ|J|MR)\b|THE\s+MASTER\s+OF\s+THE\s+ROLLS|(?:Circuit|District|Chief)\s+Judge\s+[A-Z][a-z]+)"
+)
+
+
+def parse_date(s: str) -> dt.date | None:
+    try:
+        if m := _DATE_DMY.search(s):
+            return dt.date(int(m.group(3)), _MONTHS[m.group(2)], int(m.group(1)))
+        if m := _DATE_MDY.search(s):
+            return dt.date(int(m.group(3)), _MONTHS[m.group(1)], int(m.group(2)))
+        if m := _DATE_NUM.search(s):
+            return dt.date(int(m.group(3)), int(m.group(2)), int(m.group(1)))
+    except ValueError:
+        return None
+    return None
+
+
+def extract_meta(text: str, spans: list[Span]) -> tuple[DocMeta, str | None]:
+    meta = DocMeta(doc_type="judgment")
+    header = [text[s.start : s.end] for s in spans if s.type is T.HEADER]
+    parties = [text[s.start : s.end] for s in spans if s.type is T.PARTIES]
+    head_text = "\n".join(header) or text[:2000]
+    if m := CITATION.search(head_text):
+        meta.citation = m.group(0)
+    if m := _COURT.search(head_text):
+        meta.court = re.sub(r"^in\s+the\s+", "", m.group(0).strip(), flags=_I)
+    if m := _CASE_NO.search(head_text):
+        meta.case_number = m.group(1)
+    for line in header:
+        if line.lower().startswith("date") and (d := parse_date(line)):
+            meta.date = d
+            break
+    else:
+        meta.date = parse_date(head_text)
+    meta.judges = list(dict.fromkeys(m.group(0).strip() for line in header for m in _JUDGE_NAME.finditer(line)))
+    meta.parties = _parties(parties)
+    title = f"{meta.parties[0].name} v {meta.parties[-1].name}" if len(meta.parties) >= 2 else None
+    return meta, title
+
+
+def _parties(lines: list[str]) -> list[Party]:
+    """Cover-page party lines: a name line, then (often on the next line) its role."""
+    out: list[Party] = []
+    pending: list[str] = []
+    for line in lines:
+        clean = line.strip(" -–—\t")
+        if re.fullmatch(r"(?:between|and|v\.?|vs\.?|versus)", clean, _I) or "instructed by" in clean.lower():
+            continue
+        if re.search(r"\bfor\s+the\b", clean, _I):
+            continue  # counsel, not a party
+        role = _ROLE.search(clean)
+        name = _ROLE.sub("", clean).strip(" ,()-–—") if role else clean
+        if role and not name and pending:
+            out.extend(Party(name=p, role=role.group(1).lower()) for p in pending)
+            pending = []
+        elif role and name:
+            out.append(Party(name=name, role=role.group(1).lower()))
+        elif name:
+            pending.append(name)
+    return out

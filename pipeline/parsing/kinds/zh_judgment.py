@@ -1,0 +1,239 @@
+"""Chinese court documents (裁判文书): 判决书, 裁定书, 调解书.
+
+The genre is strongly formulaic: each section opens with a stock phrase (经审理查明, 本院认为,
+判决如下 …) and the sections come in a fixed order, so typing is a small state machine over paragraphs:
+a paragraph that opens with a marker starts that section, any other paragraph continues the current one.
+Markers that a flattened text buries mid-paragraph (本院认为 after a 。) split the paragraph first.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+from pipeline.parsing.spans import Span, split_spans
+from pipeline.records import BlockType as T
+from pipeline.records import DocKind, DocMeta, Party
+
+KIND = DocKind.ZH_JUDGMENT
+
+DOC_TYPES = "判决书|裁定书|调解书|决定书|通知书|支付令"
+_OPINION_START = r"本院(?:经审查|经审理|再审|二审|审查)?认为"
+_FACTS_START = r"(?:经审理查明|本院(?:经审理|二审|再审)?查明|另查明|再查明|上述事实|以上事实)"
+
+# Split points: before a section marker that starts a sentence, and after 判决如下：.
+_CUTS = re.compile(
+    rf"(?<=[。；！？])\s*(?={_OPINION_START}|{_FACTS_START}|如不服本(?:判决|裁定))"
+    r"|(?:判决|裁定|调解|决定)如下[:：]"
+    r"|(?:之规定|的规定|规定)[，,]\s*(?:判决|裁定)[:：]"
+)
+
+_ROLE = (
+    r"(?:原审|一审|二审)?(?:附带民事诉讼)?"
+    r"(?:公诉机关|抗诉机关|自诉人|被告人|原告人|原告|被告|被上诉人|上诉人|再审申请人|申请再审人|被申请人|申请人"
+    r"|申请执行人|被执行人|第三人|案外人|申诉人|被申诉人|异议人|法定代表人|法定代理人|委托诉讼代理人|委托代理人"
+    r"|诉讼代理人|指定代理人|辩护人|负责人|诉讼代表人|代表人|经营者|投资人)"
+)
+_PARTY = re.compile(rf"^({_ROLE})(?:[（(][^）)]{{0,30}}[）)])?[:：]?\s*([^，,。；;：:（(\s]{{1,40}})")
+_NOT_PARTY = re.compile(
+    r"一案|向本院|本院于|本院适用|提起公诉|提起上诉|审理终结|立案|受理|诉讼请求|诉称|辩称|辩解|起诉书|指控|认为"
+    r"|异议|认罪|请求"
+)
+
+_HEADER = re.compile(
+    rf"^(?:.{{0,60}}(?:{DOC_TYPES})|.{{2,40}}?(?:人民法院|法院|法庭)|[（(〔\[]\d{{4}}[）)〕\]].{{1,30}}?号.?)$"
+)
+_PROCEDURE = re.compile(
+    r"^(?:原审|一审|原判|原一审)|一案|审理终结|提起公诉|提起上诉|提出上诉|立案|受理|组成合议庭|开庭|简易程序|普通程序"
+)
+# The courts below: their findings and reasoning are procedural history (原审情况), not this court's.
+_PROCEDURE_ANYWHERE = re.compile(
+    r"^(?:原审|一审|原一审|原二审|原判)(?:法院|判决|人民法院)?(?:经审理|审理)?(?:查明|认定|认为|审理)"
+    r"|^(?!本院)[^。，,；]{2,30}?(?:人民法院|法院)(?:一审|二审|再审|经审理|审理)?(?:查明|认定|认为)"
+)
+_DEFENSE = re.compile(r"^[^。]{0,60}?(?:辩称|辩解|辩护意见|答辩意见|辩护人提出|辩护人认为|未作答辩|未答辩|没有答辩|未提交答辩)")
+_CLAIMS = re.compile(
+    r"^[^。]{0,60}?(?:诉称|诉讼请求|起诉请求|上诉请求|上诉称|上诉理由|申请再审称|再审请求|申诉称|抗诉认为"
+    r"|指控(?:[:：，,]|称)|公诉机关认为|检察院认为|请求判令|请求：)"
+)
+_FACTS = re.compile(
+    rf"^(?:{_FACTS_START}|[^。]{{0,20}}?(?:审理查明|审理认定|查明[:：，,]|认定事实如下|证据如下|(?:上述|以上)(?:犯罪)?事实)"
+    # 认罪认罚 judgments: the defendant admitting the charged facts is where the court fixes them.
+    r"|[^。]{0,40}?对(?:起诉书?|公诉机关)?指控的?(?:犯罪)?事实[^。]{0,30}?(?:没有|无|不持)异议"
+    r"|[^。]{0,30}?(?:自愿认罪认罚|认罪认罚且|查明的事实|经法庭审理|审理确认|确认(?:法律)?事实|认定(?:如下|以下)?事实)"
+    # evidence: 当事人围绕诉讼请求提交了证据 / 原告为证实其主张提交以下证据 / 本院组织质证、认证
+    r"|[^。]{0,40}?(?:提交|提供|出示)了?(?:以下|如下|下列)?(?:证据|书证)|[^。]{0,40}?本院(?:依法)?(?:组织|认证|采信|认定如下))"
+)
+# 本院认为 may follow a short lead-in clause (综上所述，本院认为 / 关于第一个争议焦点，本院认为).
+# This court adopting the facts below, or taking new evidence, is its own fact-finding.
+_FACTS_ADOPTED = re.compile(
+    r"^[^。]{0,40}?(?:事实(?:予以)?确认|事实(?:基本)?一致|予以确认[。，,]?$)|^(?:本院)?(?:二审|再审)(?:审理)?(?:期间|中)"
+)
+# Items of a judgment below that a paragraph just quoted (…判决：一、…；驳回…).
+_QUOTED_ITEM = re.compile(r"^(?:[一二三四五六七八九十]+、|驳回|撤销|维持|变更|案件受理费|如果未按|如未按)")
+_LEADS = ((T.DEFENSE, _DEFENSE), (T.CLAIMS, _CLAIMS), (T.FACTS, _FACTS))
+_FACTS_LEAD = re.compile(rf"^{_FACTS_START}")
+_OPINION = re.compile(rf"^(?:[^。，,；]{{0,20}}[，,])?{_OPINION_START}")
+_VERDICT = re.compile(r"(?:判决|裁定|调解|决定)如下[:：]?$|(?:判决|裁定)[:：]$")
+_NOTICE = re.compile(
+    r"^(?:如不服本|如果未按|如未按|本判决为终审判决|本裁定为终审裁定|本判决(?:书)?送达|本裁定(?:书)?送达|本调解书"
+    r"|本裁定书?自|本判决书?自|本判决发生法律效力|对本裁定不服|申请执行的期限)"
+)
+_CN_DATE = r"[〇○零一二三四五六七八九]{4}年[一二三四五六七八九十]{1,2}月[一二三四五六七八九十]{1,3}日"
+_SIGNATURE = re.compile(
+    rf"^(?:(?:审\s*判\s*长|审\s*判\s*员|代理审判员|人民陪审员|陪\s*审\s*员|书\s*记\s*员|代书记员|法官助理|速\s*录\s*员"
+    rf"|执\s*行\s*员)\s*\S{{0,12}}|{_CN_DATE}|本件与原本核对无异|（此页无正文）)"
+)
+_APPENDIX = re.compile(
+    r"^(?:附[:：件录]|附\s*(?:相关|本案|本判决|本裁定)|本案(?:所)?(?:引用|适用|依据|判决所依据)的?(?:主要)?法律|相关法律条文"
+    r"|(?:本案)?(?:所)?(?:适用|引用)的?法律(?:条文|规定))"
+)
+
+_SCORE_CUES = re.compile(rf"人民法院|{DOC_TYPES}|本院认为|审判员|审判长|书记员|[（(]\d{{4}}[）)].{{1,20}}号|判决如下|裁定如下")
+
+# States in the order a judgment goes through them; typing never moves back past the body.
+_TAIL = (T.VERDICT, T.NOTICE, T.SIGNATURE, T.APPENDIX)
+
+
+def score(text: str, language: str) -> float:
+    if language != "zh":
+        return 0.0
+    hits = len({m.group(0)[:3] for m in _SCORE_CUES.finditer(text[:20000])})
+    return min(1.0, hits / 5)
+
+
+def _classify(piece: str, state: T) -> T:
+    """The section this paragraph belongs to, given the section the previous one was in."""
+    if state is T.APPENDIX:
+        return state
+    head = piece[:80]
+    in_tail = state in _TAIL or state is T.OPINION
+    if in_tail and _APPENDIX.match(head):
+        return T.APPENDIX
+    if len(piece) <= 40 and _SIGNATURE.match(piece) and state is not T.HEADER:
+        return T.SIGNATURE
+    if state is T.SIGNATURE:
+        return T.APPENDIX if len(piece) > 60 else T.SIGNATURE
+    if state is not T.HEADER and _NOTICE.match(head):
+        return T.NOTICE
+    if _OPINION.match(head):
+        return T.OPINION
+    if state in (T.VERDICT, T.OPINION):
+        return state  # the reasoning discusses claims, defences and facts without leaving the reasoning
+    if state in (T.HEADER, T.PARTIES):
+        if len(piece) <= 60 and _HEADER.match(piece) and state is T.HEADER:
+            return T.HEADER
+        if _PARTY.match(head) and not _NOT_PARTY.search(piece[:200]):
+            return T.PARTIES
+        if _CLAIMS.match(head) and not _PROCEDURE.search(piece[:120]):
+            return T.CLAIMS
+        if _PROCEDURE.search(piece[:200]):
+            return T.PROCEDURE
+    if _FACTS_LEAD.match(head):
+        return T.FACTS
+    if _FACTS_ADOPTED.match(head):
+        return T.FACTS
+    if _PROCEDURE_ANYWHERE.match(head) or (state is T.PROCEDURE and _QUOTED_ITEM.match(head)):
+        return T.PROCEDURE
+    # Several markers can open one paragraph (上述事实，被告人…的供述和辩解); the earliest one names it.
+    found = [(m.end(), kind) for kind, rx in _LEADS if (m := rx.match(head))]
+    if found:
+        return min(found)[1]
+    if state is T.HEADER:
+        return T.OTHER
+    return state
+
+
+def type_spans(text: str, spans: list[Span]) -> list[Span]:
+    spans = split_spans(text, spans, _CUTS)
+    pieces = [text[s.start : s.end] for s in spans]
+    # Appeals and retrials quote the judgments below (…判决：); only the last such line opens this
+    # court's 主文. The paragraph that ends with it still belongs to the reasoning.
+    # The statutes appended after the signatures may quote 判决： too, so look only before the tail.
+    tail = next(
+        (i for i, p in enumerate(pieces) if _NOTICE.match(p) or (len(p) <= 40 and _SIGNATURE.match(p) and i > 3)),
+        len(pieces),
+    )
+    last_verdict = max((i for i, p in enumerate(pieces[:tail]) if _VERDICT.search(p)), default=-1)
+    state = T.HEADER
+    for i, (s, piece) in enumerate(zip(spans, pieces, strict=True)):
+        if s.type is not None:
+            continue
+        kind = _classify(piece, state)
+        s.type = kind
+        if kind is not T.OTHER:
+            state = T.VERDICT if i == last_verdict and kind not in _TAIL else kind
+    return spans
+
+
+# ---- metadata ------------------------------------------------------------------------------------
+
+_COURT = re.compile(r"[\u4e00-\u9fff]{2,30}?(?:人民法院|法院|法庭)")
+_CASE_NO = re.compile(r"[（(〔\[]\d{4}[）)〕\]][^\s，。,；;、]{1,30}?号")
+_DOC_TYPE = re.compile(DOC_TYPES)
+_CAUSE = re.compile(r"([^\s，。、；与和诉及（(）)]{2,20}?(?:纠纷|罪))")
+_CAUSE_IN_TEXT = re.compile(r"(?:犯|涉嫌)([^\s，。、；]{1,20}?罪)|因?([^\s，。、；与和诉及]{2,20}?纠纷)一案")
+_CN_DATE_PARTS = re.compile(r"([〇○零一二三四五六七八九]{4})年([一二三四五六七八九十]{1,2})月([一二三四五六七八九十]{1,3})日")
+_DIGITS = {c: i for i, c in enumerate("〇一二三四五六七八九")} | {"○": 0, "零": 0}
+_JUDGE_ROLE = re.compile(r"^(?:审\s*判\s*长|审\s*判\s*员|代理审判员|人民陪审员|陪\s*审\s*员)\s*")
+
+
+def _cn_number(s: str) -> int:
+    if "十" not in s:
+        return int("".join(str(_DIGITS[c]) for c in s))
+    tens, _, ones = s.partition("十")
+    return (_DIGITS[tens] if tens else 1) * 10 + (_DIGITS[ones] if ones else 0)
+
+
+def cn_date(s: str) -> dt.date | None:
+    m = _CN_DATE_PARTS.search(s)
+    if not m:
+        return None
+    try:
+        return dt.date(_cn_number(m.group(1)), _cn_number(m.group(2)), _cn_number(m.group(3)))
+    except (ValueError, KeyError):
+        return None
+
+
+def extract_meta(text: str, spans: list[Span]) -> tuple[DocMeta, str | None]:
+    meta = DocMeta()
+    by_type: dict[T, list[str]] = {}
+    for s in spans:
+        by_type.setdefault(s.type, []).append(text[s.start : s.end])
+    header = by_type.get(T.HEADER, [])
+    head_text = "\n".join(header) or text[:300]
+    title = next((h for h in header if _DOC_TYPE.search(h) and len(h) > 5), None)
+    if m := _COURT.search(head_text):
+        meta.court = m.group(0)
+    if m := _CASE_NO.search(head_text) or _CASE_NO.search(text[:2000]):
+        meta.case_number = m.group(0)
+    if m := _DOC_TYPE.search(head_text):
+        meta.doc_type = m.group(0)
+    for line in by_type.get(T.PARTIES, []):
+        if pm := _PARTY.match(line):
+            meta.parties.append(Party(name=pm.group(2), role=pm.group(1)))
+    signature = by_type.get(T.SIGNATURE, [])
+    for line in signature:
+        if jm := _JUDGE_ROLE.match(line):
+            name = re.sub(r"\s+", "", line[jm.end() :])
+            if name:
+                meta.judges.append(name)
+    for line in reversed(signature):
+        if d := cn_date(line):
+            meta.date = d
+            break
+    meta.cause = _cause(title, by_type.get(T.PROCEDURE, []), meta.parties)
+    return meta, title
+
+
+def _cause(title: str | None, procedure: list[str], parties: list[Party]) -> str | None:
+    if title:
+        stripped = title
+        for p in parties:
+            stripped = stripped.replace(p.name, " ")
+        if m := _CAUSE.search(stripped):
+            return m.group(1)
+    for para in procedure:
+        if m := _CAUSE_IN_TEXT.search(para):
+            return m.group(1) or m.group(2)
+    return None

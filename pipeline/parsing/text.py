@@ -1,0 +1,87 @@
+"""Plain text and JSONL corpora. A text document keeps its own characters: blocks are spans of it."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from pipeline.errors import CorruptDocument, EmptyDocument, UnsupportedFormat
+from pipeline.parsing.detect import detect_language
+from pipeline.parsing.spans import Extracted, paragraph_spans
+from pipeline.records import doc_id_for_bytes
+
+
+def decode(data: bytes, source: str) -> str:
+    """UTF-8 (with or without BOM), else GB18030 — the court sites' encoding — else refuse."""
+    if b"\x00" in data[:4096]:
+        raise UnsupportedFormat(source, "binary content in a text file")
+    for encoding in ("utf-8-sig", "gb18030"):
+        try:
+            return data.decode(encoding).replace("\r\n", "\n").replace("\r", "\n")
+        except UnicodeDecodeError:
+            continue
+    raise UnsupportedFormat(source, "text is neither UTF-8 nor GB18030")
+
+
+def from_text(text: str, source: str, title: str | None = None) -> Extracted:
+    if not text.strip():
+        raise EmptyDocument(source, "no text")
+    language = detect_language(text)
+    return Extracted(text=text, spans=paragraph_spans(text, language), title=title, language=language)
+
+
+def read_text(path: Path) -> Extracted:
+    return from_text(decode(path.read_bytes(), str(path)), str(path))
+
+
+@dataclass
+class JsonlRecord:
+    doc_id: str
+    source: str  # path#id or path:line, so a record can be found again
+    extracted: Extracted
+
+
+def _open_lines(path: Path):
+    return gzip.open(path, "rb") if path.name.endswith(".gz") else open(path, "rb")
+
+
+def iter_jsonl(
+    path: Path, text_field: str, id_field: str | None, errors: list | None = None
+) -> Iterator[JsonlRecord]:
+    """One record per non-blank line. doc_id hashes the raw line bytes, or the id field's value when one
+    is configured (so an edited record keeps its id); either way it is 16 hex chars like every doc_id.
+    A bad line is raised, or appended to `errors` when the caller collects them and goes on."""
+    with _open_lines(path) as f:
+        for line_no, raw in enumerate(f, start=1):
+            raw = raw.rstrip(b"\r\n")
+            if not raw.strip():
+                continue
+            where = f"{path}:{line_no}"
+            try:
+                record = _record(raw, where, text_field, id_field, path)
+            except (CorruptDocument, EmptyDocument, UnsupportedFormat) as e:
+                if errors is None:
+                    raise
+                errors.append(e)
+                continue
+            yield record
+
+
+def _record(raw: bytes, where: str, text_field: str, id_field: str | None, path: Path) -> JsonlRecord:
+    try:
+        obj = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise CorruptDocument(where, f"not a JSON line ({e.msg if hasattr(e, 'msg') else e})") from None
+    if not isinstance(obj, dict) or not isinstance(obj.get(text_field), str):
+        raise UnsupportedFormat(where, f"no string field {text_field!r}")
+    text = obj[text_field].replace("\r\n", "\n")
+    title = obj.get("title") if isinstance(obj.get("title"), str) else None
+    if id_field and obj.get(id_field) is not None:
+        key = str(obj[id_field])
+        doc_id, source = doc_id_for_bytes(key.encode("utf-8")), f"{path}#{key}"
+    else:
+        doc_id, source = doc_id_for_bytes(raw), where
+    return JsonlRecord(doc_id, source, from_text(text, source, title))
