@@ -13,6 +13,11 @@ import torch.nn.functional as F
 from torch import nn
 
 
+def _log_softmax(logits: torch.Tensor) -> torch.Tensor:
+    # at least fp32: bf16 logits under autocast lose too much in the normaliser
+    return F.log_softmax(logits.to(torch.promote_types(logits.dtype, torch.float32)), -1)
+
+
 def _cluster_ends(vocab_size: int, cutoffs: list[int]) -> list[int]:
     return [0, *cutoffs, vocab_size]
 
@@ -110,12 +115,12 @@ class AdaptiveLogSoftmax(nn.Module):
         """[.., d_proj] -> [.., vocab] log-probabilities."""
         shape = hidden.shape[:-1]
         h = hidden.reshape(-1, hidden.size(-1))
-        head = F.log_softmax(self._logits(h, 0).float(), -1)
+        head = _log_softmax(self._logits(h, 0))
         if not self.n_clusters:
             return head.view(*shape, -1)
         parts = [head[:, : self.shortlist]]
         for i in range(1, self.n_clusters + 1):
-            tail = F.log_softmax(self._logits(h, i).float(), -1)
+            tail = _log_softmax(self._logits(h, i))
             parts.append(head[:, self.shortlist + i - 1, None] + tail)
         return torch.cat(parts, -1).view(*shape, self.vocab_size)
 
@@ -125,7 +130,7 @@ class AdaptiveLogSoftmax(nn.Module):
         shape = target.shape
         h = hidden.reshape(-1, hidden.size(-1))
         t = target.reshape(-1)
-        head = F.log_softmax(self._logits(h, 0).float(), -1)
+        head = _log_softmax(self._logits(h, 0))
         if not self.n_clusters:
             return -head.gather(1, t[:, None]).view(shape)
         out = -head.gather(1, t.clamp(max=self.shortlist - 1)[:, None]).squeeze(1)
@@ -134,7 +139,7 @@ class AdaptiveLogSoftmax(nn.Module):
             idx = ((t >= lo) & (t < hi)).nonzero().squeeze(1)
             if idx.numel() == 0:
                 continue
-            tail = F.log_softmax(self._logits(h[idx], i).float(), -1)
+            tail = _log_softmax(self._logits(h[idx], i))
             lp = head[idx, self.shortlist + i - 1] + tail.gather(1, (t[idx] - lo)[:, None]).squeeze(1)
             out = out.index_copy(0, idx, -lp)
         return out.view(shape)

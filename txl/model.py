@@ -189,7 +189,7 @@ class RelativeAttention(nn.Module):
 
         if keys.diagnostics is not None or not cfg.use_sdpa:
             scores = (q + u[:, None]) @ k.transpose(-1, -2) * self.scale + bias
-            probs = torch.softmax(scores.float(), -1).to(val.dtype)
+            probs = torch.softmax(scores.to(torch.promote_types(scores.dtype, torch.float32)), -1).to(val.dtype)
             if keys.diagnostics is not None:
                 from txl.diagnostics import summarize_layer
 
@@ -242,9 +242,9 @@ class Block(nn.Module):
         return self.ff(self.attn(x, r, mem, retrieved, keys, u, v, layer))
 
 
-def _onehot(types: torch.Tensor, n: int) -> torch.Tensor:
-    """Long types (-1 = unknown) -> float one-hot; an unknown type is an all-zero row (no tag bias)."""
-    return (types[..., None] == torch.arange(n, device=types.device)).float()
+def _onehot(types: torch.Tensor, n: int, dtype: torch.dtype) -> torch.Tensor:
+    """Long types (-1 = unknown) -> one-hot; an unknown type is an all-zero row (no tag bias)."""
+    return (types[..., None] == torch.arange(n, device=types.device)).to(dtype)
 
 
 class TransformerXLLM(nn.Module):
@@ -393,6 +393,7 @@ class TransformerXLLM(nn.Module):
     def _keys(self, b, t, m, n_r, mem_vis, retrieved_mask, block_types, mem_types, retrieved_types,
               connective_mask, mem_connective, dev, diagnostics) -> _Keys:
         cfg = self.cfg
+        dtype = self.emb.layers[0].weight.dtype  # fp32, or fp64 for a .double() model
         k = m + t
         i = torch.arange(t, device=dev)[:, None]
         j = torch.arange(k, device=dev)[None, :]
@@ -408,7 +409,6 @@ class TransformerXLLM(nn.Module):
             rv = retrieved_mask.bool() if retrieved_mask is not None else torch.ones(1, n_r, dtype=torch.bool, device=dev)
             bb = max(vis.size(0), rv.size(0))
             vis = torch.cat([rv[:, None, None, :].expand(bb, 1, t, n_r), vis.expand(bb, 1, t, k)], -1)
-        dtype = self.emb.layers[0].weight.dtype
         add_mask = torch.zeros(vis.shape, dtype=dtype, device=dev).masked_fill(~vis, float("-inf"))
 
         q_oh = k_oh = None
@@ -416,14 +416,14 @@ class TransformerXLLM(nn.Module):
             parts = [retrieved_types if retrieved_types is not None else torch.full((b, n_r), -1, device=dev),
                      mem_types if mem_types is not None else torch.full((b, m), -1, device=dev),
                      block_types]
-            q_oh = _onehot(block_types, cfg.n_block_types)
-            k_oh = _onehot(torch.cat([p.long() for p in parts], 1), cfg.n_block_types)
+            q_oh = _onehot(block_types, cfg.n_block_types, dtype)
+            k_oh = _onehot(torch.cat([p.long() for p in parts], 1), cfg.n_block_types, dtype)
         k_conn = None
         if cfg.connective_boost != "off" and (connective_mask is not None or mem_connective is not None):
             parts = [torch.zeros(b, n_r, device=dev),  # retrieved slots carry no connective flag
-                     mem_connective.float() if mem_connective is not None else torch.zeros(b, m, device=dev),
-                     connective_mask.float() if connective_mask is not None else torch.zeros(b, t, device=dev)]
-            k_conn = torch.cat(parts, 1)
+                     mem_connective if mem_connective is not None else torch.zeros(b, m, device=dev),
+                     connective_mask if connective_mask is not None else torch.zeros(b, t, device=dev)]
+            k_conn = torch.cat([p.to(dtype) for p in parts], 1)
         cols = torch.arange(n_r + k, device=dev)
         return _Keys(
             n_retrieved=n_r,

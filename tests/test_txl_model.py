@@ -1,0 +1,302 @@
+"""Transformer-XL model invariants: memory, masks, the zero-initialised additions, both attention paths."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pipeline.records import BLOCK_TYPE_IDS, BlockType
+from txl import TransformerXLConfig, TransformerXLLM
+from txl.checkpoint import load_model, save_model
+
+
+@pytest.fixture(autouse=True)
+def one_thread():
+    # tiny models: thread hand-offs cost more than they bring on the shared 2-core machine
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(n)
+
+
+def tiny(**kw) -> TransformerXLConfig:
+    opts = dict(vocab_size=64, d_model=16, n_layer=2, n_head=2, d_head=8, d_inner=32, mem_len=8,
+                clamp_len=-1, cutoffs=[16, 40], dropout=0.0, dropatt=0.0)
+    return TransformerXLConfig(**(opts | kw))
+
+
+def model_of(seed: int = 0, **kw) -> TransformerXLLM:
+    torch.manual_seed(seed)
+    return TransformerXLLM(tiny(**kw)).eval()
+
+
+def randomise_additions(model: TransformerXLLM) -> None:
+    """Give the zero-initialised tag bias, boost and retrieved bias real values."""
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if name.endswith(("tag_bias", "boost", "retrieved_bias")):
+                p.normal_(0.0, 1.0)
+
+
+def ids(b: int, t: int, seed: int = 1) -> torch.Tensor:
+    return torch.randint(0, 64, (b, t), generator=torch.Generator().manual_seed(seed))
+
+
+@pytest.mark.parametrize("opts", [dict(clamp_len=5), dict(clamp_len=-1, pre_lnorm=True, untie_r=True, div_val=2)])
+def test_segments_with_unlimited_memory_equal_one_causal_pass(opts: dict) -> None:
+    model = model_of(mem_len=1000, **opts)
+    doc = ids(2, 24)
+    with torch.no_grad():
+        full = model(doc, targets=doc.roll(-1, 1))
+        carry: dict = {}
+        hidden, nll = [], []
+        for s in range(4):
+            x = doc[:, 6 * s : 6 * s + 6]
+            out = model(x, targets=doc.roll(-1, 1)[:, 6 * s : 6 * s + 6], **carry)
+            carry = out.carry()
+            hidden.append(out.hidden)
+            nll.append(out.nll)
+    torch.testing.assert_close(torch.cat(hidden, 1), full.hidden, rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(torch.cat(nll, 1), full.nll, rtol=1e-5, atol=1e-5)
+    assert [m.size(1) for m in out.mems] == [24] * 3
+
+
+def test_memory_carries_no_gradient() -> None:
+    model = model_of()
+    model.train()
+    first = model(ids(2, 6))
+    assert all(not m.requires_grad and m.grad_fn is None for m in first.mems)
+    second = model(ids(2, 6, seed=2), targets=ids(2, 6, seed=3), **first.carry())
+    loss = second.nll.mean()
+    (g,) = torch.autograd.grad(loss, first.hidden, allow_unused=True, retain_graph=True)
+    assert g is None  # nothing flows back into the previous segment
+    loss.backward()
+    assert model.layers[0].attn.qkv.weight.grad.abs().sum() > 0
+
+
+def test_mem_len_bounds_memory_and_first_memory_is_empty() -> None:
+    model = model_of(mem_len=5)
+    with torch.no_grad():
+        out = model(ids(2, 3))
+        assert [m.shape for m in out.mems] == [(2, 3, 16)] * 3  # no zero-filled slots
+        out = model(ids(2, 4), **out.carry())
+    assert [m.size(1) for m in out.mems] == [5] * 3
+
+
+def test_same_length_each_query_sees_exactly_mem_len_keys() -> None:
+    model = model_of(same_length=True, mem_len=6)
+    with torch.no_grad():
+        out = model(ids(2, 6))
+        out = model(ids(2, 4), **out.carry())  # memory is full: 6 slots
+        keys = model._keys(2, 4, 6, 0, None, None, None, None, None, None, None, torch.device("cpu"), False)
+    assert keys.visible.sum(-1).flatten().tolist() == [6] * 4
+    assert out.hidden.isfinite().all()
+
+
+def test_untrained_additions_leave_plain_transformer_xl() -> None:
+    """Tag bias and learned boost at zero, and retrieved slots all masked out: identical outputs."""
+    plain = model_of(tag_bias=False, connective_boost="off")
+    full = model_of(tag_bias=True, connective_boost="learned")
+    full.load_state_dict(plain.state_dict(), strict=False)
+    x, types = ids(2, 6), torch.randint(0, len(BlockType), (2, 6))
+    conn = torch.rand(2, 6) > 0.5
+    with torch.no_grad():
+        a = plain(x)
+        a2 = plain(ids(2, 5, seed=4), **a.carry())
+        b = full(x, block_types=types, connective_mask=conn)
+        retrieved = [torch.randn(2, 3, 16) for _ in range(3)]
+        b2 = full(ids(2, 5, seed=4), **b.carry(), block_types=types[:, :5], retrieved=retrieved,
+                  retrieved_mask=torch.zeros(2, 3, dtype=torch.bool))
+    assert torch.equal(a.hidden, b.hidden)
+    torch.testing.assert_close(b2.hidden, a2.hidden, rtol=1e-6, atol=1e-6)
+    # the same inputs with trained (non-zero) additions do change the output: the check above is not empty
+    randomise_additions(full)
+    with torch.no_grad():
+        c = full(x, block_types=types, connective_mask=conn)
+    assert not torch.allclose(c.hidden, a.hidden, atol=1e-3)
+
+
+def test_fixed_connective_boost_moves_attention_to_connectives() -> None:
+    x, conn = ids(1, 8), torch.zeros(1, 8, dtype=torch.bool)
+    conn[0, [1, 4]] = True
+    masses = []
+    for beta in (0.0, 3.0):
+        model = model_of(connective_boost="fixed", connective_beta=beta)
+        with torch.no_grad():
+            out = model(x, connective_mask=conn, diagnostics=True)
+        masses.append(out.diagnostics["mass_connective"].mean())
+    assert masses[1] > masses[0] + 0.1
+
+
+def test_tag_bias_is_readable_and_steers_attention() -> None:
+    model = model_of()
+    table = model.tag_bias_table()
+    n = len(BlockType)
+    assert table.shape == (2, 2, n, n) and torch.count_nonzero(table) == 0
+    opinion, facts = BLOCK_TYPE_IDS[BlockType.OPINION], BLOCK_TYPE_IDS[BlockType.FACTS]
+    x = ids(1, 8)
+    types = torch.full((1, 8), BLOCK_TYPE_IDS[BlockType.OTHER])
+    types[0, :4], types[0, 4:] = facts, opinion  # OPINION queries after FACTS keys
+    with torch.no_grad():
+        before = model(x, block_types=types, diagnostics=True)
+        for blk in model.layers:
+            blk.attn.tag_bias[:, opinion, facts] = 5.0
+        after = model(x, block_types=types, diagnostics=True)
+    assert model.tag_bias_table()[:, :, opinion, facts].eq(5.0).all()
+    assert not torch.allclose(after.hidden[:, 4:], before.hidden[:, 4:])
+    torch.testing.assert_close(after.hidden[:, :4], before.hidden[:, :4])  # FACTS queries: no such bias
+
+
+def test_sdpa_path_equals_explicit_path() -> None:
+    model = model_of(same_length=True, clamp_len=4, mem_len=6)
+    randomise_additions(model)
+    kw = dict(block_types=torch.randint(0, 21, (2, 5)), connective_mask=torch.rand(2, 5) > 0.5)
+    with torch.no_grad():
+        warm = model(ids(2, 6), block_types=torch.randint(0, 21, (2, 6)), connective_mask=torch.rand(2, 6) > 0.5)
+        retrieved = [torch.randn(2, 3, 16) for _ in range(3)]
+        extra = dict(retrieved=retrieved, retrieved_types=torch.randint(0, 21, (2, 3)),
+                     mem_keep=torch.tensor([True, False]), **kw)
+        outs = []
+        for sdpa in (True, False):
+            model.cfg.use_sdpa = sdpa
+            outs.append(model(ids(2, 5, seed=5), targets=ids(2, 5, seed=6), **warm.carry(), **extra))
+    torch.testing.assert_close(outs[0].hidden, outs[1].hidden, rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(outs[0].nll, outs[1].nll, rtol=1e-5, atol=1e-5)
+
+
+def test_fp32_matches_fp64() -> None:
+    model = model_of(div_val=2, d_embed=32)
+    randomise_additions(model)
+    x, types = ids(2, 7), torch.randint(0, 21, (2, 7))
+    with torch.no_grad():
+        a = model(x, block_types=types)
+        a2 = model(ids(2, 7, seed=9), targets=x, block_types=types, **a.carry())
+        model.double()
+        b = model(x, block_types=types)
+        b2 = model(ids(2, 7, seed=9), targets=x, block_types=types, **b.carry())
+    assert b2.hidden.dtype == torch.float64
+    torch.testing.assert_close(a2.hidden.double(), b2.hidden, rtol=1e-4, atol=1e-4)
+    torch.testing.assert_close(a2.nll.double(), b2.nll, rtol=1e-4, atol=1e-4)
+
+
+def test_lane_reset_equals_a_fresh_start() -> None:
+    """mem_keep=False for a lane whose document changed: that lane sees no memory at all."""
+    model = model_of(mem_len=6)
+    x1, x2 = ids(2, 6), ids(2, 4, seed=8)
+    with torch.no_grad():
+        first = model(x1)
+        reset = model(x2, **first.carry(), mem_keep=torch.tensor([True, False]))
+        fresh = model(x2[1:])
+        kept = model(x2[:1], mems=[m[:1] for m in first.mems])
+        follow = model(ids(2, 3, seed=9), **reset.carry())
+        follow_fresh = model(ids(2, 3, seed=9)[1:], **fresh.carry())
+    torch.testing.assert_close(reset.hidden[1:], fresh.hidden, rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(reset.hidden[:1], kept.hidden, rtol=1e-5, atol=1e-5)
+    assert reset.mem_mask[1].tolist() == [False, False, True, True, True, True]
+    # the hidden slots stay hidden while they are still in the memory
+    torch.testing.assert_close(follow.hidden[1:], follow_fresh.hidden, rtol=1e-5, atol=1e-5)
+
+
+def test_recurrence_dropout_hides_memory_in_training_only() -> None:
+    model = model_of(drop_mem=1.0)
+    x1, x2 = ids(1, 6), ids(1, 4, seed=2)
+    with torch.no_grad():
+        first = model(x1)
+        model.train()
+        dropped = model(x2, **first.carry())
+        model.eval()
+        kept = model(x2, **first.carry())
+        fresh = model(x2)
+    torch.testing.assert_close(dropped.hidden, fresh.hidden, rtol=1e-5, atol=1e-5)
+    assert not torch.allclose(kept.hidden, fresh.hidden, atol=1e-4)
+    assert dropped.mem_mask is None  # the hiding lasts one step, it is not carried
+
+
+def test_retrieved_slots_are_always_visible_and_far() -> None:
+    model = model_of(clamp_len=6)
+    x = ids(1, 5)
+    r1 = [torch.randn(1, 2, 16, generator=torch.Generator().manual_seed(i)) for i in range(3)]
+    r2 = [r.clone() for r in r1]
+    r2[0][0, 1] += 1.0
+    with torch.no_grad():
+        a = model(x, retrieved=r1, diagnostics=True)
+        b = model(x, retrieved=r2)
+        c = model(x, retrieved=r1[:2])  # n_layer entries are enough
+    # even the first query (no memory, nothing before it) attends to the retrieved slots
+    assert not torch.allclose(a.hidden[:, 0], b.hidden[:, 0])
+    torch.testing.assert_close(a.hidden, c.hidden)
+    table = a.diagnostics
+    assert len(table) == 4 and (table["mass_retrieved"] > 0).all() and (table["mass_memory"] == 0).all()
+
+
+def test_retrieved_slot_sits_at_the_clamp_len_bucket() -> None:
+    """Moving the oldest memory slot (distance >= clamp_len) into a retrieved slot changes nothing: the
+    default bucket is clamp_len and an untrained retrieved bias is zero."""
+    model = model_of(clamp_len=3)
+    with torch.no_grad():
+        first = model(ids(2, 6))
+        x = ids(2, 2, seed=4)
+        as_memory = model(x, mems=first.mems)
+        hide_oldest = torch.ones(2, 6, dtype=torch.bool)
+        hide_oldest[:, 0] = False
+        as_retrieved = model(x, mems=first.mems, mem_mask=hide_oldest, retrieved=[m[:, :1] for m in first.mems])
+    torch.testing.assert_close(as_retrieved.hidden, as_memory.hidden, rtol=1e-5, atol=1e-5)
+
+
+def test_diagnostics_table_and_off_by_default() -> None:
+    model = model_of()
+    with torch.no_grad():
+        first = model(ids(2, 6))
+        plain = model(ids(2, 6, seed=3), **first.carry())
+        diag = model(ids(2, 6, seed=3), **first.carry(), connective_mask=torch.rand(2, 6) > 0.5, diagnostics=True)
+    assert plain.diagnostics is None
+    table = diag.diagnostics
+    assert list(table.columns[:2]) == ["layer", "head"] and len(table) == 4
+    for term in "abcd":
+        assert table[f"{term}_std"].ge(0).all() and table[f"{term}_mean"].notna().all()
+    assert table["entropy"].between(0, torch.log(torch.tensor(12.0)).item()).all()
+    assert table["mass_memory"].between(0.01, 0.99).all() and table["mass_connective"].between(0, 1).all()
+    torch.testing.assert_close(diag.hidden, plain.hidden, rtol=1e-5, atol=1e-5)
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.integers(0, 63), min_size=1, max_size=12), st.sampled_from([1, 2]))
+def test_adaptive_softmax_nll_in_input_order(targets: list[int], div_val: int) -> None:
+    torch.manual_seed(0)
+    model = TransformerXLLM(tiny(div_val=div_val, d_embed=16)).eval()
+    hidden = torch.randn(1, len(targets), 16)
+    tgt = torch.tensor([targets])
+    with torch.no_grad():
+        lp = model.log_probs(hidden)
+        nll = model.crit.nll(hidden, tgt)
+    torch.testing.assert_close(lp.exp().sum(-1), torch.ones(1, len(targets)))
+    torch.testing.assert_close(nll, -lp.gather(-1, tgt[..., None]).squeeze(-1))
+
+
+def test_reference_initialisation() -> None:
+    torch.manual_seed(0)
+    model = TransformerXLLM(tiny(d_model=64, d_head=16, d_inner=128, d_embed=32, vocab_size=4000,
+                                 cutoffs=[1000]))
+    ln = torch.cat([b.attn.ln.weight for b in model.layers])
+    assert abs(ln.mean().item() - 1.0) < 0.01 and 0.01 < ln.std().item() < 0.03
+    qkv = model.layers[0].attn.qkv.weight
+    assert abs(qkv.std().item() - 0.02) < 0.002
+    proj = model.emb.projs[0]
+    assert abs(proj.std().item() - 0.01) < 0.002
+    assert model.crit.layers[0].weight is model.emb.layers[0].weight  # tied by default
+    assert torch.count_nonzero(model.tag_bias_table()) == 0
+
+
+def test_checkpoint_round_trip(tmp_path) -> None:
+    model = model_of(div_val=2, d_embed=32)
+    randomise_additions(model)
+    path = tmp_path / "m.pt"
+    save_model(path, model, {"step": 7})
+    loaded, extra = load_model(path)
+    x = ids(2, 5)
+    with torch.no_grad():
+        torch.testing.assert_close(loaded(x).hidden, model(x).hidden)
+    assert extra == {"step": 7} and loaded.cfg == model.cfg
+    assert loaded.crit.layers[1].weight is loaded.emb.layers[1].weight
