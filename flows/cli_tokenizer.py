@@ -1,5 +1,144 @@
-"""`ldx` commands of the tokenizer work (registered on the root app and eval_app)."""
+"""`ldx tokenizer …`: train the domain tokenizer and look at how it cuts text."""
 
 from __future__ import annotations
 
-from flows.cli import app  # noqa: F401
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from flows.cli import app
+from flows.cli_common import console, fail
+
+tokenizer_app = typer.Typer(
+    help="Train and inspect the domain tokenizer (zh + en legal BPE).", no_args_is_help=True
+)
+app.add_typer(tokenizer_app, name="tokenizer")
+
+
+def _language(texts: list[str]) -> str:
+    sample = "".join(t[:2000] for t in texts[:50])
+    han = sum("\u4e00" <= c <= "\u9fff" for c in sample)
+    return "zh" if han > 0.2 * max(len(sample), 1) else "en"
+
+
+@tokenizer_app.command("train")
+def train_cmd(
+    corpora: Annotated[
+        list[str],
+        typer.Argument(
+            help="Corpus files: PATH.jsonl[.gz][:field,field.sub,...] (default field: text), .txt, or any "
+            "document the parser reads (PDF, XML, .doc)."
+        ),
+    ],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for tokenizer.json and training.json.")],
+    vocab_size: Annotated[
+        int, typer.Option(help="Total vocabulary, special and byte tokens included.")
+    ] = 16384,
+    seed: Annotated[int, typer.Option(help="Seeds the held-out split and the training sample.")] = 0,
+    holdout: Annotated[float, typer.Option(help="Fraction of each corpus's records held apart.")] = 0.05,
+    max_chars: Annotated[
+        int, typer.Option(help="Training characters taken from each corpus at most.")
+    ] = 2_000_000,
+    min_frequency: Annotated[int, typer.Option(help="Least count of a pair worth a merge.")] = 3,
+) -> None:
+    """Train the tokenizer; report tokens per character on the held-apart records of each corpus."""
+    import hashlib
+
+    from rich.table import Table
+
+    from pipeline.errors import DocumentError
+    from pipeline.store import atomic_write_json
+    from pipeline.tokenizer import CorpusSpec, TrainOptions, compression, split_corpus, train
+
+    if not 0 <= holdout < 1:
+        fail(f"--holdout must be in [0, 1), got {holdout}")
+    specs = [CorpusSpec.parse(c) for c in corpora]
+    for spec in specs:
+        if not spec.path.is_file():
+            fail(f"{spec.path}: no such corpus file")
+    texts: list[str] = []
+    held: dict[str, list[str]] = {}
+    for spec in specs:
+        try:
+            train_texts, held_texts = split_corpus(spec, seed, holdout, max_chars)
+        except (OSError, ValueError, DocumentError) as e:
+            fail(f"{spec.path}: cannot read ({e})")
+        if not any(t.strip() for t in train_texts):
+            fail(f"{spec}: no text found (for JSONL, name the text fields: PATH:field,...)")
+        texts.extend(train_texts)
+        held[str(spec)] = held_texts
+    options = TrainOptions(vocab_size=vocab_size, min_frequency=min_frequency)
+    with console.status(f"training on {sum(map(len, texts)):,} characters from {len(specs)} corpora"):
+        try:
+            tokenizer = train(texts, options)
+        except ValueError as e:
+            fail(str(e))
+
+    table = Table(title="held-out tokens per character (baselines: 1 per char, 1 per UTF-8 byte)")
+    for col in ("corpus", "lang", "docs", "chars", "tok/char", "B/char", "tok/B"):
+        table.add_column(col, justify="left" if col in ("corpus", "lang") else "right")
+    report: dict[str, dict] = {}
+    by_lang: dict[str, list[str]] = {}
+    for name, held_texts in held.items():
+        if not held_texts:
+            continue
+        lang = _language(held_texts)
+        by_lang.setdefault(lang, []).extend(held_texts)
+        report[name] = {"language": lang, "records": len(held_texts), **compression(tokenizer, held_texts)}
+    for lang, held_texts in sorted(by_lang.items()):
+        report[f"all {lang}"] = {
+            "language": lang,
+            "records": len(held_texts),
+            **compression(tokenizer, held_texts),
+        }
+    for name, r in report.items():
+        table.add_row(
+            Path(name).name,
+            r["language"],
+            str(r["records"]),
+            f"{r['chars']:,}",
+            f"{r['tokens_per_char']:.3f}",
+            f"{r['bytes_per_char']:.2f}",
+            f"{r['ratio_to_byte_baseline']:.3f}",
+        )
+
+    out.mkdir(parents=True, exist_ok=True)
+    tokenizer.save(out / "tokenizer.json")
+    digest = hashlib.sha256((out / "tokenizer.json").read_bytes()).hexdigest()
+    atomic_write_json(
+        out / "training.json",
+        {
+            "corpora": [str(s) for s in specs],
+            "vocab_size": tokenizer.vocab_size,
+            "seed": seed,
+            "holdout": holdout,
+            "max_chars_per_corpus": max_chars,
+            "min_frequency": min_frequency,
+            "training_chars": sum(map(len, texts)),
+            "tokenizer_sha256": digest,
+            "held_out": report,
+        },
+    )
+    console.print(table)
+    console.print(f"wrote {out / 'tokenizer.json'} ({tokenizer.vocab_size} tokens, sha256 {digest[:12]})")
+
+
+@tokenizer_app.command("show")
+def show_cmd(
+    text: Annotated[str, typer.Argument(help="Text to tokenize.")],
+    tokenizer_path: Annotated[
+        Path | None,
+        typer.Option("--tokenizer", help="tokenizer.json or its folder; default: the shipped one."),
+    ] = None,
+) -> None:
+    """Print the tokens of TEXT, one per bracket, and their count."""
+    from pipeline.tokenizer import load_tokenizer
+
+    try:
+        tokenizer = load_tokenizer(tokenizer_path)
+    except (FileNotFoundError, ValueError) as e:
+        fail(str(e))
+    enc = tokenizer.hf.encode(text, add_special_tokens=False)
+    console.print(" ".join(f"[{text[a:b]}]" for a, b in enc.offsets), markup=False, highlight=False)
+    console.print(f"{len(enc.ids)} tokens for {len(text)} characters")

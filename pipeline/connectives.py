@@ -1,0 +1,87 @@
+"""Logical connectives and proviso markers (zh + en): character spans, and the per-token mask the model
+uses to boost attention on them.
+
+A lexicon entry is a word or phrase. English entries (Latin letters) match case-insensitively as whole
+words, so "but" never matches inside "butter". Chinese has no word boundaries, so some entries carry
+guards: 但 is not the 但 of 但凡 / 但书 / 但愿 / 不但 / 非但, and 不过 / 可是 only count at the start of a
+clause and 不过 not before a number (不过三日 means "only three days"). Guards belong to the word, so a custom
+lexicon that lists 但 gets the same guards.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+import numpy as np
+
+ZH_CONNECTIVES: tuple[str, ...] = (
+    "但是", "但", "然而", "可是", "不过", "除外", "除非", "否则", "即使", "即便", "尽管", "虽然", "虽",
+    "反之", "相反", "因此", "据此", "鉴于", "综上所述", "综上",
+)  # fmt: skip
+EN_CONNECTIVES: tuple[str, ...] = (
+    "however", "but", "provided that", "provided always that", "provided however", "provided further that",
+    "except", "except that", "except where", "unless", "notwithstanding", "save that", "save where",
+    "save as", "save for", "subject to", "whereas", "nevertheless", "nonetheless", "although", "though",
+    "even if", "even though", "otherwise", "despite", "in spite of", "on the other hand", "by contrast",
+    "conversely", "therefore", "thus", "hence", "accordingly", "consequently",
+)  # fmt: skip
+DEFAULT_LEXICON: tuple[str, ...] = ZH_CONNECTIVES + EN_CONNECTIVES
+
+# At the start of the text or right after whitespace or punctuation.
+_CLAUSE_START = r"(?<![^\s，。；：！？、,.;:!?“”\"'‘’（）()《》【】])"
+_GUARDS: dict[str, tuple[str, str]] = {
+    "但": (r"(?<![不非])", r"(?![凡书愿])"),
+    "不过": (_CLAUSE_START, r"(?![0-9０-９一二三四五六七八九十百千万两几半])"),
+    "可是": (_CLAUSE_START, ""),
+}
+# A clause runs from its connective up to the next punctuation mark or line break.
+_CLAUSE_END = re.compile(r"[，。；：！？、,.;:!?\n]")
+
+
+def _entry_pattern(entry: str) -> str:
+    words = [re.escape(w) for w in entry.split()]
+    body = r"\s+".join(words)
+    if entry.isascii():
+        return rf"(?<![A-Za-z]){body}(?![A-Za-z])"
+    before, after = _GUARDS.get(entry, ("", ""))
+    return before + body + after
+
+
+@functools.lru_cache(maxsize=8)
+def _compiled(lexicon: tuple[str, ...]) -> re.Pattern[str]:
+    # Longest first, so "provided that" wins over "provided" and 但是 over 但.
+    entries = sorted({e.strip() for e in lexicon if e.strip()}, key=lambda e: (-len(e), e))
+    if not entries:
+        return re.compile(r"(?!)")
+    return re.compile("|".join(_entry_pattern(e) for e in entries), re.IGNORECASE)
+
+
+def find_connectives(text: str, lexicon: tuple[str, ...] | list[str] | None = None) -> list[tuple[int, int]]:
+    """Character spans of the connectives in `text`, in order; None = the built-in lexicon."""
+    pattern = _compiled(tuple(lexicon) if lexicon is not None else DEFAULT_LEXICON)
+    return [m.span() for m in pattern.finditer(text)]
+
+
+def clause_spans(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Each connective span widened to the end of the clause it opens."""
+    out = []
+    for start, end in spans:
+        stop = _CLAUSE_END.search(text, end)
+        out.append((start, stop.start() if stop else len(text)))
+    return out
+
+
+def token_mask(
+    text: str, spans: list[tuple[int, int]], offsets: list[tuple[int, int]], clause: bool = False
+) -> list[bool]:
+    """True for every token (given by its character offsets) that overlaps a connective span."""
+    if not spans or not offsets:
+        return [False] * len(offsets)
+    if clause:
+        spans = clause_spans(text, spans)
+    bounds = np.asarray(offsets, dtype=np.int64)
+    mask = np.zeros(len(offsets), dtype=bool)
+    for start, end in spans:
+        mask |= (bounds[:, 0] < end) & (bounds[:, 1] > start)
+    return mask.tolist()
