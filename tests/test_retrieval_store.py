@@ -1,0 +1,119 @@
+"""The segment-state store: consistency after add/delete, persistence, compact states and their size."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from retrieval.config import RetrievalConfig
+from retrieval.eval_retrieval import split_passages
+from retrieval.pooling import pool_key, pool_states
+from retrieval.store import SegmentEntry, SegmentStore, StoreError
+
+
+@pytest.fixture(scope="module")
+def contract_passages(shared_data):
+    """Passages of three real CUAD contracts, with their MiniLM vectors."""
+    from retrieval.sentence import embed
+
+    passages = []
+    with gzip.open(shared_data / "en/contracts/cuad_contracts.jsonl.gz", "rt", encoding="utf-8") as f:
+        for n, line in zip(range(3), f, strict=False):
+            passages += split_passages(f"doc{n}", "", json.loads(line)["text"], 600)[:12]
+    return passages, embed([p.text for p in passages])
+
+
+def _entries(passages):
+    return [SegmentEntry(p.segment_id, p.doc_id, int(p.segment_id.split(":")[1]), "CLAUSE") for p in passages]
+
+
+def test_add_delete_persist_and_mmap_round_trip(tmp_path, contract_passages):
+    passages, vecs = contract_passages
+    store = SegmentStore.create(tmp_path / "index", dim=vecs.shape[1])
+    store.add(_entries(passages), vecs)
+    store.commit()
+    hits = store.search(vecs[5], k=3)[0]
+    assert hits[0][0] == passages[5].segment_id and hits[0][1] == pytest.approx(1.0, abs=1e-5)
+
+    removed = store.delete_document("doc1")
+    assert removed == 12
+    store.commit()
+    reopened = SegmentStore.open(tmp_path / "index", mmap=True)
+    assert len(reopened) == reopened.index.ntotal == 24
+    assert {r["doc_id"] for r in reopened.entries()} == {"doc0", "doc2"}
+    for i in (0, 14, 30):  # doc0, doc1 (deleted), doc2
+        top = reopened.search(vecs[i], k=1)[0][0][0]
+        assert (top == passages[i].segment_id) == (passages[i].doc_id != "doc1")
+    # restricted search only returns allowed segments
+    only = {p.segment_id for p in passages if p.doc_id == "doc2"}
+    assert {s for s, _ in reopened.search(vecs[0], k=5, only=only)[0]} <= only
+    with pytest.raises(StoreError):
+        reopened.add(_entries(passages[:1]), vecs[:1])
+    # only one generation's files are left behind
+    assert len(list((tmp_path / "index").glob("keys-*.faiss"))) == 1
+
+
+def test_uncommitted_changes_are_invisible_and_damage_is_reported(tmp_path, contract_passages):
+    passages, vecs = contract_passages
+    store = SegmentStore.create(tmp_path / "ix", dim=vecs.shape[1])
+    store.add(_entries(passages[:10]), vecs[:10])
+    store.commit()
+    store.add(_entries(passages[10:]), vecs[10:])  # not committed
+    assert len(SegmentStore.open(tmp_path / "ix")) == 10
+    (tmp_path / "ix" / "manifest.json").write_text("{", encoding="utf-8")
+    with pytest.raises(StoreError, match="manifest.json"):
+        SegmentStore.open(tmp_path / "ix")
+    with pytest.raises(StoreError, match="no index"):
+        SegmentStore.open(tmp_path / "nowhere")
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.tuples(st.booleans(), st.integers(0, 4)), min_size=1, max_size=12), st.sampled_from(["flat", "hnsw"]))
+def test_index_and_metadata_agree_after_any_add_delete_sequence(tmp_path_factory, ops, kind):
+    rng = np.random.default_rng(0)
+    root = tmp_path_factory.mktemp("prop")
+    store = SegmentStore.create(root, dim=8, config=RetrievalConfig(index_type=kind))
+    live: set[str] = set()
+    for add, doc in ops:
+        if add:
+            entries = [SegmentEntry(f"d{doc}:{i}", f"d{doc}", i, "OTHER") for i in range(3)]
+            keys = rng.normal(size=(3, 8)).astype(np.float32)
+            store.add(entries, keys / np.linalg.norm(keys, axis=1, keepdims=True))
+            live |= {e.segment_id for e in entries}
+        else:
+            store.delete_document(f"d{doc}")
+            live = {s for s in live if not s.startswith(f"d{doc}:")}
+        store.commit()
+    back = SegmentStore.open(root)
+    assert {r["segment_id"] for r in back.entries()} == live
+    assert back.index.ntotal == len(live)
+    if live:
+        sid = sorted(live)[0]
+        assert back.search(back.keys([sid]), k=1)[0][0][0] == sid
+
+
+def test_compact_states_round_trip_and_size_at_default_config(tmp_path):
+    from txl.model import TransformerXLConfig
+
+    mcfg, rcfg = TransformerXLConfig(), RetrievalConfig()
+    shape = (mcfg.n_layer, rcfg.states_per_layer, mcfg.d_model)
+    rng = np.random.default_rng(1)
+    full = [rng.normal(size=(mcfg.n_layer, t, mcfg.d_model)).astype(np.float32) for t in (384, 40, 5)]
+    pooled = [pool_states(s, rcfg.states_per_layer) for s in full]
+    assert [p.shape[1] for p in pooled] == [16, 16, 5]
+    np.testing.assert_allclose(pooled[0][:, 0], full[0][:, :24].mean(1), rtol=1e-5)  # 384 / 16 = 24 per run
+    keys = np.stack([pool_key(s[-1]) for s in full])
+    store = SegmentStore.create(tmp_path / "ix", dim=mcfg.d_model, state_shape=shape)
+    store.add([SegmentEntry(f"d:{i}", "d", i, "FACTS") for i in range(3)], keys, pooled)
+    store.commit()
+    back = SegmentStore.open(tmp_path / "ix", mmap=True)
+    states, mask = back.states(["d:2", "d:0"])
+    assert states.dtype == np.float16 and mask.sum(1).tolist() == [5, 16]
+    np.testing.assert_allclose(states[1].astype(np.float32), pooled[0], atol=2e-3)
+    assert back.state_bytes_per_segment <= 64 * 1024
+    assert (tmp_path / "ix" / "states.f16").stat().st_size == 3 * back.state_bytes_per_segment
