@@ -2,4 +2,154 @@
 
 from __future__ import annotations
 
-from flows.cli import app  # noqa: F401
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from flows.cli import app
+from flows.cli_common import ConfigOpt, SetOpt, console, existing_path, fail, resolve_config
+from flows.config import LdxConfig
+
+OutOpt = Annotated[Path, typer.Option("--out", "-o", help="Output directory (Parquet tables, index/, manifest.json, report.html).")]
+InputArg = Annotated[Path, typer.Argument(help="Directory scanned recursively for documents.")]
+DaskOpt = Annotated[bool, typer.Option("--dask", help="Run tasks on Dask (a local cluster, or --dask-address).")]
+DaskAddressOpt = Annotated[str | None, typer.Option("--dask-address", help="A running Dask scheduler, e.g. tcp://host:8786.")]
+
+
+def _prepared(input_dir: Path, out: Path, config: Path | None, set_: list[str] | None, dask: bool, dask_address: str | None) -> LdxConfig:
+    from pipeline.store import OutputStore, StoreLocked
+
+    cfg = resolve_config(config, set_)
+    if dask or dask_address:
+        cfg.run.task_runner = "dask"
+    if dask_address:
+        cfg.run.dask_address = dask_address
+    if not existing_path(input_dir, "directory").is_dir():
+        fail(f"{input_dir}: not a directory")
+    try:  # refuse at once, before the Prefect API starts, when another run holds OUT_DIR
+        with OutputStore(out, "probe").lock():
+            pass
+    except StoreLocked as e:
+        fail(str(e))
+    return cfg
+
+
+@app.command("run")
+def run(
+    input_dir: InputArg,
+    out: OutOpt,
+    config: ConfigOpt = None,
+    set_: SetOpt = None,
+    dask: DaskOpt = False,
+    dask_address: DaskAddressOpt = None,
+) -> None:
+    """Run parse → segment → encode → index → predict → write over INPUT_DIR as a Prefect flow.
+
+    Unchanged files are restored from the cache; a run that was killed resumes under its run id.
+    Without PREFECT_API_URL the flow runs against a temporary local Prefect server (SQLite).
+    """
+    cfg = _prepared(input_dir, out, config, set_, dask, dask_address)
+    from flows.run import run_flow, task_runner_for
+    from pipeline.store import StoreLocked
+
+    try:
+        manifest = run_flow.with_options(task_runner=task_runner_for(cfg))(
+            str(input_dir), str(out), cfg.model_dump(mode="json")
+        )
+    except StoreLocked as e:
+        fail(str(e))
+    _print_summary(manifest)
+    if cfg.run.open_report:
+        _open(out / "report.html")
+
+
+def _print_summary(manifest: dict) -> None:
+    from rich.table import Table
+
+    table = Table(title=f"run {manifest['run_id']} · {manifest['status']}", show_header=False)
+    for key, value in manifest["counts"].items():
+        table.add_row(key, str(value))
+    for stage, seconds in manifest["seconds"].items():
+        table.add_row(f"{stage} (s)", f"{seconds:.2f}")
+    console.print(table)
+    console.print(f"outputs in {manifest['out_dir']} · report: {Path(manifest['out_dir']) / 'report.html'}")
+
+
+def _open(path: Path) -> None:
+    import webbrowser
+
+    if not webbrowser.open(path.resolve().as_uri()):
+        console.print(f"open {path} in a browser")
+
+
+@app.command("serve")
+def serve(
+    input_dir: InputArg,
+    out: OutOpt,
+    cron: Annotated[str, typer.Option("--cron", help='When to run, as cron, e.g. "0 2 * * *" (02:00 daily).')],
+    name: Annotated[str, typer.Option("--name", help="Deployment name.")] = "ldx-run",
+    config: ConfigOpt = None,
+    set_: SetOpt = None,
+    dask: DaskOpt = False,
+    dask_address: DaskAddressOpt = None,
+) -> None:
+    """Serve the run flow as a Prefect deployment on a cron schedule (runs until interrupted).
+
+    Point PREFECT_API_URL at a Prefect server (see `ldx server`) to see the schedule and runs in the UI.
+    """
+    from prefect.client.schemas.schedules import CronSchedule
+    from pydantic import ValidationError
+
+    try:
+        CronSchedule(cron=cron)
+    except ValidationError:
+        fail(f"--cron {cron!r}: not a cron expression (e.g. \"0 2 * * *\")")
+    cfg = _prepared(input_dir, out, config, set_, dask, dask_address)
+    from flows.serve import serve as serve_flow
+
+    serve_flow(str(input_dir.resolve()), str(out.resolve()), cfg, cron, name)
+
+
+@app.command("server")
+def server(
+    start: Annotated[bool, typer.Option("--start", help="Start `prefect server start` now, in the foreground.")] = False,
+    host: Annotated[str, typer.Option(help="Address the server listens on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port of the API and UI.")] = 4200,
+) -> None:
+    """How to run a Prefect server with its UI and point `ldx run` / `ldx serve` at it."""
+    import os
+    import shutil
+    import sys
+
+    url = f"http://{host}:{port}"
+    console.print(
+        "Runs use a temporary local Prefect server by default (SQLite, gone when the run ends).\n"
+        "To keep flow runs, schedules and artifacts and browse them in the UI:\n"
+        f"  1. start a server:     prefect server start --host {host} --port {port}\n"
+        f"  2. point runs at it:   export PREFECT_API_URL={url}/api\n"
+        "  3. run as usual:       ldx run INPUT_DIR --out OUT_DIR   (or ldx serve … --cron …)\n"
+        f"  4. open the UI:        {url}  (Runs → ldx-run; Artifacts → ldx-run-summary)",
+        highlight=False,
+    )
+    if start:
+        prefect = shutil.which("prefect") or str(Path(sys.executable).with_name("prefect"))
+        os.execv(prefect, [prefect, "server", "start", "--host", host, "--port", str(port)])
+
+
+@app.command("review")
+def review(
+    out_dir: Annotated[Path, typer.Argument(help="The OUT_DIR of an `ldx run`.")],
+    open_: Annotated[bool, typer.Option("--open/--no-open", help="Open the report in a browser.")] = True,
+) -> None:
+    """Write OUT_DIR/report.html (run summary, figures with their DuckDB queries, documents and blocks)."""
+    from flows.report import write_report
+
+    existing_path(out_dir, "directory")
+    try:
+        path = write_report(out_dir)
+    except FileNotFoundError as e:
+        fail(str(e))
+    console.print(f"wrote {path}")
+    if open_:
+        _open(path)

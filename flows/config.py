@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import tomllib
 from pathlib import Path
+from typing import Literal
 
 from pydantic import ValidationError
 
@@ -15,13 +16,14 @@ from txl.config import ModelConfig
 
 
 class RunConfig(Options):
-    workers: int = 2  # concurrent document tasks
+    workers: int = 2  # concurrent batch tasks (threads, or local Dask worker processes)
     batch_size: int = 16  # documents per task batch
-    task_runner: str = "threads"  # "threads" or "dask"
+    task_runner: Literal["threads", "dask"] = "threads"
     dask_address: str | None = None  # a running Dask scheduler; None = a local cluster
-    retries: int = 2
-    retry_delay_s: float = 2.0
+    retries: int = 2  # more tries for the stages that can fail transiently (I/O, model, write)
+    retry_delay_s: float = 2.0  # first retry delay; doubles on each further try
     stages: list[str] = ["parse", "segment", "encode", "index", "predict"]
+    cache_dir: str | None = None  # per-file result cache; None = OUT_DIR/.cache
     open_report: bool = False
 
 

@@ -1,0 +1,289 @@
+"""The analyst's review of a run: OUT_DIR/report.html and the run's Prefect artifacts.
+
+The page is one self-contained file (figures as base64 SVG, inline CSS and script, no network). Each
+figure is drawn from a DuckDB query over the run's Parquet parts, and the page shows that query
+verbatim: run it with `duckdb` inside OUT_DIR to get the same numbers.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from flows.manifest import read_manifest
+from pipeline.store import atomic_write_text
+
+REPORT = "report.html"
+MAX_DOCS = 2000  # rows of the documents table
+MAX_DOC_BLOCKS = 300  # documents whose blocks are listed on the page
+MAX_BLOCKS = 200  # blocks listed per document
+SNIPPET = 300  # characters of block text shown
+
+
+@dataclass
+class Figure:
+    title: str
+    table: str
+    sql: str
+    kind: str  # "bar", "barh" or "hist"
+    xlabel: str
+
+
+def _parts(table: str, run_id: str) -> str:
+    return f"read_parquet('{table}/run_id={run_id}/*.parquet')"
+
+
+def figures(run_id: str) -> list[Figure]:
+    return [
+        Figure(
+            "Documents per kind", "documents",
+            f"SELECT kind, count(*) AS documents FROM {_parts('documents', run_id)} GROUP BY kind ORDER BY documents DESC, kind",
+            "bar", "documents",
+        ),
+        Figure(
+            "Block types", "blocks",
+            f"SELECT CAST(type AS VARCHAR) AS type, count(*) AS blocks FROM {_parts('blocks', run_id)} GROUP BY 1 ORDER BY blocks DESC, type",
+            "barh", "blocks",
+        ),
+        Figure(
+            "Segment lengths (tokens)", "segments",
+            f"SELECT n_tokens FROM {_parts('segments', run_id)}",
+            "hist", "tokens per segment",
+        ),
+        Figure(
+            "Errors by reason", "errors",
+            f"SELECT stage || ': ' || error_type AS reason, count(*) AS errors FROM {_parts('errors', run_id)} GROUP BY 1 ORDER BY errors DESC, reason",
+            "barh", "errors",
+        ),
+        Figure(
+            "Predictions per task", "predictions",
+            f"SELECT task, count(*) AS predictions FROM {_parts('predictions', run_id)} GROUP BY task ORDER BY predictions DESC, task",
+            "barh", "predictions",
+        ),
+        Figure(
+            "Prediction scores", "predictions",
+            f"SELECT score FROM {_parts('predictions', run_id)} WHERE score IS NOT NULL",
+            "hist", "score",
+        ),
+    ]
+
+
+def _connect(out_dir: Path):
+    import duckdb
+
+    con = duckdb.connect()
+    # Relative paths in the shown queries resolve against OUT_DIR, exactly as for an analyst there.
+    con.execute("SET file_search_path = ?", [str(out_dir)])
+    return con
+
+
+def _has_parts(out_dir: Path, table: str, run_id: str) -> bool:
+    return any((out_dir / table / f"run_id={run_id}").glob("*.parquet"))
+
+
+def _plot(fig: Figure, rows: list[tuple]) -> str:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    with plt.rc_context({"svg.fonttype": "none", "font.size": 9}):
+        if fig.kind == "hist":
+            values = [r[0] for r in rows]
+            f, ax = plt.subplots(figsize=(6, 3))
+            ax.hist(values, bins=min(40, max(5, len(set(values)))), color="#4472c4")
+            ax.set_xlabel(fig.xlabel)
+            ax.set_ylabel("count")
+        else:
+            labels, counts = [str(r[0]) for r in rows], [r[1] for r in rows]
+            if fig.kind == "barh":
+                f, ax = plt.subplots(figsize=(6, 0.6 + 0.25 * len(rows)))
+                ax.barh(labels[::-1], counts[::-1], color="#4472c4")
+                ax.set_xlabel(fig.xlabel)
+            else:
+                f, ax = plt.subplots(figsize=(6, 3))
+                ax.bar(labels, counts, color="#4472c4")
+                ax.set_ylabel(fig.xlabel)
+        ax.set_title(fig.title)
+        f.tight_layout()
+        buf = io.BytesIO()
+        f.savefig(buf, format="svg")
+        plt.close(f)
+    return base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def _esc(value) -> str:
+    return html.escape("" if value is None else str(value))
+
+
+def _summary(manifest: dict) -> str:
+    counts = {k: v for k, v in manifest.get("counts", {}).items() if not isinstance(v, dict)}
+    seconds = manifest.get("seconds", {})
+    total = sum(seconds.values()) or 1.0
+    model = manifest.get("model") or {}
+    facts = [
+        ("run id", manifest.get("run_id")),
+        ("status", manifest.get("status")),
+        ("Prefect flow run", manifest.get("flow_run_id")),
+        ("started", manifest.get("started_at")),
+        ("ended", manifest.get("ended_at")),
+        ("input", manifest.get("input_dir")),
+        ("code version", manifest.get("code_version")),
+        ("model", model.get("checkpoint") or "none (no model stage ran)"),
+        ("model sha256", model.get("sha256") or "—"),
+        ("stages", " → ".join(manifest.get("stages", []))),
+    ]
+    rows = "".join(f"<tr><th>{_esc(k)}</th><td>{_esc(v)}</td></tr>" for k, v in facts)
+    count_rows = "".join(f"<tr><th>{_esc(k)}</th><td>{_esc(v)}</td></tr>" for k, v in counts.items())
+    stage_rows = "".join(
+        f"<tr><th>{_esc(k)}</th><td>{v:.2f} s</td><td>{100 * v / total:.0f}%</td></tr>" for k, v in seconds.items()
+    )
+    return (
+        f"<section><h2>Run</h2><table class='kv'>{rows}</table>"
+        f"<h3>Counts</h3><table class='kv'>{count_rows}</table>"
+        f"<h3>Time per stage (summed over batches)</h3><table class='kv'>{stage_rows}</table></section>"
+    )
+
+
+def _documents(con, out_dir: Path, run_id: str) -> str:
+    if not _has_parts(out_dir, "documents", run_id):
+        return "<section><h2>Documents</h2><p>No documents in this run.</p></section>"
+    docs = con.execute(
+        f"SELECT doc_id, kind, language, title, n_pages, n_blocks, source FROM {_parts('documents', run_id)} "
+        f"ORDER BY source, doc_id LIMIT {MAX_DOCS}"
+    ).fetchall()
+    listed = {d[0] for d in docs[:MAX_DOC_BLOCKS]}
+    blocks: dict[str, list[tuple]] = {}
+    if listed and _has_parts(out_dir, "blocks", run_id):
+        for row in con.execute(
+            f"SELECT doc_id, block_idx, CAST(type AS VARCHAR), page, left(text, {SNIPPET}) "
+            f"FROM {_parts('blocks', run_id)} WHERE block_idx < {MAX_BLOCKS} ORDER BY doc_id, block_idx"
+        ).fetchall():
+            if row[0] in listed:
+                blocks.setdefault(row[0], []).append(row[1:])
+    table_rows = "".join(
+        "<tr>"
+        + (f"<td><a href='#doc-{_esc(d[0])}'>{_esc(d[0])}</a></td>" if d[0] in listed else f"<td>{_esc(d[0])}</td>")
+        + "".join(f"<td>{_esc(v)}</td>" for v in d[1:])
+        + "</tr>"
+        for d in docs
+    )
+    sections = "".join(
+        f"<details id='doc-{_esc(doc_id)}'><summary>{_esc(doc_id)} — {_esc(title or source)}</summary>"
+        "<table><tr><th>#</th><th>type</th><th>page</th><th>text</th></tr>"
+        + "".join(f"<tr><td>{i}</td><td>{_esc(t)}</td><td>{_esc(p)}</td><td>{_esc(x)}</td></tr>" for i, t, p, x in blocks.get(doc_id, []))
+        + "</table></details>"
+        for doc_id, _, _, title, _, _, source in docs[:MAX_DOC_BLOCKS]
+    )
+    header = "".join(f"<th>{h}</th>" for h in ("doc_id", "kind", "language", "title", "pages", "blocks", "source"))
+    note = f"<p>Showing the first {MAX_DOCS} documents.</p>" if len(docs) == MAX_DOCS else ""
+    return (
+        "<section><h2>Documents</h2>"
+        "<input id='filter' type='search' placeholder='Filter documents (any column)…'>"
+        f"{note}<table id='docs'><thead><tr>{header}</tr></thead><tbody>{table_rows}</tbody></table>"
+        f"<h2>Blocks</h2>{sections}</section>"
+    )
+
+
+def _errors(con, out_dir: Path, run_id: str) -> str:
+    if not _has_parts(out_dir, "errors", run_id):
+        return ""
+    rows = con.execute(
+        f"SELECT source, stage, error_type, reason FROM {_parts('errors', run_id)} ORDER BY source LIMIT {MAX_DOCS}"
+    ).fetchall()
+    body = "".join("<tr>" + "".join(f"<td>{_esc(v)}</td>" for v in r) + "</tr>" for r in rows)
+    return (
+        "<section><h2>Errors</h2><table><tr><th>source</th><th>stage</th><th>type</th><th>reason</th></tr>"
+        f"{body}</table></section>"
+    )
+
+
+STYLE = """
+body{font-family:system-ui,sans-serif;margin:2rem;max-width:1100px;color:#222}
+table{border-collapse:collapse;margin:.5rem 0;font-size:.85rem}
+td,th{border:1px solid #ddd;padding:.25rem .5rem;text-align:left;vertical-align:top}
+table.kv th{background:#f4f6fa}
+figure{display:inline-block;margin:.5rem 1rem .5rem 0;vertical-align:top;max-width:520px}
+figure img{width:100%}
+pre{background:#f6f8fa;padding:.5rem;white-space:pre-wrap;font-size:.75rem}
+input[type=search]{width:100%;padding:.4rem;margin:.5rem 0}
+details{margin:.25rem 0}
+"""
+
+SCRIPT = """
+document.getElementById('filter')?.addEventListener('input', function (e) {
+  const q = e.target.value.toLowerCase();
+  for (const tr of document.querySelectorAll('#docs tbody tr')) {
+    tr.style.display = tr.textContent.toLowerCase().includes(q) ? '' : 'none';
+  }
+});
+window.addEventListener('hashchange', function () {
+  const el = document.getElementById(decodeURIComponent(location.hash.slice(1)));
+  if (el && el.tagName === 'DETAILS') el.open = true;
+});
+"""
+
+
+def render(out_dir: str | Path) -> str:
+    out_dir = Path(out_dir).resolve()
+    manifest = read_manifest(out_dir)
+    if manifest is None:
+        raise FileNotFoundError(f"{out_dir}: no manifest.json; is this the OUT_DIR of an `ldx run`?")
+    run_id = manifest["run_id"]
+    con = _connect(out_dir)
+    figs = []
+    for fig in figures(run_id):
+        if not _has_parts(out_dir, fig.table, run_id):
+            continue
+        rows = con.execute(fig.sql).fetchall()
+        if not rows:
+            continue
+        figs.append(
+            f"<figure><img alt='{_esc(fig.title)}' src='data:image/svg+xml;base64,{_plot(fig, rows)}'>"
+            f"<figcaption><pre>{_esc(fig.sql)};</pre></figcaption></figure>"
+        )
+    plots = "".join(figs) or "<p>Nothing to plot: the run wrote no rows.</p>"
+    return (
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+        "<link rel='icon' href='data:,'>"
+        f"<title>LongDoc-XL run {_esc(run_id)}</title><style>{STYLE}</style></head><body>"
+        f"<h1>LongDoc-XL run {_esc(run_id)}</h1>{_summary(manifest)}"
+        "<section><h2>Figures</h2><p>Each query runs as shown with <code>duckdb</code> started in OUT_DIR.</p>"
+        f"{plots}</section>{_errors(con, out_dir, run_id)}{_documents(con, out_dir, run_id)}"
+        f"<script>{SCRIPT}</script></body></html>"
+    )
+
+
+def write_report(out_dir: str | Path) -> Path:
+    path = Path(out_dir) / REPORT
+    atomic_write_text(path, render(out_dir))
+    return path
+
+
+def publish_artifacts(manifest: dict) -> None:
+    """A table (per stage) and a markdown summary on the Prefect flow run, for the UI."""
+    from prefect.artifacts import create_markdown_artifact, create_table_artifact
+
+    seconds = manifest.get("seconds", {})
+    total = sum(seconds.values()) or 1.0
+    counts = manifest.get("counts", {})
+    create_table_artifact(
+        key="ldx-run-stages",
+        table=[{"stage": k, "seconds": round(v, 2), "share": f"{100 * v / total:.0f}%"} for k, v in seconds.items()],
+        description=f"Time per stage of run {manifest['run_id']}",
+    )
+    lines = [
+        f"# LongDoc-XL run `{manifest['run_id']}`",
+        "",
+        f"{manifest['input_dir']} → {manifest.get('out_dir', '')}  ",
+        f"code {manifest['code_version']}, model {(manifest.get('model') or {}).get('sha256') or 'none'}",
+        "",
+        "| count | value |",
+        "|---|---|",
+        *[f"| {k} | {json.dumps(v) if isinstance(v, dict) else v} |" for k, v in counts.items()],
+    ]
+    create_markdown_artifact(key="ldx-run-summary", markdown="\n".join(lines), description="Run summary")

@@ -1,0 +1,227 @@
+"""The run flow: INPUT_DIR → parse → segment → encode → predict → write (per batch) → index (per run).
+
+Batches move through their stages independently: a stage's task is submitted the moment the batch's
+previous stage finishes, so the task runner's workers never sit waiting on an upstream result.
+"""
+
+from __future__ import annotations
+
+import queue
+from collections import Counter
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from prefect import flow, get_run_logger, task
+from prefect.cache_policies import NO_CACHE
+from prefect.context import get_run_context
+from prefect.futures import PrefectFuture
+from prefect.tasks import exponential_backoff
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from flows import manifest as mf
+from flows.config import LdxConfig
+from flows.tasks import (
+    Batch,
+    FileCache,
+    FileWork,
+    InputFile,
+    StageContext,
+    active_stages,
+    config_fingerprint,
+    document_error,
+    make_batches,
+    model_stage_batch,
+    model_stage_run,
+    parse_batch,
+    restore_batch,
+    scan_inputs,
+    segment_batch,
+    write_batch,
+    write_parts,
+)
+from pipeline.records import ErrorRecord, error_rows
+from pipeline.store import OutputStore
+
+FRESH = "fresh"
+CACHED = "cached"
+
+
+@dataclass
+class Tally:
+    """What the written batches held, for the manifest, the artifacts and the progress line."""
+
+    files: int = 0
+    cached_files: int = 0
+    documents: int = 0
+    pages: int = 0
+    blocks: int = 0
+    segments: int = 0
+    predictions: int = 0
+    errors: int = 0
+
+    def add(self, work: FileWork) -> None:
+        self.files += 1
+        self.cached_files += work.cached
+        self.documents += len(work.docs)
+        self.pages += sum(d.document.n_pages or 0 for d in work.docs)
+        self.blocks += sum(len(d.document.blocks) for d in work.docs)
+        self.segments += sum(len(d.segments) for d in work.docs)
+        self.predictions += sum(len(d.predictions) for d in work.docs)
+        self.errors += len(work.errors)
+
+
+def task_runner_for(config: LdxConfig):
+    if config.run.task_runner == "dask":
+        from prefect_dask import DaskTaskRunner
+
+        if config.run.dask_address:
+            return DaskTaskRunner(address=config.run.dask_address)
+        return DaskTaskRunner(cluster_kwargs={"n_workers": config.run.workers, "threads_per_worker": 1})
+    from prefect.task_runners import ThreadPoolTaskRunner
+
+    return ThreadPoolTaskRunner(max_workers=config.run.workers)
+
+
+@task(name="scan", cache_policy=NO_CACHE, persist_result=False)
+def scan(input_dir: str) -> tuple[list[InputFile], list[ErrorRecord]]:
+    return scan_inputs(Path(input_dir))
+
+
+class Driver:
+    """Submits each batch's next stage as soon as its previous one finishes; collects the outcome."""
+
+    def __init__(self, ctx: StageContext, cache_dir: str, fingerprint: str, progress: Progress, bar):
+        cfg = ctx.config.run
+        retry = {"retries": cfg.retries, "retry_delay_seconds": exponential_backoff(cfg.retry_delay_s)(max(cfg.retries, 1))}
+        batch_stages, _ = active_stages(ctx.config)
+        self.ctx, self.cache_dir, self.fingerprint = ctx, cache_dir, fingerprint
+        self.store = OutputStore(ctx.out_dir, ctx.run_id, ctx.model_id)
+        self.progress, self.bar = progress, bar
+        self.tally = Tally()
+        self.seconds: Counter[str] = Counter()
+        self.plans: dict[str, list[tuple[str, Any]]] = {
+            FRESH: [
+                ("parse", lambda b: parse_batch.with_options(**retry).submit(b, ctx.config)),
+                ("segment", lambda b: segment_batch.submit(b, ctx.config)),
+                *[
+                    (name, lambda b, name=name, target=target: model_stage_batch.with_options(name=name, **retry).submit(b, name, target, ctx))
+                    for name, target in batch_stages.items()
+                ],
+                ("write", lambda b: write_batch.with_options(**retry).submit(b, ctx, cache_dir, fingerprint)),
+            ],
+            CACHED: [
+                ("restore", lambda b: restore_batch.with_options(**retry).submit(b, cache_dir, fingerprint)),
+                ("write", lambda b: write_batch.with_options(**retry).submit(b, ctx, cache_dir, fingerprint)),
+            ],
+        }
+        self.done: queue.Queue[PrefectFuture] = queue.Queue()
+        self.pending: dict[PrefectFuture, tuple[str, int, Batch]] = {}
+        self.next_index = 0
+
+    def submit(self, plan: str, step: int, batch: Batch, upstream: PrefectFuture | None = None) -> None:
+        # Handing the finished upstream future (not its value) to the task records the lineage in Prefect.
+        future = self.plans[plan][step][1](upstream or batch)
+        self.pending[future] = (plan, step, batch)
+        future.add_done_callback(self.done.put)
+
+    def start(self, files: list[FileWork], plan: str) -> None:
+        batches = make_batches(files, self.ctx.config.run.batch_size, self.next_index)
+        self.next_index += len(batches)
+        for batch in batches:
+            self.submit(plan, 0, batch)
+
+    def run(self) -> None:
+        while self.pending:
+            future = self.done.get()
+            plan, step, batch = self.pending.pop(future)
+            stage = self.plans[plan][step][0]
+            future.wait()  # settles the future's final state locally, without asking the API
+            if not future.state.is_completed():
+                self.give_up(batch, stage, future.result(raise_on_failure=False))
+                continue
+            batch = future.result()
+            if stage == "restore":
+                missed = [w for w in batch.files if not w.cached]
+                batch.files = [w for w in batch.files if w.cached]
+                self.start(missed, FRESH)
+            if step + 1 < len(self.plans[plan]):
+                self.submit(plan, step + 1, batch, upstream=future)
+            else:
+                self.finish(batch)
+
+    def finish(self, batch: Batch) -> None:
+        for work in batch.files:
+            self.tally.add(work)
+        self.seconds.update(batch.seconds)
+        self.progress.update(
+            self.bar,
+            advance=len(batch.files),
+            description=f"{self.tally.documents} documents · {self.tally.errors} errors · {self.tally.cached_files} cached files",
+        )
+
+    def give_up(self, batch: Batch, stage: str, exc: BaseException | Any) -> None:
+        """A batch whose stage failed every try: each of its files gets an error row; the run goes on."""
+        get_run_logger().error(f"batch {batch.index}: {stage} failed after retries: {exc!r}")
+        for work in batch.files:
+            failed = FileWork(work.file, errors=[document_error(work.file.path, stage, exc, work.file.key)])
+            write_parts(self.store, failed)
+            self.tally.add(failed)
+        self.progress.update(self.bar, advance=len(batch.files))
+
+
+@flow(name="ldx-run", persist_result=False, validate_parameters=True)
+def run_flow(input_dir: str, out_dir: str, config: dict[str, Any] | None = None) -> dict:
+    """Parse, segment, encode, index and predict every document under INPUT_DIR into Parquet under OUT_DIR."""
+    cfg = LdxConfig.model_validate(config or {})
+    inp, out = Path(input_dir).resolve(), Path(out_dir).resolve()
+    model = mf.model_identity(cfg)
+    fingerprint = config_fingerprint(cfg, model["id"])
+    resumed = mf.resumable_run(out, inp, fingerprint)
+    run_id = resumed["run_id"] if resumed else mf.new_run_id()
+    cache_dir = cfg.run.cache_dir or str(out / ".cache")
+    logger = get_run_logger()
+    flow_run_id = str(get_run_context().flow_run.id)
+
+    with OutputStore(out, run_id, model["id"]).lock() as store:
+        logger.info(f"{'resuming' if resumed else 'starting'} run {run_id}: {inp} -> {out}")
+        manifest = mf.start_manifest(out, inp, run_id, flow_run_id, cfg, model, fingerprint, resumed)
+        try:
+            ctx = StageContext(cfg, str(out), run_id, model["id"])
+            files, tally, seconds = _run_batches(inp, store, ctx, cache_dir, fingerprint)
+            counts: dict[str, Any] = asdict(tally)
+            for name, target in active_stages(cfg)[1].items():
+                stage = model_stage_run.with_options(name=name)
+                counts[name] = stage.submit(name, target, files, cache_dir, fingerprint, ctx).result()
+        except BaseException:
+            mf.finish_manifest(out, manifest, "failed", {}, {})
+            raise
+        manifest = mf.finish_manifest(out, manifest, "completed", counts, dict(seconds))
+        from flows.report import publish_artifacts, write_report
+
+        write_report(out)
+        publish_artifacts(manifest)
+    logger.info(f"run {run_id} completed: {counts['documents']} documents, {counts['errors']} errors")
+    return manifest
+
+
+def _run_batches(inp: Path, store: OutputStore, ctx: StageContext, cache_dir: str, fingerprint: str):
+    files, scan_errors = scan.submit(str(inp)).result()
+    if scan_errors:
+        store.write("errors", error_rows(scan_errors, store.run_id), "scan")
+    file_cache = FileCache(cache_dir, fingerprint)
+    hit = {f.sha256 for f in files if file_cache.has(f)}
+    works = [FileWork(f) for f in files]
+    cached = [w for w in works if w.file.sha256 in hit]
+    fresh = [w for w in works if w.file.sha256 not in hit]
+    console = Console(stderr=True)
+    columns = (TextColumn("[bold]ldx run"), BarColumn(), MofNCompleteColumn(), TextColumn("files · {task.description}"), TimeElapsedColumn())
+    with Progress(*columns, console=console, transient=False) as progress:
+        bar = progress.add_task(f"{len(cached)} cached files", total=len(works))
+        driver = Driver(ctx, cache_dir, fingerprint, progress, bar)
+        driver.start(fresh, FRESH)
+        driver.start(cached, CACHED)
+        driver.run()
+    driver.tally.errors += len(scan_errors)
+    return files, driver.tally, driver.seconds
