@@ -14,6 +14,7 @@ import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+import numpy as np
 from datasketch import MinHash, MinHashLSH
 
 from pipeline.records import Segment
@@ -46,7 +47,7 @@ class DedupResult:
 
 def _signatures(sets: list[set[bytes]], num_perm: int) -> list[MinHash]:
     # crc32 is a C call and stable across processes; datasketch's default sha1 is the bottleneck here
-    return MinHash.bulk([sorted(s) for s in sets], num_perm=num_perm, seed=1, hashfunc=zlib.crc32)
+    return MinHash.bulk([list(s) for s in sets], num_perm=num_perm, seed=1, hashfunc=zlib.crc32)
 
 
 def _pairs(keys: list[str], sigs: list[MinHash], threshold: float, num_perm: int, same_doc) -> list[DuplicatePair]:
@@ -77,25 +78,28 @@ def find_duplicates(
     Segments with fewer than `min_shingles` shingles (captions, signatures, one-line items) are too
     short to call shared passages; every judgment has a 审判员 line in common.
     """
-    doc_ids, doc_sets = [], []
-    seg_ids, seg_sets = [], []
+    seg_ids, seg_sigs, doc_ids, doc_sigs = [], [], [], []
     for doc_id, segments in segments_by_doc.items():
-        union: set[bytes] = set()
-        for s in segments:
-            sh = shingles(s.text)
-            union |= sh
+        sets = [shingles(s.text) for s in segments]
+        sigs = _signatures([sh for sh in sets if sh], num_perm)
+        if not sigs:
+            continue
+        # the MinHash of a union is the element-wise minimum of the parts' MinHashes
+        doc_sig = sigs[0].copy()
+        doc_sig.hashvalues = np.minimum.reduce([m.hashvalues for m in sigs])
+        doc_ids.append(doc_id)
+        doc_sigs.append(doc_sig)
+        kept = iter(sigs)
+        for s, sh in zip(segments, sets, strict=True):
+            sig = next(kept) if sh else None
             if len(sh) >= min_shingles:
                 seg_ids.append(s.segment_id)
-                seg_sets.append(sh)
-        if union:
-            doc_ids.append(doc_id)
-            doc_sets.append(union)
+                seg_sigs.append(sig)
     result = DedupResult()
     if doc_ids:
-        result.documents = _pairs(doc_ids, _signatures(doc_sets, num_perm), doc_threshold, num_perm,
-                                  lambda a, b: False)
+        result.documents = _pairs(doc_ids, doc_sigs, doc_threshold, num_perm, lambda a, b: False)
     if seg_ids:
-        result.passages = _pairs(seg_ids, _signatures(seg_sets, num_perm), passage_threshold, num_perm,
+        result.passages = _pairs(seg_ids, seg_sigs, passage_threshold, num_perm,
                                  lambda a, b: a.rsplit(":", 1)[0] == b.rsplit(":", 1)[0])
     return result
 
