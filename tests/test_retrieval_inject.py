@@ -1,0 +1,98 @@
+"""Memory injection with a tiny randomly initialised Transformer-XL over a real judgment's segments."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from pipeline.records import BLOCK_TYPE_IDS, BlockType, Segment
+from pipeline.tokenizer import encode_segment, load_tokenizer
+from retrieval.config import RetrievalConfig
+from retrieval.inject import encode_document, retrieved_inputs
+from retrieval.store import SegmentStore
+from txl.model import TransformerXLConfig, TransformerXLLM
+
+
+def _segments(text: str, doc_id: str, max_chars: int = 60) -> list[Segment]:
+    """Fixed-width character windows of a real text, typed FACTS (the segmenter is not under test here)."""
+    out = []
+    for i, start in enumerate(range(0, min(len(text), 12 * max_chars), max_chars)):
+        piece = text[start : start + max_chars]
+        out.append(Segment(doc_id, i, 0, BlockType.FACTS, piece, 0, start, start + len(piece)))
+    return out
+
+
+@pytest.fixture(scope="module")
+def judgment(shared_data):
+    tok = load_tokenizer()
+    with gzip.open(shared_data / "zh/judgments/judge_criminal.jsonl.gz", "rt", encoding="utf-8") as f:
+        docs = [json.loads(next(f))["fd"], json.loads(next(f))["fd"]]
+    segs = [_segments(d, f"doc{i}") for i, d in enumerate(docs)]
+    ids = [[encode_segment(s, tok)[0] for s in doc] for doc in segs]
+    torch.manual_seed(0)
+    cfg = TransformerXLConfig(vocab_size=tok.hf.get_vocab_size(), d_model=32, n_layer=2, n_head=2, d_head=16,
+                              d_inner=64, mem_len=64, clamp_len=200, cutoffs=[], dropout=0.0)
+    model = TransformerXLLM(cfg).eval()
+    with torch.no_grad():  # a random, non-zero retrieved-key bias so the slots visibly matter
+        for blk in model.layers:
+            if hasattr(blk.attn, "retrieved_bias"):
+                blk.attn.retrieved_bias.normal_(0, 1.0)
+    return model, segs, ids
+
+
+def _store(tmp_path, model, name="ix", **cfg):
+    c = model.cfg
+    return SegmentStore.create(tmp_path / name, dim=c.d_model, state_shape=(c.n_layer, 16, c.d_model),
+                               config=RetrievalConfig(**cfg))
+
+
+def test_injection_changes_outputs_only_through_retrieved_slots(tmp_path, judgment):
+    model, segs, ids = judgment
+    plain = encode_document(model, segs[0], ids[0])  # no store: plain recurrence
+    store = _store(tmp_path, model, inject_k=2)
+    injected = encode_document(model, segs[0], ids[0], store, RetrievalConfig(inject_k=2))
+    first = next(i for i, e in enumerate(injected) if e.retrieved)
+    assert first >= 2  # nothing is injected while every earlier segment is still in memory
+    for p, e in zip(plain[:first], injected[:first], strict=True):
+        torch.testing.assert_close(p.hidden, e.hidden, rtol=0, atol=0)
+    assert not torch.allclose(plain[first].hidden, injected[first].hidden)
+    # every injected segment left memory before: its tokens are older than mem_len
+    done = [len(x) for x in ids[0]]
+    for n, e in enumerate(injected):
+        for sid in e.retrieved:
+            j = int(sid.split(":")[1])
+            assert sid.startswith("doc0:") and sum(done[j + 1 : n]) >= model.cfg.mem_len
+
+    # the same call with every retrieved slot masked out equals the plain model
+    with torch.no_grad():
+        carry = {}
+        for i in range(first + 1):
+            x = torch.tensor([ids[0][i]])
+            kw = {}
+            if i == first:
+                kw = retrieved_inputs(store, injected[first].retrieved, x.device)
+                kw["retrieved_mask"] = torch.zeros_like(kw["retrieved_mask"])
+            out = model(x, block_types=torch.full_like(x, BLOCK_TYPE_IDS[BlockType.FACTS]), **carry, **kw)
+            carry = out.carry()
+    torch.testing.assert_close(out.hidden[0], plain[first].hidden, rtol=1e-5, atol=1e-5)
+
+
+def test_cross_document_injection_reaches_other_documents(tmp_path, judgment):
+    model, segs, ids = judgment
+    cfg = RetrievalConfig(inject_k=3, inject_cross_document=True)
+    store = _store(tmp_path, model, inject_k=3, inject_cross_document=True)
+    encode_document(model, segs[0], ids[0], store, cfg)
+    second = encode_document(model, segs[1], ids[1], store, cfg)
+    picked = [sid for e in second for sid in e.retrieved]
+    assert any(s.startswith("doc0:") for s in picked)
+    assert not second[0].retrieved  # the first segment has no query yet
+    store.commit()
+    back = SegmentStore.open(tmp_path / "ix")
+    assert len(back) == len(segs[0]) + len(segs[1])
+    states, mask = back.states([segs[1][3].segment_id])
+    assert states.shape == (1, 2, 16, 32) and mask.any()
+    assert np.isfinite(states.astype(np.float32)).all()
