@@ -8,18 +8,9 @@ from __future__ import annotations
 
 import torch
 
-from txl.model import _Keys, rel_shift
+from txl.model import _Keys, position_scores
 
 TERMS = ("a", "b", "c", "d")
-
-
-def _position_term(qv: torch.Tensor, rk: torch.Tensor, n_r: int) -> torch.Tensor:
-    """[B, H, T, dh] queries against relative keys rk [H, dh, K(+1)] -> [B, H, T, K'] in key order."""
-    b, h, t, _ = qv.shape
-    term = rel_shift(qv @ (rk[..., :-1] if n_r else rk))
-    if n_r:
-        term = torch.cat([(qv @ rk[..., -1:]).expand(b, h, t, n_r), term], -1)
-    return term
 
 
 @torch.no_grad()
@@ -29,9 +20,9 @@ def summarize_layer(layer: int, q, k, u, v, rk, probs, keys: _Keys, scale: float
     kt = k.transpose(-1, -2)
     terms = {
         "a": q @ kt,
-        "b": _position_term(q, rk, n_r),
+        "b": position_scores(q, rk, n_r),
         "c": (u[None, :, None] @ kt).expand(b, h, t, -1),
-        "d": _position_term(v[None, :, None].expand(b, h, t, -1), rk, n_r),
+        "d": position_scores(v[None, :, None].expand(b, h, t, -1), rk, n_r),
     }
     vis = keys.visible.expand(b, h, t, -1).float()
     count = vis.sum((0, 2, 3))

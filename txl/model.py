@@ -112,12 +112,25 @@ def sinusoid(pos: torch.Tensor, d: int) -> torch.Tensor:
     return torch.cat([angles.sin(), angles.cos()], -1)
 
 
-def rel_shift(x: torch.Tensor) -> torch.Tensor:
-    """[.., T, K] scores indexed by (query i, distance K-1-c) -> indexed by (query i, key j): the
-    pad-and-reshape trick; entries with j > i + (K - T) are garbage and must be masked."""
-    *lead, t, k = x.shape
-    x = F.pad(x, (1, 0)).view(*lead, k + 1, t)
-    return x[..., 1:, :].reshape(*lead, t, k)
+def rel_shift(padded: torch.Tensor) -> torch.Tensor:
+    """The pad-and-reshape trick of the reference: [.., T, K+1] position scores whose column 0 is zero
+    padding and column c+1 holds distance K-1-c, read as [.., K+1, T] minus its first row, read back as
+    [.., T, K] -> indexed by (query i, key j) with distance i + (K - T) - j. A strided view, no copy;
+    entries with j > i + (K - T) are garbage and must be masked."""
+    *lead, t, k1 = padded.shape
+    padded = padded.contiguous()
+    return padded.as_strided((*lead, t, k1 - 1), (*padded.stride()[:-2], k1 - 1, 1), padded.storage_offset() + t)
+
+
+def position_scores(qv: torch.Tensor, rk: torch.Tensor, n_r: int) -> torch.Tensor:
+    """(q + v)·W_kR R for every (query, key): qv [B, H, T, dh], rk [H, dh, K (+1 far bucket if n_r)]
+    -> [B, H, T, n_r + K]. Only [T, K] scores are formed, never a [T, K, d] position tensor."""
+    main = rk[..., :-1] if n_r else rk
+    scores = rel_shift(qv @ F.pad(main, (1, 0)))  # padding rk's columns pads the scores' columns
+    if n_r:
+        b, h, t, _ = qv.shape
+        scores = torch.cat([(qv @ rk[..., -1:]).expand(b, h, t, n_r), scores], -1)
+    return scores
 
 
 @dataclass
@@ -172,20 +185,17 @@ class RelativeAttention(nn.Module):
         h, dh = cfg.n_head, cfg.d_head
         ctx = [s for s in (retrieved, mem) if s is not None]
         cat = torch.cat([*ctx, x], 1) if ctx else x
-        qkv = self.qkv(self.ln(cat) if cfg.pre_lnorm else cat)
-        q, k, val = qkv.view(b, -1, 3, h, dh).permute(2, 0, 3, 1, 4)  # each [B, H, K', dh]
-        q = q[:, :, -t:]
+        inp = self.ln(cat) if cfg.pre_lnorm else cat
+        # queries only for the current segment; keys and values over [retrieved; memory; current]
+        q = F.linear(inp[:, -t:], self.qkv.weight[: h * dh]).view(b, t, h, dh).transpose(1, 2)
+        k, val = F.linear(inp, self.qkv.weight[h * dh :]).view(b, -1, 2, h, dh).permute(2, 0, 3, 1, 4)
         n_r = keys.n_retrieved
         # r holds the distances K-1..0 of memory+current, plus one row for the far bucket if n_r
         rk = self.r_proj(r).view(-1, h, dh).permute(1, 2, 0)  # [H, dh, K(+1)]
-        qv = q + v[:, None]
-        bd = qv @ (rk[..., :-1] if n_r else rk)  # [B, H, T, K]
-        bd = rel_shift(bd)
-        if n_r:
-            far = (qv @ rk[..., -1:]).expand(b, h, t, n_r)
-            bd = torch.cat([far, bd], -1)
-        bias = bd * self.scale + keys.add_mask
-        bias = bias + self._extra_bias(keys, b, h)
+        bias = torch.add(keys.add_mask, position_scores(q + v[:, None], rk, n_r), alpha=self.scale)
+        extra = self._extra_bias(keys, h)
+        if extra is not None:
+            bias = bias + extra
 
         if keys.diagnostics is not None or not cfg.use_sdpa:
             scores = (q + u[:, None]) @ k.transpose(-1, -2) * self.scale + bias
@@ -203,18 +213,21 @@ class RelativeAttention(nn.Module):
         out = self.drop(self.out(vec.transpose(1, 2).reshape(b, t, h * dh)))
         return x + out if cfg.pre_lnorm else self.ln(x + out)
 
-    def _extra_bias(self, keys: _Keys, b: int, h: int) -> torch.Tensor | float:
-        extra: torch.Tensor | float = 0.0
+    def _extra_bias(self, keys: _Keys, h: int) -> torch.Tensor | None:
+        """Tag bias + connective boost + retrieved bias, [B|1, H, T, K'], or None when all are off."""
+        extra = None
         if self.cfg.tag_bias and keys.q_onehot is not None:
             qt = torch.einsum("btn,hnm->bhtm", keys.q_onehot, self.tag_bias)
-            extra = extra + qt @ keys.k_onehot.transpose(1, 2)[:, None]
+            extra = qt @ keys.k_onehot.transpose(1, 2)[:, None]
         if keys.k_connective is not None and self.cfg.connective_boost != "off":
             beta = self.boost if self.cfg.connective_boost == "learned" else torch.full(
                 (h,), self.cfg.connective_beta, device=keys.k_connective.device
             )
-            extra = extra + beta[None, :, None, None] * keys.k_connective[:, None, None, :]
+            boost = beta[None, :, None, None] * keys.k_connective[:, None, None, :]
+            extra = boost if extra is None else extra + boost
         if keys.n_retrieved:
-            extra = extra + self.retrieved_bias[None, :, None, None] * keys.is_retrieved
+            retr = self.retrieved_bias[None, :, None, None] * keys.is_retrieved
+            extra = retr if extra is None else extra + retr
         return extra
 
 

@@ -1,0 +1,101 @@
+"""Evaluation speed: Transformer-XL with cached memory vs a vanilla Transformer that recomputes its whole
+context for every predicted token (the paper's baseline, Table 9), same weights, same attention length.
+
+    .venv/bin/python benchmarks/txl_eval_speed.py               # CPU, one thread, lengths 800 and 1600
+    .venv/bin/python benchmarks/txl_eval_speed.py --device cuda
+
+(a) Transformer-XL: mem_len = L, the document fed in segments of --segment tokens, every token scored;
+    each query sees at least L keys. Timed over --segments segments once the memory is full.
+(b) vanilla: for each predicted token, one forward pass over the L tokens before it (no memory, the
+    same relative-position model), then the NLL of that one token. Running it for every token of the
+    document would take hours, so it is timed on --sample predicted positions and its per-token cost
+    is the mean over them; both sides report seconds per predicted token, and the ratio divides them.
+
+Token ids follow a Zipf law over the vocabulary (as words in text do), which matters only for the
+adaptive softmax's cost of tail clusters.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import torch
+
+from txl import TransformerXLConfig, TransformerXLLM
+
+
+def zipf_ids(n: int, vocab: int, gen: torch.Generator) -> torch.Tensor:
+    weights = 1.0 / torch.arange(1, vocab + 1, dtype=torch.float64) ** 1.1
+    return torch.multinomial(weights, n, replacement=True, generator=gen)
+
+
+def sync(device: torch.device) -> None:
+    if device.type == "cuda":
+        torch.cuda.synchronize()
+
+
+@torch.no_grad()
+def txl_per_token(model: TransformerXLLM, doc: torch.Tensor, seg: int, n_seg: int, device: torch.device) -> float:
+    """Seconds per predicted token with cached memory (memory filled before timing starts)."""
+    mem_len = model.cfg.mem_len
+    carry: dict = {}
+    pos = 0
+    while pos < mem_len:  # fill the memory
+        carry = model(doc[:, pos : pos + seg], **carry).carry()
+        pos += seg
+    sync(device)
+    start = time.perf_counter()
+    for _ in range(n_seg):
+        x, y = doc[:, pos : pos + seg], doc[:, pos + 1 : pos + seg + 1]
+        out = model(x, targets=y, **carry)
+        carry = out.carry()
+        pos += seg
+    sync(device)
+    return (time.perf_counter() - start) / (n_seg * seg)
+
+
+@torch.no_grad()
+def vanilla_per_token(model: TransformerXLLM, doc: torch.Tensor, length: int, sample: int, device: torch.device) -> float:
+    """Seconds per predicted token when every prediction recomputes its whole window of `length` tokens."""
+    positions = torch.linspace(length, doc.size(1) - 2, sample).long().tolist()
+    model(doc[:, :length])  # warm-up
+    sync(device)
+    start = time.perf_counter()
+    for p in positions:
+        hidden = model(doc[:, p - length : p]).hidden
+        model.crit.nll(hidden[:, -1:], doc[:, p : p + 1])
+    sync(device)
+    return (time.perf_counter() - start) / len(positions)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--lengths", type=int, nargs="+", default=[800, 1600])
+    ap.add_argument("--segment", type=int, default=128, help="Transformer-XL segment length")
+    ap.add_argument("--segments", type=int, default=8, help="timed Transformer-XL segments")
+    ap.add_argument("--sample", type=int, default=4, help="timed vanilla predictions")
+    ap.add_argument("--device", default="cpu")
+    ap.add_argument("--threads", type=int, default=1)
+    args = ap.parse_args()
+    torch.set_num_threads(args.threads)
+    device = torch.device(args.device)
+
+    cfg = TransformerXLConfig(dropout=0.0, clamp_len=-1)
+    torch.manual_seed(0)
+    model = TransformerXLLM(cfg).to(device).eval()
+    gen = torch.Generator().manual_seed(0)
+    print(f"model: d_model={cfg.d_model} n_layer={cfg.n_layer} n_head={cfg.n_head} vocab={cfg.vocab_size} "
+          f"cutoffs={cfg.cutoffs}; device={device}, threads={args.threads}, segment={args.segment}")
+    for length in args.lengths:
+        model.cfg.mem_len = length
+        n = length + (args.segments + 1) * args.segment + length // args.segment * args.segment + 2
+        doc = zipf_ids(n, cfg.vocab_size, gen)[None].to(device)
+        fast = txl_per_token(model, doc, args.segment, args.segments, device)
+        slow = vanilla_per_token(model, doc, length, args.sample, device)
+        print(f"attention length {length}: Transformer-XL {fast * 1e3:.3f} ms/token, vanilla "
+              f"{slow * 1e3:.1f} ms/token (mean of {args.sample} sampled predictions) -> {slow / fast:.0f}x")
+
+
+if __name__ == "__main__":
+    main()
