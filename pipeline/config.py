@@ -16,6 +16,7 @@ class ParseConfig(Options):
     ocr: bool = True  # OCR pages without a text layer through Tesseract
     ocr_language: str = "chi_sim+eng"
     ocr_dpi: int = 300
+    ocr_max_pages: int | None = None  # OCR at most this many pages per document (None = all); others warn
     jsonl_text_field: str = "text"
     jsonl_id_field: str | None = None
     kind: str | None = None  # force a document kind instead of detecting it
@@ -27,3 +28,4 @@ class SegmentConfig(Options):
     pack_tiny: bool = False  # pack consecutive tiny blocks of the same type into one segment
     tiny_tokens: int = 32
     connective_clause: bool = False  # mark the clause a connective opens, not only the connective
+    connectives: list[str] | None = None  # lexicon; None = the built-in zh+en one (pipeline.connectives)
