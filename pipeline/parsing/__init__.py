@@ -30,7 +30,7 @@ def _suffix(path: Path) -> str:
 
 def _sniff(head: bytes) -> str | None:
     """What the content is, whatever the name says."""
-    if head.startswith(b"%PDF"):
+    if b"%PDF-" in head:  # readers accept junk before the header within the first 1 KiB
         return "pdf"
     if head.startswith(b"\xd0\xcf\x11\xe0"):
         return "ole"
@@ -51,7 +51,7 @@ def _read(path: Path, config: ParseConfig) -> Extracted:
     if path.stat().st_size == 0:
         raise EmptyDocument(source, "empty file (0 bytes)")
     with open(path, "rb") as f:
-        head = f.read(8)
+        head = f.read(1024)
     suffix, content = _suffix(path), _sniff(head)
     expected = _EXPECTED.get(suffix)
     if content != expected and (expected or content):

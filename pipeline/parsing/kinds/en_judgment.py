@@ -44,7 +44,7 @@ _JUDGE_LINE = re.compile(
     r"|THE\s+(?:MASTER\s+OF\s+THE\s+ROLLS|CHANCELLOR|PRESIDENT))",
 )
 _PARTY_LINE = re.compile(
-    r"^(?:between\b|-?\s*and\s*-?$|v\.?$|vs\.?$|versus$|.{2,120}?\b(?:appellants?|respondents?|claimants?|defendants?"
+    r"^(?:between\b|-?\s*and\s*-?$|v\.?$|vs\.?$|versus$|.{2,120}?\b(?:appellants?|appellees?|respondents?|claimants?|defendants?"
     r"|petitioners?|plaintiffs?|applicants?|interveners?)\b\)?\.?\s*$|.{2,200}?\b(?:for\s+the\s+(?:appellants?|respondents?"
     r"|claimants?|defendants?|petitioners?|plaintiffs?|applicants?|state|government|united\s+states)|\(instructed\s+by)\b)",
     _I,
@@ -59,12 +59,16 @@ _VERDICT = re.compile(
     r"|(?:parties|each\s+party)\s+(?:shall|to)\s+bear\s+(?:their|its)\s+own\s+costs|petition\s+(?:is|stands)\s+dismissed)",
     _I,
 )
+_BELOW = (
+    r"(?:high\s+court|trial\s+(?:court|judge)|district\s+(?:court|judge)|sessions\s+(?:court|judge)|lower\s+court"
+    r"|courts?\s+below|division\s+bench|(?:learned\s+)?single\s+judge|learned\s+(?:trial\s+|district\s+)?judge|tribunal"
+    r"|appellate\s+(?:court|authority)|the\s+judge|magistrate|bankruptcy\s+court|commission|board|collector)"
+)
 _PROCEDURE = re.compile(
-    r"\b(?:high\s+court|trial\s+(?:court|judge)|district\s+court|sessions\s+(?:court|judge)|lower\s+court|court\s+below"
-    r"|courts\s+below|first\s+instance|division\s+bench|single\s+judge|learned\s+(?:single\s+)?judge|tribunal"
-    r"|appellate\s+(?:court|authority)|the\s+judge\s+(?:held|found|concluded|decided|rejected|accepted|dismissed)"
-    r"|magistrate|bankruptcy\s+court|court\s+of\s+appeals?\s+(?:held|affirmed|reversed)|decree|impugned\s+(?:judgment|order)"
-    r"|(?:leave|permission)\s+to\s+appeal|special\s+leave|writ\s+petition)",
+    rf"\b{_BELOW}\s+(?:has\s+|had\s+)?(?:held|found|observed|dismissed|allowed|decreed|came\s+to|was\s+of|rejected|accepted"
+    r"|set\s+aside|confirmed|reversed|affirmed|concluded|decided|granted|refused|convicted|acquitted|passed|recorded|took)"
+    r"|\b(?:impugned\s+(?:judgment|order)|judgment\s+(?:and\s+order\s+)?(?:of|passed\s+by)\s+the\s+(?:high|trial)"
+    r"|(?:leave|permission)\s+to\s+appeal\s+was|special\s+leave\s+(?:was\s+)?granted|aggrieved\s+by|feeling\s+aggrieved)",
     _I,
 )
 _CLAIMS = re.compile(
@@ -152,7 +156,11 @@ def type_spans(text: str, spans: list[Span]) -> list[Span]:
             state = s.type if not in_cover else state
             continue
         if in_cover:
+            # A cover page is recognised by its first line; after that its short lines (names, dates,
+            # courts below) default to HEADER until the first body paragraph.
             kind = _cover_type(piece)
+            if kind is None and i > 0 and i < 60 and len(piece) < 250 and not _BODY_START.match(piece):
+                kind = T.HEADER
             if kind is not None:
                 s.type = kind
                 continue
@@ -167,7 +175,10 @@ def type_spans(text: str, spans: list[Span]) -> list[Span]:
             s.type = state
             continue
         cue = _cue(piece)
-        s.type = state = cue or state
+        s.type = cue or state
+        # Arguments run over several paragraphs; a ruling below is usually reported in one.
+        if cue is not None and cue is not T.PROCEDURE:
+            state = cue
     return spans
 
 

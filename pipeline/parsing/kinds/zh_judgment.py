@@ -102,8 +102,20 @@ def score(text: str, language: str) -> float:
     return min(1.0, hits / 5)
 
 
+# Section headings of case reports (人民法院案例库, 指导性案例) and of some judgments.
+_HEADINGS = {
+    "基本案情": T.FACTS, "案情": T.FACTS, "事实": T.FACTS, "裁判理由": T.OPINION, "裁判要旨": T.OPINION,
+    "裁判要点": T.OPINION, "裁判结果": T.VERDICT, "关联索引": T.APPENDIX, "相关法条": T.APPENDIX, "关键词": T.HEADER,
+}
+_HEADING = re.compile(rf"^(?:[一二三四五六七八九十]+、)?({'|'.join(_HEADINGS)})[:：]?")
+
+
 def _classify(piece: str, state: T) -> T:
     """The section this paragraph belongs to, given the section the previous one was in."""
+    if len(piece) <= 12 and (h := _HEADING.match(piece)):
+        return _HEADINGS[h.group(1)]
+    if piece.startswith("关键词"):
+        return T.HEADER
     if state is T.APPENDIX:
         return state
     head = piece[:80]

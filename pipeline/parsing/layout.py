@@ -1,0 +1,154 @@
+"""Page geometry to paragraphs: reading order (columns), paragraph breaks and line joining.
+
+Works on plain `Line` records so the same code serves the PDF text layer and OCR output.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from statistics import median
+
+# Han, CJK punctuation and full-width forms: text in these scripts is written without spaces.
+_CJK = "\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
+_CJK_CHAR = re.compile(f"[{_CJK}]")
+_HAN_GAP = re.compile(r"(?<=[\u3400-\u9fff])[ \t\u3000\xa0]+(?=[\u3400-\u9fff])")
+_SPACES = re.compile(r"[ \t\xa0]{2,}")
+
+
+@dataclass(slots=True)
+class Line:
+    text: str
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    size: float
+    horizontal: bool = True
+    ocr: bool = False
+
+    @property
+    def height(self) -> float:
+        return self.y1 - self.y0
+
+
+@dataclass(slots=True)
+class Paragraph:
+    text: str
+    bbox: tuple[float, float, float, float]
+    ocr: bool
+
+
+def clean_line(text: str) -> str:
+    """One visual line: no spaces between Han characters (PDF producers space out justified CJK text)."""
+    text = _HAN_GAP.sub("", text.strip())
+    return _SPACES.sub(" ", text)
+
+
+def join_lines(a: str, b: str) -> str:
+    """Join two consecutive lines of a paragraph: no space around CJK, hyphenation repaired."""
+    if not a:
+        return b
+    if not b:
+        return a
+    if a[-1] == "-" and len(a) > 1 and a[-2].isalpha() and b[0].islower():
+        return a[:-1] + b
+    if _CJK_CHAR.match(a[-1]) or _CJK_CHAR.match(b[0]):
+        return a + b
+    return a + " " + b
+
+
+def _merge_same_baseline(lines: list[Line]) -> list[Line]:
+    """Fragments of one visual line (separate text runs on one baseline) become one line."""
+    out: list[Line] = []
+    for ln in sorted(lines, key=lambda ln: (round(ln.y1 / 2), ln.x0)):
+        prev = out[-1] if out else None
+        if (
+            prev is not None
+            and abs(prev.y1 - ln.y1) < 0.5 * max(prev.height, 1.0)
+            and ln.x0 >= prev.x1 - 1
+            and ln.x0 - prev.x1 < 3 * max(prev.size, ln.size)
+        ):
+            sep = "" if _CJK_CHAR.match(prev.text[-1:] or "a") or _CJK_CHAR.match(ln.text[:1] or "a") else " "
+            out[-1] = Line(prev.text + sep + ln.text, prev.x0, min(prev.y0, ln.y0), ln.x1, max(prev.y1, ln.y1),
+                           max(prev.size, ln.size), True, prev.ocr or ln.ocr)
+        else:
+            out.append(ln)
+    return out
+
+
+def reading_order(lines: list[Line], width: float) -> list[list[Line]]:
+    """Columns in reading order. Two-column pages read band by band (full-width lines cut bands):
+    the left column of a band, then its right column."""
+    lines = [ln for ln in lines if ln.horizontal and ln.text]
+    if not lines:
+        return []
+    mid = width / 2
+    slack = 0.02 * width
+    left = [ln for ln in lines if ln.x1 <= mid + slack]
+    right = [ln for ln in lines if ln.x0 >= mid - slack]
+    if len(left) < 5 or len(right) < 5:
+        return [_merge_same_baseline(lines)]
+    spanning = sorted((ln for ln in lines if ln.x1 > mid + slack and ln.x0 < mid - slack), key=lambda ln: ln.y0)
+    in_left = {id(ln) for ln in left}
+    right = [ln for ln in right if id(ln) not in in_left]  # a narrow centred line reads with the left
+    groups: list[list[Line]] = []
+    bounds = [float("-inf"), *(ln.y0 for ln in spanning), float("inf")]
+    for i, (lo, hi) in enumerate(zip(bounds, bounds[1:], strict=False)):
+        for side in (left, right):
+            groups.append(sorted((ln for ln in side if lo <= ln.y0 < hi), key=lambda ln: (ln.y0, ln.x0)))
+        if i < len(spanning):
+            groups.append([spanning[i]])
+    return [g for g in groups if g]
+
+
+def paragraphs(columns: list[list[Line]]) -> list[Paragraph]:
+    """Lines of each column into paragraphs: break at a larger gap, a size change, an indented first
+    line, or after a line that stops well short of the column's right edge."""
+    out: list[Paragraph] = []
+    for col in columns:
+        if not col:
+            continue
+        pitches = [b.y0 - a.y0 for a, b in zip(col, col[1:], strict=False) if 0 < b.y0 - a.y0 < 3 * a.height + 1]
+        pitch = median(pitches) if pitches else None
+        x_left = min(ln.x0 for ln in col)
+        x_right = max(ln.x1 for ln in col)
+        span = max(x_right - x_left, 1.0)
+        cur: list[Line] = []
+        for ln in col:
+            if cur and _breaks(cur[-1], ln, pitch, x_left, x_right, span):
+                out.append(_paragraph(cur))
+                cur = []
+            cur.append(ln)
+        if cur:
+            out.append(_paragraph(cur))
+    return out
+
+
+def _breaks(prev: Line, ln: Line, pitch: float | None, x_left: float, x_right: float, span: float) -> bool:
+    step = ln.y0 - prev.y0
+    if step < -0.5 * prev.height:
+        return True  # moved up: a new column or a new region
+    if pitch is not None and step > 1.45 * pitch + 0.5:
+        return True
+    if pitch is None and ln.y0 - prev.y1 > 0.8 * prev.height:
+        return True
+    if abs(ln.size - prev.size) > 1.2:
+        return True
+    em = max(ln.size, 4.0)
+    if ln.x0 - x_left > 1.2 * em and prev.x0 - x_left < 0.6 * em:
+        return True  # first-line indent
+    return span > 20 * em and prev.x1 < x_right - 0.25 * span
+
+
+def _paragraph(lines: list[Line]) -> Paragraph:
+    text = ""
+    for ln in lines:
+        text = join_lines(text, ln.text)
+    bbox = (
+        min(ln.x0 for ln in lines),
+        min(ln.y0 for ln in lines),
+        max(ln.x1 for ln in lines),
+        max(ln.y1 for ln in lines),
+    )
+    return Paragraph(text, bbox, any(ln.ocr for ln in lines))

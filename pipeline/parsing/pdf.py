@@ -1,0 +1,112 @@
+"""PDF through PyMuPDF's `get_text("dict")`: lines with geometry → furniture removed → reading order →
+paragraphs. Pages without a text layer go through Tesseract (PyMuPDF's OCR text page) when enabled."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pymupdf
+
+from pipeline.config import ParseConfig
+from pipeline.errors import CorruptDocument, EmptyDocument, EncryptedDocument, TooManyPages
+from pipeline.parsing.cleanup import furniture
+from pipeline.parsing.layout import Line, clean_line, paragraphs, reading_order
+from pipeline.parsing.spans import Extracted, TextBuilder
+
+# Text only: images in the dict output would cost time and memory for nothing.
+_FLAGS = pymupdf.TEXT_PRESERVE_LIGATURES | pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP
+_MIN_TEXT = 8  # characters: fewer means the page has no usable text layer
+
+
+def open_pdf(path: Path, config: ParseConfig) -> pymupdf.Document:
+    source = str(path)
+    try:
+        doc = pymupdf.open(path, filetype="pdf")
+    except (pymupdf.FileDataError, RuntimeError, ValueError) as e:
+        raise CorruptDocument(source, f"cannot open PDF ({e})") from None
+    if doc.needs_pass or doc.is_encrypted:
+        doc.close()
+        raise EncryptedDocument(source, "password-protected PDF")
+    if doc.page_count == 0:
+        repaired = doc.is_repaired
+        doc.close()
+        if repaired:  # a cut-off file loses its page tree first
+            raise CorruptDocument(source, "truncated or damaged PDF: no pages could be recovered")
+        raise EmptyDocument(source, "PDF has no pages")
+    if doc.page_count > config.page_limit:
+        n = doc.page_count
+        doc.close()
+        raise TooManyPages(source, f"{n} pages, over the limit of {config.page_limit} (parse.page_limit)")
+    return doc
+
+
+def page_lines(page: pymupdf.Page, textpage=None, ocr: bool = False) -> list[Line]:
+    data = page.get_text("dict", flags=_FLAGS, textpage=textpage)
+    out: list[Line] = []
+    for block in data["blocks"]:
+        for line in block.get("lines", ()):
+            spans = line["spans"]
+            text = clean_line("".join(s["text"] for s in spans))
+            if not text:
+                continue
+            dx, dy = line["dir"]
+            x0, y0, x1, y1 = line["bbox"]
+            size = max(s["size"] for s in spans)
+            out.append(Line(text, x0, y0, x1, y1, size, abs(dy) < 0.05 and dx > 0, ocr))
+    return out
+
+
+def _ocr_lines(page: pymupdf.Page, config: ParseConfig) -> list[Line]:
+    textpage = page.get_textpage_ocr(language=config.ocr_language, dpi=config.ocr_dpi, full=True)
+    return page_lines(page, textpage, ocr=True)
+
+
+def extract_lines(doc: pymupdf.Document, config: ParseConfig, source: str) -> tuple[list[list[Line]], list[str]]:
+    """Every page's lines, OCR'd where there is no text layer; warnings for pages that could not be read."""
+    pages: list[list[Line]] = []
+    warnings: list[str] = []
+    ocr_budget = config.ocr_max_pages
+    for pno in range(doc.page_count):
+        try:
+            page = doc.load_page(pno)
+            lines = page_lines(page)
+        except (RuntimeError, ValueError) as e:
+            warnings.append(f"page {pno + 1}: unreadable ({e})")
+            pages.append([])
+            continue
+        if sum(len(ln.text) for ln in lines) < _MIN_TEXT:
+            if not config.ocr:
+                warnings.append(f"page {pno + 1}: no text layer (OCR is off)")
+            elif ocr_budget is not None and ocr_budget <= 0:
+                warnings.append(f"page {pno + 1}: no text layer; OCR skipped (parse.ocr_max_pages)")
+            else:
+                try:
+                    lines = _ocr_lines(page, config)
+                except RuntimeError as e:  # Tesseract missing or its language data absent
+                    warnings.append(f"page {pno + 1}: OCR failed ({e})")
+                if ocr_budget is not None:
+                    ocr_budget -= 1
+        pages.append(lines)
+    return pages, warnings
+
+
+def read_pdf(path: Path, config: ParseConfig) -> Extracted:
+    source = str(path)
+    doc = open_pdf(path, config)
+    with doc:
+        pages, warnings = extract_lines(doc, config, source)
+        sizes = [(doc[p].rect.width, doc[p].rect.height) for p in range(doc.page_count)]
+        repaired = doc.is_repaired
+    drop = furniture(pages, sizes)
+    builder = TextBuilder("\n")
+    for pno, (lines, gone) in enumerate(zip(pages, drop, strict=True)):
+        body = [ln for i, ln in enumerate(lines) if i not in gone]
+        for para in paragraphs(reading_order(body, sizes[pno][0])):
+            builder.add(para.text, page=pno, bbox=tuple(round(v, 2) for v in para.bbox), ocr=para.ocr)
+    if not builder.spans:
+        if repaired:
+            raise CorruptDocument(source, "damaged or truncated PDF: no readable text")
+        raise EmptyDocument(source, "no text on any page" + ("" if config.ocr else " (OCR is off)"))
+    if repaired:
+        warnings.append("the PDF was damaged and repaired on opening; some text may be missing")
+    return Extracted(text=builder.text(), spans=builder.spans, n_pages=len(pages), warnings=warnings)
