@@ -101,7 +101,7 @@ def _plot(fig: Figure, rows: list[tuple]) -> str:
         else:
             labels, counts = [str(r[0]) for r in rows], [r[1] for r in rows]
             if fig.kind == "barh":
-                f, ax = plt.subplots(figsize=(6, 0.6 + 0.25 * len(rows)))
+                f, ax = plt.subplots(figsize=(6, max(2.0, 0.6 + 0.25 * len(rows))))
                 ax.barh(labels[::-1], counts[::-1], color="#4472c4")
                 ax.set_xlabel(fig.xlabel)
             else:
@@ -143,9 +143,11 @@ def _summary(manifest: dict) -> str:
         f"<tr><th>{_esc(k)}</th><td>{v:.2f} s</td><td>{100 * v / total:.0f}%</td></tr>" for k, v in seconds.items()
     )
     return (
-        f"<section><h2>Run</h2><table class='kv'>{rows}</table>"
-        f"<h3>Counts</h3><table class='kv'>{count_rows}</table>"
-        f"<h3>Time per stage (summed over batches)</h3><table class='kv'>{stage_rows}</table></section>"
+        "<section class='row'>"
+        f"<div><h2>Run</h2><table class='kv'>{rows}</table></div>"
+        f"<div><h2>Counts</h2><table class='kv'>{count_rows}</table></div>"
+        f"<div><h2>Time per stage</h2><table class='kv'>{stage_rows}</table><p>summed over batches</p></div>"
+        "</section>"
     )
 
 
@@ -212,6 +214,7 @@ figure img{width:100%}
 pre{background:#f6f8fa;padding:.5rem;white-space:pre-wrap;font-size:.75rem}
 input[type=search]{width:100%;padding:.4rem;margin:.5rem 0}
 details{margin:.25rem 0}
+.row{display:flex;flex-wrap:wrap;gap:2rem}
 """
 
 SCRIPT = """

@@ -186,6 +186,8 @@ def run_flow(input_dir: str, out_dir: str, config: dict[str, Any] | None = None)
 
     with OutputStore(out, run_id, model["id"]).lock() as store:
         logger.info(f"{'resuming' if resumed else 'starting'} run {run_id}: {inp} -> {out}")
+        if resumed:
+            _drop_unfinished_writes(out, run_id)
         manifest = mf.start_manifest(out, inp, run_id, flow_run_id, cfg, model, fingerprint, resumed)
         try:
             ctx = StageContext(cfg, str(out), run_id, model["id"])
@@ -204,6 +206,12 @@ def run_flow(input_dir: str, out_dir: str, config: dict[str, Any] | None = None)
         publish_artifacts(manifest)
     logger.info(f"run {run_id} completed: {counts['documents']} documents, {counts['errors']} errors")
     return manifest
+
+
+def _drop_unfinished_writes(out: Path, run_id: str) -> None:
+    """Temp files a killed run left mid-write; readers never saw them (they are not *.parquet)."""
+    for tmp in out.glob(f"*/run_id={run_id}/.*.tmp"):
+        tmp.unlink(missing_ok=True)
 
 
 def _run_batches(inp: Path, store: OutputStore, ctx: StageContext, cache_dir: str, fingerprint: str):

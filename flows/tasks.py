@@ -169,9 +169,13 @@ class FileCache:
         from prefect.filesystems import LocalFileSystem
         from prefect.results import ResultStore
 
+        root = Path(cache_dir).resolve()
         self.fingerprint = fingerprint
+        # Metadata apart from the payload makes `has` cheap, and it is written last: an entry whose
+        # metadata exists has a complete payload.
         self.store = ResultStore(
-            result_storage=LocalFileSystem(basepath=str(Path(cache_dir).resolve())),
+            result_storage=LocalFileSystem(basepath=str(root / "results")),
+            metadata_storage=LocalFileSystem(basepath=str(root / "meta")),
             cache_result_in_memory=False,
         )
 
