@@ -184,8 +184,9 @@ def _to_segments(
 
 
 def _recut(document: Document, piece: _Piece, tokenizer: LegalTokenizer, budget: int) -> list[_Piece]:
-    """A piece that came out over budget, cut by its own token offsets until every part fits."""
-    if piece.last is not None:  # packed tiny blocks: give them back one by one
+    """A piece that came out over budget, split again until every part fits: packed blocks back into
+    single blocks, several sentences at the sentence end nearest their middle, one sentence inside."""
+    if piece.last is not None:
         blocks = [b for b in document.blocks if piece.block.block_idx <= b.block_idx <= piece.last.block_idx]
         pending = [_Piece(b, 0, len(b.text)) for b in blocks if b.text.strip()]
     else:
@@ -193,11 +194,17 @@ def _recut(document: Document, piece: _Piece, tokenizer: LegalTokenizer, budget:
     done = []
     while pending:
         part = pending.pop(0)
-        enc = tokenizer.hf.encode(_text(document, part), add_special_tokens=False)
+        text = part.block.text[part.start : part.end]
+        enc = tokenizer.hf.encode(text, add_special_tokens=False)
         if len(enc.ids) <= budget:
             part.n_tokens = len(enc.ids)
             done.append(part)
             continue
-        units = _cut_sentence(part.start, part.block.text[part.start : part.end], enc.offsets, budget)
-        pending = [_Piece(part.block, s, e) for s, e, _ in units] + pending
+        ends = [part.start + e for _, e in sentence_spans(text)[:-1]]
+        if ends:
+            middle = min(ends, key=lambda e: abs(2 * e - part.start - part.end))
+            halves = [(part.start, middle), (middle, part.end)]
+        else:
+            halves = [(s, e) for s, e, _ in _cut_sentence(part.start, text, enc.offsets, budget)]
+        pending = [_Piece(part.block, s, e) for s, e in halves] + pending
     return done
