@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from flows.cli import app  # noqa: F401  (imported for its side effect order: the root app exists first)
-from flows.cli_common import console, eval_app, existing_path, fail
+from flows.cli_common import ConfigOpt, SetOpt, console, eval_app, existing_path, fail, resolve_config
 
 
 def _print_json(obj) -> None:
@@ -54,3 +54,55 @@ def eval_retrieval(
         if arm in result:
             table.add_row(arm, *(f"{result[arm][m]:.4f}" for m in ("ndcg@10", "ndcg@30", "recall@100")))
     console.print(table)
+
+
+@app.command("ask")
+def ask(
+    question: Annotated[str, typer.Argument(help="The question, in any language of the corpus.")],
+    index: Annotated[Path, typer.Option("--index", help="OUT_DIR written by `ldx run`.")],
+    k: Annotated[int, typer.Option("--k", min=1, help="Segments to retrieve and cite.")] = 10,
+    doc: Annotated[str | None, typer.Option("--doc", help="Only this document (doc_id).")] = None,
+    kind: Annotated[list[str] | None, typer.Option("--kind", help="Only documents of this kind (repeatable).")] = None,
+    block_type: Annotated[
+        list[str] | None, typer.Option("--block-type", help="Only segments of this block type (repeatable).")
+    ] = None,
+    court: Annotated[str | None, typer.Option("--court", help="Only documents whose court contains this.")] = None,
+    date_from: Annotated[str | None, typer.Option("--from", help="Only documents dated on/after YYYY-MM-DD.")] = None,
+    date_to: Annotated[str | None, typer.Option("--to", help="Only documents dated on/before YYYY-MM-DD.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    config: ConfigOpt = None,
+    set_: SetOpt = None,
+) -> None:
+    """Answer a question over an indexed run, with citations (doc, segment, block type, page, bbox, text)."""
+    from pipeline.errors import DocumentError
+    from retrieval.ask import AskSession, parse_date
+    from retrieval.hybrid import Filters
+    from retrieval.store import StoreError
+
+    cfg = resolve_config(config, set_)
+    existing_path(index, "directory")
+    try:
+        filters = Filters(
+            kinds=set(kind) if kind else None,
+            block_types={b.upper() for b in block_type} if block_type else None,
+            court=court,
+            date_from=parse_date(date_from),
+            date_to=parse_date(date_to),
+        )
+    except ValueError as e:
+        fail(f"bad date: {e}")
+    try:
+        session = AskSession(index, cfg.retrieval, cfg.model.checkpoint, cfg.model.device)
+        answer = session.ask(question, k=k, doc_id=doc, filters=filters)
+    except (DocumentError, StoreError) as e:
+        fail(str(e))
+    if as_json:
+        _print_json(answer.to_dict())
+        return
+    console.print(f"[bold]answer:[/] {answer.answer}", highlight=False)
+    for note in answer.notes:
+        console.print(f"[dim]{note}[/]", highlight=False)
+    for i, c in enumerate(answer.citations, start=1):
+        where = f"p.{c.page + 1}" if c.page is not None else "no page"
+        console.print(f"[cyan][{i}][/] {c.segment_id} {c.block_type} {where} score={c.score:.4f}", highlight=False)
+        console.print(f"    {c.text[:200]}", highlight=False, markup=False)

@@ -1,0 +1,151 @@
+"""Question answering over an indexed run: retrieve segments, read an answer, cite the sources.
+
+`AskSession(out_dir)` loads the run's segments, blocks and documents (latest run of each document),
+builds BM25 over the segments, and adds the dense arm over the segment-state store when OUT_DIR/index
+exists and its checkpoint loads. `session.ask(question, k, doc_id)` returns an `Answer` whose citations
+carry the block's page and bbox. The answer text comes from the reader head when a reader checkpoint
+exists; otherwise the answer is "none" and only the citations are returned.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from pipeline.errors import DocumentError
+from pipeline.store import open_duckdb
+from retrieval.config import RetrievalConfig
+from retrieval.hybrid import Filters, HybridIndex, Passage
+from retrieval.stage import INDEX_DIR
+from retrieval.store import SegmentStore, StoreError
+
+
+class IndexMissing(DocumentError):
+    stage = "ask"
+
+
+@dataclass
+class Citation:
+    doc_id: str
+    segment_id: str
+    block_type: str
+    page: int | None
+    bbox: list[float] | None
+    score: float
+    text: str
+
+
+@dataclass
+class Answer:
+    question: str
+    answer: str  # answer text, "YES", "NO" or "none"
+    answer_score: float | None
+    citations: list[Citation]
+    arms: list[str]
+    reader: str | None  # the reader checkpoint, None when no reader exists
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+# Each segment/block/document once: a document re-run in a later run replaces its earlier rows.
+_LATEST = "QUALIFY row_number() OVER (PARTITION BY {key} ORDER BY run_id DESC) = 1"
+
+
+class StoreArm:
+    """Dense arm over the segment-state store: the query is encoded by the same model as the segments."""
+
+    def __init__(self, store: SegmentStore, model, tokenizer, passages: list[Passage], pooling: str):
+        self.store, self.model, self.tokenizer, self.pooling = store, model, tokenizer, pooling
+        self.segment_ids = [p.segment_id for p in passages]
+        self.row_of = {s: i for i, s in enumerate(self.segment_ids)}
+
+    def top(self, query: str, n: int, allowed: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+        from retrieval.encoder import encode_query
+
+        q = encode_query(self.model, self.tokenizer, query, self.pooling)
+        only = None if allowed is None else {self.segment_ids[i] for i in np.flatnonzero(allowed)}
+        hits = [(self.row_of[s], sc) for s, sc in self.store.search(q, n, only=only)[0] if s in self.row_of]
+        return np.array([r for r, _ in hits], dtype=np.int64), np.array([s for _, s in hits], dtype=np.float32)
+
+
+class AskSession:
+    def __init__(self, out_dir: str | Path, config: RetrievalConfig | None = None, checkpoint: str | None = None,
+                 device: str = "auto"):
+        self.out_dir = Path(out_dir)
+        self.config = config or RetrievalConfig()
+        self.notes: list[str] = []
+        if not (self.out_dir / "segments").is_dir():
+            raise IndexMissing(str(self.out_dir), "no segments table here; run `ldx run INPUT --out OUT_DIR` first")
+        con = open_duckdb(self.out_dir)
+        seg = con.execute(
+            "SELECT segment_id, doc_id, seg_idx, block_idx, CAST(type AS VARCHAR) AS type, text FROM segments "
+            + _LATEST.format(key="segment_id") + " ORDER BY doc_id, seg_idx"
+        ).fetchall()
+        docs = con.execute(
+            "SELECT doc_id, kind, meta.court AS court, meta.date AS date FROM documents " + _LATEST.format(key="doc_id")
+        ).fetchall()
+        blocks = con.execute(
+            "SELECT doc_id, block_idx, page, bbox FROM blocks " + _LATEST.format(key="doc_id, block_idx")
+        ).fetchall()
+        if not seg:
+            raise IndexMissing(str(self.out_dir), "the run wrote no segments")
+        self.blocks = {(d, b): (page, list(bbox) if bbox is not None else None) for d, b, page, bbox in blocks}
+        doc_meta = {d: (kind, court, date) for d, kind, court, date in docs}
+        self.block_of: dict[str, int] = {}
+        passages = []
+        for sid, doc_id, _, block_idx, btype, text in seg:
+            kind, court, date = doc_meta.get(doc_id, (None, None, None))
+            passages.append(Passage(sid, doc_id, text, btype, kind, court, date))
+            self.block_of[sid] = block_idx
+        self.search_index = HybridIndex(passages, bm25=self.config.bm25)
+        self._add_dense(checkpoint, device)
+        self.reader = None  # the reader module adds itself when a reader checkpoint exists
+
+    def _add_dense(self, checkpoint: str | None, device: str) -> None:
+        from retrieval.encoder import checkpoint_file, load_encoder
+
+        if not self.config.dense:
+            return
+        try:
+            store = SegmentStore.open(self.out_dir / INDEX_DIR, mmap=True, config=self.config)
+        except StoreError as e:
+            self.notes.append(f"dense search off: {e}")
+            return
+        path = checkpoint_file(checkpoint)
+        if path is None or not path.is_file():
+            self.notes.append("dense search off: no model checkpoint to encode the question")
+            return
+        model, tokenizer = load_encoder(path, device)
+        self.model, self.tokenizer = model, tokenizer
+        pooling = store.manifest.get("pooling", self.config.pooling)
+        self.search_index.add_dense("txl", StoreArm(store, model, tokenizer, self.search_index.passages, pooling))
+
+    def citation(self, segment_id: str, score: float) -> Citation:
+        p = self.search_index.passages[self.search_index.row_of[segment_id]]
+        page, bbox = self.blocks.get((p.doc_id, self.block_of[segment_id]), (None, None))
+        return Citation(p.doc_id, segment_id, p.block_type, page, bbox, round(float(score), 6), p.text)
+
+    def ask(self, question: str, k: int = 10, doc_id: str | None = None, filters: Filters | None = None) -> Answer:
+        filters = filters or Filters()
+        if doc_id is not None:
+            filters.doc_ids = {doc_id}
+            if not any(p.doc_id == doc_id for p in self.search_index.passages):
+                raise IndexMissing(str(self.out_dir), f"no document {doc_id} in this run")
+        hits = self.search_index.search(question, k=k, filters=filters, level="segment", rrf_k=self.config.rrf_k)
+        citations = [self.citation(h.segment_id, h.score) for h in hits]
+        answer, score, notes = "none", None, list(self.notes)
+        if self.reader is None:
+            notes.append("no reader checkpoint: answer is 'none'; see the citations")
+        else:
+            answer, score = self.reader.answer(question, citations)
+        return Answer(question, answer, score, citations, self.search_index.arms,
+                      getattr(self.reader, "checkpoint", None), notes)
+
+
+def parse_date(value: str | None) -> dt.date | None:
+    return dt.date.fromisoformat(value) if value else None

@@ -1,0 +1,51 @@
+"""The encoder the index was built with: loading it, and turning a query text into a key of the store."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from pipeline.records import BlockType, Segment
+from retrieval.pooling import pool_key
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def checkpoint_file(configured: str | None) -> Path | None:
+    """The configured checkpoint, else the first one shipped in data/models/, else None."""
+    if configured:
+        return Path(configured)
+    shipped = sorted((ROOT / "data" / "models").glob("*.pt"))
+    return shipped[0] if shipped else None
+
+
+def pick_device(name: str = "auto") -> str:
+    import torch
+
+    if name == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    return name
+
+
+def load_encoder(checkpoint: Path, device: str = "auto"):
+    """(model in eval mode, tokenizer) of a checkpoint; the shipped tokenizer unless the checkpoint names one."""
+    from pipeline.tokenizer import load_tokenizer
+    from txl.checkpoint import load_model
+
+    model, extra = load_model(checkpoint, pick_device(device))
+    return model, load_tokenizer(extra.get("tokenizer"))
+
+
+def encode_query(model, tokenizer, text: str, pooling: str = "mean") -> np.ndarray:
+    """A query as the store sees a segment: encoded alone (no memory), its last layer pooled to one key."""
+    import torch
+
+    from pipeline.tokenizer import encode_segment
+
+    seg = Segment("query", 0, 0, BlockType.OTHER, text, 0, 0, len(text))
+    ids = encode_segment(seg, tokenizer)[0][: model.cfg.mem_len or None]
+    device = next(model.parameters()).device
+    with torch.no_grad():
+        out = model(torch.tensor([ids], device=device))
+    return pool_key(out.hidden[0].float().cpu().numpy(), pooling)

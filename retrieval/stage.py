@@ -1,0 +1,90 @@
+"""The index stage of `ldx run`: encode every segment of the run (with memory injection), then commit
+the segment-state store under OUT_DIR/index/.
+
+For the flow (flows/tasks.py RUN_STAGES), register `"index": "retrieval.stage:index_run_stage"`:
+
+    index_run_stage(docs: Callable[[], Iterator[DocWork]], ctx: StageContext) -> dict[str, int]
+
+It reads `work.segments` of each DocWork and `ctx.config` (model, retrieval) and `ctx.out_dir`. The
+plain-Python entry point is `index_segments(out_dir, segments_by_doc, model, tokenizer, config)`.
+Without a checkpoint the stage indexes nothing and says so in its counts (`no_model: 1`); `ldx ask`
+then searches with BM25 (and the sentence model) alone.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+
+from pipeline.records import Segment
+from retrieval.config import RetrievalConfig
+from retrieval.inject import encode_document
+from retrieval.store import SegmentStore, StoreError
+
+INDEX_DIR = "index"
+
+
+def open_or_create(root: Path, model, config: RetrievalConfig, model_id: str = "") -> SegmentStore:
+    """The store at `root`, created for this model's shapes if absent; refuses one built by another model."""
+    cfg = model.cfg
+    try:
+        store = SegmentStore.open(root, config=config)
+    except StoreError:
+        if (root / "manifest.json").exists():
+            raise
+        store = SegmentStore.create(root, cfg.d_model, (cfg.n_layer, config.states_per_layer, cfg.d_model), config)
+        store.manifest["model_id"] = model_id
+        return store
+    if store.manifest.get("model_id", "") != model_id or store.dim != cfg.d_model:
+        raise StoreError(f"{root}: built with model {store.manifest.get('model_id') or '?'}; re-index with a new OUT_DIR")
+    return store
+
+
+def index_segments(
+    out_dir: str | Path,
+    segments_by_doc: Iterable[list[Segment]],
+    model,
+    tokenizer,
+    config: RetrievalConfig | None = None,
+    model_id: str = "",
+) -> dict[str, int]:
+    """Encode and index documents (each a list of its segments in order); a re-indexed document replaces
+    its old entries. Commits once at the end."""
+    from pipeline.tokenizer import encode_segment
+
+    cfg = config or RetrievalConfig()
+    store = open_or_create(Path(out_dir) / INDEX_DIR, model, cfg, model_id)
+    n_docs = n_segs = 0
+    t0 = time.perf_counter()
+    for segments in segments_by_doc:
+        if not segments:
+            continue
+        segments = sorted(segments, key=lambda s: s.seg_idx)
+        store.delete_document(segments[0].doc_id)
+        encoded = [encode_segment(s, tokenizer) for s in segments]
+        encode_document(model, segments, [ids for ids, _ in encoded], store, cfg, [m for _, m in encoded])
+        n_docs += 1
+        n_segs += len(segments)
+    store.manifest["pooling"] = cfg.pooling
+    store.commit()
+    return {
+        "indexed_documents": n_docs,
+        "indexed_segments": n_segs,
+        "index_keys": len(store),
+        "state_bytes_per_segment": store.state_bytes_per_segment,
+        "index_ms": int(1000 * (time.perf_counter() - t0)),
+    }
+
+
+def index_run_stage(docs: Callable[[], Iterator], ctx) -> dict[str, int]:
+    """The flow's run stage (see the module docstring)."""
+    from retrieval.encoder import checkpoint_file, load_encoder
+
+    path = checkpoint_file(ctx.config.model.checkpoint)
+    if path is None or not path.is_file():
+        return {"indexed_documents": 0, "no_model": 1}
+    model, tokenizer = load_encoder(path, ctx.config.model.device)
+    return index_segments(
+        ctx.out_dir, (w.segments for w in docs()), model, tokenizer, ctx.config.retrieval, ctx.model_id
+    )

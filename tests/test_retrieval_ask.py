@@ -1,0 +1,102 @@
+"""`ldx ask` over a small real indexed run (a CUAD contract PDF), and the session cache of states."""
+
+from __future__ import annotations
+
+import json
+
+import pymupdf
+import pytest
+import torch
+from typer.testing import CliRunner
+
+import pipeline
+from pipeline.records import block_rows, document_rows, segment_rows
+from pipeline.store import OutputStore, open_duckdb
+from pipeline.tokenizer import load_tokenizer
+from retrieval.cache import DocStateCache
+from retrieval.stage import index_segments
+from retrieval.store import SegmentStore
+from txl.checkpoint import save_model
+from txl.model import TransformerXLConfig, TransformerXLLM
+
+PDF = "en/contracts/pdf/AlliedEsportsEntertainmentInc_20190815_8-K_EX-10.34_11788308_EX-10.34_Sponsorship Agreement.pdf"
+
+
+@pytest.fixture(scope="module")
+def indexed_run(shared_data, tmp_path_factory):
+    """OUT_DIR with the tables `ldx run` writes for one real PDF, and its index built by a tiny random model."""
+    out = tmp_path_factory.mktemp("run")
+    doc = pipeline.parse(shared_data / PDF)
+    segments = pipeline.segment(doc)
+    store = OutputStore(out, "r1")
+    store.write("documents", document_rows(doc, "r1"), doc.doc_id)
+    store.write("blocks", block_rows(doc.blocks, "r1"), doc.doc_id)
+    store.write("segments", segment_rows(segments, "r1"), doc.doc_id)
+    tok = load_tokenizer()
+    torch.manual_seed(0)
+    cfg = TransformerXLConfig(vocab_size=tok.hf.get_vocab_size(), d_model=32, n_layer=2, n_head=2, d_head=16,
+                              d_inner=64, mem_len=128, cutoffs=[], dropout=0.0)
+    model = TransformerXLLM(cfg).eval()
+    ckpt = out / "tiny.pt"
+    save_model(ckpt, model)
+    # the first 40 segments get states (enough for the dense arm); BM25 covers every Parquet segment
+    counts = index_segments(out, [segments[:40]], model, tok, model_id="tiny")
+    assert counts["indexed_segments"] == 40 == counts["index_keys"]
+    return out, ckpt, doc, segments
+
+
+def test_ask_json_cites_parquet_segments_on_the_pdf(indexed_run, shared_data):
+    from flows.cli import app
+
+    out, ckpt, doc, segments = indexed_run
+    q = "Who pays the sponsorship fee and when is it due?"
+    res = CliRunner().invoke(app, ["ask", q, "--index", str(out), "--k", "5", "--json", "--set", f"model.checkpoint={ckpt}"])
+    assert res.exit_code == 0, res.output
+    answer = json.loads(res.output)
+    assert answer["answer"] == "none" and answer["reader"] is None  # no reader checkpoint: said plainly
+    assert set(answer["arms"]) == {"bm25", "txl"}
+    cites = answer["citations"]
+    assert len(cites) == 5
+    texts = dict(open_duckdb(out).execute("SELECT segment_id, text FROM segments").fetchall())
+    pdf = pymupdf.open(shared_data / PDF)
+    for c in cites:
+        assert c["doc_id"] == doc.doc_id and texts[c["segment_id"]] == c["text"]
+        assert set(c) == {"doc_id", "segment_id", "block_type", "page", "bbox", "score", "text"}
+        assert 0 <= c["page"] < pdf.page_count
+        x0, y0, x1, y1 = c["bbox"]
+        rect = pdf[c["page"]].rect
+        assert -1 <= x0 < x1 <= rect.width + 1 and -1 <= y0 < y1 <= rect.height + 1
+        # the cited words are printed inside that box of that page
+        clip = pdf[c["page"]].get_text("text", clip=pymupdf.Rect(x0 - 2, y0 - 2, x1 + 2, y1 + 2))
+        first_word = c["text"].split()[0]
+        assert first_word in clip
+    assert any("sponsor" in c["text"].lower() for c in cites[:3])
+
+    only_doc = CliRunner().invoke(app, ["ask", q, "--index", str(out), "--doc", "0000", "--json"])
+    assert only_doc.exit_code != 0 and "no document 0000" in only_doc.output
+    missing = CliRunner().invoke(app, ["ask", q, "--index", str(out / "nope")])
+    assert missing.exit_code != 0 and "no such directory" in missing.output
+
+
+def test_reindexing_a_document_replaces_its_entries(indexed_run):
+    out, ckpt, _, segments = indexed_run
+    from txl.checkpoint import load_model
+
+    model, _ = load_model(ckpt)
+    index_segments(out, [segments[:10]], model, load_tokenizer(), model_id="tiny")
+    store = SegmentStore.open(out / "index")
+    assert len(store) == 10 == store.index.ntotal
+    assert [r["seg_idx"] for r in store.entries()] == list(range(10))
+
+
+def test_session_cache_is_lru_and_bounded_in_bytes():
+    cache = DocStateCache(max_bytes=3 * 4000)
+    for d in "abc":
+        cache.put(d, [torch.zeros(1000)])  # 4000 bytes each
+    assert cache.get("a") is not None  # a becomes the most recent
+    cache.put("d", [torch.zeros(1000)])
+    assert "b" not in cache and {"a", "c", "d"} <= set(cache._items)
+    assert cache.nbytes <= cache.max_bytes
+    cache.put("huge", [torch.zeros(10_000)])  # over the whole budget: not kept, nothing evicted
+    assert "huge" not in cache and len(cache._items) == 3
+    assert cache.get("zzz") is None and cache.hits == 1 and cache.misses == 1
