@@ -59,7 +59,7 @@ def build_corpus(shared: Path, root: Path) -> dict[str, int]:
         doc.save(root / "bad" / "encrypted.pdf", encryption=pymupdf.PDF_ENCRYPT_AES_256, owner_pw="o", user_pw="u")
     (root / "bad" / "empty.txt").write_bytes(b"")
     (root / "bad" / "table.csv").write_text("a,b\n1,2\n")
-    shutil.copy(root / "pdf" / "contract.pdf", root / "bad" / "copy_of_contract.pdf")
+    shutil.copy(root / "pdf" / "contract.pdf", root / "pdf" / "zz_copy_of_contract.pdf")  # sorts after the original
     return {"documents": N_JSONL + len(PDFS), "bad_inputs": 6}
 
 
@@ -113,7 +113,7 @@ def test_run_writes_every_document_and_counts_match(first_run, corpus):
     assert (out / "report.html").stat().st_size > 10_000
 
 
-def test_bad_inputs_become_one_readable_error_row_each(first_run):
+def test_bad_inputs_become_one_readable_error_row_each(first_run, corpus):
     out, manifest = first_run
     con = open_duckdb(out)
     errors = con.execute(
@@ -125,7 +125,7 @@ def test_bad_inputs_become_one_readable_error_row_each(first_run):
     assert by_name["encrypted.pdf"][1] == "EncryptedDocument"
     assert by_name["empty.txt"][1] == "EmptyDocument"
     assert by_name["table.csv"][1] == "UnsupportedFormat" and ".csv" in by_name["table.csv"][2]
-    assert by_name["copy_of_contract.pdf"][1] == "DuplicateDocument"
+    assert by_name["zz_copy_of_contract.pdf"][1:] == ("DuplicateDocument", f"same bytes as {corpus[0] / 'pdf/contract.pdf'}")
     assert by_name["criminal.jsonl"][1] == "CorruptDocument"  # the broken record; its 12 neighbours are documents
     assert all(len(reason) > 5 for _, _, _, reason in errors)
 
