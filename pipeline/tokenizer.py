@@ -110,10 +110,11 @@ def train(texts: Iterable[str], options: TrainOptions | None = None) -> LegalTok
     """Train the vocabulary on `texts`. Deterministic for the same texts in the same order."""
     options = options or TrainOptions()
     n_reserved = len(SPECIAL_TOKENS) + len(BYTE_TOKENS)
-    if options.vocab_size <= n_reserved + options.limit_alphabet // 4:
-        raise ValueError(f"vocab_size {options.vocab_size} is too small (>{n_reserved} are reserved)")
+    if options.vocab_size < 2 * n_reserved:
+        raise ValueError(f"vocab_size {options.vocab_size} is too small (at least {2 * n_reserved})")
     texts = list(texts)
-    alphabet = _alphabet(texts, options.limit_alphabet)
+    # A small vocabulary keeps room for merges: the alphabet takes at most half of what is left.
+    alphabet = _alphabet(texts, min(options.limit_alphabet, (options.vocab_size - n_reserved) // 2))
     tok = _untrained()
     trainer = trainers.BpeTrainer(
         vocab_size=options.vocab_size - len(BYTE_TOKENS),
