@@ -1,0 +1,253 @@
+"""Language-model evaluation: perplexity and bits per character of documents read in order.
+
+Three settings on the same weights:
+- "none": every window alone (no memory);
+- "memory": the Transformer-XL memory carried from window to window within a document;
+- "retrieved": memory plus retrieved memory — the states of the document's own earlier windows that
+  have already left the memory, chosen by similarity to the previous window (an in-memory search
+  over the lane's past windows; the query never looks at the window being predicted).
+
+Bits per character count the characters of the segments' text, so they compare across tokenizers;
+structural tokens (<doc>, block tokens) are read but never scored. Tokens right after a connective
+(the first token following a connective mark) are also reported separately.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import torch
+
+from txl.recurrence import LaneMemory, run_batch
+from txl.streams import IGNORE, EncodedDoc, LaneStream, encode_document
+
+SETTINGS = ("none", "memory", "retrieved")
+SHIPPED_CHECKPOINT = Path(__file__).resolve().parents[1] / "data" / "models" / "txl_lm.pt"
+
+
+@dataclass
+class _Sums:
+    tokens: int = 0
+    nll: float = 0.0
+    chars: int = 0
+    conn_tokens: int = 0
+    conn_nll: float = 0.0
+
+    def result(self) -> dict:
+        mean = self.nll / max(self.tokens, 1)
+        conn = self.conn_nll / max(self.conn_tokens, 1)
+        return {
+            "tokens": self.tokens,
+            "chars": self.chars,
+            "nll": mean,
+            "ppl": math.exp(mean),
+            "bpc": self.nll / math.log(2) / max(self.chars, 1),
+            "after_connective": {"tokens": self.conn_tokens, "nll": conn, "ppl": math.exp(conn)},
+        }
+
+
+@dataclass
+class _PastWindows:
+    """One lane's earlier windows of the current document: the retrieval stand-in's store."""
+
+    keys: list[torch.Tensor] = field(default_factory=list)  # [d] unit vectors
+    states: list[list[torch.Tensor]] = field(default_factory=list)  # per window: n_layer+1 of [T, d]
+    types: list[torch.Tensor] = field(default_factory=list)  # [T]
+
+    def clear(self) -> None:
+        self.keys.clear()
+        self.states.clear()
+        self.types.clear()
+
+
+@contextlib.contextmanager
+def _overrides(model, **values):
+    """Temporarily change fields of the model's config (eval mem_len, clamp_len)."""
+    cfg = model.cfg
+    old = {k: getattr(cfg, k) for k, v in values.items() if v is not None}
+    for k in old:
+        setattr(cfg, k, values[k])
+    try:
+        yield
+    finally:
+        for k, v in old.items():
+            setattr(cfg, k, v)
+
+
+def _retrieve(stores: list[_PastWindows], query: list[torch.Tensor | None], skip_recent: int, k: int, device):
+    """Top-k earlier windows per lane that are no longer in memory, as retrieved-memory keywords."""
+    picked: list[list[int]] = []
+    for store, q in zip(stores, query, strict=True):
+        n = len(store.keys) - skip_recent
+        if q is None or n <= 0:
+            picked.append([])
+            continue
+        sims = torch.stack(store.keys[:n]) @ q
+        picked.append(sims.topk(min(k, n)).indices.sort().values.tolist())
+    width = max((sum(stores[b].types[i].numel() for i in p) for b, p in enumerate(picked)), default=0)
+    if width == 0:
+        return {}
+    n_states, d = len(stores[0].states[0]) if stores[0].states else 0, 0
+    for store in stores:
+        if store.states:
+            n_states, d = len(store.states[0]), store.states[0][0].size(-1)
+    B = len(stores)
+    ret = [torch.zeros(B, width, d, device=device) for _ in range(n_states)]
+    types = torch.zeros(B, width, dtype=torch.long, device=device)
+    mask = torch.zeros(B, width, dtype=torch.bool, device=device)
+    for b, p in enumerate(picked):
+        pos = 0
+        for i in p:
+            n = stores[b].types[i].numel()
+            for layer in range(n_states):
+                ret[layer][b, pos : pos + n] = stores[b].states[i][layer].float()
+            types[b, pos : pos + n] = stores[b].types[i]
+            mask[b, pos : pos + n] = True
+            pos += n
+    return {"retrieved": ret, "retrieved_types": types, "retrieved_mask": mask}
+
+
+@torch.no_grad()
+def evaluate_lm(
+    model,
+    docs: list[EncodedDoc],
+    seg_len: int,
+    settings: Iterable[str] = SETTINGS,
+    special: torch.Tensor | None = None,
+    n_lanes: int = 8,
+    device: torch.device | str = "cpu",
+    mem_len: int | None = None,
+    clamp_len: int | None = None,
+    retrieve_k: int = 2,
+    max_store: int = 512,
+    tags: bool = True,
+    connectives: bool = True,
+    progress=None,
+) -> dict:
+    """{setting: {corpus: metrics, "all": metrics}} over `docs` read whole, in order."""
+    device = torch.device(device)
+    special = torch.zeros(0, dtype=torch.long) if special is None else special.cpu()
+    was_training = model.training
+    model.eval()
+    results = {}
+    try:
+        with _overrides(model, mem_len=mem_len, clamp_len=clamp_len):
+            for setting in settings:
+                if setting not in SETTINGS:
+                    raise ValueError(f"unknown setting {setting!r}; choose from {', '.join(SETTINGS)}")
+                results[setting] = _run_setting(
+                    model, docs, seg_len, setting, special, n_lanes, device, retrieve_k, max_store, progress,
+                    {"tags": tags, "connectives": connectives},
+                )
+    finally:
+        model.train(was_training)
+    return results
+
+
+def _run_setting(model, docs, seg_len, setting, special, n_lanes, device, retrieve_k, max_store, progress, features):
+    sums: dict[str, _Sums] = defaultdict(_Sums)
+    for d in docs:
+        sums[d.corpus].chars += d.n_chars
+    stream = LaneStream(docs, n_lanes, seg_len, shuffle=False)
+    memory = LaneMemory()
+    stores = [_PastWindows() for _ in range(n_lanes)]
+    query: list[torch.Tensor | None] = [None] * n_lanes
+    mem_windows = math.ceil(model.cfg.mem_len / seg_len)
+    if setting == "retrieved" and model.cfg.mem_len < seg_len:
+        raise ValueError("retrieved memory needs mem_len >= seg_len (a window's states come from the memory)")
+    task = progress.add_task(setting, total=math.ceil(stream.windows_per_epoch() / n_lanes)) if progress else None
+    for batch in stream:
+        for k in torch.nonzero(batch.new_doc).flatten().tolist():
+            stores[k].clear()
+            query[k] = None
+        kwargs = memory.inputs(batch) if setting != "none" else {}
+        if setting == "retrieved":
+            kwargs.update(_retrieve(stores, query, mem_windows, retrieve_k, device))
+        out = run_batch(model, batch, device, **features, **kwargs)
+        if setting != "none":
+            memory.update(out)
+        nll = out.nll.float().cpu()
+        scored = (batch.targets != IGNORE) & ~torch.isin(batch.targets, special)
+        after_conn = scored & batch.connective & ~batch.target_connective
+        for k, doc_index in enumerate(batch.doc.tolist()):
+            if doc_index < 0:
+                continue
+            s = sums[docs[doc_index].corpus]
+            s.tokens += int(scored[k].sum())
+            s.nll += float(nll[k][scored[k]].sum())
+            s.conn_tokens += int(after_conn[k].sum())
+            s.conn_nll += float(nll[k][after_conn[k]].sum())
+        if setting == "retrieved":
+            _remember(stores, query, out, batch, max_store)
+        if progress is not None:
+            progress.advance(task)
+    total = _Sums()
+    for s in sums.values():
+        for f in ("tokens", "nll", "chars", "conn_tokens", "conn_nll"):
+            setattr(total, f, getattr(total, f) + getattr(s, f))
+    return {**{c: s.result() for c, s in sorted(sums.items())}, "all": total.result()}
+
+
+def _remember(stores: list[_PastWindows], query: list, out, batch, max_store: int) -> None:
+    """Put each lane's window into its store, keyed by its mean top-layer state (also the next query)."""
+    valid = batch.targets != IGNORE
+    t = batch.input_ids.size(1)
+    for k in range(len(stores)):
+        n = int(valid[k].sum())
+        if n == 0:
+            continue
+        key = torch.nn.functional.normalize(out.hidden[k, :n].float().mean(0), dim=0)
+        store = stores[k]
+        start = out.mems[0].size(1) - t  # the window's own slots are the newest t of the memory
+        states = [m[k, start : start + n].half() for m in out.mems]
+        store.keys.append(key)
+        store.states.append(states)
+        store.types.append(batch.block_types[k, :n].to(key.device))
+        if len(store.keys) > max_store:
+            store.keys.pop(0)
+            store.states.pop(0)
+            store.types.pop(0)
+        query[k] = key
+
+
+def pick_docs(docs: list[EncodedDoc], per_corpus: int | None, tokens_per_corpus: int | None) -> list[EncodedDoc]:
+    """The first documents of each corpus, whole, while the corpus is under both budgets."""
+    picked, used = [], {}
+    for d in docs:
+        n, k = used.get(d.corpus, (0, 0))
+        if (per_corpus is None or k < per_corpus) and (tokens_per_corpus is None or n < tokens_per_corpus):
+            picked.append(d)
+            used[d.corpus] = (n + len(d.ids), k + 1)
+    return picked
+
+
+# ---- documents from files (what `ldx eval lm` reads) -------------------------------------------------
+
+
+def encode_paths(paths: list[Path], tokenizer, parse_config=None, segment_config=None):
+    """Parse, segment and encode every document in `paths` (any input the pipeline reads).
+
+    Returns (documents, errors); a document that fails is reported as (source, message) and skipped.
+    The corpus name of a document is its file's name.
+    """
+    import pipeline
+    from pipeline.errors import DocumentError
+    from pipeline.tokenizer import encode_segment
+
+    clause = bool(segment_config and segment_config.connective_clause)
+    docs, errors = [], []
+    for path in paths:
+        try:
+            for doc in pipeline.load_documents(path, parse_config):
+                segs = pipeline.segment(doc, segment_config)
+                enc = encode_document(doc, segs, lambda s: encode_segment(s, tokenizer, clause), corpus=path.name)
+                if len(enc.ids) > 1:
+                    docs.append(enc)
+        except DocumentError as e:
+            errors.append((str(path), str(e)))
+    return docs, errors
