@@ -32,6 +32,12 @@ def sync(device: torch.device) -> None:
         torch.cuda.synchronize()
 
 
+def clock(device: torch.device) -> float:
+    # CPU: the process's CPU time (one thread), so other jobs on a shared machine do not distort the
+    # figures; CUDA: wall time, taken after synchronising
+    return time.process_time() if device.type == "cpu" else time.perf_counter()
+
+
 def hf_model(cfg: TransformerXLConfig, device: torch.device):
     from transformers.models.deprecated.transfo_xl import TransfoXLConfig, TransfoXLLMHeadModel
 
@@ -50,11 +56,11 @@ def tokens_per_s(step, stream: torch.Tensor, tgt_len: int, warm: int, timed: int
     for s in range(warm):
         step(stream[:, s * tgt_len : (s + 1) * tgt_len], stream[:, s * tgt_len + 1 : (s + 1) * tgt_len + 1])
     sync(device)
-    start = time.perf_counter()
+    start = clock(device)
     for s in range(warm, warm + timed):
         step(stream[:, s * tgt_len : (s + 1) * tgt_len], stream[:, s * tgt_len + 1 : (s + 1) * tgt_len + 1])
     sync(device)
-    return stream.size(0) * tgt_len * timed / (time.perf_counter() - start)
+    return stream.size(0) * tgt_len * timed / (clock(device) - start)
 
 
 def forward_ratio(args, device: torch.device) -> None:

@@ -300,3 +300,18 @@ def test_checkpoint_round_trip(tmp_path) -> None:
         torch.testing.assert_close(loaded(x).hidden, model(x).hidden)
     assert extra == {"step": 7} and loaded.cfg == model.cfg
     assert loaded.crit.layers[1].weight is loaded.emb.layers[1].weight
+
+
+@pytest.mark.parametrize("pre_lnorm", [False, True])
+def test_carried_memory_keys_values_equal_recomputing_them(pre_lnorm: bool) -> None:
+    model = model_of(pre_lnorm=pre_lnorm, mem_len=7)
+    retrieved = [torch.randn(2, 2, 16) for _ in range(3)]
+    with torch.no_grad():
+        first = model(ids(2, 5))
+        second = model(ids(2, 5, seed=2), **first.carry())
+        assert [kv.shape for kv in second.mem_kv] == [(2, 7, 32)] * 2
+        x = ids(2, 4, seed=3)
+        cached = model(x, **second.carry(), retrieved=retrieved)
+        plain = model(x, **(second.carry() | {"mem_kv": None}), retrieved=retrieved)
+    torch.testing.assert_close(cached.hidden, plain.hidden, rtol=1e-5, atol=1e-5)
+    assert model(x, **second.carry()).mem_kv is None  # autograd on: nothing cached

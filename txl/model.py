@@ -25,6 +25,9 @@ forward keywords (all optional; B lanes, T tokens, M memory slots, R retrieved s
   retrieved       list of n_layer + 1 (or n_layer) [B, R, d_model]: entry l is the input of layer l,
                   i.e. the same layout as `mems`, so stored `out.mems` of another segment can be passed
   retrieved_types [B, R] long; retrieved_mask [B, R] bool (False = padding slot)
+  mem_kv          the memory's attention keys/values as returned by the previous call under
+                  torch.no_grad() (carried in out.mem_kv): evaluation then projects only the new
+                  tokens. Valid only with that call's mems and unchanged weights; ignored with autograd on
   diagnostics     True -> out.diagnostics, a per (layer, head) table (txl.diagnostics)
 
 `out.carry()` gives the memory keywords for the next segment: `model(x2, **out.carry())`.
@@ -92,6 +95,7 @@ class TXLOutput:
     mem_types: torch.Tensor | None = None
     mem_connective: torch.Tensor | None = None
     mem_mask: torch.Tensor | None = None
+    mem_kv: list[torch.Tensor] | None = None  # n_layer of [B, M, 2 * n_head * d_head], under no_grad only
     nll: torch.Tensor | None = None  # [B, T] when targets were given
     diagnostics: object | None = None  # pandas.DataFrame when diagnostics=True
 
@@ -102,6 +106,7 @@ class TXLOutput:
             "mem_types": self.mem_types,
             "mem_connective": self.mem_connective,
             "mem_mask": self.mem_mask,
+            "mem_kv": self.mem_kv,
         }
 
 
@@ -123,10 +128,10 @@ def rel_shift(padded: torch.Tensor) -> torch.Tensor:
 
 
 def position_scores(qv: torch.Tensor, rk: torch.Tensor, n_r: int) -> torch.Tensor:
-    """(q + v)·W_kR R for every (query, key): qv [B, H, T, dh], rk [H, dh, K (+1 far bucket if n_r)]
+    """(q + v)·W_kR R for every (query, key): qv [B, H, T, dh], rk [H, dh, 1 + K (+1 far bucket if n_r)]
+    whose column 0 is zero (W_kR of a zero row, so the scores come out already padded)
     -> [B, H, T, n_r + K]. Only [T, K] scores are formed, never a [T, K, d] position tensor."""
-    main = rk[..., :-1] if n_r else rk
-    scores = rel_shift(qv @ F.pad(main, (1, 0)))  # padding rk's columns pads the scores' columns
+    scores = rel_shift(qv @ (rk[..., :-1] if n_r else rk))
     if n_r:
         b, h, t, _ = qv.shape
         scores = torch.cat([(qv @ rk[..., -1:]).expand(b, h, t, n_r), scores], -1)
@@ -172,26 +177,32 @@ class RelativeAttention(nn.Module):
     def forward(
         self,
         x: torch.Tensor,
-        r: torch.Tensor,
+        rk: torch.Tensor,
         mem: torch.Tensor | None,
         retrieved: torch.Tensor | None,
         keys: _Keys,
         u: torch.Tensor,
         v: torch.Tensor,
         layer: int,
-    ) -> torch.Tensor:
+        mem_kv: torch.Tensor | None = None,
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """-> (output, keys+values of [memory; current] [B, M + T, 2 * H * dh]) for the next kv cache."""
         cfg = self.cfg
         b, t, _ = x.shape
         h, dh = cfg.n_head, cfg.d_head
-        ctx = [s for s in (retrieved, mem) if s is not None]
+        n_r = keys.n_retrieved
+        w_q, w_kv = self.qkv.weight[: h * dh], self.qkv.weight[h * dh :]
+        # memory slots need no new projection when their keys/values come cached from the last call
+        cached = mem_kv is not None and mem is not None and mem_kv.size(1) == mem.size(1)
+        ctx = [s for s in (retrieved, None if cached else mem) if s is not None]
         cat = torch.cat([*ctx, x], 1) if ctx else x
         inp = self.ln(cat) if cfg.pre_lnorm else cat
+        kv = F.linear(inp, w_kv)
+        if cached:
+            kv = torch.cat([kv[:, :n_r], mem_kv.to(kv.dtype), kv[:, n_r:]], 1)
         # queries only for the current segment; keys and values over [retrieved; memory; current]
-        q = F.linear(inp[:, -t:], self.qkv.weight[: h * dh]).view(b, t, h, dh).transpose(1, 2)
-        k, val = F.linear(inp, self.qkv.weight[h * dh :]).view(b, -1, 2, h, dh).permute(2, 0, 3, 1, 4)
-        n_r = keys.n_retrieved
-        # r holds the distances K-1..0 of memory+current, plus one row for the far bucket if n_r
-        rk = self.r_proj(r).view(-1, h, dh).permute(1, 2, 0)  # [H, dh, K(+1)]
+        q = F.linear(inp[:, -t:], w_q).view(b, t, h, dh).transpose(1, 2)
+        k, val = kv.view(b, -1, 2, h, dh).permute(2, 0, 3, 1, 4)
         bias = torch.add(keys.add_mask, position_scores(q + v[:, None], rk, n_r), alpha=self.scale)
         extra = self._extra_bias(keys, h)
         if extra is not None:
@@ -211,7 +222,7 @@ class RelativeAttention(nn.Module):
                 q + u[:, None], k, val, attn_mask=bias.to(q.dtype), dropout_p=cfg.dropatt if self.training else 0.0
             )
         out = self.drop(self.out(vec.transpose(1, 2).reshape(b, t, h * dh)))
-        return x + out if cfg.pre_lnorm else self.ln(x + out)
+        return (x + out if cfg.pre_lnorm else self.ln(x + out)), kv[:, n_r:]
 
     def _extra_bias(self, keys: _Keys, h: int) -> torch.Tensor | None:
         """Tag bias + connective boost + retrieved bias, [B|1, H, T, K'], or None when all are off."""
@@ -251,8 +262,9 @@ class Block(nn.Module):
         self.attn = RelativeAttention(cfg)
         self.ff = FeedForward(cfg)
 
-    def forward(self, x, r, mem, retrieved, keys: _Keys, u, v, layer: int) -> torch.Tensor:
-        return self.ff(self.attn(x, r, mem, retrieved, keys, u, v, layer))
+    def forward(self, x, rk, mem, retrieved, keys: _Keys, u, v, layer: int, mem_kv=None):
+        x, kv = self.attn(x, rk, mem, retrieved, keys, u, v, layer, mem_kv)
+        return self.ff(x), kv
 
 
 def _onehot(types: torch.Tensor, n: int, dtype: torch.dtype) -> torch.Tensor:
@@ -273,6 +285,7 @@ class TransformerXLLM(nn.Module):
         self.crit = AdaptiveLogSoftmax(cfg.vocab_size, cfg.d_embed, cfg.d_model, cfg.cutoffs, cfg.div_val)
         self.apply(self._init_weights)
         self._tie()
+        self._rk_cache: tuple | None = None  # see _position_keys
 
     def _init_weights(self, m: nn.Module) -> None:
         # the reference initialisation: N(0, init_std) weights, N(0, proj_init_std) projections,
@@ -331,6 +344,7 @@ class TransformerXLLM(nn.Module):
         retrieved: list[torch.Tensor] | None = None,
         retrieved_types: torch.Tensor | None = None,
         retrieved_mask: torch.Tensor | None = None,
+        mem_kv: list[torch.Tensor] | None = None,
         diagnostics: bool = False,
     ) -> TXLOutput:
         cfg = self.cfg
@@ -359,20 +373,18 @@ class TransformerXLLM(nn.Module):
 
         keys = self._keys(b, t, m, n_r, attn_vis, retrieved_mask, block_types, mem_types, retrieved_types,
                           connective_mask, mem_connective, dev, diagnostics)
-        pos = torch.arange(m + t - 1, -1, -1.0, device=dev)
-        if cfg.clamp_len > 0:
-            pos = pos.clamp(max=cfg.clamp_len)
-        if n_r:
-            far = cfg.retrieved_bucket or (cfg.clamp_len if cfg.clamp_len > 0 else m + t)
-            pos = torch.cat([pos, pos.new_tensor([float(far)])])
-        r = self.drop(sinusoid(pos, cfg.d_model).to(word.dtype))
+        rks = self._position_keys(m + t, n_r, word.dtype, dev)
 
         x = self.drop(word)
-        hids = []
+        # without autograd (evaluation, encoding) the memory's keys/values are carried, not re-projected
+        grad = torch.is_grad_enabled()
+        hids, kvs = [], []
         for i, blk in enumerate(self.layers):
             hids.append(x)
             u, v = (blk.attn.u, blk.attn.v) if cfg.untie_r else (self.u, self.v)
-            x = blk(x, r, mems[i] if m else None, retrieved[i] if n_r else None, keys, u, v, i)
+            cached = mem_kv[i] if (mem_kv and m and not grad) else None
+            x, kv = blk(x, rks[i], mems[i] if m else None, retrieved[i] if n_r else None, keys, u, v, i, cached)
+            kvs.append(kv)
         hids.append(x)
         hidden = self.drop(x)
 
@@ -385,6 +397,8 @@ class TransformerXLLM(nn.Module):
                 out.mem_mask = torch.cat([mem_vis, mem_vis.new_ones(b, t)], 1)[:, start:]
             out.mem_types = self._carry(mem_types, block_types, b, m, t, start, -1, dev)
             out.mem_connective = self._carry(mem_connective, connective_mask, b, m, t, start, False, dev)
+            if not grad:
+                out.mem_kv = [kv[:, start:] for kv in kvs]
         if targets is not None:
             out.nll = self.crit.nll(hidden, targets)
         if diagnostics:
@@ -392,6 +406,32 @@ class TransformerXLLM(nn.Module):
 
             out.diagnostics = to_table(keys.diagnostics)
         return out
+
+    def _position_keys(self, k: int, n_r: int, dtype: torch.dtype, dev: torch.device) -> list[torch.Tensor]:
+        """Per layer W_kR R as [H, dh, 1 + K (+1)]: a zero column (the rel shift's padding; W_kR has no
+        bias), distances K-1..0, and the far bucket of retrieved slots if any. Every segment of an
+        evaluation has the same distances, so without autograd the last result is reused while the
+        distances, the precision and the weights (their version counters) stay the same."""
+        cfg = self.cfg
+        far = cfg.retrieved_bucket or (cfg.clamp_len if cfg.clamp_len > 0 else k)
+        reuse = not (self.training or torch.is_grad_enabled())
+        if reuse:
+            weights = [blk.attn.r_proj.weight for blk in self.layers]
+            key = (k, n_r > 0, far, cfg.clamp_len, dtype, dev, torch.is_autocast_enabled(dev.type),
+                   tuple((w._version, w.data_ptr()) for w in weights))
+            if self._rk_cache is not None and self._rk_cache[0] == key:
+                return self._rk_cache[1]
+        pos = torch.arange(k - 1, -1, -1.0, device=dev)
+        if cfg.clamp_len > 0:
+            pos = pos.clamp(max=cfg.clamp_len)
+        if n_r:
+            pos = torch.cat([pos, pos.new_tensor([float(far)])])
+        r = self.drop(F.pad(sinusoid(pos, cfg.d_model), (0, 0, 1, 0)).to(dtype))
+        h, dh = cfg.n_head, cfg.d_head
+        rks = [blk.attn.r_proj(r).view(-1, h, dh).permute(1, 2, 0) for blk in self.layers]
+        if reuse:
+            self._rk_cache = (key, rks)
+        return rks
 
     @staticmethod
     def _carry(old, new, b, m, t, start, fill, dev) -> torch.Tensor | None:
