@@ -15,7 +15,7 @@ from pipeline.errors import DocumentError, EmptyDocument, UnsupportedFormat
 from pipeline.parsing.detect import detect_kind, detect_language
 from pipeline.parsing.kinds import module_for
 from pipeline.parsing.spans import Extracted, trimmed
-from pipeline.records import Block, BlockType, DocKind, DocMeta, Document, doc_id_for_file
+from pipeline.records import Block, BlockType, DocKind, DocMeta, Document, doc_id_for_bytes, doc_id_for_file
 
 __all__ = ["parse_file", "iter_documents", "build", "DocumentError"]
 
@@ -44,7 +44,8 @@ def _sniff(head: bytes) -> str | None:
 _EXPECTED = {".pdf": "pdf", ".doc": "ole", ".jsonl.gz": "gzip", ".xml.gz": "gzip"}
 
 
-def _read(path: Path, config: ParseConfig) -> Extracted:
+def _check(path: Path) -> str:
+    """The format to read `path` as, after the checks every input gets (exists, not empty, honest name)."""
     source = str(path)
     if not path.is_file():
         raise UnsupportedFormat(source, "not a file")
@@ -57,23 +58,70 @@ def _read(path: Path, config: ParseConfig) -> Extracted:
     if content != expected and (expected or content):
         found = content or "text"
         raise UnsupportedFormat(source, f"extension {suffix} does not match the content ({found})")
-    if suffix == ".pdf":
-        from pipeline.parsing.pdf import read_pdf
-
-        return read_pdf(path, config)
-    if suffix in TEXT_SUFFIXES:
-        from pipeline.parsing.text import read_text
-
-        return read_text(path)
-    if suffix in (".xml", ".xml.gz", ".sgm", ".sgml"):
-        from pipeline.parsing.xmldoc import read_xml
-
-        return read_xml(path)
-    if suffix == ".doc":
-        from pipeline.parsing.worddoc import read_doc
-
-        return read_doc(path)
+    if suffix in TEXT_SUFFIXES and head.lstrip().startswith(b"PATN"):
+        return ".greenbook"  # USPTO APS full text is often stored as .txt
+    if suffix in _READERS or suffix in JSONL_SUFFIXES:
+        return suffix
     raise UnsupportedFormat(source, f"unsupported file type {suffix or '(no extension)'}")
+
+
+def _read_pdf(path: Path, config: ParseConfig) -> Extracted:
+    from pipeline.parsing.pdf import read_pdf
+
+    return read_pdf(path, config)
+
+
+def _read_text(path: Path, config: ParseConfig) -> Extracted:
+    from pipeline.parsing.text import read_text
+
+    return read_text(path)
+
+
+def _read_greenbook(path: Path, config: ParseConfig) -> Extracted:
+    from pipeline.parsing.greenbook import read_greenbook
+
+    return read_greenbook(path)
+
+
+def _read_doc(path: Path, config: ParseConfig) -> Extracted:
+    from pipeline.parsing.worddoc import read_doc
+
+    return read_doc(path)
+
+
+_READERS = {
+    ".pdf": _read_pdf,
+    **dict.fromkeys(TEXT_SUFFIXES, _read_text),
+    ".greenbook": _read_greenbook,
+    ".aps": _read_greenbook,
+    ".doc": _read_doc,
+    ".xml": None,  # possibly several documents: see _records
+    ".xml.gz": None,
+}
+
+
+def _records(path: Path, config: ParseConfig, errors: list | None) -> Iterator[tuple[str, str, Extracted]]:
+    """(doc_id, source, extracted) for every document in the file."""
+    kind = _check(path)
+    if kind in JSONL_SUFFIXES:
+        from pipeline.parsing.text import iter_jsonl
+
+        for r in iter_jsonl(path, config.jsonl_text_field, config.jsonl_id_field, errors):
+            yield r.doc_id, r.source, r.extracted
+    elif kind in (".xml", ".xml.gz"):
+        from pipeline.parsing.xmldoc import extract, iter_xml
+
+        for piece, source in iter_xml(path):
+            try:
+                extracted = extract(piece, source)
+            except DocumentError as e:
+                if errors is None:
+                    raise
+                errors.append(e)
+                continue
+            yield (doc_id_for_file(path) if source == str(path) else doc_id_for_bytes(piece)), source, extracted
+    else:
+        yield doc_id_for_file(path), str(path), _READERS[kind](path, config)
 
 
 def build(extracted: Extracted, source: str, doc_id: str, config: ParseConfig) -> Document:
@@ -125,33 +173,20 @@ def _merge(stated: DocMeta, found: DocMeta) -> DocMeta:
 
 
 def parse_file(path, config: ParseConfig | None = None) -> Document:
-    """One document from a file. A JSONL corpus gives its first record (see `iter_documents`)."""
-    config = config or ParseConfig()
-    path = Path(path)
-    if _suffix(path) in JSONL_SUFFIXES:
-        for doc in iter_documents(path, config):
-            return doc
-        raise EmptyDocument(str(path), "no records")
-    return build(_read(path, config), str(path), doc_id_for_file(path), config)
+    """One document from a file. A JSONL corpus or a bulk XML file gives its first (see `iter_documents`)."""
+    for doc in iter_documents(path, config):
+        return doc
+    raise EmptyDocument(str(path), "no records")
 
 
 def iter_documents(path, config: ParseConfig | None = None, errors: list | None = None) -> Iterator[Document]:
-    """Every document in a file: one per non-blank line of a JSONL corpus, else the file's one document.
-    With `errors`, a bad JSONL record is appended there and the rest go on; otherwise it is raised."""
+    """Every document in a file: one per line of a JSONL corpus, one per XML document of a bulk patent
+    file, else the file's one document. With `errors`, a bad record is appended there and the rest go
+    on; otherwise it is raised."""
     config = config or ParseConfig()
-    path = Path(path)
-    if _suffix(path) not in JSONL_SUFFIXES:
-        yield parse_file(path, config)
-        return
-    if not path.is_file():
-        raise UnsupportedFormat(str(path), "not a file")
-    if path.stat().st_size == 0:
-        raise EmptyDocument(str(path), "empty file (0 bytes)")
-    from pipeline.parsing.text import iter_jsonl
-
-    for record in iter_jsonl(path, config.jsonl_text_field, config.jsonl_id_field, errors):
+    for doc_id, source, extracted in _records(Path(path), config, errors):
         try:
-            yield build(record.extracted, record.source, record.doc_id, config)
+            yield build(extracted, source, doc_id, config)
         except DocumentError as e:
             if errors is None:
                 raise

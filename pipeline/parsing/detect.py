@@ -10,7 +10,7 @@ from pipeline.records import DocKind
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 _LATIN = re.compile(r"[A-Za-z]")
 _SAMPLE = 20000
-MIN_SCORE = 0.4  # below this no kind is convincing and the document stays generic
+MIN_SCORE = 0.15  # below this no kind is convincing and the document stays generic
 
 
 def detect_language(text: str) -> str:

@@ -28,7 +28,8 @@ _COURT = re.compile(
 _SCORE_CUES = re.compile(
     r"\b(?:appellants?|respondents?|petitioners?|plaintiffs?|defendants?|court\s+of\s+appeal|supreme\s+court"
     r"|high\s+court|district\s+court|judgment|affirmed|reversed|remanded|appeal\s+(?:is\s+)?(?:allowed|dismissed)"
-    r"|learned\s+(?:counsel|judge)|lord\s+justice|circuit\s+judge|opinion\s+of\s+the\s+court|j\.|lj|held\s+that)\b",
+    r"|learned\s+(?:counsel|judge)|lord\s+justice|circuit\s+judge|opinion\s+of\s+the\s+court|j\.|lj|held\s+that"
+    r"|court|judge|hearing|counsel|testimony|findings\s+of\s+fact|conclusions\s+of\s+law|petition|ruling|v\.)\b",
     _I,
 )
 
