@@ -29,8 +29,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
+from tokenizers import Encoding, Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
 
+from pipeline.connectives import token_mask
 from pipeline.records import BLOCK_TYPE_IDS, BlockType, Segment
 from pipeline.store import atomic_write_text
 
@@ -172,9 +173,22 @@ def encode_segment(
     segment: Segment, tokenizer: LegalTokenizer, clause: bool = False
 ) -> tuple[list[int], list[bool]]:
     """Token ids of a segment (with its prefix tokens) and the connective mask aligned with them."""
-    from pipeline.connectives import token_mask
+    return _with_prefix(
+        segment, tokenizer.hf.encode(segment.text, add_special_tokens=False), tokenizer, clause
+    )
 
-    enc = tokenizer.hf.encode(segment.text, add_special_tokens=False)
+
+def encode_segments(
+    segments: list[Segment], tokenizer: LegalTokenizer, clause: bool = False
+) -> list[tuple[list[int], list[bool]]]:
+    """`encode_segment` for many segments, tokenized in one batch."""
+    encodings = tokenizer.hf.encode_batch([s.text for s in segments], add_special_tokens=False)
+    return [_with_prefix(s, e, tokenizer, clause) for s, e in zip(segments, encodings, strict=True)]
+
+
+def _with_prefix(
+    segment: Segment, enc: Encoding, tokenizer: LegalTokenizer, clause: bool
+) -> tuple[list[int], list[bool]]:
     prefix = tokenizer.prefix_ids(segment.type, segment.seg_idx == 0)
     mask = token_mask(segment.text, segment.connectives, enc.offsets, clause=clause)
     return prefix + enc.ids, [False] * len(prefix) + mask

@@ -17,6 +17,7 @@ from pipeline.tokenizer import (
     CorpusSpec,
     TrainOptions,
     encode_segment,
+    encode_segments,
     iter_corpus,
     load_tokenizer,
     train,
@@ -108,6 +109,7 @@ def test_encode_segment_aligns_ids_and_mask(tokenizer):
     assert ids[:2] == [tokenizer.doc_id, tokenizer.block_ids[BlockType.OPINION]]
     assert len(ids) == len(mask) and mask[:2] == [False, False] and mask[2]
     assert tokenizer.decode(ids) == text
+    assert encode_segments([seg, seg], tokenizer) == [(ids, mask), (ids, mask)]
     later = Segment("d", 5, 3, BlockType.OPINION, text, 0, 0, len(text))
     ids, mask = encode_segment(later, tokenizer)
     assert ids[0] == tokenizer.block_ids[BlockType.OPINION] and not any(mask)
