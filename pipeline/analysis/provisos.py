@@ -4,7 +4,8 @@ A proviso is a connective with a scope: 但…的除外 / 但…不在此限 car
 before them in the same sentence; "provided that", "except where", "unless", "save that" do the same in
 English, and a sentence-initial 除…外 / "Unless …," / "Subject to …," restricts the clause after it.
 The plain adversatives (但是 with no closing 除外, however) are connectives, not provisos, and are left
-to the segmenter's connective marks.
+to the segmenter's connective marks. Markers are found with the segmenter's lexicon
+(`pipeline.connectives`, guards included: 但凡 is no 但); this module adds only the proviso structure.
 """
 
 from __future__ import annotations
@@ -12,13 +13,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from pipeline.connectives import find_connectives
+
 # The closing words make 但… a proviso rather than a mere "but".
-_ZH_TRAILING = re.compile(r"(但是|但)([^。！？；]*?(?:的除外|除外|不在此限))")
+_ZH_CLOSER = re.compile(r"[^。！？；]*?(?:的除外|除外|不在此限)")
+_ZH_OPENERS = {"但", "但是"}
 _ZH_LEADING = re.compile(r"除([^。！？，；]{1,60}?)(?:以)?外[，,]")
-_EN_TRAILING = re.compile(
-    r"[,;]?\s*\b(provided(?:,? however,?)? that|except (?:where|when|that|if|as|to the extent)|save (?:that|where|as|to the extent)|unless)\b",
-    re.IGNORECASE,
-)
+# Connectives of the lexicon that open an exception rather than a contrast or a conclusion.
+_EN_PROVISO = re.compile(r"^(provided|except|unless|save|subject to|notwithstanding)", re.IGNORECASE)
+# "provided, however, that" is one marker though the lexicon matches its first word only
+_EN_PROVIDED_TAIL = re.compile(r"[,\s]*(?:however|always|further)?[,\s]*that\b", re.IGNORECASE)
 _EN_LEADING = re.compile(r"^\s*(Unless|Subject to|Except (?:where|as|when)|Save (?:where|as)|Notwithstanding)\b")
 _ZH_SENTENCE = re.compile(r"[^。！？]+[。！？]?")
 _EN_SENTENCE = re.compile(r".+?(?:(?<!\b[A-Z])(?<!\bv)(?<!\bNo)(?<!\bs)[.!?](?=\s+[A-Z(“\"‘]|\s*$)|$)", re.DOTALL)
@@ -42,13 +46,17 @@ def _strip(text: str, start: int, end: int) -> tuple[int, int]:
 
 def _zh(text: str) -> list[Proviso]:
     out = []
+    connectives = find_connectives(text)
     for sent in _ZH_SENTENCE.finditer(text):
         s0, s1 = sent.span()
-        for m in _ZH_TRAILING.finditer(text, s0, s1):
-            restricted = _strip(text, s0, m.start())
-            if restricted[1] > restricted[0]:
-                closer = "不在此限" if m.group(2).endswith("不在此限") else "除外"
-                out.append(Proviso(f"但…{closer}", (m.start(), m.end()), restricted))
+        for a, b in connectives:
+            if not (s0 <= a < s1) or text[a:b] not in _ZH_OPENERS:
+                continue
+            closer = _ZH_CLOSER.match(text, b, s1)
+            restricted = _strip(text, s0, a)
+            if closer and restricted[1] > restricted[0]:
+                kind = "不在此限" if closer.group().endswith("不在此限") else "除外"
+                out.append(Proviso(f"但…{kind}", (a, closer.end()), restricted))
         lead = _ZH_LEADING.match(text, s0) or _ZH_LEADING.match(text, _strip(text, s0, s1)[0])
         if lead:
             rest = _strip(text, lead.end(), s1)
@@ -65,6 +73,7 @@ def _clause_end(text: str, start: int, stop: int) -> int:
 
 def _en(text: str) -> list[Proviso]:
     out = []
+    markers = [(a, b) for a, b in find_connectives(text) if _EN_PROVISO.match(text[a:b])]
     for sent in _EN_SENTENCE.finditer(text):
         s0, s1 = sent.span()
         lead = _EN_LEADING.match(text, s0)
@@ -74,16 +83,22 @@ def _en(text: str) -> list[Proviso]:
                 rest = _strip(text, comma + 1, s1)
                 if rest[1] > rest[0]:
                     out.append(Proviso(lead.group(1).lower(), _strip(text, lead.start(1), comma), rest))
-        for m in _EN_TRAILING.finditer(text, s0, s1):
-            if lead and m.start(1) == lead.start(1):
+        for a, b in markers:
+            if not (s0 <= a < s1) or (lead and a == lead.start(1)):
                 continue
-            restricted = _strip(text, s0, m.start())
+            restricted = _strip(text, s0, a)
             if restricted[1] - restricted[0] < 3:
                 continue
-            # "provided that" governs the rest of its sentence; the others usually one clause
-            marker = re.sub(r"\s+", " ", m.group(1).lower())
-            end = s1 if marker.startswith("provided") else _clause_end(text, m.end(), s1)
-            out.append(Proviso(marker, _strip(text, m.start(1), end), restricted))
+            marker = re.sub(r"\s+", " ", text[a:b].lower())
+            if marker.startswith("provided"):
+                tail = _EN_PROVIDED_TAIL.match(text, b)
+                if tail is None and marker == "provided":
+                    continue  # "as provided in clause 3" restricts nothing
+                marker = "provided that"
+                end = s1  # a proviso governs the rest of its sentence
+            else:
+                end = _clause_end(text, b, s1)
+            out.append(Proviso(marker, _strip(text, a, end), restricted))
     return out
 
 
