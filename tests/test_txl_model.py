@@ -10,6 +10,8 @@ from hypothesis import strategies as st
 from pipeline.records import BLOCK_TYPE_IDS, BlockType
 from txl import TransformerXLConfig, TransformerXLLM
 from txl.checkpoint import load_model, save_model
+from txl.diagnostics import tag_bias_frame
+from txl.model import autocast
 
 
 @pytest.fixture(autouse=True)
@@ -145,6 +147,9 @@ def test_tag_bias_is_readable_and_steers_attention() -> None:
             blk.attn.tag_bias[:, opinion, facts] = 5.0
         after = model(x, block_types=types, diagnostics=True)
     assert model.tag_bias_table()[:, :, opinion, facts].eq(5.0).all()
+    frame = tag_bias_frame(model)
+    assert frame.query("query_type == 'OPINION' and key_type == 'FACTS'").bias.eq(5.0).all()
+    assert frame.query("query_type == 'FACTS' and key_type == 'OPINION'").bias.eq(0.0).all()
     assert not torch.allclose(after.hidden[:, 4:], before.hidden[:, 4:])
     torch.testing.assert_close(after.hidden[:, :4], before.hidden[:, :4])  # FACTS queries: no such bias
 
@@ -315,3 +320,17 @@ def test_carried_memory_keys_values_equal_recomputing_them(pre_lnorm: bool) -> N
         plain = model(x, **(second.carry() | {"mem_kv": None}), retrieved=retrieved)
     torch.testing.assert_close(cached.hidden, plain.hidden, rtol=1e-5, atol=1e-5)
     assert model(x, **second.carry()).mem_kv is None  # autograd on: nothing cached
+
+
+def test_bf16_autocast_runs_close_to_fp32() -> None:
+    """The CUDA precision (bf16 autocast), exercised on CPU: mixed-dtype memory and caches work."""
+    model = model_of(div_val=2, d_embed=32, mem_len=6)
+    x1, x2 = ids(2, 6), ids(2, 5, seed=2)
+    with torch.no_grad():
+        ref = model(x2, targets=x1[:, :5], **model(x1).carry())
+        with autocast("cpu", "bfloat16"):
+            first = model(x1)
+            out = model(x2, targets=x1[:, :5], **first.carry())
+    assert out.hidden.isfinite().all() and out.nll.dtype == torch.float32
+    assert (out.hidden.float() - ref.hidden).abs().mean() < 0.05
+    assert (out.nll - ref.nll).abs().max() < 0.1

@@ -49,3 +49,20 @@ def to_table(rows: list[dict]):
     import pandas as pd
 
     return pd.DataFrame(rows)
+
+
+def tag_bias_frame(model):
+    """The learned block-type tag biases by name: one row per (layer, head, query type, key type).
+    E.g. how much OPINION queries favour FACTS keys:
+    `df.query("query_type == 'OPINION' and key_type == 'FACTS'").bias.mean()`."""
+    import pandas as pd
+
+    from pipeline.records import BlockType
+
+    names = [t.value for t in BlockType]
+    table = model.tag_bias_table().float().cpu()
+    n_layer, n_head, n_q, n_k = table.shape
+    return pd.DataFrame(
+        {"layer": layer, "head": head, "query_type": names[q], "key_type": names[k], "bias": table[layer, head, q, k].item()}
+        for layer in range(n_layer) for head in range(n_head) for q in range(n_q) for k in range(n_k)
+    )

@@ -492,8 +492,9 @@ class TransformerXLLM(nn.Module):
 
 
 def autocast(device: torch.device | str, dtype: str = "auto") -> contextlib.AbstractContextManager:
-    """bf16 autocast on CUDA for dtype "auto"/"bfloat16"; plain fp32 elsewhere (CPU runs everything)."""
+    """The precision context of ModelConfig.dtype: "auto" = bf16 autocast on CUDA and fp32 elsewhere,
+    "bfloat16" = bf16 autocast on any device, "float32" = none."""
     device = torch.device(device)
-    if device.type == "cuda" and dtype in ("auto", "bfloat16"):
-        return torch.autocast("cuda", dtype=torch.bfloat16)
+    if dtype == "bfloat16" or (dtype == "auto" and device.type == "cuda"):
+        return torch.autocast(device.type, dtype=torch.bfloat16)
     return contextlib.nullcontext()
