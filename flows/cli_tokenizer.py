@@ -16,12 +16,6 @@ tokenizer_app = typer.Typer(
 app.add_typer(tokenizer_app, name="tokenizer")
 
 
-def _language(texts: list[str]) -> str:
-    sample = "".join(t[:2000] for t in texts[:50])
-    han = sum("\u4e00" <= c <= "\u9fff" for c in sample)
-    return "zh" if han > 0.2 * max(len(sample), 1) else "en"
-
-
 @tokenizer_app.command("train")
 def train_cmd(
     corpora: Annotated[
@@ -49,7 +43,7 @@ def train_cmd(
 
     from pipeline.errors import DocumentError
     from pipeline.store import atomic_write_json
-    from pipeline.tokenizer import CorpusSpec, TrainOptions, compression, split_corpus, train
+    from pipeline.tokenizer import CorpusSpec, TrainOptions, held_out_report, split_corpus, train
 
     if not 0 <= holdout < 1:
         fail(f"--holdout must be in [0, 1), got {holdout}")
@@ -78,20 +72,7 @@ def train_cmd(
     table = Table(title="held-out tokens per character (baselines: 1 per char, 1 per UTF-8 byte)")
     for col in ("corpus", "lang", "docs", "chars", "tok/char", "B/char", "tok/B"):
         table.add_column(col, justify="left" if col in ("corpus", "lang") else "right")
-    report: dict[str, dict] = {}
-    by_lang: dict[str, list[str]] = {}
-    for name, held_texts in held.items():
-        if not held_texts:
-            continue
-        lang = _language(held_texts)
-        by_lang.setdefault(lang, []).extend(held_texts)
-        report[name] = {"language": lang, "records": len(held_texts), **compression(tokenizer, held_texts)}
-    for lang, held_texts in sorted(by_lang.items()):
-        report[f"all {lang}"] = {
-            "language": lang,
-            "records": len(held_texts),
-            **compression(tokenizer, held_texts),
-        }
+    report = held_out_report(tokenizer, held)
     for name, r in report.items():
         table.add_row(
             Path(name).name,

@@ -299,8 +299,33 @@ def compression(tokenizer: LegalTokenizer, texts: list[str]) -> dict[str, float]
     per_char = n_tokens / max(n_chars, 1)
     return {
         "chars": n_chars,
-        "tokens_per_char": per_char,
-        "bytes_per_char": n_bytes / max(n_chars, 1),
-        "ratio_to_char_baseline": per_char / 1.0,
-        "ratio_to_byte_baseline": n_tokens / max(n_bytes, 1),
+        "tokens_per_char": round(per_char, 4),
+        "bytes_per_char": round(n_bytes / max(n_chars, 1), 4),
+        "ratio_to_char_baseline": round(per_char / 1.0, 4),
+        "ratio_to_byte_baseline": round(n_tokens / max(n_bytes, 1), 4),
     }
+
+
+def _language(texts: list[str]) -> str:
+    sample = "".join(t[:2000] for t in texts[:50])
+    han = sum("\u4e00" <= c <= "\u9fff" for c in sample)
+    return "zh" if han > 0.2 * max(len(sample), 1) else "en"
+
+
+def held_out_report(tokenizer: LegalTokenizer, held: dict[str, list[str]]) -> dict[str, dict]:
+    """`compression` of each corpus's held-out texts, then of all corpora of one language together
+    (rows "all zh", "all en"); the language of a corpus is told by its share of Han characters."""
+    report: dict[str, dict] = {}
+    by_language: dict[str, list[str]] = {}
+    for name, texts in held.items():
+        if texts:
+            language = _language(texts)
+            by_language.setdefault(language, []).extend(texts)
+            report[name] = {"language": language, "records": len(texts), **compression(tokenizer, texts)}
+    for language, texts in sorted(by_language.items()):
+        report[f"all {language}"] = {
+            "language": language,
+            "records": len(texts),
+            **compression(tokenizer, texts),
+        }
+    return report
