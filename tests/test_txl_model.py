@@ -11,7 +11,7 @@ from pipeline.records import BLOCK_TYPE_IDS, BlockType
 from txl import TransformerXLConfig, TransformerXLLM
 from txl.checkpoint import load_model, save_model
 from txl.diagnostics import tag_bias_frame
-from txl.model import autocast
+from txl.model import autocast, position_scores
 
 
 @pytest.fixture(autouse=True)
@@ -334,3 +334,23 @@ def test_bf16_autocast_runs_close_to_fp32() -> None:
     assert out.hidden.isfinite().all() and out.nll.dtype == torch.float32
     assert (out.hidden.float() - ref.hidden).abs().mean() < 0.05
     assert (out.nll - ref.nll).abs().max() < 0.1
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(1, 6), st.integers(0, 6), st.integers(0, 2))
+def test_position_scores_match_the_definition(t: int, m: int, n_r: int) -> None:
+    """Pad-and-reshape rel shift == (q + v)·W_kR R_{i-j} computed pair by pair (visible pairs)."""
+    k = m + t
+    gen = torch.Generator().manual_seed(t * 100 + m * 10 + n_r)
+    qv = torch.randn(2, 3, t, 4, generator=gen, dtype=torch.float64)
+    rel = torch.randn(3, 4, k + (n_r > 0), generator=gen, dtype=torch.float64)  # distances K-1..0, far
+    rk = torch.cat([torch.zeros(3, 4, 1, dtype=torch.float64), rel], -1)
+    got = position_scores(qv, rk, n_r)
+    assert got.shape == (2, 3, t, n_r + k)
+    for i in range(t):
+        for j in range(k):
+            if j <= i + m:
+                dist = i + m - j
+                torch.testing.assert_close(got[..., i, n_r + j], (qv[..., i, :] * rel[..., k - 1 - dist]).sum(-1))
+        for j in range(n_r):
+            torch.testing.assert_close(got[..., i, j], (qv[..., i, :] * rel[..., -1]).sum(-1))
