@@ -79,6 +79,13 @@ def test_real_judgments_keep_the_contract_and_end_at_sentence_ends(real_docs, ma
     assert at_end / total >= floor
 
 
+@settings(max_examples=30, deadline=None)
+@given(data=st.data(), max_tokens=st.integers(16, 512))
+def test_real_documents_under_any_limit(real_docs, data, max_tokens):
+    doc = data.draw(st.sampled_from(real_docs))
+    check_invariants(doc, segment_document(doc, SegmentConfig(max_tokens=max_tokens)), max_tokens)
+
+
 def test_n_tokens_is_what_the_model_gets(real_docs):
     tokenizer = load_tokenizer()
     doc = real_docs[-1]
@@ -174,11 +181,20 @@ def test_generated_blocks_keep_the_contract(doc, max_tokens, pack):
         return
     config = SegmentConfig(max_tokens=max_tokens, pack_tiny=pack)
     segments = segment_document(doc, config)
-    if pack:
-        for seg in segments:
-            assert seg.n_tokens <= max_tokens and doc.text[seg.char_start : seg.char_end] == seg.text
-    else:
+    if not pack:
         check_invariants(doc, segments, max_tokens)
+    # packed or not: in order, disjoint, within the limit, and every block's text in exactly one place
+    for a, b in zip(segments, segments[1:], strict=False):
+        assert a.char_end <= b.char_start
+    for seg in segments:
+        assert seg.n_tokens <= max_tokens and doc.text[seg.char_start : seg.char_end] == seg.text
+    for block in doc.blocks:
+        if block.text.strip():
+            overlap = sum(
+                max(0, min(s.char_end, block.char_end) - max(s.char_start, block.char_start))
+                for s in segments
+            )
+            assert overlap == len(block.text)
 
 
 @pytest.mark.slow
