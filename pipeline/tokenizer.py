@@ -156,7 +156,14 @@ def _with_byte_tokens(tok: Tokenizer) -> Tokenizer:
 
 @functools.lru_cache(maxsize=4)
 def _load_cached(path: str) -> LegalTokenizer:
-    return LegalTokenizer(Tokenizer.from_file(path))
+    try:
+        tokenizer = Tokenizer.from_file(path)
+    except Exception as e:  # the Rust side raises a bare Exception for any unreadable file
+        raise ValueError(f"{path}: not a tokenizer.json ({e})") from None
+    try:
+        return LegalTokenizer(tokenizer)
+    except ValueError as e:
+        raise ValueError(f"{path}: {e}") from None
 
 
 def load_tokenizer(path: str | Path | None = None) -> LegalTokenizer:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tokenizers import Tokenizer, models
 
 from pipeline.records import BlockType, Segment
 from pipeline.tokenizer import (
@@ -45,6 +46,20 @@ def test_shipped_tokenizer(tokenizer):
     for term in ("被告人", "本院认为", "有期徒刑", "判决如下", "人民法院"):
         assert len(tokenizer.encode(term)) == 1, term
     assert load_tokenizer() is tokenizer  # cached
+
+
+def test_unusable_tokenizer_files_are_named(tmp_path):
+    garbage = tmp_path / "tokenizer.json"
+    garbage.write_text("{not json")
+    with pytest.raises(ValueError, match="not a tokenizer.json"):
+        load_tokenizer(garbage)
+    with pytest.raises(FileNotFoundError, match="no tokenizer.json"):
+        load_tokenizer(tmp_path / "missing")
+    foreign = tmp_path / "foreign" / "tokenizer.json"
+    foreign.parent.mkdir()
+    Tokenizer(models.BPE()).save(str(foreign))  # valid, but without the project's special tokens
+    with pytest.raises(ValueError, match="lacks the special tokens"):
+        load_tokenizer(foreign.parent)
 
 
 def test_special_tokens_in_text_are_text(tokenizer):
