@@ -5,11 +5,13 @@ that fits is one segment, however small: block boundaries matter more than filli
 block is cut at sentence ends (pipeline.sentences), packing whole sentences greedily; only a sentence
 longer than the limit is cut inside, preferably after a comma or before a space. The pieces of a block,
 concatenated, give back its text exactly, and `document.text[char_start:char_end]` is a segment's text.
+Blocks of whitespace only give no segment. Each segment carries the spans of its connectives
+(pipeline.connectives, with `segment.connectives` as the lexicon).
 
 Token counts are exact and cost about two encodings of the text: whole blocks and the sentences of long
 blocks are counted in one batch each, and the pieces cut from long blocks are encoded once more (BPE may
-tokenize a piece's edges differently from its sentences; the rare piece that comes out over the limit is
-cut again by its own token offsets).
+tokenize a piece's edges differently from its sentences). The rare piece that comes out over the limit
+is split again, at the sentence end nearest its middle if it holds several sentences.
 """
 
 from __future__ import annotations
