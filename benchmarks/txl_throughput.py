@@ -12,7 +12,9 @@ The project's .venv has a transformers without TransfoXL, so run it from the thr
 
 Both models see the same token stream in segments of --tgt-len with full memory (mem_len) before the
 timing starts; tokens/s counts the tokens of the timed segments. "encoder" is the forward pass to the
-last hidden state and the new memory; "LM" adds the adaptive-softmax NLL of the next token.
+last hidden state and the new memory; "LM" adds the adaptive-softmax NLL of the next token. Without
+autograd our model carries the memory's attention keys/values and reuses W_kR R between segments
+(txl/model.py) where HF re-projects both every segment: that is part of the measured gain.
 """
 
 from __future__ import annotations

@@ -354,3 +354,10 @@ def test_position_scores_match_the_definition(t: int, m: int, n_r: int) -> None:
                 torch.testing.assert_close(got[..., i, n_r + j], (qv[..., i, :] * rel[..., k - 1 - dist]).sum(-1))
         for j in range(n_r):
             torch.testing.assert_close(got[..., i, j], (qv[..., i, :] * rel[..., -1]).sum(-1))
+
+
+@pytest.mark.parametrize("bad", [dict(cutoffs=[40, 16]), dict(cutoffs=[64]), dict(connective_boost="on"),
+                                 dict(tie_projs=[False]), dict(dropatt=1.0)])
+def test_config_rejects_inconsistent_options(bad: dict) -> None:
+    with pytest.raises(ValueError):
+        tiny(**bad)

@@ -86,6 +86,12 @@ class TransformerXLConfig:
             self.tie_projs = [False] + [True] * len(self.cutoffs)
         if self.connective_boost not in ("off", "learned", "fixed"):
             raise ValueError(f"connective_boost must be off, learned or fixed, not {self.connective_boost!r}")
+        if list(self.cutoffs) != sorted(set(self.cutoffs)) or any(not 0 < c < self.vocab_size for c in self.cutoffs):
+            raise ValueError(f"cutoffs must increase strictly inside (0, vocab_size={self.vocab_size}): {self.cutoffs}")
+        if len(self.tie_projs) != len(self.cutoffs) + 1:
+            raise ValueError(f"tie_projs needs one entry per cluster ({len(self.cutoffs) + 1}): {self.tie_projs}")
+        if not all(0.0 <= p < 1.0 for p in (self.dropout, self.dropatt)) or not 0.0 <= self.drop_mem <= 1.0:
+            raise ValueError("dropout and dropatt must lie in [0, 1), drop_mem in [0, 1]")
 
 
 @dataclass
