@@ -58,10 +58,12 @@ def train_cmd(
             train_texts, held_texts = split_corpus(spec, seed, holdout, max_chars)
         except (OSError, ValueError, DocumentError) as e:
             fail(f"{spec.path}: cannot read ({e})")
-        if not any(t.strip() for t in train_texts):
+        if not any(t.strip() for t in train_texts + held_texts):
             fail(f"{spec}: no text found (for JSONL, name the text fields: PATH:field,...)")
         texts.extend(train_texts)
         held[str(spec)] = held_texts
+    if not any(t.strip() for t in texts):
+        fail("every record was held out; lower --holdout or add corpora")
     options = TrainOptions(vocab_size=vocab_size, min_frequency=min_frequency)
     with console.status(f"training on {sum(map(len, texts)):,} characters from {len(specs)} corpora"):
         try:
