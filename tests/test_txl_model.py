@@ -88,13 +88,23 @@ def test_mem_len_bounds_memory_and_first_memory_is_empty() -> None:
 
 
 def test_same_length_each_query_sees_exactly_mem_len_keys() -> None:
-    model = model_of(same_length=True, mem_len=6)
+    """One layer, full memory: perturb one key at a time (a memory slot or an input token) and count,
+    per query, the keys whose change reaches it."""
+    model = model_of(same_length=True, mem_len=6, n_layer=1)
+    x = ids(2, 4, seed=2)
     with torch.no_grad():
-        out = model(ids(2, 6))
-        out = model(ids(2, 4), **out.carry())  # memory is full: 6 slots
-        keys = model._keys(2, 4, 6, 0, None, None, None, None, None, None, None, torch.device("cpu"), False)
-    assert keys.visible.sum(-1).flatten().tolist() == [6] * 4
-    assert out.hidden.isfinite().all()
+        mems = model(ids(2, 6)).mems
+        base = model(x, mems=mems).hidden
+        seen = torch.zeros(2, 4, dtype=torch.long)
+        for s in range(6):
+            bumped = [m.clone() for m in mems]
+            bumped[0][:, s] += 1.0
+            seen += ((model(x, mems=bumped).hidden - base).abs().amax(-1) > 1e-6).long()
+        for j in range(4):
+            y = x.clone()
+            y[:, j] = (y[:, j] + 1) % 64
+            seen += ((model(y, mems=mems).hidden - base).abs().amax(-1) > 1e-6).long()
+    assert seen.eq(6).all(), seen
 
 
 def test_untrained_additions_leave_plain_transformer_xl() -> None:
