@@ -1,0 +1,170 @@
+"""UK judgments in LegalDocML (Akoma Ntoso), as published by The National Archives.
+
+The metadata block states the citation, court and date outright; the cover page (`<header>`) is the
+judgment's own first page, whose markup is uneven (a party may or may not be tagged), so its lines are
+read like the printed page: Before → judges, Between → parties with their roles, counsel after them.
+The numbered paragraphs of `<judgmentBody>` are left to the English-judgment rules to type.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+from pipeline.parsing.patent_xml import text_of
+from pipeline.parsing.spans import Extracted, TextBuilder
+from pipeline.records import BlockType as T
+from pipeline.records import DocKind, DocMeta, Party
+
+AKN = "{http://docs.oasis-open.org/legaldocml/ns/akn/3.0}"
+UK = "{https:/judgments.gov.uk/}"
+_I = re.IGNORECASE
+ROLES = r"appellants?|respondents?|claimants?|defendants?|applicants?|interveners?|petitioners?|interested\s+part(?:y|ies)"
+_ROLE = re.compile(rf"\b({ROLES})\b\.?\s*$", _I)
+_ONLY_ROLE = re.compile(rf"^\(?(?:(?:first|second|third|\d+(?:st|nd|rd|th)?)\s+)?({ROLES})\)?(?:\s*/\s*\w+)?$", _I)
+_AND = re.compile(r"^[-–—\s]*and[-–—\s]*$", _I)
+_COUNSEL = re.compile(r"\(instructed\s+by|\bfor\s+the\s+(?:\w+\s+)?(?:appellants?|respondents?|claimants?|defendants?"
+                      r"|applicants?|interveners?|secretar|intervener)", _I)
+_RULE = re.compile(r"^[-–—_=\s]{3,}$")
+_LEAD_RULE = re.compile(r"^(?:[-–—_]\s*){3,}")
+
+
+def _lines(header) -> list[tuple[str, str]]:
+    """(text, role cell) per printed line: a paragraph, or a row of the parties table."""
+    out: list[tuple[str, str]] = []
+    for el in header.iter(f"{AKN}p", f"{AKN}tr"):
+        if el.tag == f"{AKN}p":
+            if next(el.iterancestors(f"{AKN}tr"), None) is None and (text := text_of(el)):
+                out.append((text, ""))
+        else:
+            cells = list(el.iter(f"{AKN}td"))
+            if not cells:
+                continue
+            left = [t for p in cells[0].iter(f"{AKN}p") if (t := text_of(p))] or [text_of(cells[0])]
+            role = " ".join(text_of(td) for td in cells[1:]).strip()
+            if len(left) > 1 and not role:
+                out += [(t, "") for t in left]  # a cell laid out as several printed lines
+            elif any(left) or role:
+                out.append((" ".join(left), role))
+    return out
+
+
+def read_akn(root) -> Extracted:
+    judgment = next(root.iter(f"{AKN}judgment"), root)
+    meta = DocMeta(doc_type="judgment")
+    meta.citation = root.findtext(f".//{UK}cite") or _text(root, f".//{AKN}neutralCitation")
+    meta.case_number = _text(root, f".//{AKN}docketNumber")
+    court = root.find(f".//{AKN}TLCOrganization")
+    meta.court = (court.get("showAs") if court is not None else None) or _text(root, f".//{AKN}courtType")
+    for el in root.iter(f"{AKN}FRBRdate"):
+        if el.get("name") == "judgment" and (d := _date(el.get("date"))):
+            meta.date = d
+            break
+    name = root.find(f".//{AKN}FRBRWork/{AKN}FRBRname")
+    title = name.get("value") if name is not None else None
+
+    b = TextBuilder("\n")
+    header = judgment.find(f"{AKN}header")
+    if header is not None:
+        _read_header(_lines(header), meta, b)
+    body = judgment.find(f"{AKN}judgmentBody")
+    if body is not None:
+        for el in body.iter(f"{AKN}paragraph", f"{AKN}p"):
+            if next(el.iterancestors(f"{AKN}paragraph"), None) is not None:
+                continue  # inside a numbered paragraph, read with it
+            b.add(text_of(el))
+    return Extracted(text=b.text(), spans=b.spans, title=title, meta=meta, kind=DocKind.EN_JUDGMENT, language="en")
+
+
+class _PartyReader:
+    """The Between block line by line: a role (in the line or in the table's role column) names the
+    party on that line and those still waiting; a name under a named party shares its role until the
+    next "- and -"."""
+
+    def __init__(self, meta: DocMeta):
+        self.meta = meta
+        self.waiting: list[str] = []
+        self.last_role: str | None = None
+
+    def line(self, text: str, role_cell: str) -> None:
+        for i, chunk in enumerate(re.split(r"\s*[-–—]\s*and\s*[-–—]?\s*|^\s*(?:and|v\.?|versus)\s*$", text, flags=_I)):
+            if i > 0:
+                self.last_role = None  # "- and -" separates the sides
+            chunk = (chunk or "").strip(" ,-–—")
+            if chunk:
+                self._chunk(chunk)
+        if _AND.match(text):
+            self.last_role = None
+        roles = [m.group(1) for m in re.finditer(rf"\b({ROLES})\b", role_cell, _I)]
+        if len(roles) > 1 and len(roles) == len(self.waiting):  # one role per name, in order
+            self.meta.parties += [Party(name=n, role=r.lower()) for n, r in zip(self.waiting, roles, strict=True)]
+            self.waiting, self.last_role = [], roles[-1].lower()
+            return
+        for role in roles:
+            self._role(role)
+
+    def _chunk(self, chunk: str) -> None:
+        if only := _ONLY_ROLE.match(chunk):
+            self._role(only.group(1))
+        elif m := _ROLE.search(chunk):
+            if base := chunk[: m.start()].strip(" ,"):
+                self.waiting.append(base)
+            self._role(m.group(1))
+        elif self.last_role:
+            self.meta.parties.append(Party(name=chunk, role=self.last_role))
+        else:
+            self.waiting.append(chunk)
+
+    def finish(self) -> None:
+        """Names the cover never gave a role to are still parties."""
+        self._role("party")
+
+    def _role(self, role: str) -> None:
+        role = role.lower()
+        self.meta.parties += [Party(name=n, role=role) for n in self.waiting]
+        self.waiting = []
+        self.last_role = role
+
+
+def _read_header(lines: list[tuple[str, str]], meta: DocMeta, b: TextBuilder) -> None:
+    section = "head"
+    parties = _PartyReader(meta)
+    for text, role_cell in lines:
+        ruled = bool(_LEAD_RULE.match(text))
+        text = _LEAD_RULE.sub("", text)
+        low = text.lower().rstrip(" :")
+        if low.startswith("before"):
+            section = "judges"
+            text = re.sub(r"^before\s*:?\s*", "", text, flags=_I)
+        elif low.startswith("between"):
+            section = "parties"
+            text = re.sub(r"^between\s*:?\s*", "", text, flags=_I)
+        elif ruled and section == "judges":
+            section = "parties"  # some covers go from the judges to the parties without "Between"
+        if not text.strip() or _RULE.match(text):
+            continue
+        if _COUNSEL.search(text):
+            section = "counsel"
+            b.add(text, T.PARTIES)
+        elif section == "judges":
+            names = re.split(r"\s+and\s+(?=(?:LORD|LADY|SIR|DAME|MR|MRS|MS|THE)\b)|^and\s+", text, flags=_I)
+            meta.judges += [j.strip(" ,") for j in names if j and j.strip(" ,") and not _AND.match(j)]
+            b.add(text, T.HEADER)
+        elif section == "parties" and not low.startswith(("judgment", "hearing", "approved")):
+            b.add(f"{text} ({role_cell})" if role_cell else text, T.PARTIES)
+            parties.line(text, role_cell)
+        else:
+            b.add(text, T.HEADER)
+    parties.finish()
+
+
+def _text(root, path: str) -> str | None:
+    el = root.find(path)
+    return text_of(el) or None if el is not None else None
+
+
+def _date(s: str | None) -> dt.date | None:
+    try:
+        return dt.date.fromisoformat(s) if s else None
+    except ValueError:
+        return None
