@@ -148,7 +148,8 @@ def _read_header(lines: list[tuple[str, str]], meta: DocMeta, b: TextBuilder) ->
             b.add(text, T.PARTIES)
         elif section == "judges":
             names = re.split(r"\s+and\s+(?=(?:LORD|LADY|SIR|DAME|MR|MRS|MS|THE)\b)|^and\s+", text, flags=_I)
-            meta.judges += [j.strip(" ,") for j in names if j and j.strip(" ,") and not _AND.match(j)]
+            names = [re.sub(r"\s+and$", "", j.strip(" ,"), flags=_I) for j in names if j]
+            meta.judges += [j for j in names if j and not _AND.match(j)]
             b.add(text, T.HEADER)
         elif section == "parties" and not low.startswith(("judgment", "hearing", "approved")):
             b.add(f"{text} ({role_cell})" if role_cell else text, T.PARTIES)
