@@ -106,3 +106,48 @@ def ask(
         where = f"p.{c.page + 1}" if c.page is not None else "no page"
         console.print(f"[cyan][{i}][/] {c.segment_id} {c.block_type} {where} score={c.score:.4f}", highlight=False)
         console.print(f"    {c.text[:200]}", highlight=False, markup=False)
+
+
+@eval_app.command("qa")
+def eval_qa(
+    file: Annotated[Path, typer.Argument(help="SQuAD-2.0-layout JSON (CJRC's): contexts, questions, gold answers.")],
+    split: Annotated[
+        str, typer.Option(help="all, or the fixed held-apart split: heldout (never trained on) / train.")
+    ] = "all",
+    limit: Annotated[int | None, typer.Option(help="Only the first N contexts (CPU cost).")] = None,
+    reader: Annotated[Path | None, typer.Option(help="Reader head; default data/models/reader.pt.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    config: ConfigOpt = None,
+    set_: SetOpt = None,
+) -> None:
+    """Extractive QA end to end: EM, F1 (char-level, best over golds), YES/NO accuracy, no-answer accuracy."""
+    from pipeline.errors import DocumentError
+    from retrieval.encoder import checkpoint_file, load_encoder
+    from retrieval.eval_qa import SPLITS, evaluate_qa
+    from retrieval.reader import load_reader
+    from retrieval.train_reader import READER_FILE
+
+    cfg = resolve_config(config, set_)
+    existing_path(file)
+    if split not in SPLITS:
+        fail(f"--split must be one of {', '.join(SPLITS)}, not {split!r}")
+    head = reader or READER_FILE
+    if not head.is_file():
+        fail(f"{head}: no reader checkpoint; train one with `python -m retrieval.train_reader --qa FILE`")
+    ckpt = checkpoint_file(cfg.model.checkpoint)
+    if ckpt is None or not ckpt.is_file():
+        fail("no encoder checkpoint: set model.checkpoint or ship one in data/models/")
+    model, tokenizer = load_encoder(ckpt, cfg.model.device)
+    try:
+        result = evaluate_qa(file, load_reader(head, model, tokenizer), split, limit)
+    except DocumentError as e:
+        fail(str(e))
+    if as_json:
+        _print_json(result)
+        return
+    console.print(
+        f"{result['n_questions']} questions ({split}): EM {result['em']:.2f}  F1 {result['f1']:.2f}  "
+        f"span F1 {result['span_f1']:.2f}  YES/NO acc {result['yes_no_acc']:.2f}  "
+        f"no-answer acc {result['no_answer_acc']:.2f}",
+        highlight=False,
+    )

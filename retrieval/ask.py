@@ -14,9 +14,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
+import torch
 
 from pipeline.errors import DocumentError
+from pipeline.records import BlockType, Segment
 from pipeline.store import open_duckdb
+from retrieval.cache import DocStateCache
 from retrieval.config import RetrievalConfig
 from retrieval.hybrid import Filters, HybridIndex, Passage
 from retrieval.stage import INDEX_DIR
@@ -103,8 +106,10 @@ class AskSession:
             passages.append(Passage(sid, doc_id, text, btype, kind, court, date))
             self.block_of[sid] = block_idx
         self.search_index = HybridIndex(passages, bm25=self.config.bm25)
+        self.model = self.tokenizer = None
         self._add_dense(checkpoint, device)
-        self.reader = None  # the reader module adds itself when a reader checkpoint exists
+        self.reader = self._load_reader(checkpoint, device)
+        self.cache = DocStateCache(self.config.cache_bytes)
 
     def _add_dense(self, checkpoint: str | None, device: str) -> None:
         from retrieval.encoder import checkpoint_file, load_encoder
@@ -125,6 +130,56 @@ class AskSession:
         pooling = store.manifest.get("pooling", self.config.pooling)
         self.search_index.add_dense("txl", StoreArm(store, model, tokenizer, self.search_index.passages, pooling))
 
+    def _load_reader(self, checkpoint: str | None, device: str):
+        """The reader head shipped for this encoder, if any (a head trained on another encoder is refused)."""
+        from retrieval.encoder import checkpoint_file, load_encoder
+        from retrieval.reader import load_reader
+        from retrieval.train_reader import READER_FILE, sha256_file
+
+        path = checkpoint_file(checkpoint)
+        if not READER_FILE.is_file() or path is None or not path.is_file():
+            return None
+        reader = load_reader(READER_FILE, None, None)
+        if reader.encoder_sha256 != sha256_file(path):
+            self.notes.append(f"reader {READER_FILE.name} was trained on another encoder; not used")
+            return None
+        if self.model is None:
+            self.model, self.tokenizer = load_encoder(path, device)
+        reader.model, reader.tokenizer = self.model, self.tokenizer
+        return reader
+
+    def doc_states(self, doc_id: str) -> dict[str, torch.Tensor]:
+        """segment_id -> [T, d] states of a document read in order with memory; cached for the session."""
+        from pipeline.tokenizer import encode_segment
+        from retrieval.inject import encode_document
+
+        device = next(self.model.parameters()).device
+        cached = self.cache.get(doc_id, device)
+        if cached is None:
+            passages = [p for p in self.search_index.passages if p.doc_id == doc_id]
+            segments = [Segment(p.doc_id, int(p.segment_id.rsplit(":", 1)[1]), self.block_of[p.segment_id],
+                                BlockType(p.block_type), p.text, 0, 0, 0) for p in passages]
+            ids = [encode_segment(s, self.tokenizer)[0] for s in segments]
+            cached = [e.hidden for e in encode_document(self.model, segments, ids)]
+            self.cache.put(doc_id, cached)
+        passages = [p for p in self.search_index.passages if p.doc_id == doc_id]
+        return {p.segment_id: h for p, h in zip(passages, cached, strict=True)}
+
+    def read(self, question: str, citations: list[Citation]) -> tuple[str, float | None]:
+        """The most confident answer the reader finds in the cited segments; "none" when all say none."""
+        from retrieval.reader import EncodedText, question_vector
+
+        q = question_vector(self.model, self.tokenizer, question)
+        best, best_conf = "none", None
+        for c in citations:
+            states = self.doc_states(c.doc_id)[c.segment_id]
+            enc = self.tokenizer.hf.encode(c.text, add_special_tokens=False)
+            hidden = states[states.size(0) - len(enc.ids):].float().cpu()  # drop the prefix tokens
+            answer, conf = self.reader.read(EncodedText(hidden, list(enc.offsets)), q, c.text)
+            if answer and (best_conf is None or conf > best_conf):
+                best, best_conf = answer, conf
+        return best, best_conf
+
     def citation(self, segment_id: str, score: float) -> Citation:
         p = self.search_index.passages[self.search_index.row_of[segment_id]]
         page, bbox = self.blocks.get((p.doc_id, self.block_of[segment_id]), (None, None))
@@ -142,7 +197,7 @@ class AskSession:
         if self.reader is None:
             notes.append("no reader checkpoint: answer is 'none'; see the citations")
         else:
-            answer, score = self.reader.answer(question, citations)
+            answer, score = self.read(question, citations)
         return Answer(question, answer, score, citations, self.search_index.arms,
                       getattr(self.reader, "checkpoint", None), notes)
 

@@ -101,6 +101,7 @@ class SegmentStore:
         self.index = index
         self.config = config
         self._rows: dict[str, dict] = {r["segment_id"]: r for r in meta.to_pylist()}
+        self._sid_of: dict[int, str] = {r["id"]: sid for sid, r in self._rows.items()}
         self._states: np.memmap | None = None
 
     # ---- opening ---------------------------------------------------------------------------------
@@ -192,9 +193,6 @@ class SegmentStore:
     def entry(self, segment_id: str) -> dict:
         return self._rows[segment_id]
 
-    def _by_id(self) -> dict[int, str]:
-        return {r["id"]: sid for sid, r in self._rows.items()}
-
     def search(
         self, queries: np.ndarray, k: int, only: set[str] | None = None, exclude: set[str] | None = None
     ) -> list[list[tuple[str, float]]]:
@@ -220,9 +218,8 @@ class SegmentStore:
                 params = faiss.SearchParameters(sel=sel)
             k = min(k, len(allowed))
         scores, ids = self.index.search(q, min(k, len(self)), params=params)
-        by_id = self._by_id()
         return [
-            [(by_id[i], float(s)) for i, s in zip(row_ids, row_s, strict=True) if i >= 0]
+            [(self._sid_of[i], float(s)) for i, s in zip(row_ids, row_s, strict=True) if i >= 0]
             for row_ids, row_s in zip(ids.tolist(), scores.tolist(), strict=True)
         ]
 
@@ -277,6 +274,7 @@ class SegmentStore:
         self._ensure_trained(keys)
         self.index.add_with_ids(keys, ids)
         for e, i, (slot, n) in zip(entries, ids.tolist(), slots, strict=True):
+            self._sid_of[i] = e.segment_id
             self._rows[e.segment_id] = {
                 "id": i, "segment_id": e.segment_id, "doc_id": e.doc_id, "seg_idx": e.seg_idx,
                 "block_type": e.block_type, "slot": slot, "n_states": n,
@@ -335,6 +333,8 @@ class SegmentStore:
         gone = [self._rows.pop(s) for s in segment_ids if s in self._rows]
         if not gone:
             return 0
+        for r in gone:
+            del self._sid_of[r["id"]]
         if self.manifest["built"] == "hnsw":
             # HNSW graphs cannot drop nodes: rebuild from the surviving keys
             ids = np.array([r["id"] for r in gone], dtype=np.int64)

@@ -20,7 +20,7 @@ from retrieval.text import terms
 
 @pytest.fixture(scope="module")
 def clcr_slice(shared_data, tmp_path_factory):
-    """Two labelled CLCR queries with their judged cases plus 40 unjudged cases, written as a CLCR-layout set."""
+    """Two labelled CLCR queries with their judged cases plus 15 unjudged cases, written as a CLCR-layout set."""
     root = shared_data / "zh"
     gains = load_qrels(root / "retrieval/clcr_qrels_by_annotator.tsv")
     qids = ["1", "19"]
@@ -31,7 +31,7 @@ def clcr_slice(shared_data, tmp_path_factory):
             row = json.loads(line)
             if row["id"] in judged:
                 cases.append(row)
-            elif len(others) < 40:
+            elif len(others) < 15:
                 others.append(row)
     out = tmp_path_factory.mktemp("clcr")
     with open(out / "cases.jsonl", "w", encoding="utf-8") as f:
@@ -108,7 +108,7 @@ def test_dense_minilm_arm_ranks_english_contract_clauses(shared_data):
 
     with gzip.open(shared_data / "en/contracts/cuad_contracts.jsonl.gz", "rt", encoding="utf-8") as f:
         contract = json.loads(f.readline())
-    passages = split_passages("c0", "", contract["text"], 600)[:40]
+    passages = split_passages("c0", "", contract["text"], 600)[:16]
     vecs = embed([p.text for p in passages])
     assert vecs.shape == (len(passages), 384)
     assert np.allclose(np.linalg.norm(vecs, axis=1), 1.0, atol=1e-4)
