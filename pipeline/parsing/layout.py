@@ -13,7 +13,7 @@ from statistics import median
 _CJK = "\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
 _CJK_CHAR = re.compile(f"[{_CJK}]")
 _HAN_GAP = re.compile(r"(?<=[\u3400-\u9fff])[ \t\u3000\xa0]+(?=[\u3400-\u9fff])")
-_SPACES = re.compile(r"[ \t\xa0]{2,}")
+_SPACES = re.compile(r"[ \t]{2,}")
 
 
 @dataclass(slots=True)
@@ -40,9 +40,10 @@ class Paragraph:
 
 
 def clean_line(text: str) -> str:
-    """One visual line: no spaces between Han characters (PDF producers space out justified CJK text)."""
+    """One visual line: no spaces between Han characters (PDF producers space out justified CJK text),
+    no-break spaces as plain spaces."""
     text = _HAN_GAP.sub("", text.strip())
-    return _SPACES.sub(" ", text)
+    return _SPACES.sub(" ", text.replace("\xa0", " "))
 
 
 def join_lines(a: str, b: str) -> str:

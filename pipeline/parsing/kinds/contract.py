@@ -23,7 +23,11 @@ _RECITALS = re.compile(r"^(?:recitals?|background|preamble|whereas\b|now,?\s+the
 _DEFINITIONS_HEAD = re.compile(r"^(?:(?:article|section)\s+[\dIVX]+\.?\s*[-–:]?\s*|\d+(?:\.\d+)*\.?\s*)?definitions?\b", _I)
 _DEFINITION = re.compile(r"^[\"“”'‘]?[A-Z][\w\s\-’']{0,60}[\"“”'’]\s*(?:shall\s+)?(?:mean|means|has\s+the\s+meaning|refers?\s+to|includes?)\b")
 _CLAUSE = re.compile(r"^(?:(?:article|section|clause)\s+[\dIVXLC]+|\d{1,2}(?:\.\d{1,2})*\.?\s+\S|\([a-z0-9]{1,4}\)\s|[A-Z]\.\s)", _I)
-_SIGNATURE_START = re.compile(r"^(?:in\s+witness\s+whereof|signed\s+(?:by|for)|executed\s+(?:by|as\s+of))", _I)
+_SIGNATURE_START = re.compile(
+    r"^(?:in\s+witness\s+whereof|signed\s+(?:by|for)|executed\s+(?:by|as\s+of)|yours\s+(?:very\s+)?truly|sincerely"
+    r"|agreed\s+and\s+accepted|accepted\s+and\s+agreed|\[signature\s+page)",
+    _I,
+)
 _SIGNATURE_LINE = re.compile(r"^(?:by|name|title|date|its|signature|print\s+name|witness)\s*:|^_{3,}|^/s/", _I)
 _APPENDIX = re.compile(r"^(?:schedule|exhibit|annex|appendix|attachment|addendum)\s+[\dA-Z]{1,4}\b", _I)
 
@@ -53,10 +57,13 @@ def _classify(piece: str, state: T) -> T:
         return state
     if state in (T.SIGNATURE,) and _APPENDIX.match(piece):
         return T.APPENDIX
-    if _SIGNATURE_START.match(piece):
+    if _SIGNATURE_START.match(piece) or (state is not T.HEADER and _SIGNATURE_LINE.match(piece)):
         return T.SIGNATURE
     if state is T.SIGNATURE:
-        return T.APPENDIX if _APPENDIX.match(piece) else T.SIGNATURE
+        if _APPENDIX.match(piece):
+            return T.APPENDIX
+        # a counterpart signature page can sit mid-document; long prose after it is contract again
+        return T.CLAUSE if len(piece) > 400 and not _SIGNATURE_LINE.search(piece) else T.SIGNATURE
     if state in (T.HEADER, T.PARTIES) and _PARTIES.search(piece[:400]):
         return T.PARTIES
     if _RECITALS.match(piece):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 
+from pipeline.parsing.layout import clean_line
 from pipeline.parsing.spans import Span, split_spans
 from pipeline.records import BlockType as T
 from pipeline.records import DocKind, DocMeta, Party
@@ -133,7 +134,7 @@ def _classify(piece: str, state: T) -> T:
     if state in (T.VERDICT, T.OPINION):
         return state  # the reasoning discusses claims, defences and facts without leaving the reasoning
     if state in (T.HEADER, T.PARTIES):
-        if len(piece) <= 60 and _HEADER.match(piece) and state is T.HEADER:
+        if state is T.HEADER and len(piece) <= 60 and _HEADER.match(clean_line(piece)):  # 民 事 判 决 书
             return T.HEADER
         if _PARTY.match(head) and not _NOT_PARTY.search(piece[:200]):
             return T.PARTIES
@@ -184,6 +185,8 @@ _COURT = re.compile(r"[\u4e00-\u9fff]{2,30}?(?:人民法院|法院|法庭)")
 _CASE_NO = re.compile(r"[（(〔\[]\d{4}[）)〕\]][^\s，。,；;、]{1,30}?号")
 _DOC_TYPE = re.compile(DOC_TYPES)
 _CAUSE = re.compile(r"([^\s，。、；与和诉及（(）)]{2,20}?(?:纠纷|罪))")
+_ORG_END = re.compile(r"^.*(?:有限公司|公司|分公司|支公司|银行|支行|分行|集团|委员会|合作社|中心|厂|局|院|所|店|处)")
+_ASIDE = re.compile(r"[（(]以下简称[^）)]*[）)]")
 _CAUSE_IN_TEXT = re.compile(r"(?:犯|涉嫌)([^\s，。、；]{1,20}?罪)|因?([^\s，。、；与和诉及]{2,20}?纠纷)一案")
 _CN_DATE_PARTS = re.compile(r"([〇○零一二三四五六七八九]{4})年([一二三四五六七八九十]{1,2})月([一二三四五六七八九十]{1,3})日")
 _DIGITS = {c: i for i, c in enumerate("〇一二三四五六七八九")} | {"○": 0, "零": 0}
@@ -212,7 +215,7 @@ def extract_meta(text: str, spans: list[Span]) -> tuple[DocMeta, str | None]:
     by_type: dict[T, list[str]] = {}
     for s in spans:
         by_type.setdefault(s.type, []).append(text[s.start : s.end])
-    header = by_type.get(T.HEADER, [])
+    header = [clean_line(h) for h in by_type.get(T.HEADER, [])]
     head_text = "\n".join(header) or text[:300]
     title = next((h for h in header if _DOC_TYPE.search(h) and len(h) > 5), None)
     if m := _COURT.search(head_text):
@@ -244,8 +247,12 @@ def _cause(title: str | None, procedure: list[str], parties: list[Party]) -> str
         for p in parties:
             stripped = stripped.replace(p.name, " ")
         if m := _CAUSE.search(stripped):
-            return m.group(1)
+            # an organisation the party lines did not name exactly still ends in 公司/银行/… before the cause
+            return _ORG_END.split(m.group(1))[-1] or m.group(1)
+    names = "|".join(re.escape(p.name) for p in parties if p.name)
+    splitter = re.compile(rf"{_ROLE}|{names}" if names else _ROLE)
     for para in procedure:
-        if m := _CAUSE_IN_TEXT.search(para):
-            return m.group(1) or m.group(2)
+        if m := _CAUSE_IN_TEXT.search(_ASIDE.sub("", para)):
+            # 因与被申请人何某某民间借贷纠纷一案 → 民间借贷纠纷: drop the parties named before it
+            return splitter.split(m.group(1) or m.group(2))[-1] or None
     return None
