@@ -1,5 +1,189 @@
-"""`ldx` commands of the predict work (registered on the root app and eval_app)."""
+"""`ldx` commands of the predict work: `eval roles`, `eval articles`, `eval consistency`, `train heads`."""
 
 from __future__ import annotations
 
-from flows.cli import app  # noqa: F401
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from flows.cli import app  # noqa: F401  (the root app exists first)
+from flows.cli_common import console, eval_app, existing_path, fail
+from flows.cli_model import train_app
+
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
+HeadsOpt = Annotated[Path | None, typer.Option("--heads", help="Folder of head weights; default: data/models/heads/.")]
+
+
+def _table(title: str, rows: dict[str, dict[str, float]]) -> Table:
+    cols = sorted({k for r in rows.values() for k in r})
+    t = Table(title=title)
+    t.add_column("")
+    for c in cols:
+        t.add_column(c, justify="right")
+    for name, r in rows.items():
+        t.add_row(name, *[f"{r[c]:.4f}" if isinstance(r.get(c), float) else str(r.get(c, "")) for c in cols])
+    return t
+
+
+def _is_india_layout(path: Path) -> bool:
+    from txl.classify_train import read_jsonl
+
+    first = next(iter(read_jsonl(path)), None)
+    return isinstance(first, dict) and "sentences" in first
+
+
+@eval_app.command("roles")
+def eval_roles_cmd(
+    file: Annotated[Path, typer.Argument(help="india_sc_roles layout (sentences with labels), or a JSONL corpus "
+                                              "of Chinese judgments (evaluated against the parser's types with "
+                                              "the structural markers removed).")],
+    text_field: Annotated[str, typer.Option(help="Text field of a judgment corpus (e.g. fd, text).")] = "text",
+    limit: Annotated[int | None, typer.Option(help="At most this many documents.")] = None,
+    heads: HeadsOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Sentence- (or block-) level accuracy and macro-F1 of the block-role head on documents it was not
+    trained on."""
+    from pipeline.errors import DocumentError
+    from txl.classify_train import HEADS_DIR, eval_roles, load_india, zh_units
+    from txl.heads import RoleHead
+
+    existing_path(file)
+    weights = (heads or HEADS_DIR) / "roles.npz"
+    if not weights.exists():
+        fail(f"{weights}: no role head; train one with `ldx train heads`")
+    head = RoleHead.load(weights)
+    trained = set(head.trained_on)
+    try:
+        if _is_india_layout(file):
+            docs = [d for d in load_india(file) if d.doc_id not in trained][:limit]
+            settings = {"held_apart": docs}
+        else:
+            from pipeline import load_documents
+            from pipeline.config import ParseConfig
+
+            parsed = []
+            for doc in load_documents(file, ParseConfig(jsonl_text_field=text_field)):
+                if doc.doc_id not in trained and doc.blocks:
+                    parsed.append(doc)
+                if limit is not None and len(parsed) >= limit:
+                    break
+            settings = {"markers_removed": [zh_units(d, strip_markers=True) for d in parsed],
+                        "as_written": [zh_units(d) for d in parsed]}
+    except DocumentError as e:
+        fail(str(e))
+    if not any(settings.values()):
+        fail(f"{file}: every document in it was used to train the head; nothing is held apart")
+    results = {name: {**eval_roles(head, docs), "documents": len(docs)} for name, docs in settings.items()}
+    report = {"file": str(file), "heads": str(weights), "results": results}
+    if as_json:
+        typer.echo(json.dumps(report, ensure_ascii=False))
+    else:
+        console.print(_table(f"block roles: {file.name}", results))
+
+
+@eval_app.command("articles")
+def eval_articles_cmd(
+    file: Annotated[Path, typer.Argument(help="judge_criminal layout: JSON lines with text (facts) and la (articles).")],
+    folds: Annotated[int, typer.Option(help="Cross-validation folds.")] = 5,
+    limit: Annotated[int | None, typer.Option(help="At most this many cases.")] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the folds.")] = 0,
+    as_json: JsonOpt = False,
+) -> None:
+    """Micro/macro-F1 of article prediction with and without retrieved memory, against the TF-IDF + linear
+    baseline, on the same cross-validation folds in one run."""
+    from pipeline.errors import DocumentError
+    from txl.classify_train import eval_articles
+
+    existing_path(file)
+    if folds < 2:
+        fail("--folds must be at least 2")
+    try:
+        report = eval_articles(file, folds=folds, seed=seed, limit=limit)
+    except DocumentError as e:
+        fail(str(e))
+    if as_json:
+        typer.echo(json.dumps(report, ensure_ascii=False))
+    else:
+        console.print(_table(f"articles: {file.name} ({report['cases']} cases, {folds} folds)", report["results"]))
+
+
+@eval_app.command("consistency")
+def eval_consistency_cmd(
+    file: Annotated[Path, typer.Argument(help="A JSONL corpus of judgments (or any file `ldx parse` reads).")],
+    text_field: Annotated[str, typer.Option(help="Text field of a JSONL corpus (e.g. fd, text).")] = "text",
+    limit: Annotated[int | None, typer.Option(help="At most this many documents.")] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the perturbations.")] = 0,
+    as_json: JsonOpt = False,
+) -> None:
+    """False-positive rate of the verdict–facts checks on the real judgments, and their detection rate on
+    copies with a name, an amount or a charge swapped in from another case."""
+    from pipeline import load_documents
+    from pipeline.analysis.perturb import measure
+    from pipeline.config import ParseConfig
+    from pipeline.errors import DocumentError
+
+    existing_path(file)
+    try:
+        docs = []
+        for doc in load_documents(file, ParseConfig(jsonl_text_field=text_field)):
+            docs.append(doc)
+            if limit is not None and len(docs) >= limit:
+                break
+    except DocumentError as e:
+        fail(str(e))
+    report = {"file": str(file), **measure(docs, seed)}
+    if as_json:
+        typer.echo(json.dumps(report, ensure_ascii=False))
+        return
+    console.print(f"{report['documents']} judgments with a verdict; false-positive rate "
+                  f"{report['false_positive_rate']:.3f}")
+    console.print(_table("detection on perturbed copies", report["detection"]))
+
+
+@train_app.command("heads")
+def train_heads_cmd(
+    india: Annotated[Path, typer.Option(help="india_sc_roles layout; its held-apart quarter is not trained on.")],
+    criminal: Annotated[Path, typer.Option(help="judge_criminal layout (facts, articles, full judgments).")],
+    zh: Annotated[list[Path] | None, typer.Option(help="Chinese judgment corpora for the role head (repeatable).")] = None,
+    zh_field: Annotated[str, typer.Option(help="Text field of the --zh corpora.")] = "text",
+    zh_docs: Annotated[int, typer.Option(help="At most this many Chinese judgments per corpus.")] = 400,
+    out: Annotated[Path | None, typer.Option(help="Output folder; default: data/models/heads/.")] = None,
+    seed: int = 0,
+) -> None:
+    """Train the role head (dual tower) and the article head; writes roles.npz and articles.npz."""
+    import torch
+
+    from pipeline import load_documents
+    from pipeline.config import ParseConfig
+    from txl.classify_train import (
+        HEADS_DIR,
+        is_held_apart,
+        load_india,
+        train_article_head,
+        train_role_head,
+        zh_units,
+    )
+
+    torch.set_num_threads(2)
+    for p in [india, criminal, *(zh or [])]:
+        existing_path(p)
+    out = out or HEADS_DIR
+    india_docs = [d for d in load_india(india) if not is_held_apart(d.doc_id)]
+    zh_docs_all = []
+    for corpus in zh or []:
+        n = 0
+        for doc in load_documents(corpus, ParseConfig(jsonl_text_field=zh_field)):
+            if is_held_apart(doc.doc_id) or not doc.blocks:
+                continue
+            zh_docs_all.append(zh_units(doc))
+            n += 1
+            if n >= zh_docs:
+                break
+    train_role_head(india_docs, zh_docs_all, out / "roles.npz", seed=seed)
+    train_article_head(criminal, out / "articles.npz", seed=seed)
+    console.print(f"wrote {out / 'roles.npz'} ({len(india_docs)} Indian, {len(zh_docs_all)} Chinese judgments) "
+                  f"and {out / 'articles.npz'}")

@@ -12,6 +12,7 @@ class RetrievalConfig(Options):
     pooling: Literal["mean", "max", "first", "last"] = "mean"  # how a segment's states become one key vector
     states_per_layer: int = 16  # P pooled state vectors stored per segment and layer
     hnsw_m: int = 32  # graph degree of the HNSW index
+    hnsw_ef_search: int = 128  # candidates an HNSW query keeps (recall against latency)
     ivf_nlist: int = 1024  # IVF cells (fewer when the store is small)
     ivf_nprobe: int = 32  # cells visited per query
     pq_m: int = 32  # bytes per key in the IVF-PQ index (must divide the key dimension)
@@ -24,3 +25,21 @@ class RetrievalConfig(Options):
     anchoring: bool = False  # reset memory when a segment drifts from the document's opening
     anchoring_threshold: float = 0.2  # cosine (sentence model) under which memory is reset
     cache_bytes: int = 512 * 2**20  # session cache of document states
+
+
+class PredictConfig(Options):
+    """The predict stage of `ldx run` (retrieval/predict.py): each analyst task on or off, and its knobs."""
+
+    roles: bool = True  # block role of every segment; a disagreement with the rule type is flagged
+    articles: bool = True  # 刑法 articles from the FACTS of Chinese criminal judgments
+    article_memory: bool = True  # join retrieved similar cases' articles as extra memory
+    consistency: bool = True  # verdict–facts consistency flags
+    provisos: bool = True  # 但书 / "provided that" spans with the clause each restricts
+    duplicates: bool = True  # near-duplicate documents and shared passages within the batch
+    connective_attention: bool = True  # per-document attention to connectives (needs a model)
+    heads_dir: str | None = None  # None = the shipped heads in data/models/heads/
+    role_disagreement_min_score: float = 0.7  # flag only confident disagreements with the rule type
+    article_consistency_threshold: float = 0.6  # predicted articles this sure are compared with the cited
+    duplicate_doc_threshold: float = 0.8  # estimated Jaccard of shingle sets
+    duplicate_passage_threshold: float = 0.8
+    attention_max_segments: int = 16  # segments per document run with diagnostics on

@@ -1,0 +1,260 @@
+"""The predict stage of `ldx run`: the analyst tasks over parsed, segmented documents, as Prediction rows.
+
+    predict_stage(documents: list[Document], segments: list[Segment],
+                  config: PredictConfig | None = None, model=None) -> list[Prediction]
+
+- `documents` carry their blocks; `segments` are the segments of those documents, in any order.
+- `config` switches each task (retrieval.config.PredictConfig); None = all on with defaults.
+- `model` is optional: the (TransformerXLLM, LegalTokenizer) pair of `retrieval.encoder.load_encoder`.
+  With it, the connective-attention summary is computed from the model's diagnostics; without it that
+  task is skipped and every other task runs on the shipped heads and rules alone.
+- The result is flat; group it by `Prediction.doc_id` to attach rows to their documents.
+
+Tasks (`Prediction.task`) and what their rows hold:
+
+| task | one row per | value / values | evidence |
+|---|---|---|---|
+| block_role | segment | predicted type / [predicted, rule type] | the segment |
+| block_role_disagrees | confident disagreement | predicted type / [predicted, rule type] | the segment |
+| articles | zh criminal judgment | "264,67" / article numbers | FACTS segments, retrieved cases |
+| consistency:<check> | flag (pipeline.analysis.consistency) | message / [check] | the quoted words |
+| proviso | proviso | marker / [marker] | the proviso, then the restricted clause |
+| near_duplicate | document pair (row on each side) | other doc_id | — |
+| shared_passage | segment with a near-identical one elsewhere | other segment_id / all of them | the segment |
+| connective_attention | document (with a model) | lift / [mass, share, lift] | — |
+
+Evidence offsets (`char_start`, `char_end`) are offsets into `Document.text`; `segment_id` names the
+segment that holds the start of the span.
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import re
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from pipeline.analysis.consistency import check_document
+from pipeline.analysis.provisos import find_provisos
+from pipeline.records import BlockType, Document, Evidence, Prediction, Segment
+from retrieval.config import PredictConfig
+from retrieval.dedup import find_duplicates
+
+HEADS_DIR = Path(__file__).resolve().parents[1] / "data" / "models" / "heads"
+RULES_ID = "rules-v1"
+MINHASH_ID = "minhash-5gram-v1"
+_CITATION = re.compile(r"《[^《》]*》(?:第[零〇一二三四五六七八九十百千0-9]+条(?:第[^，。；、]{1,4}款)?[、，和及]?)+")
+
+
+@dataclass
+class _Heads:
+    roles: object | None
+    roles_id: str
+    articles: object | None
+    articles_id: str
+
+
+def _file_id(name: str, path: Path) -> str:
+    return f"{name}@{hashlib.sha256(path.read_bytes()).hexdigest()[:12]}"
+
+
+@cache
+def load_heads(heads_dir: str | None = None) -> _Heads:
+    """The shipped (or configured) heads; a missing file leaves its task off rather than failing a run."""
+    from txl.heads import ArticleHead, RoleHead
+
+    root = Path(heads_dir) if heads_dir else HEADS_DIR
+    roles_file, articles_file = root / "roles.npz", root / "articles.npz"
+    roles = RoleHead.load(roles_file) if roles_file.exists() else None
+    articles = ArticleHead.load(articles_file) if articles_file.exists() else None
+    return _Heads(
+        roles, _file_id("roles-dualtower-tfidf", roles_file) if roles else "",
+        articles, _file_id("articles-tfidf-knnmem", articles_file) if articles else "",
+    )
+
+
+class _Locator:
+    """Maps document offsets to the segment holding them."""
+
+    def __init__(self, segments: list[Segment]):
+        self.segments = sorted(segments, key=lambda s: s.char_start)
+        self.starts = [s.char_start for s in self.segments]
+
+    def segment_id(self, offset: int) -> str | None:
+        i = bisect.bisect_right(self.starts, offset) - 1
+        if i >= 0 and offset < self.segments[i].char_end:
+            return self.segments[i].segment_id
+        return None
+
+    def evidence(self, doc: Document, start: int, end: int) -> Evidence:
+        return Evidence(self.segment_id(start), start, end, doc.text[start:end])
+
+
+def _segment_evidence(s: Segment) -> Evidence:
+    return Evidence(s.segment_id, s.char_start, s.char_end, s.text[:200])
+
+
+def _roles(doc: Document, segs: list[Segment], heads: _Heads, config: PredictConfig) -> list[Prediction]:
+    out = []
+    (predicted,) = heads.roles.predict([[s.text for s in segs]])
+    for s, (role, score) in zip(segs, predicted, strict=True):
+        values = [str(role), str(s.type)]
+        ev = [_segment_evidence(s)]
+        out.append(Prediction(doc.doc_id, "block_role", str(role), score, heads.roles_id, s.segment_id, values, ev))
+        if role != s.type and score >= config.role_disagreement_min_score:
+            out.append(Prediction(doc.doc_id, "block_role_disagrees", str(role), score, heads.roles_id,
+                                  s.segment_id, values, ev))
+    return out
+
+
+def is_criminal_judgment(doc: Document) -> bool:
+    if doc.language != "zh":
+        return False
+    head = " ".join(b.text for b in doc.blocks if b.type in (BlockType.HEADER, BlockType.PARTIES))
+    return "刑事" in (doc.title or "") or "刑事" in head or "公诉机关" in head
+
+
+def facts_text(doc: Document) -> str:
+    """What the article head reads: the FACTS blocks; when a judgment states its facts only as the
+    prosecution's charge (CLAIMS), that, with any statute citations cut out so no article leaks in."""
+    facts = "\n".join(b.text for b in doc.blocks if b.type == BlockType.FACTS)
+    if len(facts) >= 50:
+        return facts
+    claims = "\n".join(b.text for b in doc.blocks if b.type == BlockType.CLAIMS)
+    return (facts + "\n" + _CITATION.sub("", claims)).strip()
+
+
+def _articles(doc: Document, segs: list[Segment], heads: _Heads, config: PredictConfig):
+    text = facts_text(doc)
+    if not text:
+        return None, []
+    head = heads.articles
+    (chosen,) = head.predict([text], memory=config.article_memory)
+    probs = dict(zip(head.labels, head.predict_proba([text], memory=config.article_memory)[0].tolist(),
+                     strict=True))
+    ev = [_segment_evidence(s) for s in segs if s.type == BlockType.FACTS][:8]
+    if config.article_memory:
+        for row, sim in head.retrieved(text, 3):
+            arts = ",".join(str(a) for a, y in zip(head.labels, head.memory_y[row], strict=True) if y)
+            case = head.memory_ids[row] if head.memory_ids else str(row)
+            ev.append(Evidence(None, None, None, f"retrieved case {case} (similarity {sim:.2f}): {arts}"))
+    arts = sorted(chosen)
+    score = float(min(chosen.values())) if chosen else 0.0
+    pred = Prediction(doc.doc_id, "articles", ",".join(map(str, arts)), score, heads.articles_id, None,
+                      [str(a) for a in arts], ev)
+    return probs, [pred]
+
+
+def _consistency(doc, locator: _Locator, probs, heads: _Heads, config: PredictConfig) -> list[Prediction]:
+    charge_articles = heads.articles.charge_articles if heads.articles else {}
+    flags = check_document(doc, probs, {k: set(v) for k, v in charge_articles.items()},
+                           config.article_consistency_threshold)
+    model_id = heads.articles_id if probs is not None else RULES_ID
+    return [
+        Prediction(doc.doc_id, f"consistency:{f.check}", f.message, f.score,
+                   model_id if f.check.startswith(("article", "charge_article")) else RULES_ID,
+                   locator.segment_id(f.spans[0][0]) if f.spans else None, [f.check],
+                   [locator.evidence(doc, s, e) for s, e in f.spans])
+        for f in flags
+    ]
+
+
+def _provisos(doc: Document, locator: _Locator) -> list[Prediction]:
+    out = []
+    for b in doc.blocks:
+        for p in find_provisos(b.text, doc.language):
+            spans = [(b.char_start + p.proviso[0], b.char_start + p.proviso[1]),
+                     (b.char_start + p.restricted[0], b.char_start + p.restricted[1])]
+            out.append(Prediction(doc.doc_id, "proviso", p.marker, 1.0, RULES_ID, locator.segment_id(spans[0][0]),
+                                  [p.marker], [locator.evidence(doc, s, e) for s, e in spans]))
+    return out
+
+
+def connective_attention(doc: Document, segs: list[Segment], model, max_segments: int) -> Prediction | None:
+    """Attention mass the model puts on connective keys, against their share of the keys (lift > 1: the
+    model looks at connectives more than their number alone explains), over the document's first
+    segments with memory carried as in encoding."""
+    import numpy as np
+    import torch
+
+    from pipeline.tokenizer import encode_segments
+
+    net, tokenizer = model
+    device = next(net.parameters()).device
+    masses, shares, carry = [], [], {}
+    with torch.no_grad():
+        for ids, mask in encode_segments(segs[:max_segments], tokenizer):
+            x = torch.tensor([ids], device=device)
+            conn = torch.tensor([mask], device=device)
+            out = net(x, connective_mask=conn, diagnostics=True, **carry)
+            carry = out.carry()
+            table = out.diagnostics
+            if table is None or table["mass_connective"].isna().all():
+                continue
+            masses.append(float(table["mass_connective"].mean()))
+            seen = out.mem_connective if out.mem_connective is not None else conn
+            shares.append(float(seen.float().mean()))
+    if not masses:
+        return None
+    mass, share = float(np.mean(masses)), float(np.mean(shares))
+    lift = mass / share if share > 0 else 0.0
+    model_id = f"txl:{getattr(net.cfg, 'n_layer', '?')}L"
+    return Prediction(doc.doc_id, "connective_attention", f"{lift:.3f}", lift, model_id, None,
+                      [f"{mass:.4f}", f"{share:.4f}", f"{lift:.3f}"])
+
+
+def _duplicates(by_doc: dict[str, list[Segment]], config: PredictConfig) -> list[Prediction]:
+    found = find_duplicates(by_doc, config.duplicate_doc_threshold, config.duplicate_passage_threshold)
+    out = []
+    for p in found.documents:
+        out.append(Prediction(p.a, "near_duplicate", p.b, p.similarity, MINHASH_ID, None, [p.b]))
+        out.append(Prediction(p.b, "near_duplicate", p.a, p.similarity, MINHASH_ID, None, [p.a]))
+    partners: dict[str, list[tuple[str, float]]] = {}
+    for p in found.passages:
+        partners.setdefault(p.a, []).append((p.b, p.similarity))
+        partners.setdefault(p.b, []).append((p.a, p.similarity))
+    segs = {s.segment_id: s for segs in by_doc.values() for s in segs}
+    for seg_id, others in partners.items():
+        others.sort(key=lambda o: -o[1])
+        s = segs[seg_id]
+        out.append(Prediction(s.doc_id, "shared_passage", others[0][0], others[0][1], MINHASH_ID, seg_id,
+                              [o for o, _ in others], [_segment_evidence(s)]))
+    return out
+
+
+def predict_stage(
+    documents: list[Document],
+    segments: list[Segment],
+    config: PredictConfig | None = None,
+    model=None,
+) -> list[Prediction]:
+    config = config or PredictConfig()
+    heads = load_heads(config.heads_dir)
+    by_doc: dict[str, list[Segment]] = {}
+    for s in segments:
+        by_doc.setdefault(s.doc_id, []).append(s)
+    for segs in by_doc.values():
+        segs.sort(key=lambda s: s.seg_idx)
+    preds: list[Prediction] = []
+    for doc in documents:
+        segs = by_doc.get(doc.doc_id, [])
+        locator = _Locator(segs)
+        if config.roles and heads.roles is not None and segs:
+            preds += _roles(doc, segs, heads, config)
+        probs = None
+        if config.articles and heads.articles is not None and is_criminal_judgment(doc):
+            probs, rows = _articles(doc, segs, heads, config)
+            preds += rows
+        if config.consistency:
+            preds += _consistency(doc, locator, probs, heads, config)
+        if config.provisos:
+            preds += _provisos(doc, locator)
+        if config.connective_attention and model is not None and segs:
+            row = connective_attention(doc, segs, model, config.attention_max_segments)
+            if row is not None:
+                preds.append(row)
+    if config.duplicates and len(by_doc) > 1:
+        preds += _duplicates({d.doc_id: by_doc.get(d.doc_id, []) for d in documents}, config)
+    return preds

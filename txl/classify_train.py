@@ -1,0 +1,283 @@
+"""Training and evaluation of the analyst heads (txl.heads) on the documented corpora layouts.
+
+- articles: any file in the `judge_criminal` layout (JSON lines, optionally gzipped, with `text` = the
+  facts as the prosecution states them, `la` = the 刑法 articles applied). Evaluated by k-fold cross
+  validation inside the file: the TF-IDF + linear baseline (scikit-learn) and ArticleHead with and
+  without retrieved memory see the same folds in the same run.
+- roles: the `india_sc_roles` layout (one judgment per line, `sentences` with `text` and `label`) mapped
+  to block types as DESIGN.md says, plus the rule types of parsed Chinese judgments.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import random
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from pipeline.errors import CorruptDocument
+from pipeline.records import BlockType, Document
+from txl.heads import ROLE_LABELS, ArticleHead, RoleHead
+
+HEADS_DIR = Path(__file__).resolve().parents[1] / "data" / "models" / "heads"
+
+# DESIGN.md: Facts → FACTS; Argument → CLAIMS or DEFENSE; Statute, Precedent, Ratio → OPINION;
+# Ruling by Lower Court → PROCEDURE; Ruling by Present Court → VERDICT.
+INDIA_ROLES: dict[str, set[BlockType]] = {
+    "Facts": {BlockType.FACTS},
+    "Argument": {BlockType.CLAIMS, BlockType.DEFENSE},
+    "Statute": {BlockType.OPINION},
+    "Precedent": {BlockType.OPINION},
+    "Ratio of the decision": {BlockType.OPINION},
+    "Ruling by Lower Court": {BlockType.PROCEDURE},
+    "Ruling by Present Court": {BlockType.VERDICT},
+}
+# The one type a labelled sentence trains as (Argument: the appellant's case comes first and dominates).
+INDIA_TRAIN_TYPE = {label: sorted(types)[0] for label, types in INDIA_ROLES.items()}
+INDIA_TRAIN_TYPE["Argument"] = BlockType.CLAIMS
+
+
+def read_jsonl(path: str | Path) -> Iterator[dict]:
+    path = Path(path)
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            if line.strip():
+                try:
+                    yield json.loads(line)
+                except json.JSONDecodeError as e:
+                    raise CorruptDocument(str(path), f"line {n} is not JSON ({e.msg})") from None
+
+
+# ---- metrics ---------------------------------------------------------------------------------------
+
+
+def multilabel_f1(pred: list[Iterable], gold: list[Iterable]) -> dict[str, float]:
+    """Micro-F1 over all (case, label) decisions; macro-F1 averaged over the labels that occur in gold."""
+    pred, gold = [set(p) for p in pred], [set(g) for g in gold]
+    tp = sum(len(p & g) for p, g in zip(pred, gold, strict=True))
+    micro = 2 * tp / max(1, sum(map(len, pred)) + sum(map(len, gold)))
+    per_label = []
+    for label in sorted(set().union(*gold)):
+        ltp = sum(label in p and label in g for p, g in zip(pred, gold, strict=True))
+        lfp = sum(label in p and label not in g for p, g in zip(pred, gold, strict=True))
+        lfn = sum(label not in p and label in g for p, g in zip(pred, gold, strict=True))
+        per_label.append(2 * ltp / max(1, 2 * ltp + lfp + lfn))
+    return {"micro_f1": micro, "macro_f1": float(np.mean(per_label)) if per_label else 0.0}
+
+
+def accuracy_macro_f1(pred: list[str], gold: list[str]) -> dict[str, float]:
+    labels = sorted(set(gold))
+    f1s = []
+    for lab in labels:
+        tp = sum(p == lab and g == lab for p, g in zip(pred, gold, strict=True))
+        fp = sum(p == lab and g != lab for p, g in zip(pred, gold, strict=True))
+        fn = sum(p != lab and g == lab for p, g in zip(pred, gold, strict=True))
+        f1s.append(2 * tp / max(1, 2 * tp + fp + fn))
+    acc = sum(p == g for p, g in zip(pred, gold, strict=True)) / max(1, len(gold))
+    return {"accuracy": acc, "macro_f1": float(np.mean(f1s)) if f1s else 0.0, "n": len(gold)}
+
+
+# ---- articles --------------------------------------------------------------------------------------
+
+
+@dataclass
+class CriminalCase:
+    case_id: str
+    facts: str
+    articles: list[int]
+    full: str = ""  # the whole judgment (`fd`), when the file has it
+
+
+def load_criminal(path: str | Path, limit: int | None = None) -> list[CriminalCase]:
+    cases = []
+    for n, row in enumerate(read_jsonl(path)):
+        if limit is not None and n >= limit:
+            break
+        if "text" not in row or "la" not in row:
+            raise CorruptDocument(str(path), f"record {n + 1} lacks the judge_criminal fields text and la")
+        cases.append(CriminalCase(str(row.get("text_id", n)), row["text"], [int(a) for a in row["la"]],
+                                  row.get("fd", "")))
+    return cases
+
+
+def tfidf_linear_baseline(train_texts, train_labels, test_texts) -> list[set[int]]:
+    """The baseline: scikit-learn TF-IDF over character 1–3-grams and one linear SVM per article
+    (labels seen at least twice), an article predicted where its decision value is positive, at least
+    the best one per case."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.multiclass import OneVsRestClassifier
+    from sklearn.preprocessing import MultiLabelBinarizer
+    from sklearn.svm import LinearSVC
+
+    counts: dict[int, int] = {}
+    for arts in train_labels:
+        for a in set(arts):
+            counts[a] = counts.get(a, 0) + 1
+    keep = sorted(a for a, c in counts.items() if c >= 2)
+    mlb = MultiLabelBinarizer(classes=keep)
+    y = mlb.fit_transform([[a for a in arts if a in set(keep)] for arts in train_labels])
+    vec = TfidfVectorizer(analyzer="char_wb", ngram_range=(1, 3), sublinear_tf=True, min_df=2)
+    x = vec.fit_transform(train_texts)
+    clf = OneVsRestClassifier(LinearSVC(C=1.0)).fit(x, y)
+    scores = clf.decision_function(vec.transform(test_texts))
+    out = []
+    for row in scores:
+        chosen = {keep[j] for j in np.flatnonzero(row > 0)} or {keep[int(np.argmax(row))]}
+        out.append(chosen)
+    return out
+
+
+def eval_articles(path: str | Path, folds: int = 5, seed: int = 0, limit: int | None = None) -> dict:
+    """Cross-validated micro/macro-F1 of the baseline and of ArticleHead without and with retrieved
+    memory (the memory bank of each fold holds only that fold's training cases)."""
+    from sklearn.model_selection import KFold
+
+    cases = load_criminal(path, limit)
+    if len(cases) < 2 * folds:
+        raise CorruptDocument(str(path), f"{len(cases)} cases are too few for {folds}-fold evaluation")
+    preds: dict[str, list[set[int]]] = {"baseline_tfidf_linear": [], "head_without_memory": [],
+                                         "head_with_memory": []}
+    gold: list[list[int]] = []
+    for train, test in KFold(folds, shuffle=True, random_state=seed).split(cases):
+        tr = [cases[i] for i in train]
+        te = [cases[i] for i in test]
+        tr_texts, tr_labels = [c.facts for c in tr], [c.articles for c in tr]
+        te_texts = [c.facts for c in te]
+        preds["baseline_tfidf_linear"] += tfidf_linear_baseline(tr_texts, tr_labels, te_texts)
+        head = ArticleHead().fit(tr_texts, tr_labels, seed=seed)
+        preds["head_without_memory"] += [set(p) for p in head.predict(te_texts, memory=False)]
+        preds["head_with_memory"] += [set(p) for p in head.predict(te_texts, memory=True)]
+        gold += [c.articles for c in te]
+    return {
+        "file": str(path),
+        "cases": len(cases),
+        "folds": folds,
+        "results": {name: multilabel_f1(p, gold) for name, p in preds.items()},
+    }
+
+
+def charge_articles(cases: list[CriminalCase], min_support: int = 2) -> dict[str, list[int]]:
+    """Which special-part articles (102 on) each convicted charge comes with: a special-part article
+    that appears with a charge in most of its cases, seen at least `min_support` times."""
+    from pipeline.analysis.consistency import CHARGE
+
+    seen: dict[str, int] = {}
+    pairs: dict[tuple[str, int], int] = {}
+    for c in cases:
+        verdict = c.full.partition("判决如下")[2]
+        for charge in {m.group(1) for m in CHARGE.finditer(verdict)}:
+            seen[charge] = seen.get(charge, 0) + 1
+            for a in {a for a in c.articles if a >= 102}:
+                pairs[charge, a] = pairs.get((charge, a), 0) + 1
+    table: dict[str, list[int]] = {}
+    for (charge, a), n in sorted(pairs.items()):
+        if n >= min_support and n / seen[charge] >= 0.5:
+            table.setdefault(charge, []).append(a)
+    return table
+
+
+def train_article_head(path: str | Path, out: str | Path | None = None, seed: int = 0) -> ArticleHead:
+    cases = load_criminal(path)
+    head = ArticleHead().fit([c.facts for c in cases], [c.articles for c in cases], seed=seed)
+    head.memory_ids = [c.case_id for c in cases]
+    head.charge_articles = charge_articles(cases)
+    head.save(Path(out) if out else HEADS_DIR / "articles.npz")
+    return head
+
+
+# ---- roles -----------------------------------------------------------------------------------------
+
+
+@dataclass
+class LabelledDoc:
+    doc_id: str
+    units: list[str]  # sentences, paragraphs or segments, in reading order
+    gold: list[set[BlockType]]  # the types that count as right, per unit
+    train: list[BlockType]  # the one type each unit trains as
+
+
+def load_india(path: str | Path) -> list[LabelledDoc]:
+    docs = []
+    for n, row in enumerate(read_jsonl(path)):
+        try:
+            sents = [(s["text"], s["label"]) for s in row["sentences"]]
+            doc_id = str(row["doc_id"])
+        except (KeyError, TypeError):
+            raise CorruptDocument(str(path), f"record {n + 1} is not in the india_sc_roles layout") from None
+        unknown = {lab for _, lab in sents} - set(INDIA_ROLES)
+        if unknown:
+            raise CorruptDocument(str(path), f"record {n + 1} has unknown roles {sorted(unknown)}")
+        docs.append(LabelledDoc(doc_id, [t for t, _ in sents], [INDIA_ROLES[lab] for _, lab in sents],
+                                [INDIA_TRAIN_TYPE[lab] for _, lab in sents]))
+    return docs
+
+
+def is_held_apart(doc_id: str, fraction: float = 0.25) -> bool:
+    """A stable split by id, so the shipped head and `ldx eval roles` agree on what was held apart."""
+    return random.Random(doc_id).random() < fraction
+
+
+# Words a Chinese judgment uses to open its parts; the "markers removed" evaluation deletes them so the
+# head must recognise a part from what it says.
+ZH_MARKERS = re.compile(
+    r"经审理查明|本院查明|经审理认定|经审理|本院认为|判决如下|裁定如下|综上所述|公诉机关|指控|诉称|辩称|"
+    r"辩护意见|诉讼请求|如不服本判决|如不服本裁定|本判决为终审判决|审\s*判\s*长|审\s*判\s*员|人民陪审员|"
+    r"书\s*记\s*员|法官助理|附[:：]?\s*(?:相关|本判决|本案)?法律条文|附[:：]"
+)
+
+
+def zh_units(doc: Document, strip_markers: bool = False) -> LabelledDoc:
+    """A parsed judgment's blocks as labelled units (the parser's rule types are the labels)."""
+    units, types = [], []
+    for b in doc.blocks:
+        text = ZH_MARKERS.sub("", b.text) if strip_markers else b.text
+        if not text.strip():
+            continue
+        t = b.type if b.type in ROLE_LABELS else BlockType.OTHER
+        units.append(text)
+        types.append(t)
+    return LabelledDoc(doc.doc_id, units, [{t} for t in types], types)
+
+
+def eval_roles(head: RoleHead, docs: list[LabelledDoc]) -> dict[str, float]:
+    """Unit-level accuracy and macro-F1; a prediction is right when it is one of the unit's gold types,
+    and macro-F1 is over the gold groups (CLAIMS and DEFENSE are one group for India's Argument)."""
+    pred_all, gold_all = [], []
+    for doc, probs in zip(docs, head.predict_proba([d.units for d in docs]), strict=True):
+        for gold, p in zip(doc.gold, probs, strict=True):
+            predicted = ROLE_LABELS[int(np.argmax(p))]
+            name = "|".join(sorted(gold))
+            gold_all.append(name)
+            pred_all.append(name if predicted in gold else str(predicted))
+    return accuracy_macro_f1(pred_all, gold_all)
+
+
+def train_role_head(
+    india: list[LabelledDoc],
+    zh: list[LabelledDoc],
+    out: str | Path | None = None,
+    epochs: int = 8,
+    seed: int = 0,
+) -> RoleHead:
+    """Train on the documents given (the caller holds apart what it evaluates on). Chinese documents are
+    seen twice: as written and with their structural markers removed, so the head learns a part's
+    content and not only its opening words."""
+    rng = random.Random(seed)
+    docs = [d.units for d in india] + [d.units for d in zh]
+    labels = [d.train for d in india] + [d.train for d in zh]
+    stripped = [[ZH_MARKERS.sub("", u) or u for u in d.units] for d in zh]
+    docs += stripped
+    labels += [d.train for d in zh]
+    order = list(range(len(docs)))
+    rng.shuffle(order)
+    head = RoleHead().fit([docs[i] for i in order], [labels[i] for i in order], epochs=epochs, seed=seed,
+                          doc_ids=[d.doc_id for d in india + zh])
+    if out is not None:
+        head.save(out)
+    return head
