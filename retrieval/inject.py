@@ -55,12 +55,13 @@ class Injector:
         self.k = config.inject_k
         self.cross_document = config.inject_cross_document
         self.mem_len = mem_len
-        self._done: list[tuple[str, int]] = []  # (segment_id, n_tokens) of this document, in order
+        self._done: list[tuple[str, int]] = []  # (segment_id, n_tokens) since the memory was last empty
+        self._flushed: list[str] = []  # segments encoded before a memory reset
         self._other_docs: set[str] | None = None
 
     def _evicted(self) -> list[str]:
         """This document's encoded segments none of whose tokens are still in memory."""
-        in_memory, out = 0, []
+        in_memory, out = 0, list(self._flushed)
         for sid, n in reversed(self._done):
             if in_memory >= self.mem_len:
                 out.append(sid)
@@ -82,6 +83,10 @@ class Injector:
     def record(self, segment_id: str, n_tokens: int) -> None:
         self._done.append((segment_id, n_tokens))
 
+    def memory_reset(self) -> None:
+        self._flushed += [sid for sid, _ in self._done]
+        self._done = []
+
 
 @torch.no_grad()
 def encode_document(
@@ -98,10 +103,19 @@ def encode_document(
     device = next(model.parameters()).device
     mem_len = model.cfg.mem_len
     injector = Injector(store, segments[0].doc_id, cfg, mem_len) if store is not None and segments else None
+    resets = [False] * len(segments)
+    if cfg.anchoring:
+        from retrieval.anchoring import drift_resets
+
+        resets = drift_resets([s.text for s in segments], cfg.anchoring_threshold)
     carry: dict = {}
     out_segments: list[EncodedSegment] = []
     query: np.ndarray | None = None
     for i, (seg, ids) in enumerate(zip(segments, token_ids, strict=True)):
+        if resets[i]:
+            carry = {}
+            if injector is not None:
+                injector.memory_reset()
         x = torch.tensor([ids], device=device)
         types = torch.full_like(x, BLOCK_TYPE_IDS[BlockType(seg.type)])
         kwargs = dict(carry)

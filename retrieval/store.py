@@ -213,10 +213,12 @@ class SegmentStore:
             if kind == "ivfpq":
                 params = faiss.SearchParametersIVF(sel=sel, nprobe=faiss.downcast_index(self.index.index).nprobe)
             elif kind == "hnsw":
-                params = faiss.SearchParametersHNSW(sel=sel)
+                params = faiss.SearchParametersHNSW(sel=sel, efSearch=self.config.hnsw_ef_search)
             else:
                 params = faiss.SearchParameters(sel=sel)
             k = min(k, len(allowed))
+        elif self.manifest["built"] == "hnsw":
+            params = faiss.SearchParametersHNSW(efSearch=self.config.hnsw_ef_search)
         scores, ids = self.index.search(q, min(k, len(self)), params=params)
         return [
             [(self._sid_of[i], float(s)) for i, s in zip(row_ids, row_s, strict=True) if i >= 0]

@@ -96,3 +96,18 @@ def test_cross_document_injection_reaches_other_documents(tmp_path, judgment):
     states, mask = back.states([segs[1][3].segment_id])
     assert states.shape == (1, 2, 16, 32) and mask.any()
     assert np.isfinite(states.astype(np.float32)).all()
+
+
+def test_anchoring_resets_memory_where_a_segment_drifts_from_the_opening(judgment):
+    from retrieval.anchoring import drift_resets
+
+    model, segs, ids = judgment
+    # a judgment's opening, an English contract clause (drifted), then the judgment again
+    texts = [segs[0][0].text, "The Licensee shall pay royalties quarterly within thirty days.", segs[0][0].text]
+    assert drift_resets(texts, 0.5) == [False, True, False]
+    cfg = RetrievalConfig(anchoring=True, anchoring_threshold=1.01)  # every later segment counts as drifted
+    anchored = encode_document(model, segs[0][:4], ids[0][:4], None, cfg)
+    alone = encode_document(model, segs[0][3:4], ids[0][3:4])  # segment 3 with empty memory
+    torch.testing.assert_close(anchored[3].hidden, alone[0].hidden, rtol=1e-5, atol=1e-5)
+    plain = encode_document(model, segs[0][:4], ids[0][:4])
+    assert not torch.allclose(plain[3].hidden, anchored[3].hidden)
