@@ -17,7 +17,7 @@ import torch
 
 from txl.train import TrainConfig, Trainer
 
-BASE = dict(n_head=4, d_head=64, dropout=0.1, cutoffs=[2000, 8000], div_val=1)
+BASE = dict(n_head=4, d_head=64, dropout=0.0, pre_lnorm=True, cutoffs=[2000, 8000], div_val=1)
 CANDIDATES: dict[str, dict] = {
     "d256-L4-T128": dict(model={**BASE, "d_model": 256, "n_layer": 4, "d_inner": 1024}, seg_len=128),
     "d256-L6-T128": dict(model={**BASE, "d_model": 256, "n_layer": 6, "d_inner": 1024}, seg_len=128),

@@ -98,6 +98,7 @@ def eval_lm(
     seg_len: Annotated[int | None, typer.Option(help="Window length (default: the training one).")] = None,
     lanes: Annotated[int, typer.Option(help="Documents evaluated side by side.")] = 8,
     max_docs: Annotated[int | None, typer.Option(help="At most this many documents in all.")] = None,
+    threads: Annotated[int, typer.Option(help="Torch intra-op threads (1 is fastest on a busy shared machine).")] = 1,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     config: ConfigOpt = None,
     set_: SetOpt = None,
@@ -118,12 +119,10 @@ def eval_lm(
         fail(f"unknown setting {', '.join(bad)}; choose from none, memory, retrieved")
     ckpt = checkpoint or (Path(cfg.model.checkpoint) if cfg.model.checkpoint else SHIPPED_CHECKPOINT)
     existing_path(ckpt, "checkpoint")
-    torch.set_num_threads(min(2, os.cpu_count() or 1))
+    torch.set_num_threads(threads)
     model, extra = load_model(ckpt)
     tokenizer = load_tokenizer(cfg.segment.tokenizer)
-    docs, errors = encode_paths(paths, tokenizer, cfg.parse, cfg.segment)
-    if max_docs is not None:
-        docs = docs[:max_docs]
+    docs, errors = encode_paths(paths, tokenizer, cfg.parse, cfg.segment, max_docs)
     if not as_json:
         for _, message in errors:
             console.print(f"skipped: {message}", highlight=False, markup=False)

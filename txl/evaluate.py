@@ -229,8 +229,9 @@ def pick_docs(docs: list[EncodedDoc], per_corpus: int | None, tokens_per_corpus:
 # ---- documents from files (what `ldx eval lm` reads) -------------------------------------------------
 
 
-def encode_paths(paths: list[Path], tokenizer, parse_config=None, segment_config=None):
-    """Parse, segment and encode every document in `paths` (any input the pipeline reads).
+def encode_paths(paths: list[Path], tokenizer, parse_config=None, segment_config=None, max_docs: int | None = None):
+    """Parse, segment and encode the documents in `paths` (any input the pipeline reads), at most
+    `max_docs` of them.
 
     Returns (documents, errors); a document that fails is reported as (source, message) and skipped.
     The corpus name of a document is its file's name.
@@ -244,6 +245,8 @@ def encode_paths(paths: list[Path], tokenizer, parse_config=None, segment_config
     for path in paths:
         try:
             for doc in pipeline.load_documents(path, parse_config):
+                if max_docs is not None and len(docs) >= max_docs:
+                    return docs, errors
                 segs = pipeline.segment(doc, segment_config)
                 enc = encode_document(doc, segs, lambda s: encode_segment(s, tokenizer, clause), corpus=path.name)
                 if len(enc.ids) > 1:

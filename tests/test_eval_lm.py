@@ -1,0 +1,111 @@
+"""LM evaluation: the numbers add up, the settings differ where they should and agree where they must,
+and `ldx eval lm` reads real files."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+import torch
+from typer.testing import CliRunner
+
+from txl import TransformerXLConfig, TransformerXLLM
+from txl.corpora import LMCorpus, encode_corpus
+from txl.evaluate import evaluate_lm
+from txl.recurrence import run_batch
+from txl.streams import IGNORE, LaneStream
+
+TINY = dict(vocab_size=16384, d_model=32, n_layer=2, n_head=2, d_head=16, d_inner=64, cutoffs=[2000, 8000],
+            dropout=0.0, mem_len=32)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def one_thread():
+    """One intra-op thread: on a shared 2-core machine two threads mostly wait for each other."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+@pytest.fixture(scope="module")
+def setup(shared_data):
+    from pipeline.tokenizer import load_tokenizer
+
+    tok = load_tokenizer()
+    corpus = LMCorpus("zh_wenshu", "zh/judgments/wenshu_mixed.jsonl")
+    docs, _, _ = encode_corpus(corpus, shared_data, tok, 0.05, 0, max_docs=3)
+    torch.manual_seed(0)
+    model = TransformerXLLM(TransformerXLConfig(**TINY)).eval()
+    # a trained-looking model: random tag biases and connective boosts, so withholding them matters
+    with torch.no_grad():
+        for blk in model.layers:
+            blk.attn.tag_bias.normal_(0, 1.0)
+            blk.attn.boost.fill_(2.0)
+    return docs, model, torch.tensor(sorted(tok.special_ids))
+
+
+def test_numbers_add_up_and_memory_off_is_windows_alone(setup):
+    docs, model, special = setup
+    res = evaluate_lm(model, docs, 32, settings=("none", "memory"), special=special, n_lanes=3)
+    # memory off == every window evaluated on its own, summed by hand
+    nll, n = 0.0, 0
+    with torch.no_grad():
+        for batch in LaneStream(docs, 1, 32, shuffle=False):
+            out = run_batch(model, batch, torch.device("cpu"))
+            scored = (batch.targets != IGNORE) & ~torch.isin(batch.targets, special)
+            nll += float(out.nll[scored].sum())
+            n += int(scored.sum())
+    a = res["none"]["all"]
+    assert a["tokens"] == n and math.isclose(a["nll"] * n, nll, rel_tol=1e-4)
+    assert a["chars"] == sum(d.n_chars for d in docs)
+    assert math.isclose(a["bpc"], nll / math.log(2) / a["chars"], rel_tol=1e-4)
+    assert math.isclose(a["ppl"], math.exp(a["nll"]), rel_tol=1e-9)
+    assert res["memory"]["all"]["tokens"] == n and res["memory"]["all"]["nll"] != a["nll"]
+    assert 0 < a["after_connective"]["tokens"] < n
+
+
+def test_retrieved_memory_changes_only_what_left_the_memory(setup):
+    docs, model, special = setup
+    short = [d for d in docs if len(d.ids) <= 2 * 32 + 1]  # at most two windows: nothing is ever evicted
+    if short:
+        r = evaluate_lm(model, short, 32, settings=("memory", "retrieved"), special=special, n_lanes=2)
+        assert r["memory"]["all"]["nll"] == r["retrieved"]["all"]["nll"]
+    long = [d for d in docs if len(d.ids) > 4 * 32]
+    r = evaluate_lm(model, long, 32, settings=("memory", "retrieved"), special=special, n_lanes=2)
+    assert r["memory"]["all"]["tokens"] == r["retrieved"]["all"]["tokens"]
+    assert r["memory"]["all"]["nll"] != r["retrieved"]["all"]["nll"]
+
+
+def test_withholding_tags_and_connectives_and_eval_mem_len(setup):
+    docs, model, special = setup
+    one = [max(docs, key=lambda d: len(d.ids))]
+
+    def nll(**kw) -> float:
+        return evaluate_lm(model, one, 32, settings=("memory",), special=special, **kw)["memory"]["all"]["nll"]
+
+    base = nll()
+    assert len({base, nll(tags=False), nll(connectives=False), nll(mem_len=96)}) == 4
+    assert model.cfg.mem_len == 32  # the override is undone
+
+
+def test_ldx_eval_lm_json_on_real_files(setup, shared_data, tmp_path):
+    from flows.cli import app
+    from txl.checkpoint import save_model
+
+    _, model, _ = setup
+    ckpt = tmp_path / "tiny.pt"
+    save_model(ckpt, model, {"seg_len": 32})
+    pdf = sorted((shared_data / "zh" / "pdf").glob("*.pdf"))[0]
+    wenshu = shared_data / "zh" / "judgments" / "wenshu_mixed.jsonl"
+    res = CliRunner().invoke(app, ["eval", "lm", str(pdf), str(wenshu), "--checkpoint", str(ckpt),
+                                   "--max-docs", "3", "--json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    assert out["documents"] == 3 and set(out["settings"]) == {"none", "memory", "retrieved"}
+    for setting in out["settings"].values():
+        assert pdf.name in setting and setting["all"]["tokens"] > 0 and setting["all"]["bpc"] > 0
+
+    bad = CliRunner().invoke(app, ["eval", "lm", str(tmp_path / "missing.pdf"), "--checkpoint", str(ckpt)])
+    assert bad.exit_code != 0 and "no such file" in bad.output
