@@ -21,8 +21,9 @@ _ZH_OPENERS = {"但", "但是"}
 _ZH_LEADING = re.compile(r"除([^。！？，；]{1,60}?)(?:以)?外[，,]")
 # Connectives of the lexicon that open an exception rather than a contrast or a conclusion.
 _EN_PROVISO = re.compile(r"^(provided|except|unless|save|subject to|notwithstanding)", re.IGNORECASE)
-# "provided, however, that" is one marker though the lexicon matches its first word only
-_EN_PROVIDED_TAIL = re.compile(r"[,\s]*(?:however|always|further)?[,\s]*that\b", re.IGNORECASE)
+# The lexicon lists "provided however"; contracts punctuate it ("provided, however, that"), which is the
+# same marker, so that spelling is matched here as part of the proviso structure.
+_EN_PROVIDED = re.compile(r"\bprovided\s*,?\s*(?:however|always|further)?\s*,?\s*that\b", re.IGNORECASE)
 _EN_LEADING = re.compile(r"^\s*(Unless|Subject to|Except (?:where|as|when)|Save (?:where|as)|Notwithstanding)\b")
 _ZH_SENTENCE = re.compile(r"[^。！？]+[。！？]?")
 _EN_SENTENCE = re.compile(r".+?(?:(?<!\b[A-Z])(?<!\bv)(?<!\bNo)(?<!\bs)[.!?](?=\s+[A-Z(“\"‘]|\s*$)|$)", re.DOTALL)
@@ -73,7 +74,10 @@ def _clause_end(text: str, start: int, stop: int) -> int:
 
 def _en(text: str) -> list[Proviso]:
     out = []
-    markers = [(a, b) for a, b in find_connectives(text) if _EN_PROVISO.match(text[a:b])]
+    markers = {a: b for a, b in find_connectives(text) if _EN_PROVISO.match(text[a:b])}
+    for m in _EN_PROVIDED.finditer(text):
+        markers[m.start()] = m.end()
+    previous = (0, 0)
     for sent in _EN_SENTENCE.finditer(text):
         s0, s1 = sent.span()
         lead = _EN_LEADING.match(text, s0)
@@ -83,22 +87,24 @@ def _en(text: str) -> list[Proviso]:
                 rest = _strip(text, comma + 1, s1)
                 if rest[1] > rest[0]:
                     out.append(Proviso(lead.group(1).lower(), _strip(text, lead.start(1), comma), rest))
-        for a, b in markers:
+        for a, b in sorted(markers.items()):
             if not (s0 <= a < s1) or (lead and a == lead.start(1)):
-                continue
-            restricted = _strip(text, s0, a)
-            if restricted[1] - restricted[0] < 3:
                 continue
             marker = re.sub(r"\s+", " ", text[a:b].lower())
             if marker.startswith("provided"):
-                tail = _EN_PROVIDED_TAIL.match(text, b)
-                if tail is None and marker == "provided":
+                if not _EN_PROVIDED.match(text, a):
                     continue  # "as provided in clause 3" restricts nothing
-                marker = "provided that"
-                end = s1  # a proviso governs the rest of its sentence
+                marker, end = "provided that", s1  # a proviso governs the rest of its sentence
             else:
                 end = _clause_end(text, b, s1)
+            restricted = _strip(text, s0, a)
+            if restricted[1] - restricted[0] < 3:
+                # "Provided that …" opening its own sentence restricts the sentence before it
+                if not marker.startswith("provided") or previous[1] <= previous[0]:
+                    continue
+                restricted = previous
             out.append(Proviso(marker, _strip(text, a, end), restricted))
+        previous = _strip(text, s0, s1)
     return out
 
 
