@@ -111,35 +111,40 @@ def encode_document(
     carry: dict = {}
     out_segments: list[EncodedSegment] = []
     query: np.ndarray | None = None
-    for i, (seg, ids) in enumerate(zip(segments, token_ids, strict=True)):
-        if resets[i]:
-            carry = {}
-            if injector is not None:
-                injector.memory_reset()
-        x = torch.tensor([ids], device=device)
-        types = torch.full_like(x, BLOCK_TYPE_IDS[BlockType(seg.type)])
-        kwargs = dict(carry)
-        if connective_masks is not None:
-            kwargs["connective_mask"] = torch.tensor([connective_masks[i]], device=device)
-        picked = injector.choose(query) if injector is not None else []
-        if picked:
-            kwargs.update(retrieved_inputs(store, picked, device))
-        out = model(x, block_types=types, **kwargs)
-        carry = out.carry()
-        t = x.size(1)
-        hidden = out.hidden[0]
-        key = pool_key(hidden.float().cpu().numpy(), cfg.pooling)
-        if store is not None:
-            # this segment's per-layer inputs are the newest slots of the returned memories
-            layers = out.mems[: model.cfg.n_layer]
-            t_kept = min(t, layers[0].size(1))
-            states = torch.stack([m[0, -t_kept:] for m in layers]).float().cpu().numpy()
-            store.add(
-                [SegmentEntry(seg.segment_id, seg.doc_id, seg.seg_idx, str(seg.type))],
-                key[None],
-                [pool_states(states, cfg.states_per_layer)],
-            )
-            injector.record(seg.segment_id, t)
-        query = key
-        out_segments.append(EncodedSegment(seg.segment_id, key, hidden, picked))
+    # Each layer's input for the current segment, whole: out.mems keeps only the newest mem_len slots,
+    # which can be fewer than a segment's tokens.
+    layer_inputs: list[torch.Tensor] = []
+    hooks = [blk.register_forward_pre_hook(lambda _m, args: layer_inputs.append(args[0])) for blk in model.layers]
+    try:
+        for i, (seg, ids) in enumerate(zip(segments, token_ids, strict=True)):
+            if resets[i]:
+                carry = {}
+                if injector is not None:
+                    injector.memory_reset()
+            x = torch.tensor([ids], device=device)
+            types = torch.full_like(x, BLOCK_TYPE_IDS[BlockType(seg.type)])
+            kwargs = dict(carry)
+            if connective_masks is not None:
+                kwargs["connective_mask"] = torch.tensor([connective_masks[i]], device=device)
+            picked = injector.choose(query) if injector is not None else []
+            if picked:
+                kwargs.update(retrieved_inputs(store, picked, device))
+            layer_inputs.clear()
+            out = model(x, block_types=types, **kwargs)
+            carry = out.carry()
+            hidden = out.hidden[0]
+            key = pool_key(hidden.float().cpu().numpy(), cfg.pooling)
+            if store is not None:
+                states = torch.stack([h[0] for h in layer_inputs]).float().cpu().numpy()  # [n_layer, T, d]
+                store.add(
+                    [SegmentEntry(seg.segment_id, seg.doc_id, seg.seg_idx, str(seg.type))],
+                    key[None],
+                    [pool_states(states, cfg.states_per_layer)],
+                )
+                injector.record(seg.segment_id, x.size(1))
+            query = key
+            out_segments.append(EncodedSegment(seg.segment_id, key, hidden, picked))
+    finally:
+        for h in hooks:
+            h.remove()
     return out_segments
