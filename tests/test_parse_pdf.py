@@ -53,10 +53,8 @@ def test_every_pdf_parses_without_furniture(shared_data):
         if "patents" in str(path) or "contracts" in str(path):
             continue  # the line-level check below runs on the judgments (it re-reads every page)
         # No block is a line detected as furniture on its page (unless the same words are also body text).
-        pdf = open_pdf(path, NO_OCR)
-        with pdf:
-            pages, _ = extract_lines(pdf, NO_OCR, str(path))
-            sizes = [(p.rect.width, p.rect.height) for p in pdf]
+        with open_pdf(path, NO_OCR) as pdf:
+            pages, sizes, _ = extract_lines(pdf, NO_OCR, str(path))
         drop = furniture(pages, sizes)
         for pno, (lines, gone) in enumerate(zip(pages, drop, strict=True)):
             kept = {ln.text for i, ln in enumerate(lines) if i not in gone}
@@ -69,10 +67,8 @@ def test_every_pdf_parses_without_furniture(shared_data):
 
 def test_zh_pdf_watermark_and_page_headers_found(shared_data):
     path = shared_data / "zh/pdf/杨某海交通肇事案.pdf"
-    pdf = open_pdf(path, NO_OCR)
-    with pdf:
-        pages, _ = extract_lines(pdf, NO_OCR, str(path))
-        sizes = [(p.rect.width, p.rect.height) for p in pdf]
+    with open_pdf(path, NO_OCR) as pdf:
+        pages, sizes, _ = extract_lines(pdf, NO_OCR, str(path))
     drop = furniture(pages, sizes)
     removed = [ln.text for lines, gone in zip(pages, drop, strict=True) for i, ln in enumerate(lines) if i in gone]
     assert sum(t == "人民法院案例库" for t in removed) >= 6 * len(pages)

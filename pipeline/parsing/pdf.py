@@ -61,18 +61,24 @@ def _ocr_lines(page: pymupdf.Page, config: ParseConfig) -> list[Line]:
     return page_lines(page, textpage, ocr=True)
 
 
-def extract_lines(doc: pymupdf.Document, config: ParseConfig, source: str) -> tuple[list[list[Line]], list[str]]:
-    """Every page's lines, OCR'd where there is no text layer; warnings for pages that could not be read."""
+def extract_lines(
+    doc: pymupdf.Document, config: ParseConfig, source: str
+) -> tuple[list[list[Line]], list[tuple[float, float]], list[str]]:
+    """Every page's lines (OCR'd where there is no text layer) and size; warnings for unreadable pages."""
     pages: list[list[Line]] = []
+    sizes: list[tuple[float, float]] = []
     warnings: list[str] = []
     ocr_budget = config.ocr_max_pages
     for pno in range(doc.page_count):
         try:
             page = doc.load_page(pno)
+            sizes.append((page.rect.width, page.rect.height))
             lines = page_lines(page)
         except (RuntimeError, ValueError) as e:
             warnings.append(f"page {pno + 1}: unreadable ({e})")
             pages.append([])
+            if len(sizes) == pno:
+                sizes.append((612.0, 792.0))  # US Letter stands in for a page that would not load
             continue
         if sum(len(ln.text) for ln in lines) < _MIN_TEXT:
             if not config.ocr:
@@ -87,15 +93,14 @@ def extract_lines(doc: pymupdf.Document, config: ParseConfig, source: str) -> tu
                 if ocr_budget is not None:
                     ocr_budget -= 1
         pages.append(lines)
-    return pages, warnings
+    return pages, sizes, warnings
 
 
 def read_pdf(path: Path, config: ParseConfig) -> Extracted:
     source = str(path)
     doc = open_pdf(path, config)
     with doc:
-        pages, warnings = extract_lines(doc, config, source)
-        sizes = [(doc[p].rect.width, doc[p].rect.height) for p in range(doc.page_count)]
+        pages, sizes, warnings = extract_lines(doc, config, source)
         repaired = doc.is_repaired
     drop = furniture(pages, sizes)
     builder = TextBuilder("\n")

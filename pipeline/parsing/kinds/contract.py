@@ -35,10 +35,10 @@ _APPENDIX = re.compile(r"^(?:schedule|exhibit|annex|appendix|attachment|addendum
 def score(text: str, language: str) -> float:
     if language != "en":
         return 0.0
-    head = text[:30000]
+    head = text[:12000]
     hits = len(_SCORE_CUES.findall(head))
     named = bool(re.search(r"\bagreement\b", text[:3000], _I))
-    return min(1.0, hits / 50) * (1.0 if named else 0.5)
+    return min(1.0, hits / 20) * (1.0 if named else 0.5)
 
 
 def type_spans(text: str, spans: list[Span]) -> list[Span]:

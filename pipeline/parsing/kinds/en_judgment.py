@@ -116,10 +116,8 @@ _SIGNATURE = re.compile(r"^(?:\.{0,3}\s*[A-Z][A-Za-z. ]{1,40},?\s*(?:J|CJ|JJ|LJ|
 def score(text: str, language: str) -> float:
     if language != "en":
         return 0.0
-    sample = text[:30000]
-    hits = len(_SCORE_CUES.findall(sample))
-    distinct = len({m.group(0).lower() for m in _SCORE_CUES.finditer(sample)})
-    return min(1.0, hits / 40) * min(1.0, distinct / 5)
+    cues = [m.group(0).lower() for m in _SCORE_CUES.finditer(text[:12000])]
+    return min(1.0, len(cues) / 16) * min(1.0, len(set(cues)) / 5)
 
 
 _CUE_ORDER = ((T.VERDICT, _VERDICT), (T.DEFENSE, _DEFENSE), (T.CLAIMS, _CLAIMS), (T.PROCEDURE, _PROCEDURE),

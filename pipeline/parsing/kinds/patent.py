@@ -84,10 +84,11 @@ _STRONG_CUES = re.compile(
 def score(text: str, language: str) -> float:
     if language != "en":
         return 0.0
-    sample = text[:30000]
+    sample = text[:12000]
     hits = len(_SCORE_CUES.findall(sample))
-    strong = len({m.group(0).lower()[:8] for m in _STRONG_CUES.finditer(text)})
-    return min(1.0, hits / 60 + strong / 3)
+    tail = text[-12000:] if len(text) > 12000 else ""  # the claims come last
+    strong = len({m.group(0).lower()[:8] for part in (sample, tail) for m in _STRONG_CUES.finditer(part)})
+    return min(1.0, hits / 24 + strong / 3)
 
 
 _INTRO = (r"(?:what\s+(?:is|are)\s+claimed|what\s+(?:i|we)\s+claim|(?:i|we)\s+claim\s*[:—-]|the\s+invention\s+claimed"

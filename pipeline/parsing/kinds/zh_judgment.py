@@ -99,7 +99,7 @@ _TAIL = (T.VERDICT, T.NOTICE, T.SIGNATURE, T.APPENDIX)
 def score(text: str, language: str) -> float:
     if language != "zh":
         return 0.0
-    hits = len({m.group(0)[:3] for m in _SCORE_CUES.finditer(text[:20000])})
+    hits = len({m.group(0)[:3] for m in _SCORE_CUES.finditer(text[:12000])})
     return min(1.0, hits / 5)
 
 
