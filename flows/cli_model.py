@@ -6,6 +6,8 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
+import uuid
 from pathlib import Path
 from typing import Annotated
 
@@ -99,6 +101,10 @@ def eval_lm(
     lanes: Annotated[int, typer.Option(help="Documents evaluated side by side.")] = 8,
     max_docs: Annotated[int | None, typer.Option(help="At most this many documents in all.")] = None,
     threads: Annotated[int, typer.Option(help="Torch intra-op threads (1 is fastest on a busy shared machine).")] = 1,
+    store: Annotated[
+        bool, typer.Option("--store/--no-store", help="Retrieve from a retrieval SegmentStore (pooled states) "
+                           "or from txl's in-memory stand-in (full states).")
+    ] = True,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     config: ConfigOpt = None,
     set_: SetOpt = None,
@@ -106,9 +112,10 @@ def eval_lm(
     """Perplexity and bits per character with memory off, on, and on + retrieved memory."""
     import torch
 
+    from flows.lm_store import StorePastWindows
     from pipeline.tokenizer import load_tokenizer
     from txl.checkpoint import load_model
-    from txl.evaluate import SHIPPED_CHECKPOINT, encode_paths, evaluate_lm
+    from txl.evaluate import SHIPPED_CHECKPOINT, PastWindows, encode_paths, evaluate_lm
 
     for p in paths:
         existing_path(p)
@@ -128,12 +135,19 @@ def eval_lm(
             console.print(f"skipped: {message}", highlight=False, markup=False)
     if not docs:
         fail("no document could be read from the given paths" + (f" ({errors[0][1]})" if errors else ""))
-    result = evaluate_lm(
-        model, docs, seg_len or int(extra.get("seg_len", 128)), chosen,
-        special=torch.tensor(sorted(tokenizer.special_ids)), n_lanes=lanes,
-        mem_len=mem_len if mem_len is not None else cfg.model.mem_len,
-        clamp_len=clamp_len if clamp_len is not None else cfg.model.clamp_len,
-    )
+    with tempfile.TemporaryDirectory(prefix="ldx-eval-") as tmp:
+
+        def store_windows() -> StorePastWindows:
+            return StorePastWindows(Path(tmp) / uuid.uuid4().hex, cfg.retrieval)
+
+        past = store_windows if store else PastWindows
+        result = evaluate_lm(
+            model, docs, seg_len or int(extra.get("seg_len", 128)), chosen,
+            special=torch.tensor(sorted(tokenizer.special_ids)), n_lanes=lanes,
+            mem_len=mem_len if mem_len is not None else cfg.model.mem_len,
+            clamp_len=clamp_len if clamp_len is not None else cfg.model.clamp_len,
+            retrieve_k=cfg.retrieval.inject_k, past_windows=past,
+        )
     if as_json:
         print(json.dumps({"checkpoint": str(ckpt), "documents": len(docs), "errors": errors, "settings": result}))
         return

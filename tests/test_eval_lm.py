@@ -78,6 +78,26 @@ def test_retrieved_memory_changes_only_what_left_the_memory(setup):
     assert r["memory"]["all"]["nll"] != r["retrieved"]["all"]["nll"]
 
 
+def test_retrieval_store_takes_the_stand_ins_place(setup, tmp_path):
+    """The same evaluation through the retrieval layer's SegmentStore (pooled states, FAISS search)."""
+    from flows.lm_store import StorePastWindows
+    from retrieval.config import RetrievalConfig
+
+    docs, model, special = setup
+    made = []
+
+    def store() -> StorePastWindows:
+        made.append(StorePastWindows(tmp_path / f"lane{len(made)}", RetrievalConfig(states_per_layer=8)))
+        return made[-1]
+
+    long = [d for d in docs if len(d.ids) > 4 * 32]
+    r = evaluate_lm(model, long, 32, settings=("memory", "retrieved"), special=special, n_lanes=1,
+                    past_windows=store)
+    assert r["memory"]["all"]["tokens"] == r["retrieved"]["all"]["tokens"]
+    assert r["memory"]["all"]["nll"] != r["retrieved"]["all"]["nll"]
+    assert made and made[0].n == math.ceil((len(long[-1].ids) - 1) / 32)  # every window was stored
+
+
 def test_withholding_tags_and_connectives_and_eval_mem_len(setup):
     docs, model, special = setup
     one = [max(docs, key=lambda d: len(d.ids))]

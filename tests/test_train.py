@@ -46,7 +46,7 @@ def _cfg(data_dir, out, **kw) -> TrainConfig:
     base = dict(
         data_dir=str(data_dir), out_dir=str(out), model={**TINY, "dropout": 0.1}, seg_len=32, mem_len=32,
         batch_size=4, max_steps=8, warmup_steps=2, lr=2e-3, eval_every=0, log_every=1, ckpt_every=100,
-        threads=1, seed=3,
+        threads=1, seed=3, plot=False,
     )
     return TrainConfig(**{**base, **kw})
 
@@ -60,7 +60,7 @@ def test_resume_equals_an_uninterrupted_run(data_dir, tmp_path):
     part = tmp_path / "part"
     Trainer(_cfg(data_dir, part)).run(resume=False, stop_after=3)
     assert load_state(part / STATE_FILE)["step"] == 3
-    resumed = Trainer(_cfg(data_dir, part)).run(resume=True)  # a fresh trainer, as after a restart
+    resumed = Trainer(_cfg(data_dir, part, plot=True)).run(resume=True)  # a fresh trainer, as after a restart
     assert _losses(resumed) == _losses(full) and len(_losses(full)) == 8
     a = load_state(tmp_path / "full" / STATE_FILE)
     b = load_state(part / STATE_FILE)
@@ -101,7 +101,7 @@ def test_ddp_two_processes_equal_one_process(data_dir, tmp_path):
     """torchrun with gloo and 2 processes (2 lanes each) == one process with the 4 lanes."""
     common = [f"data_dir={json.dumps(str(data_dir))}", f"model={json.dumps({**TINY, 'dropout': 0.0})}",
               "seg_len=32", "mem_len=32", "batch_size=4", "max_steps=4", "warmup_steps=2", "lr=0.002",
-              "eval_every=0", "threads=1", "seed=5", "ckpt_every=100", "log_every=1"]
+              "eval_every=0", "threads=1", "seed=5", "ckpt_every=100", "log_every=1", "plot=false"]
     env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
     cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node=2", "--master-port=29617",
            "-m", "txl.train", "-", *common, f"out_dir={json.dumps(str(tmp_path / 'ddp'))}"]

@@ -52,17 +52,38 @@ class _Sums:
 
 
 @dataclass
-class _PastWindows:
-    """One lane's earlier windows of the current document: the retrieval stand-in's store."""
+class PastWindows:
+    """One lane's earlier windows of the current document, searchable by key: the in-memory stand-in
+    for a retrieval store (full per-layer states, cosine search). Another store can take its place in
+    `evaluate_lm` (`past_windows=`) if it has the same three methods."""
 
+    max_windows: int = 512
     keys: list[torch.Tensor] = field(default_factory=list)  # [d] unit vectors
-    states: list[list[torch.Tensor]] = field(default_factory=list)  # per window: n_layer+1 of [T, d]
-    types: list[torch.Tensor] = field(default_factory=list)  # [T]
+    states: list[list[torch.Tensor]] = field(default_factory=list)  # per window: n_layer+1 of [n, d]
+    types: list[torch.Tensor] = field(default_factory=list)  # [n]
 
     def clear(self) -> None:
         self.keys.clear()
         self.states.clear()
         self.types.clear()
+
+    def add(self, key: torch.Tensor, states: list[torch.Tensor], types: torch.Tensor) -> None:
+        self.keys.append(key)
+        self.states.append([s.half() for s in states])
+        self.types.append(types)
+        if len(self.keys) > self.max_windows:
+            self.keys.pop(0)
+            self.states.pop(0)
+            self.types.pop(0)
+
+    def pick(self, query: torch.Tensor, skip_recent: int, k: int) -> list[tuple[list[torch.Tensor], torch.Tensor]]:
+        """(per-layer states, slot types) of the k windows most similar to `query`, in reading order,
+        among all but the `skip_recent` newest (those are still in the model's memory)."""
+        n = len(self.keys) - skip_recent
+        if n <= 0:
+            return []
+        sims = torch.stack(self.keys[:n]) @ query
+        return [(self.states[i], self.types[i]) for i in sims.topk(min(k, n)).indices.sort().values.tolist()]
 
 
 @contextlib.contextmanager
@@ -79,34 +100,23 @@ def _overrides(model, **values):
             setattr(cfg, k, v)
 
 
-def _retrieve(stores: list[_PastWindows], query: list[torch.Tensor | None], skip_recent: int, k: int, device):
+def _retrieve(stores: list, query: list[torch.Tensor | None], skip_recent: int, k: int, device) -> dict:
     """Top-k earlier windows per lane that are no longer in memory, as retrieved-memory keywords."""
-    picked: list[list[int]] = []
-    for store, q in zip(stores, query, strict=True):
-        n = len(store.keys) - skip_recent
-        if q is None or n <= 0:
-            picked.append([])
-            continue
-        sims = torch.stack(store.keys[:n]) @ q
-        picked.append(sims.topk(min(k, n)).indices.sort().values.tolist())
-    width = max((sum(stores[b].types[i].numel() for i in p) for b, p in enumerate(picked)), default=0)
+    picked = [store.pick(q, skip_recent, k) if q is not None else [] for store, q in zip(stores, query, strict=True)]
+    width = max(sum(len(t) for _, t in p) for p in picked)
     if width == 0:
         return {}
-    n_states, d = len(stores[0].states[0]) if stores[0].states else 0, 0
-    for store in stores:
-        if store.states:
-            n_states, d = len(store.states[0]), store.states[0][0].size(-1)
-    B = len(stores)
-    ret = [torch.zeros(B, width, d, device=device) for _ in range(n_states)]
-    types = torch.zeros(B, width, dtype=torch.long, device=device)
-    mask = torch.zeros(B, width, dtype=torch.bool, device=device)
-    for b, p in enumerate(picked):
+    n_states, d = next((len(p[0][0]), p[0][0][0].size(-1)) for p in picked if p)
+    ret = [torch.zeros(len(stores), width, d, device=device) for _ in range(n_states)]
+    types = torch.full((len(stores), width), -1, dtype=torch.long, device=device)
+    mask = torch.zeros(len(stores), width, dtype=torch.bool, device=device)
+    for b, windows in enumerate(picked):
         pos = 0
-        for i in p:
-            n = stores[b].types[i].numel()
+        for states, slot_types in windows:
+            n = len(slot_types)
             for layer in range(n_states):
-                ret[layer][b, pos : pos + n] = stores[b].states[i][layer].float()
-            types[b, pos : pos + n] = stores[b].types[i]
+                ret[layer][b, pos : pos + n] = states[layer].float()
+            types[b, pos : pos + n] = slot_types
             mask[b, pos : pos + n] = True
             pos += n
     return {"retrieved": ret, "retrieved_types": types, "retrieved_mask": mask}
@@ -124,7 +134,7 @@ def evaluate_lm(
     mem_len: int | None = None,
     clamp_len: int | None = None,
     retrieve_k: int = 2,
-    max_store: int = 512,
+    past_windows=PastWindows,
     tags: bool = True,
     connectives: bool = True,
     progress=None,
@@ -141,7 +151,7 @@ def evaluate_lm(
                 if setting not in SETTINGS:
                     raise ValueError(f"unknown setting {setting!r}; choose from {', '.join(SETTINGS)}")
                 results[setting] = _run_setting(
-                    model, docs, seg_len, setting, special, n_lanes, device, retrieve_k, max_store, progress,
+                    model, docs, seg_len, setting, special, n_lanes, device, retrieve_k, past_windows, progress,
                     {"tags": tags, "connectives": connectives},
                 )
     finally:
@@ -149,13 +159,13 @@ def evaluate_lm(
     return results
 
 
-def _run_setting(model, docs, seg_len, setting, special, n_lanes, device, retrieve_k, max_store, progress, features):
+def _run_setting(model, docs, seg_len, setting, special, n_lanes, device, retrieve_k, past_windows, progress, features):
     sums: dict[str, _Sums] = defaultdict(_Sums)
     for d in docs:
         sums[d.corpus].chars += d.n_chars
     stream = LaneStream(docs, n_lanes, seg_len, shuffle=False)
     memory = LaneMemory()
-    stores = [_PastWindows() for _ in range(n_lanes)]
+    stores = [past_windows() for _ in range(n_lanes)] if setting == "retrieved" else []
     query: list[torch.Tensor | None] = [None] * n_lanes
     mem_windows = math.ceil(model.cfg.mem_len / seg_len)
     if setting == "retrieved" and model.cfg.mem_len < seg_len:
@@ -163,7 +173,8 @@ def _run_setting(model, docs, seg_len, setting, special, n_lanes, device, retrie
     task = progress.add_task(setting, total=math.ceil(stream.windows_per_epoch() / n_lanes)) if progress else None
     for batch in stream:
         for k in torch.nonzero(batch.new_doc).flatten().tolist():
-            stores[k].clear()
+            if stores:
+                stores[k].clear()
             query[k] = None
         kwargs = memory.inputs(batch) if setting != "none" else {}
         if setting == "retrieved":
@@ -183,7 +194,7 @@ def _run_setting(model, docs, seg_len, setting, special, n_lanes, device, retrie
             s.conn_tokens += int(after_conn[k].sum())
             s.conn_nll += float(nll[k][after_conn[k]].sum())
         if setting == "retrieved":
-            _remember(stores, query, out, batch, max_store)
+            _remember(stores, query, out, batch)
         if progress is not None:
             progress.advance(task)
     total = _Sums()
@@ -193,25 +204,17 @@ def _run_setting(model, docs, seg_len, setting, special, n_lanes, device, retrie
     return {**{c: s.result() for c, s in sorted(sums.items())}, "all": total.result()}
 
 
-def _remember(stores: list[_PastWindows], query: list, out, batch, max_store: int) -> None:
+def _remember(stores: list, query: list, out, batch) -> None:
     """Put each lane's window into its store, keyed by its mean top-layer state (also the next query)."""
     valid = batch.targets != IGNORE
     t = batch.input_ids.size(1)
-    for k in range(len(stores)):
+    start = out.mems[0].size(1) - t  # the window's own slots are the newest t of the memory
+    for k, store in enumerate(stores):
         n = int(valid[k].sum())
         if n == 0:
             continue
         key = torch.nn.functional.normalize(out.hidden[k, :n].float().mean(0), dim=0)
-        store = stores[k]
-        start = out.mems[0].size(1) - t  # the window's own slots are the newest t of the memory
-        states = [m[k, start : start + n].half() for m in out.mems]
-        store.keys.append(key)
-        store.states.append(states)
-        store.types.append(batch.block_types[k, :n].to(key.device))
-        if len(store.keys) > max_store:
-            store.keys.pop(0)
-            store.states.pop(0)
-            store.types.pop(0)
+        store.add(key, [m[k, start : start + n] for m in out.mems], batch.block_types[k, :n].to(key.device))
         query[k] = key
 
 

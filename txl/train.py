@@ -64,6 +64,7 @@ class TrainConfig(Options):
     evict: bool = False  # progressive cache eviction: full memory early, shrinking later
     evict_min_frac: float = 0.25  # memory kept at the end of the eviction schedule
     export_fp16: str | None = None  # write the final model here (fp16) with txl.checkpoint.save_model
+    plot: bool = True  # metrics.csv and curves.png at the end of a run
 
 
 # ---- schedules -----------------------------------------------------------------------------------
@@ -371,7 +372,8 @@ class Trainer:
         if log is None:
             return []
         records = log.records()
-        write_curves(records, self.out)
+        if cfg.plot:
+            write_curves(records, self.out)
         if cfg.export_fp16:
             export_fp16(self.module, Path(cfg.export_fp16), self.model_facts())
         return records
