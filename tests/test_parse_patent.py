@@ -3,6 +3,7 @@ own claim markup and the files' own fields."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -114,3 +115,11 @@ def test_patent_pdf_claims_found(shared_data, name):
     assert claims and any(b.text.lstrip().startswith("1.") or " 1. " in b.text[:200] for b in claims)
     first = doc.blocks.index(claims[0])
     assert all(b.type is T.CLAIM for b in doc.blocks[first:])
+
+
+@pytest.mark.parametrize("name,n", [("us-6285999-pagerank", 29), ("us-3858232-boyle-smith-ccd", 32)])
+def test_two_column_reading_order(shared_data, name, n):
+    """Claims printed in two columns come out one block per claim, numbered 1..n in order."""
+    doc = parse_file(shared_data / PATENTS / "pdf" / f"{name}.pdf", ParseConfig(ocr=False))
+    numbers = [int(m.group(1)) for b in doc.blocks if b.type is T.CLAIM if (m := re.match(r"(\d+)\s*\.", b.text))]
+    assert numbers == list(range(1, n + 1))

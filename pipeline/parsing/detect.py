@@ -9,7 +9,7 @@ from pipeline.records import DocKind
 
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 _LATIN = re.compile(r"[A-Za-z]")
-_SAMPLE = 20000
+_SAMPLE = 5000  # enough characters to tell the script apart
 MIN_SCORE = 0.15  # below this no kind is convincing and the document stays generic
 
 

@@ -24,9 +24,9 @@ _FACTS_START = r"(?:经审理查明|本院(?:经审理|二审|再审)?查明|另
 
 # Split points: before a section marker that starts a sentence, and after 判决如下：.
 _CUTS = re.compile(
-    rf"(?<=[。；！？])\s*(?={_OPINION_START}|{_FACTS_START}|如不服本(?:判决|裁定))"
+    rf"[。；！？]\s*(?={_OPINION_START}|{_FACTS_START}|如不服本(?:判决|裁定))"
     r"|(?:判决|裁定|调解|决定)如下[:：]"
-    r"|(?:之规定|的规定|规定)[，,]\s*(?:判决|裁定)[:：]"
+    r"|规定[，,]\s*(?:判决|裁定)[:：]"
 )
 
 _ROLE = (
