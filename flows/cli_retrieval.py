@@ -27,8 +27,13 @@ def eval_retrieval(
         int, typer.Option(help="Passages per case embedded by the sentence model (its cost grows with this).")
     ] = 2,
     passage_chars: Annotated[int, typer.Option(help="Characters per passage (lines packed greedily).")] = 400,
-    no_dense: Annotated[bool, typer.Option("--no-dense", help="BM25 only (no sentence model).")] = False,
+    dense_model: Annotated[
+        str, typer.Option(help="Dense arm: minilm (packaged sentence model) or txl (the encoder's pooled states).")
+    ] = "minilm",
+    no_dense: Annotated[bool, typer.Option("--no-dense", help="BM25 only (no dense arm).")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    config: ConfigOpt = None,
+    set_: SetOpt = None,
 ) -> None:
     """Document retrieval in the CLCR layout: nDCG@10/@30 and recall@100 for BM25, dense and the hybrid."""
     from pipeline.errors import DocumentError
@@ -36,7 +41,11 @@ def eval_retrieval(
 
     for path in (corpus, queries, qrels):
         existing_path(path)
-    cfg = RetrievalEvalConfig(passage_chars=passage_chars, dense_passages=dense_passages)
+    if dense_model not in ("minilm", "txl"):
+        fail(f"--dense-model must be minilm or txl, not {dense_model!r}")
+    checkpoint = resolve_config(config, set_).model.checkpoint
+    cfg = RetrievalEvalConfig(passage_chars=passage_chars, dense_passages=dense_passages, dense_model=dense_model,
+                              checkpoint=checkpoint)
     try:
         result = evaluate_retrieval(corpus, queries, qrels, cfg, dense=not no_dense)
     except DocumentError as e:

@@ -26,10 +26,12 @@ from retrieval.metrics import ndcg_at_k, recall_at_k
 @dataclass
 class RetrievalEvalConfig:
     passage_chars: int = 400  # lines of a case are packed into passages of at most this many characters
-    dense_passages: int = 2  # passages per case given to the sentence model (the first ones: title, header, parties)
+    dense_passages: int = 2  # passages per case given to the dense model (the first ones: title, header, parties)
+    dense_model: str = "minilm"  # "minilm" (the packaged sentence model) or "txl" (the encoder's pooled states)
     depth: int = 5000  # passages each arm ranks before documents are formed
     rrf_k: int = 60
     batch_size: int = 64
+    checkpoint: str | None = None  # encoder for dense_model "txl"; None = the shipped one
 
 
 def _open_text(path: Path):
@@ -86,11 +88,39 @@ def load_qrels(path: Path) -> dict[str, dict[str, float]]:
     return dict(gains)
 
 
+def _dense_vectors(cfg: RetrievalEvalConfig, passages: list[Passage]):
+    """(unit vectors of the passages, query encoder) of the chosen dense model."""
+    if cfg.dense_model == "minilm":
+        from retrieval.sentence import embed
+
+        return embed([p.text for p in passages], batch_size=cfg.batch_size), lambda q: embed([q])[0]
+    if cfg.dense_model != "txl":
+        raise ValueError(f"dense model must be minilm or txl, not {cfg.dense_model!r}")
+    from pipeline.records import BlockType, Segment
+    from pipeline.tokenizer import encode_segment
+    from retrieval.encoder import checkpoint_file, encode_query, load_encoder
+    from retrieval.inject import encode_document
+
+    path = checkpoint_file(cfg.checkpoint)
+    if path is None or not path.is_file():
+        raise CorruptDocument(str(cfg.checkpoint or "data/models/"), "no encoder checkpoint for the txl dense arm")
+    model, tok = load_encoder(path, "auto")
+    by_doc: dict[str, list[Passage]] = defaultdict(list)
+    for p in passages:
+        by_doc[p.doc_id].append(p)
+    keys = {}
+    for doc_passages in by_doc.values():  # a case's passages in order, with memory, as the index stage does
+        segs = [Segment(p.doc_id, i, 0, BlockType.OTHER, p.text, 0, 0, 0) for i, p in enumerate(doc_passages)]
+        out = encode_document(model, segs, [encode_segment(s, tok)[0] for s in segs])
+        keys.update({p.segment_id: e.key for p, e in zip(doc_passages, out, strict=True)})
+    vecs = np.stack([keys[p.segment_id] for p in passages]).astype(np.float32)
+    return vecs, lambda q: encode_query(model, tok, q)
+
+
 def evaluate_retrieval(
     corpus: Path, queries: Path, qrels: Path, config: RetrievalEvalConfig | None = None, dense: bool = True
 ) -> dict:
     """nDCG@10, nDCG@30 and recall@100 per arm (bm25, dense, hybrid), averaged over the labelled queries."""
-    from retrieval.sentence import embed
 
     cfg = config or RetrievalEvalConfig()
     t0 = time.perf_counter()
@@ -113,8 +143,8 @@ def evaluate_retrieval(
     if dense:
         t1 = time.perf_counter()
         rows = np.array(dense_rows, dtype=np.int64)
-        vecs = embed([passages[r].text for r in rows], batch_size=cfg.batch_size)
-        index.add_dense("dense", MatrixArm(vecs, lambda q: embed([q])[0], len(passages), rows))
+        vecs, encode = _dense_vectors(cfg, [passages[r] for r in rows])
+        index.add_dense("dense", MatrixArm(vecs, encode, len(passages), rows))
         t_dense = time.perf_counter() - t1
         arms.update({"dense": ["dense"], "hybrid": ["bm25", "dense"]})
     result: dict = {
