@@ -50,13 +50,14 @@ def run(
     Without PREFECT_API_URL the flow runs against a temporary local Prefect server (SQLite).
     """
     cfg = _prepared(input_dir, out, config, set_, dask, dask_address)
-    from flows.run import run_flow, task_runner_for
+    from flows.run import api_for_workers, run_flow, task_runner_for
     from pipeline.store import StoreLocked
 
     try:
-        manifest = run_flow.with_options(task_runner=task_runner_for(cfg))(
-            str(input_dir), str(out), cfg.model_dump(mode="json")
-        )
+        with api_for_workers(cfg):
+            manifest = run_flow.with_options(task_runner=task_runner_for(cfg))(
+                str(input_dir), str(out), cfg.model_dump(mode="json")
+            )
     except StoreLocked as e:
         fail(str(e))
     _print_summary(manifest)

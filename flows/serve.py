@@ -25,4 +25,5 @@ def serve(input_dir: str, out_dir: str, config: LdxConfig, cron: str, name: str 
         cron=cron,
         parameters={"input_dir": input_dir, "out_dir": out_dir, "config": config.model_dump(mode="json")},
         pause_on_shutdown=False,
+        limit=1,  # runs on one OUT_DIR exclude each other anyway (its lock); a late run waits its turn
     )
