@@ -142,10 +142,14 @@ def _heading_type(piece: str) -> T | None:
     return next((t for rx, t in _HEADING_TYPES if rx.search(m.group("h"))), None)
 
 
+_ARGUMENT_RUN = 3  # paragraphs an argument runs on without a new cue before the court's voice resumes
+
+
 def type_spans(text: str, spans: list[Span]) -> list[Span]:
     # A structured source (LegalDocML) types its own cover page; its body then starts untyped.
     in_cover = all(s.type is None for s in spans)
     state = T.FACTS
+    since = 0
     n = len(spans)
     for i, s in enumerate(spans):
         piece = text[s.start : s.end]
@@ -174,7 +178,11 @@ def type_spans(text: str, spans: list[Span]) -> list[Span]:
         s.type = cue or state
         # Arguments run over several paragraphs; a ruling below is usually reported in one.
         if cue is not None and cue is not T.PROCEDURE:
-            state = cue
+            state, since = cue, 0
+        elif state in (T.CLAIMS, T.DEFENSE, T.VERDICT):
+            since += 1
+            if since >= _ARGUMENT_RUN:
+                state = T.OPINION  # a submission is reported in a few paragraphs; the court then speaks
     return spans
 
 
