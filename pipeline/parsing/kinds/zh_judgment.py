@@ -189,6 +189,7 @@ _ORG_END = re.compile(r"^.*(?:有限公司|公司|分公司|支公司|银行|支
 _ASIDE = re.compile(r"[（(]以下简称[^）)]*[）)]")
 _CAUSE_IN_TEXT = re.compile(r"(?:犯|涉嫌)([^\s，。、；]{1,20}?罪)|因?([^\s，。、；与和诉及]{2,20}?纠纷)一案")
 _CN_DATE_PARTS = re.compile(r"([〇○零一二三四五六七八九]{4})年([一二三四五六七八九十]{1,2})月([一二三四五六七八九十]{1,3})日")
+_HAN = re.compile(r"[\u4e00-\u9fff]")
 _DIGITS = {c: i for i, c in enumerate("〇一二三四五六七八九")} | {"○": 0, "零": 0}
 _JUDGE_ROLE = re.compile(r"^(?:审\s*判\s*长|审\s*判\s*员|代理审判员|人民陪审员|陪\s*审\s*员)\s*")
 
@@ -217,7 +218,14 @@ def extract_meta(text: str, spans: list[Span]) -> tuple[DocMeta, str | None]:
         by_type.setdefault(s.type, []).append(text[s.start : s.end])
     header = [clean_line(h) for h in by_type.get(T.HEADER, [])]
     head_text = "\n".join(header) or text[:300]
-    title = next((h for h in header if _DOC_TYPE.search(h) and len(h) > 5), None)
+    title = next((h for h in header if _DOC_TYPE.search(h) and len(h) > 6), None)
+    kind_line = next((h for h in header if _DOC_TYPE.search(h) and len(h) <= 6), None)
+    court_line = next((h for h in header if _COURT.fullmatch(h)), None)
+    if title is None and kind_line and court_line:
+        title = court_line + kind_line  # 内蒙古自治区高级人民法院 + 民事裁定书
+    if title is None:  # a case report's heading, or the first short line with Chinese in it
+        first = [clean_line(text[s.start : s.end]) for s in spans[:5]]
+        title = next((t for t in first if len(t) <= 60 and _HAN.search(t) and not _CASE_NO.fullmatch(t)), None)
     if m := _COURT.search(head_text):
         meta.court = m.group(0)
     if m := _CASE_NO.search(head_text) or _CASE_NO.search(text[:2000]):
