@@ -11,7 +11,7 @@ from typing import Literal
 from pydantic import ValidationError
 
 from pipeline.config import Options, ParseConfig, SegmentConfig
-from retrieval.config import RetrievalConfig
+from retrieval.config import PredictConfig, RetrievalConfig
 from txl.config import ModelConfig
 
 
@@ -32,6 +32,7 @@ class LdxConfig(Options):
     segment: SegmentConfig = SegmentConfig()
     model: ModelConfig = ModelConfig()
     retrieval: RetrievalConfig = RetrievalConfig()
+    predict: PredictConfig = PredictConfig()
     run: RunConfig = RunConfig()
 
 
