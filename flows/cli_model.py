@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
@@ -113,7 +114,7 @@ def eval_lm(
     import torch
 
     from flows.lm_store import StorePastWindows
-    from pipeline.tokenizer import load_tokenizer
+    from pipeline.tokenizer import DEFAULT_PATH, load_tokenizer
     from txl.checkpoint import load_model
     from txl.evaluate import SHIPPED_CHECKPOINT, PastWindows, encode_paths, evaluate_lm
 
@@ -129,10 +130,16 @@ def eval_lm(
     torch.set_num_threads(threads)
     model, extra = load_model(ckpt)
     tokenizer = load_tokenizer(cfg.segment.tokenizer)
+    tok_file = Path(cfg.segment.tokenizer or DEFAULT_PATH)
+    tok_file = tok_file / "tokenizer.json" if tok_file.is_dir() else tok_file
+    warnings = []
+    want = extra.get("tokenizer_sha256")
+    if want and hashlib.sha256(tok_file.read_bytes()).hexdigest() != want:
+        warnings.append(f"{tok_file} is not the tokenizer {ckpt.name} was trained with (sha256 {want[:12]}…)")
     docs, errors = encode_paths(paths, tokenizer, cfg.parse, cfg.segment, max_docs)
     if not as_json:
-        for _, message in errors:
-            console.print(f"skipped: {message}", highlight=False, markup=False)
+        for message in warnings + [f"skipped: {m}" for _, m in errors]:
+            console.print(message, highlight=False, markup=False)
     if not docs:
         fail("no document could be read from the given paths" + (f" ({errors[0][1]})" if errors else ""))
     with tempfile.TemporaryDirectory(prefix="ldx-eval-") as tmp:
@@ -149,7 +156,8 @@ def eval_lm(
             retrieve_k=cfg.retrieval.inject_k, past_windows=past,
         )
     if as_json:
-        print(json.dumps({"checkpoint": str(ckpt), "documents": len(docs), "errors": errors, "settings": result}))
+        print(json.dumps({"checkpoint": str(ckpt), "documents": len(docs), "errors": errors, "warnings": warnings,
+                          "settings": result}))
         return
     from rich.table import Table
 

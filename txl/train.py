@@ -26,6 +26,7 @@ from pipeline.config import Options
 from pipeline.store import atomic_write_bytes, atomic_write_text
 from txl import ddp
 from txl.evaluate import pick_docs
+from txl.model import autocast
 from txl.recurrence import LaneMemory, run_batch
 from txl.streams import IGNORE, Batch, LaneStream, load_split
 
@@ -102,12 +103,6 @@ def segment_state(hidden: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
     """A window's state: the mean of its top-layer states over real (non-padding) positions, [B, d]."""
     valid = (targets != IGNORE).to(hidden.dtype)[..., None]
     return (hidden * valid).sum(1) / valid.sum(1).clamp(min=1)
-
-
-def _autocast(device: torch.device):
-    if device.type == "cuda":
-        return torch.autocast("cuda", dtype=torch.bfloat16)
-    return contextlib.nullcontext()
 
 
 # ---- checkpoints and logs ---------------------------------------------------------------------------
@@ -272,7 +267,7 @@ class Trainer:
             sub_memory = self.memory.lanes(c * chunk, (c + 1) * chunk)
             sync = c == cfg.accum_steps - 1 or info.world == 1
             ctx = contextlib.nullcontext() if sync else self.model.no_sync()
-            with ctx, _autocast(info.device):
+            with ctx, autocast(info.device):
                 out = run_batch(self.model, sub, info.device, **sub_memory.inputs(sub, mem_len))
                 nll_sum = out.nll.float().sum()
                 # normalised by the global token count and scaled by the world size, because DDP
