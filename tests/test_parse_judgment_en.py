@@ -107,3 +107,7 @@ def test_us_opinion_cover(shared_data):
     roles = {p.role for p in doc.meta.parties}
     assert {"appellant", "appellee"} <= roles
     assert doc.blocks[0].type is T.HEADER
+    # footnotes (set tighter than the double-spaced body, under it, opened by their number) are APPENDIX
+    note = next(b for b in doc.blocks if b.text.startswith("1 The Chapel claimed violations"))
+    assert note.type is T.APPENDIX and note.page == 5
+    assert sum(b.type is T.APPENDIX for b in doc.blocks) <= 5

@@ -37,6 +37,8 @@ class Paragraph:
     text: str
     bbox: tuple[float, float, float, float]
     ocr: bool
+    size: float  # the largest font size in it
+    pitch: float | None  # median baseline step between its lines; None for one line
 
 
 def clean_line(text: str) -> str:
@@ -152,4 +154,35 @@ def _paragraph(lines: list[Line]) -> Paragraph:
         max(ln.x1 for ln in lines),
         max(ln.y1 for ln in lines),
     )
-    return Paragraph(text, bbox, any(ln.ocr for ln in lines))
+    steps = [b.y0 - a.y0 for a, b in zip(lines, lines[1:], strict=False)]
+    return Paragraph(
+        text, bbox, any(ln.ocr for ln in lines), max(ln.size for ln in lines), median(steps) if steps else None
+    )
+
+
+_NOTE_MARK = re.compile(r"^(?:\d{1,3}|[*†‡§])\s*(?=[A-Z“\"(\[])")
+
+
+def footnotes(pages: list[list[Paragraph]], heights: list[float]) -> list[set[int]]:
+    """Per page, the paragraphs that are footnotes: in the lower part of the page, opened by a note
+    mark, and set smaller or tighter than the document's body text; what follows one on its page too."""
+    body = [p for page in pages for p in page if len(p.text) > 200]
+    if not body:
+        return [set() for _ in pages]
+    body_size = median(p.size for p in body)
+    body_pitch = median(p.pitch for p in body if p.pitch) if any(p.pitch for p in body) else None
+    out = []
+    for page, height in zip(pages, heights, strict=True):
+        notes: set[int] = set()
+        for i, p in enumerate(page):
+            if notes and p.bbox[1] >= page[min(notes)].bbox[1]:
+                notes.add(i)
+            elif (
+                p.bbox[1] > 0.5 * height
+                and len(p.text) >= 25
+                and _NOTE_MARK.match(p.text)
+                and (p.size <= body_size - 1.0 or (p.pitch and body_pitch and p.pitch < 0.75 * body_pitch))
+            ):
+                notes.add(i)
+        out.append(notes)
+    return out

@@ -10,8 +10,9 @@ import pymupdf
 from pipeline.config import ParseConfig
 from pipeline.errors import CorruptDocument, EmptyDocument, EncryptedDocument, TooManyPages
 from pipeline.parsing.cleanup import furniture
-from pipeline.parsing.layout import Line, clean_line, paragraphs, reading_order
+from pipeline.parsing.layout import Line, clean_line, footnotes, paragraphs, reading_order
 from pipeline.parsing.spans import Extracted, TextBuilder
+from pipeline.records import BlockType
 
 # Text only: images in the dict output would cost time and memory for nothing.
 _FLAGS = pymupdf.TEXT_PRESERVE_LIGATURES | pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP
@@ -103,11 +104,16 @@ def read_pdf(path: Path, config: ParseConfig) -> Extracted:
         pages, sizes, warnings = extract_lines(doc, config, source)
         repaired = doc.is_repaired
     drop = furniture(pages, sizes)
+    paras = [
+        paragraphs(reading_order([ln for i, ln in enumerate(lines) if i not in gone], sizes[pno][0]))
+        for pno, (lines, gone) in enumerate(zip(pages, drop, strict=True))
+    ]
+    notes = footnotes(paras, [h for _, h in sizes])
     builder = TextBuilder("\n")
-    for pno, (lines, gone) in enumerate(zip(pages, drop, strict=True)):
-        body = [ln for i, ln in enumerate(lines) if i not in gone]
-        for para in paragraphs(reading_order(body, sizes[pno][0])):
-            builder.add(para.text, page=pno, bbox=tuple(round(v, 2) for v in para.bbox), ocr=para.ocr)
+    for pno, page in enumerate(paras):
+        for i, para in enumerate(page):
+            kind = BlockType.APPENDIX if i in notes[pno] else None  # DESIGN: footnotes are APPENDIX
+            builder.add(para.text, kind, page=pno, bbox=tuple(round(v, 2) for v in para.bbox), ocr=para.ocr)
     if not builder.spans:
         if repaired:
             raise CorruptDocument(source, "damaged or truncated PDF: no readable text")

@@ -45,7 +45,7 @@ def type_spans(text: str, spans: list[Span]) -> list[Span]:
     state = T.HEADER
     for s in spans:
         if s.type is not None:
-            state = s.type
+            state = s.type if s.type is not T.APPENDIX else state  # a footnote does not open a section
             continue
         piece = text[s.start : s.end]
         s.type = state = _classify(piece, state)

@@ -147,7 +147,7 @@ _ARGUMENT_RUN = 3  # paragraphs an argument runs on without a new cue before the
 
 def type_spans(text: str, spans: list[Span]) -> list[Span]:
     # A structured source (LegalDocML) types its own cover page; its body then starts untyped.
-    in_cover = all(s.type is None for s in spans)
+    in_cover = not any(s.type in (T.HEADER, T.PARTIES) for s in spans)
     state = T.FACTS
     since = 0
     n = len(spans)

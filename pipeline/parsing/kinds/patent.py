@@ -105,6 +105,9 @@ _HEADING_LINE = re.compile(r"^[A-Z][A-Z0-9 ,.'()\-]{3,80}$")
 def type_spans(text: str, spans: list[Span]) -> list[Span]:
     if all(s.type is not None for s in spans):
         return spans
+    for s in spans:
+        if s.type is T.APPENDIX:
+            s.type = None  # patents have no footnotes: what looked like one is typed like the rest
     state = T.HEADER
     out: list[Span] = []
     spans = split_spans(text, spans, _INTRO_CUT)
@@ -116,7 +119,7 @@ def type_spans(text: str, spans: list[Span]) -> list[Span]:
     for i, s in enumerate(spans):
         piece = text[s.start : s.end]
         if s.type is not None:
-            state = s.type
+            state = s.type if s.type is not T.APPENDIX else state  # a footnote does not open a section
         elif claims_at is not None and i >= claims_at:
             s.type = T.CLAIM
         else:
