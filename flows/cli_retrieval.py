@@ -78,6 +78,7 @@ def ask(
     court: Annotated[str | None, typer.Option("--court", help="Only documents whose court contains this.")] = None,
     date_from: Annotated[str | None, typer.Option("--from", help="Only documents dated on/after YYYY-MM-DD.")] = None,
     date_to: Annotated[str | None, typer.Option("--to", help="Only documents dated on/before YYYY-MM-DD.")] = None,
+    reader: Annotated[Path | None, typer.Option(help="Reader head; default data/models/reader.pt.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     config: ConfigOpt = None,
     set_: SetOpt = None,
@@ -101,7 +102,7 @@ def ask(
     except ValueError as e:
         fail(f"bad date: {e}")
     try:
-        session = AskSession(index, cfg.retrieval, cfg.model.checkpoint, cfg.model.device)
+        session = AskSession(index, cfg.retrieval, cfg.model.checkpoint, cfg.model.device, reader)
         answer = session.ask(question, k=k, doc_id=doc, filters=filters)
     except (DocumentError, StoreError) as e:
         fail(str(e))

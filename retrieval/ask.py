@@ -78,7 +78,7 @@ class StoreArm:
 
 class AskSession:
     def __init__(self, out_dir: str | Path, config: RetrievalConfig | None = None, checkpoint: str | None = None,
-                 device: str = "auto"):
+                 device: str = "auto", reader: Path | None = None):
         self.out_dir = Path(out_dir)
         self.config = config or RetrievalConfig()
         self.notes: list[str] = []
@@ -108,11 +108,11 @@ class AskSession:
         self.search_index = HybridIndex(passages, bm25=self.config.bm25)
         self.model = self.tokenizer = None
         self._add_dense(checkpoint, device)
-        self.reader = self._load_reader(checkpoint, device)
+        self.reader = self._load_reader(checkpoint, device, reader)
         self.cache = DocStateCache(self.config.cache_bytes)
 
     def _add_dense(self, checkpoint: str | None, device: str) -> None:
-        from retrieval.encoder import checkpoint_file, load_encoder
+        from retrieval.encoder import checkpoint_file, load_encoder, sha256_file
 
         if not self.config.dense:
             return
@@ -125,23 +125,29 @@ class AskSession:
         if path is None or not path.is_file():
             self.notes.append("dense search off: no model checkpoint to encode the question")
             return
+        built_with = store.manifest.get("model_id", "")
+        if built_with and built_with != sha256_file(path):
+            self.notes.append(f"dense search off: the index was built with model {built_with[:12]}, not {path.name}")
+            return
         model, tokenizer = load_encoder(path, device)
         self.model, self.tokenizer = model, tokenizer
         pooling = store.manifest.get("pooling", self.config.pooling)
         self.search_index.add_dense("txl", StoreArm(store, model, tokenizer, self.search_index.passages, pooling))
 
-    def _load_reader(self, checkpoint: str | None, device: str):
-        """The reader head shipped for this encoder, if any (a head trained on another encoder is refused)."""
-        from retrieval.encoder import checkpoint_file, load_encoder
+    def _load_reader(self, checkpoint: str | None, device: str, reader_file: Path | None):
+        """The reader head (default: the shipped one) for this encoder; a head trained on another encoder
+        is refused."""
+        from retrieval.encoder import checkpoint_file, load_encoder, sha256_file
         from retrieval.reader import load_reader
-        from retrieval.train_reader import READER_FILE, sha256_file
+        from retrieval.train_reader import READER_FILE
 
+        reader_file = reader_file or READER_FILE
         path = checkpoint_file(checkpoint)
-        if not READER_FILE.is_file() or path is None or not path.is_file():
+        if not reader_file.is_file() or path is None or not path.is_file():
             return None
-        reader = load_reader(READER_FILE, None, None)
+        reader = load_reader(reader_file, None, None)
         if reader.encoder_sha256 != sha256_file(path):
-            self.notes.append(f"reader {READER_FILE.name} was trained on another encoder; not used")
+            self.notes.append(f"reader {reader_file.name} was trained on another encoder; not used")
             return None
         if self.model is None:
             self.model, self.tokenizer = load_encoder(path, device)

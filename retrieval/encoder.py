@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +19,15 @@ def checkpoint_file(configured: str | None) -> Path | None:
         return Path(configured)
     shipped = sorted((ROOT / "data" / "models").glob("*.pt"))
     return shipped[0] if shipped else None
+
+
+def sha256_file(path: Path) -> str:
+    """A checkpoint's identity (the model_id of the outputs it produced)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
 
 
 def pick_device(name: str = "auto") -> str:

@@ -9,14 +9,13 @@ Writes the head with the encoder's sha256 and its held-apart metrics (eval_qa's 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import time
 from pathlib import Path
 
 import torch
 
-from retrieval.encoder import ROOT, checkpoint_file, load_encoder
+from retrieval.encoder import ROOT, checkpoint_file, load_encoder, sha256_file
 from retrieval.eval_qa import evaluate_qa, load_squad
 from retrieval.reader import (
     Reader,
@@ -28,14 +27,6 @@ from retrieval.reader import (
 )
 
 READER_FILE = ROOT / "data" / "models" / "reader.pt"
-
-
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def build_examples(path: Path, model, tokenizer, max_contexts: int | None) -> list:

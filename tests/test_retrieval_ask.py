@@ -14,6 +14,7 @@ from pipeline.records import block_rows, document_rows, segment_rows
 from pipeline.store import OutputStore, open_duckdb
 from pipeline.tokenizer import load_tokenizer
 from retrieval.cache import DocStateCache
+from retrieval.encoder import sha256_file
 from retrieval.stage import index_segments
 from retrieval.store import SegmentStore
 from txl.checkpoint import save_model
@@ -40,7 +41,7 @@ def indexed_run(shared_data, tmp_path_factory):
     ckpt = out / "tiny.pt"
     save_model(ckpt, model)
     # the first 40 segments get states (enough for the dense arm); BM25 covers every Parquet segment
-    counts = index_segments(out, [segments[:40]], model, tok, model_id="tiny")
+    counts = index_segments(out, [segments[:40]], model, tok, model_id=sha256_file(ckpt))
     assert counts["indexed_segments"] == 40 == counts["index_keys"]
     return out, ckpt, doc, segments
 
@@ -78,12 +79,31 @@ def test_ask_json_cites_parquet_segments_on_the_pdf(indexed_run, shared_data):
     assert missing.exit_code != 0 and "no such directory" in missing.output
 
 
+def test_ask_reads_an_answer_from_the_cited_segments_and_caches_the_document(indexed_run):
+    from retrieval.ask import AskSession
+    from retrieval.reader import Reader, ReaderHead
+    from txl.checkpoint import load_model
+
+    out, ckpt, doc, _ = indexed_run
+    model, _ = load_model(ckpt)
+    torch.manual_seed(0)
+    reader_file = out / "reader.pt"
+    Reader(ReaderHead(32), model, load_tokenizer()).save(reader_file, sha256_file(ckpt), {})  # untrained head
+    session = AskSession(out, checkpoint=str(ckpt), device="cpu", reader=reader_file)
+    first = session.ask("What is the term of the agreement?", k=3)
+    assert first.reader == str(reader_file)
+    assert first.answer in ("YES", "NO", "none") or any(first.answer in c.text for c in first.citations)
+    assert session.cache.misses == 1 and doc.doc_id in session.cache
+    session.ask("Which law governs the agreement?", k=3)
+    assert session.cache.misses == 1 and session.cache.hits >= 1  # the document was not read again
+
+
 def test_reindexing_a_document_replaces_its_entries(indexed_run):
     out, ckpt, _, segments = indexed_run
     from txl.checkpoint import load_model
 
     model, _ = load_model(ckpt)
-    index_segments(out, [segments[:10]], model, load_tokenizer(), model_id="tiny")
+    index_segments(out, [segments[:10]], model, load_tokenizer(), model_id=sha256_file(ckpt))
     store = SegmentStore.open(out / "index")
     assert len(store) == 10 == store.index.ntotal
     assert [r["seg_idx"] for r in store.entries()] == list(range(10))

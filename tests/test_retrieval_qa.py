@@ -9,9 +9,10 @@ import torch
 from typer.testing import CliRunner
 
 from pipeline.tokenizer import load_tokenizer
+from retrieval.encoder import sha256_file
 from retrieval.eval_qa import QAItem, in_split, load_squad, score
 from retrieval.reader import Reader, best_span, char_to_token_span, encode_text
-from retrieval.train_reader import build_examples, sha256_file, train_head
+from retrieval.train_reader import build_examples, train_head
 from txl.checkpoint import save_model
 from txl.model import TransformerXLConfig, TransformerXLLM
 
