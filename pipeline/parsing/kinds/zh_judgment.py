@@ -131,6 +131,8 @@ def _classify(piece: str, state: T) -> T:
         return T.NOTICE
     if _OPINION.match(head):
         return T.OPINION
+    if state is T.OPINION and _FACTS_ADOPTED.match(head):
+        return T.FACTS  # an appeal quoting the reasoning below (…本院认为) before fixing its own facts
     if state in (T.VERDICT, T.OPINION):
         return state  # the reasoning discusses claims, defences and facts without leaving the reasoning
     if state in (T.HEADER, T.PARTIES):
@@ -176,7 +178,19 @@ def type_spans(text: str, spans: list[Span]) -> list[Span]:
         s.type = kind
         if kind is not T.OTHER:
             state = T.VERDICT if i == last_verdict and kind not in _TAIL else kind
+    _requote(spans, pieces)
     return spans
+
+
+def _requote(spans: list[Span], pieces: list[str]) -> None:
+    """Reasoning that this court's own fact-finding follows was quoted from the court below (which
+    calls itself 本院 too): it is procedural history."""
+    types = [s.type for s in spans]
+    last_start = max((i for i, p in enumerate(pieces) if types[i] is T.OPINION and _OPINION.match(p)), default=-1)
+    facts = max((i for i in range(last_start) if types[i] is T.FACTS), default=-1)
+    for i in range(facts):
+        if types[i] is T.OPINION:
+            spans[i].type = T.PROCEDURE
 
 
 # ---- metadata ------------------------------------------------------------------------------------
