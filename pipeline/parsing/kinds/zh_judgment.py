@@ -19,7 +19,7 @@ from pipeline.records import DocKind, DocMeta, Party
 KIND = DocKind.ZH_JUDGMENT
 
 DOC_TYPES = "判决书|裁定书|调解书|决定书|通知书|支付令"
-_OPINION_START = r"本院(?:经审查|经审理|再审|二审|审查)?认为"
+_OPINION_START = r"(?:本院(?:经审查|经审理|再审|二审|审查)?认为|本院(?:评判|评析|分析)如下)"
 _FACTS_START = r"(?:经审理查明|本院(?:经审理|二审|再审)?查明|另查明|再查明|上述事实|以上事实)"
 
 # Split points: before a section marker that starts a sentence, and after 判决如下：.
@@ -49,7 +49,7 @@ _PROCEDURE = re.compile(
 )
 # The courts below: their findings and reasoning are procedural history (原审情况), not this court's.
 _PROCEDURE_ANYWHERE = re.compile(
-    r"^(?:原审|一审|原一审|原二审|原判)(?:法院|判决|人民法院)?(?:经审理|审理)?(?:查明|认定|认为|审理)"
+    r"^(?:原审|一审|原一审|原二审|原判)[^。，,；]{0,30}?(?:查明|认定|认为|审理)"
     r"|^(?!本院)[^。，,；]{2,30}?(?:人民法院|法院)(?:一审|二审|再审|经审理|审理)?(?:查明|认定|认为)"
 )
 _DEFENSE = re.compile(r"^[^。]{0,60}?(?:辩称|辩解|辩护意见|答辩意见|辩护人提出|辩护人认为|未作答辩|未答辩|没有答辩|未提交答辩)")
@@ -165,16 +165,17 @@ def type_spans(text: str, spans: list[Span]) -> list[Span]:
     # Appeals and retrials quote the judgments below (…判决：); only the last such line opens this
     # court's 主文. The paragraph that ends with it still belongs to the reasoning.
     # The statutes appended after the signatures may quote 判决： too, so look only before the tail.
-    tail = next(
-        (i for i, p in enumerate(pieces) if _NOTICE.match(p) or (len(p) <= 40 and _SIGNATURE.match(p) and i > 3)),
-        len(pieces),
-    )
+    tail = next((i for i, p in enumerate(pieces) if len(p) <= 40 and _SIGNATURE.match(p) and i > 3), len(pieces))
     last_verdict = max((i for i, p in enumerate(pieces[:tail]) if _VERDICT.search(p)), default=-1)
-    state = T.HEADER
+    state = before = T.HEADER
     for i, (s, piece) in enumerate(zip(spans, pieces, strict=True)):
         if s.type is not None:
             continue
-        kind = _classify(piece, state)
+        # A notice inside a quoted judgment below does not end the document: what follows it is read
+        # as if the notice were not there.
+        kind = _classify(piece, before if state is T.NOTICE and i < tail - 1 else state)
+        if kind is not T.NOTICE:
+            before = kind if kind is not T.OTHER else before
         s.type = kind
         if kind is not T.OTHER:
             state = T.VERDICT if i == last_verdict and kind not in _TAIL else kind
