@@ -1,8 +1,9 @@
 """Held-apart perplexity and bits per character of a language-model checkpoint, and its ablations.
 
 Same weights, same held-apart documents (the first documents of each corpus's held-apart split, whole,
-up to a token budget): memory off / on / on + retrieved memory; block-type tags withheld; connective
-marks withheld; a longer evaluation memory. Other checkpoints (e.g. trained without the connective
+up to a token budget): memory off / on / on + retrieved memory (txl's in-memory stand-in with full
+states, and the retrieval layer's SegmentStore with pooled states); block-type tags withheld;
+connective marks withheld; a longer evaluation memory. Other checkpoints (e.g. trained without the connective
 boost) can be added with --compare NAME=PATH and are evaluated on the same documents with memory on.
 Prints one JSON line per row (with the ratio of its perplexity to the memory-off row of the main
 checkpoint, measured in this process) and, with --markdown, the table for the model card.
@@ -15,11 +16,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import tempfile
 import time
+import uuid
 from pathlib import Path
 
 import torch
 
+from flows.lm_store import StorePastWindows
+from retrieval.config import RetrievalConfig
 from txl.checkpoint import load_model
 from txl.evaluate import evaluate_lm, pick_docs
 from txl.streams import load_split
@@ -49,10 +54,16 @@ def main() -> None:
     model.float()
     seg_len = int(extra.get("seg_len", 128))
 
+    tmp = tempfile.TemporaryDirectory(prefix="lm-ablations-")
+
+    def store_windows() -> StorePastWindows:
+        return StorePastWindows(Path(tmp.name) / uuid.uuid4().hex, RetrievalConfig())
+
     rows = {
         "memory off": dict(settings=("none",)),
         "memory on": dict(settings=("memory",)),
-        "memory + retrieved": dict(settings=("retrieved",)),
+        "memory + retrieved (stand-in, full states)": dict(settings=("retrieved",)),
+        "memory + retrieved (SegmentStore, pooled states)": dict(settings=("retrieved",), past_windows=store_windows),
         "memory on, tags withheld": dict(settings=("memory",), tags=False),
         "memory on, connectives withheld": dict(settings=("memory",), connectives=False),
         f"memory on, eval mem_len {args.long_mem}": dict(settings=("memory",), mem_len=args.long_mem),
