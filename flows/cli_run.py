@@ -132,6 +132,7 @@ def server(
         "  3. run as usual:       ldx run INPUT_DIR --out OUT_DIR   (or ldx serve … --cron …)\n"
         f"  4. open the UI:        {url}  (Runs → ldx-run; Artifacts → ldx-run-summary)",
         highlight=False,
+        soft_wrap=True,
     )
     if start:
         prefect = shutil.which("prefect") or str(Path(sys.executable).with_name("prefect"))

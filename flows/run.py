@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from prefect import flow, get_run_logger, task
+from prefect.artifacts import create_progress_artifact, update_progress_artifact
 from prefect.cache_policies import NO_CACHE
 from prefect.context import get_run_context
 from prefect.futures import PrefectFuture
@@ -121,13 +122,16 @@ def scan(input_dir: str) -> tuple[list[InputFile], list[ErrorRecord]]:
 class Driver:
     """Submits each batch's next stage as soon as its previous one finishes; collects the outcome."""
 
-    def __init__(self, ctx: StageContext, cache_dir: str, fingerprint: str, progress: Progress, bar):
+    def __init__(self, ctx: StageContext, cache_dir: str, fingerprint: str, progress: Progress, bar, total: int):
         cfg = ctx.config.run
         retry = {"retries": cfg.retries, "retry_delay_seconds": exponential_backoff(cfg.retry_delay_s)(max(cfg.retries, 1))}
         batch_stages, _ = active_stages(ctx.config)
         self.ctx, self.cache_dir, self.fingerprint = ctx, cache_dir, fingerprint
         self.store = OutputStore(ctx.out_dir, ctx.run_id, ctx.model_id)
         self.progress, self.bar = progress, bar
+        self.total_files = total
+        # The same progress in the Prefect UI, on the flow run's Artifacts tab.
+        self.artifact = create_progress_artifact(0.0, key="ldx-run-progress", description="files written")
         self.tally = Tally()
         self.seconds: Counter[str] = Counter()
         self.plans: dict[str, list[tuple[str, Any]]] = {
@@ -189,6 +193,11 @@ class Driver:
             advance=len(batch.files),
             description=f"{self.tally.documents} documents · {self.tally.errors} errors · {self.tally.cached_files} cached files",
         )
+        self.report_progress()
+
+    def report_progress(self) -> None:
+        done = 100.0 * self.tally.files / self.total_files if self.total_files else 100.0
+        update_progress_artifact(self.artifact, min(done, 100.0))
 
     def give_up(self, batch: Batch, stage: str, exc: BaseException | Any) -> None:
         """A batch whose stage failed every try: each of its files gets an error row; the run goes on."""
@@ -198,6 +207,7 @@ class Driver:
             write_parts(self.store, failed)
             self.tally.add(failed)
         self.progress.update(self.bar, advance=len(batch.files))
+        self.report_progress()
 
 
 @flow(name="ldx-run", persist_result=False, validate_parameters=True)
@@ -256,7 +266,7 @@ def _run_batches(inp: Path, store: OutputStore, ctx: StageContext, cache_dir: st
     columns = (TextColumn("[bold]ldx run"), BarColumn(), MofNCompleteColumn(), TextColumn("files · {task.description}"), TimeElapsedColumn())
     with Progress(*columns, console=console, transient=False) as progress:
         bar = progress.add_task(f"{len(cached)} cached files", total=len(works))
-        driver = Driver(ctx, cache_dir, fingerprint, progress, bar)
+        driver = Driver(ctx, cache_dir, fingerprint, progress, bar, len(works))
         driver.start(fresh, FRESH)
         driver.start(cached, CACHED)
         driver.run()
