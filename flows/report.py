@@ -90,6 +90,7 @@ def _plot(fig: Figure, rows: list[tuple]) -> str:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     with plt.rc_context({"svg.fonttype": "none", "font.size": 9}):
         if fig.kind == "hist":
@@ -108,6 +109,10 @@ def _plot(fig: Figure, rows: list[tuple]) -> str:
                 f, ax = plt.subplots(figsize=(6, 3))
                 ax.bar(labels, counts, color="#4472c4")
                 ax.set_ylabel(fig.xlabel)
+        if fig.kind == "bar":
+            ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+        elif fig.kind == "barh":
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_title(fig.title)
         f.tight_layout()
         buf = io.BytesIO()

@@ -160,7 +160,8 @@ class Driver:
         future.add_done_callback(self.done.put)
 
     def start(self, files: list[FileWork], plan: str) -> None:
-        batches = make_batches(files, self.ctx.config.run.batch_size, self.next_index)
+        run = self.ctx.config.run
+        batches = make_batches(files, run.batch_size, self.next_index, run.workers)
         self.next_index += len(batches)
         for batch in batches:
             self.submit(plan, 0, batch)

@@ -223,20 +223,23 @@ def scan_inputs(input_dir: Path) -> tuple[list[InputFile], list[ErrorRecord]]:
     return files, errors
 
 
-def make_batches(files: list[FileWork], batch_size: int, start: int = 0) -> list[Batch]:
-    """Batches of about `batch_size` documents, largest files first so that stragglers come early.
+def make_batches(files: list[FileWork], batch_size: int, start: int = 0, workers: int = 1) -> list[Batch]:
+    """Batches of about `batch_size` documents, largest files first so that stragglers come early, and
+    small enough that every worker gets one when there are few files.
 
     A file's size stands in for its document count: a JSONL corpus of many records forms a batch alone.
     """
     ordered = sorted(files, key=lambda w: -w.file.size)
     typical = sorted(w.file.size for w in files)[len(files) // 2] if files else 1
+    weights = [max(1.0, w.file.size / max(typical, 1)) for w in ordered]
+    target = min(batch_size, max(1.0, sum(weights) / max(workers, 1)))
     batches: list[Batch] = []
     current: list[FileWork] = []
     weight = 0.0
-    for w in ordered:
+    for w, wt in zip(ordered, weights, strict=True):
         current.append(w)
-        weight += max(1.0, w.file.size / max(typical, 1))
-        if weight >= batch_size:
+        weight += wt
+        if weight >= target:
             batches.append(Batch(start + len(batches), current))
             current, weight = [], 0.0
     if current:

@@ -164,14 +164,20 @@ def test_scan_reports_copies_and_skips_hidden_files(tmp_path):
     assert [(e.error_type, Path(e.source).name) for e in errors] == [("DuplicateDocument", "y.txt")]
 
 
-@given(st.lists(st.integers(min_value=0, max_value=10**7), max_size=60), st.integers(min_value=1, max_value=20))
-def test_batches_hold_every_file_once(sizes, batch_size):
+@given(
+    st.lists(st.integers(min_value=0, max_value=10**7), max_size=60),
+    st.integers(min_value=1, max_value=20),
+    st.integers(min_value=1, max_value=4),
+)
+def test_batches_hold_every_file_once_and_feed_every_worker(sizes, batch_size, workers):
     files = [FileWork(InputFile(f"/f{i}", f"{i:064x}", s)) for i, s in enumerate(sizes)]
-    batches = make_batches(files, batch_size, start=5)
+    batches = make_batches(files, batch_size, start=5, workers=workers)
     held = [w.file.path for b in batches for w in b.files]
     assert sorted(held) == sorted(w.file.path for w in files)
     assert [b.index for b in batches] == list(range(5, 5 + len(batches)))
     assert all(len(b.files) <= batch_size for b in batches)
+    alike = [FileWork(InputFile(f"/g{i}", f"{i:064x}", 1000)) for i in range(len(sizes))]
+    assert len(make_batches(alike, batch_size, workers=workers)) >= min(workers, len(alike))
 
 
 def test_file_cache_round_trip_and_torn_entry_is_a_miss(tmp_path):
