@@ -50,6 +50,7 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--dim", type=int, default=256)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--kinds", nargs="+", default=["hnsw", "ivfpq"], help="approximate indexes to compare with flat")
     args = ap.parse_args()
     import faiss
 
@@ -61,7 +62,7 @@ def main() -> None:
         q = keys[rng.integers(0, n, args.queries)] + 0.05 * rng.normal(size=(args.queries, args.dim)).astype(np.float32)
         q /= np.linalg.norm(q, axis=1, keepdims=True)
         base = None
-        for kind in ("flat", "hnsw", "ivfpq"):
+        for kind in ("flat", *args.kinds):
             with tempfile.TemporaryDirectory() as root:
                 store, build_s = build(kind, keys, root)
                 store = SegmentStore.open(root, mmap=True)  # search as `ldx ask` does: memory-mapped

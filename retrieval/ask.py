@@ -36,8 +36,8 @@ class Citation:
     segment_id: str
     block_type: str
     page: int | None
-    bbox: list[float] | None
-    score: float
+    bbox: list[float] | None  # of the segment's block: top-left origin, PDF points
+    score: float  # reciprocal-rank-fusion score over the search arms (higher is better)
     text: str
 
 
