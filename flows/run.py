@@ -107,9 +107,9 @@ def api_for_workers(config: LdxConfig) -> Iterator[None]:
         with temporary_settings({PREFECT_API_URL: server.api_url}):
             yield
     finally:
-        from prefect.logging.handlers import APILogHandler
+        from prefect.logging.handlers import APILogWorker
 
-        APILogHandler.flush()  # the run's last log lines, while the server still listens
+        APILogWorker.drain_all(timeout=5)  # the run's last log lines, while the server still listens
         os.environ.pop("PREFECT_API_URL", None)
         server.stop()
 
@@ -216,6 +216,8 @@ def run_flow(input_dir: str, out_dir: str, config: dict[str, Any] | None = None)
     """Parse, segment, encode, index and predict every document under INPUT_DIR into Parquet under OUT_DIR."""
     cfg = LdxConfig.model_validate(config or {})
     inp, out = Path(input_dir).resolve(), Path(out_dir).resolve()
+    if not inp.is_dir():
+        raise NotADirectoryError(f"{inp}: no such input directory")
     model = mf.model_identity(cfg)
     fingerprint = config_fingerprint(cfg, model["id"])
     resumed = mf.resumable_run(out, inp, fingerprint)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import json
+import math
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -232,7 +233,7 @@ def make_batches(files: list[FileWork], batch_size: int, start: int = 0, workers
     ordered = sorted(files, key=lambda w: -w.file.size)
     typical = sorted(w.file.size for w in files)[len(files) // 2] if files else 1
     weights = [max(1.0, w.file.size / max(typical, 1)) for w in ordered]
-    target = min(batch_size, max(1.0, sum(weights) / max(workers, 1)))
+    target = min(batch_size, max(1, math.floor(sum(weights) / max(workers, 1))))
     batches: list[Batch] = []
     current: list[FileWork] = []
     weight = 0.0
