@@ -207,3 +207,31 @@ def test_only_an_unfinished_run_on_the_same_input_and_config_resumes(tmp_path):
     (tmp_path / "manifest.json").write_text(json.dumps(m))
     assert resumable_run(tmp_path, Path("/in"), "fp") is None
     assert read_manifest(tmp_path)["run_id"] == "r1"
+
+
+ATTEMPTS: list[int] = []
+
+
+def failing_stage(docs, ctx) -> None:
+    """A model stage whose device keeps going away: a transient error on every try."""
+    ATTEMPTS.append(len(docs))
+    raise OSError("device went away")
+
+
+def test_a_stage_failing_every_retry_becomes_error_rows_and_the_run_goes_on(
+    prefect_harness, shared_data, tmp_path, monkeypatch
+):
+    from flows import tasks
+    from flows.run import run_flow
+
+    monkeypatch.setitem(tasks.BATCH_STAGES, "encode", f"{__name__}:failing_stage")
+    corpus = tmp_path / "in"
+    corpus.mkdir()
+    write_jsonl_slice(shared_data, corpus / "criminal.jsonl", 2)
+    config = {"run": {"retries": 2, "retry_delay_s": 0.05, "stages": ["encode"]}}
+    manifest = run_flow(str(corpus), str(tmp_path / "out"), config)
+    assert ATTEMPTS == [2, 2, 2]  # the first try and two retries, each over the batch's two documents
+    assert manifest["status"] == "completed" and manifest["stages"] == ["parse", "segment", "encode", "write"]
+    errors = open_duckdb(tmp_path / "out").execute("SELECT stage, error_type, reason FROM errors").fetchall()
+    assert errors == [("encode", "OSError", "device went away")]
+    assert not list((tmp_path / "out" / ".cache").rglob("meta/*"))  # not cached: the next run tries again
