@@ -93,7 +93,7 @@ class _Locator:
 
 
 def _segment_evidence(s: Segment) -> Evidence:
-    return Evidence(s.segment_id, s.char_start, s.char_end, s.text[:200])
+    return Evidence(s.segment_id, s.char_start, s.char_end, s.text)
 
 
 def _roles(doc: Document, segs: list[Segment], heads: _Heads, config: PredictConfig) -> list[Prediction]:
@@ -188,21 +188,22 @@ def connective_attention(doc: Document, segs: list[Segment], model, max_segments
         for ids, mask in encode_segments(segs[:max_segments], tokenizer):
             x = torch.tensor([ids], device=device)
             conn = torch.tensor([mask], device=device)
+            previous = carry.get("mem_connective")
+            keys = conn if previous is None else torch.cat([previous.to(conn.dtype), conn], 1)
             out = net(x, connective_mask=conn, diagnostics=True, **carry)
             carry = out.carry()
             table = out.diagnostics
             if table is None or table["mass_connective"].isna().all():
                 continue
             masses.append(float(table["mass_connective"].mean()))
-            seen = out.mem_connective if out.mem_connective is not None else conn
-            shares.append(float(seen.float().mean()))
-    if not masses:
-        return None
+            shares.append(float(keys.float().mean()))
+    if not masses or not any(shares):
+        return None  # no connective among the keys: nothing to summarise
     mass, share = float(np.mean(masses)), float(np.mean(shares))
     lift = mass / share if share > 0 else 0.0
     model_id = f"txl:{getattr(net.cfg, 'n_layer', '?')}L"
     return Prediction(doc.doc_id, "connective_attention", f"{lift:.3f}", lift, model_id, None,
-                      [f"{mass:.4f}", f"{share:.4f}", f"{lift:.3f}"])
+                      [f"{mass:.6g}", f"{share:.6g}", f"{lift:.6g}"])
 
 
 def _duplicates(by_doc: dict[str, list[Segment]], config: PredictConfig) -> list[Prediction]:
