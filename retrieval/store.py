@@ -103,6 +103,7 @@ class SegmentStore:
         self._rows: dict[str, dict] = {r["segment_id"]: r for r in meta.to_pylist()}
         self._sid_of: dict[int, str] = {r["id"]: sid for sid, r in self._rows.items()}
         self._states: np.memmap | None = None
+        self._read_only = False  # set by open(mmap=True): a mapped index cannot be written
 
     # ---- opening ---------------------------------------------------------------------------------
 
@@ -160,8 +161,6 @@ class SegmentStore:
         store = cls(root, manifest, index, meta, config or RetrievalConfig(index_type=manifest["index_type"]))
         store._read_only = mmap
         return store
-
-    _read_only = False
 
     # ---- reading ---------------------------------------------------------------------------------
 
