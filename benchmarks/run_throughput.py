@@ -8,6 +8,9 @@ baseline, measured in the same process, is a plain loop of `pipeline.load_docume
 over the same files: the ratio is what the orchestration costs (or gains through parallel batches).
 
     .venv/bin/python benchmarks/run_throughput.py [--docs 300] [--repeats 3] [--set run.workers=2 ...]
+
+The default stages include the model ones (index: every segment through the Transformer-XL); add
+`--set 'run.stages=[]'` to measure parse → segment → write alone.
 """
 
 from __future__ import annotations

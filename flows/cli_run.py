@@ -70,7 +70,11 @@ def _print_summary(manifest: dict) -> None:
 
     table = Table(title=f"run {manifest['run_id']} · {manifest['status']}", show_header=False)
     for key, value in manifest["counts"].items():
-        table.add_row(key, str(value))
+        if isinstance(value, dict):  # a run stage's own counts, e.g. index
+            for sub, n in value.items():
+                table.add_row(f"{key}.{sub}", str(n))
+        else:
+            table.add_row(key, str(value))
     for stage, seconds in manifest["seconds"].items():
         table.add_row(f"{stage} (s)", f"{seconds:.2f}")
     console.print(table)

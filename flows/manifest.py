@@ -42,18 +42,12 @@ def code_version() -> str:
         return metadata.version("longdoc-xl")
 
 
-def checkpoint_path(config: LdxConfig) -> Path | None:
-    """The checkpoint the model stages load: the configured one, else the one shipped in data/models/."""
-    if config.model.checkpoint:
-        return Path(config.model.checkpoint)
-    shipped = sorted((ROOT / "data" / "models").glob("*.pt"))
-    return shipped[0] if shipped else None
-
-
 def model_identity(config: LdxConfig) -> dict[str, str | None]:
     """The model a run uses, by checkpoint sha256; none when no model stage is registered and chosen."""
+    from retrieval.encoder import checkpoint_file  # the same lookup the model stages make
+
     batch, run = active_stages(config)
-    path = checkpoint_path(config) if batch or run else None
+    path = checkpoint_file(config.model.checkpoint) if batch or run else None
     if path is None or not path.is_file():
         return {"id": "", "checkpoint": None, "sha256": None}
     digest = sha256_file(path)

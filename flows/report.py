@@ -126,7 +126,9 @@ def _esc(value) -> str:
 
 
 def _summary(manifest: dict) -> str:
-    counts = {k: v for k, v in manifest.get("counts", {}).items() if not isinstance(v, dict)}
+    counts: dict = {}
+    for key, value in manifest.get("counts", {}).items():  # run stages (index …) report their own counts
+        counts.update({f"{key}.{k}": v for k, v in value.items()} if isinstance(value, dict) else {key: value})
     seconds = manifest.get("seconds", {})
     total = sum(seconds.values()) or 1.0
     model = manifest.get("model") or {}

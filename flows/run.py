@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import queue
+import time
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -236,8 +237,10 @@ def run_flow(input_dir: str, out_dir: str, config: dict[str, Any] | None = None)
             files, tally, seconds = _run_batches(inp, store, ctx, cache_dir, fingerprint)
             counts: dict[str, Any] = asdict(tally)
             for name, target in active_stages(cfg)[1].items():
+                t0 = time.perf_counter()
                 stage = model_stage_run.with_options(name=name)
                 counts[name] = stage.submit(name, target, files, cache_dir, fingerprint, ctx).result()
+                seconds[name] += time.perf_counter() - t0
         except BaseException:
             mf.finish_manifest(out, manifest, "failed", {}, {})
             raise

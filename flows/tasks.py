@@ -47,7 +47,7 @@ from pipeline.store import OutputStore
 #     (e.g. "index" builds OUT_DIR/index/ whose ids are the run's segment ids), and returns counts.
 # `run.stages` in the config chooses which of them a run executes.
 BATCH_STAGES: dict[str, str] = {}
-RUN_STAGES: dict[str, str] = {}
+RUN_STAGES: dict[str, str] = {"index": "retrieval.stage:index_run_stage"}
 
 # Failures worth another try (a busy disk, a lost connection, a device that ran out of memory);
 # anything else that a stage raises for one document is that document's error.

@@ -66,7 +66,7 @@ def test_serve_runs_the_flow_on_a_near_schedule(shared_data, tmp_path):
         _wait("prefect server", lambda: _healthy(api), server, 150)
         serve_log = open(tmp_path / "serve.log", "w")
         serve = subprocess.Popen(
-            [str(BIN / "ldx"), "serve", str(corpus), "--out", str(out), "--cron", EVERY_5_SECONDS, "--name", "test"],
+            [str(BIN / "ldx"), "serve", str(corpus), "--out", str(out), "--cron", EVERY_5_SECONDS, "--name", "test", "--set", "run.stages=[]"],
             env=env, stdout=serve_log, stderr=serve_log,
         )
         _wait("a scheduled run", lambda: (read_manifest(out) or {}).get("status") == "completed", serve, 150)
