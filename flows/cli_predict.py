@@ -28,6 +28,20 @@ def _table(title: str, rows: dict[str, dict[str, float]]) -> Table:
     return t
 
 
+def _documents(path: Path, text_field: str, limit: int | None, skip=lambda doc: False) -> tuple[list, list]:
+    """Parsed documents of a corpus (bad records are collected, not fatal), at most `limit` kept."""
+    from pipeline.config import ParseConfig
+    from pipeline.parsing import iter_documents
+
+    docs, errors = [], []
+    for doc in iter_documents(path, ParseConfig(jsonl_text_field=text_field), errors):
+        if doc.blocks and not skip(doc):
+            docs.append(doc)
+        if limit is not None and len(docs) >= limit:
+            break
+    return docs, errors
+
+
 def _is_india_layout(path: Path) -> bool:
     from txl.classify_train import read_jsonl
 
@@ -62,15 +76,7 @@ def eval_roles_cmd(
             docs = [d for d in load_india(file) if d.doc_id not in trained][:limit]
             settings = {"held_apart": docs}
         else:
-            from pipeline import load_documents
-            from pipeline.config import ParseConfig
-
-            parsed = []
-            for doc in load_documents(file, ParseConfig(jsonl_text_field=text_field)):
-                if doc.doc_id not in trained and doc.blocks:
-                    parsed.append(doc)
-                if limit is not None and len(parsed) >= limit:
-                    break
+            parsed, _ = _documents(file, text_field, limit, lambda doc: doc.doc_id in trained)
             settings = {"markers_removed": [zh_units(d, strip_markers=True) for d in parsed],
                         "as_written": [zh_units(d) for d in parsed]}
     except DocumentError as e:
@@ -121,21 +127,15 @@ def eval_consistency_cmd(
 ) -> None:
     """False-positive rate of the verdict–facts checks on the real judgments, and their detection rate on
     copies with a name, an amount or a charge swapped in from another case."""
-    from pipeline import load_documents
     from pipeline.analysis.perturb import measure
-    from pipeline.config import ParseConfig
     from pipeline.errors import DocumentError
 
     existing_path(file)
     try:
-        docs = []
-        for doc in load_documents(file, ParseConfig(jsonl_text_field=text_field)):
-            docs.append(doc)
-            if limit is not None and len(docs) >= limit:
-                break
+        docs, errors = _documents(file, text_field, limit)
     except DocumentError as e:
         fail(str(e))
-    report = {"file": str(file), **measure(docs, seed)}
+    report = {"file": str(file), "unreadable_records": len(errors), **measure(docs, seed)}
     if as_json:
         typer.echo(json.dumps(report, ensure_ascii=False))
         return
@@ -148,8 +148,8 @@ def eval_consistency_cmd(
 def train_heads_cmd(
     india: Annotated[Path, typer.Option(help="india_sc_roles layout; its held-apart quarter is not trained on.")],
     criminal: Annotated[Path, typer.Option(help="judge_criminal layout (facts, articles, full judgments).")],
-    zh: Annotated[list[Path] | None, typer.Option(help="Chinese judgment corpora for the role head (repeatable).")] = None,
-    zh_field: Annotated[str, typer.Option(help="Text field of the --zh corpora.")] = "text",
+    zh: Annotated[list[str] | None, typer.Option(help="Chinese judgment corpus for the role head, PATH or "
+                                                    "PATH=TEXT_FIELD (repeatable).")] = None,
     zh_docs: Annotated[int, typer.Option(help="At most this many Chinese judgments per corpus.")] = 400,
     out: Annotated[Path | None, typer.Option(help="Output folder; default: data/models/heads/.")] = None,
     seed: int = 0,
@@ -157,8 +157,6 @@ def train_heads_cmd(
     """Train the role head (dual tower) and the article head; writes roles.npz and articles.npz."""
     import torch
 
-    from pipeline import load_documents
-    from pipeline.config import ParseConfig
     from txl.classify_train import (
         HEADS_DIR,
         is_held_apart,
@@ -169,20 +167,15 @@ def train_heads_cmd(
     )
 
     torch.set_num_threads(2)
-    for p in [india, criminal, *(zh or [])]:
+    corpora = [(Path(p), f) for p, _, f in (z.partition("=") for z in zh or [])]
+    for p in [india, criminal, *(c for c, _ in corpora)]:
         existing_path(p)
     out = out or HEADS_DIR
     india_docs = [d for d in load_india(india) if not is_held_apart(d.doc_id)]
     zh_docs_all = []
-    for corpus in zh or []:
-        n = 0
-        for doc in load_documents(corpus, ParseConfig(jsonl_text_field=zh_field)):
-            if is_held_apart(doc.doc_id) or not doc.blocks:
-                continue
-            zh_docs_all.append(zh_units(doc))
-            n += 1
-            if n >= zh_docs:
-                break
+    for corpus, field in corpora:
+        docs, _ = _documents(corpus, field or "text", zh_docs, lambda doc: is_held_apart(doc.doc_id))
+        zh_docs_all += [zh_units(d) for d in docs]
     train_role_head(india_docs, zh_docs_all, out / "roles.npz", seed=seed)
     train_article_head(criminal, out / "articles.npz", seed=seed)
     console.print(f"wrote {out / 'roles.npz'} ({len(india_docs)} Indian, {len(zh_docs_all)} Chinese judgments) "

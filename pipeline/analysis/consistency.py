@@ -44,7 +44,7 @@ FINE_OR_FEE = re.compile(r"罚金|没收财产|受理费|诉讼费|保全费|鉴
 # Where a lazily matched name runs on into the sentence (罗鑫在所涉…, 张朋经济损失…), it is cut here.
 _NAME_END = re.compile(r"在|与|和|、|各|自行|对|的|本人|供|上述|经济|购|返还|赔偿|支付|给付|偿还|共同|连带|退赔|退缴|违法|不能|为|要求|应|于|负担|反诉|另")
 _ROLE_NOTE = re.compile(r"[（(][^（）()]*(?:原告|被告|上诉|申请)[^（）()]*[）)]")  # 原告（反诉被告）XX
-_EN_NAMED = re.compile(r"\b(?:Mr|Mrs|Ms|Miss|Dr)\.? ([A-Z][A-Za-z'’-]+)")
+EN_NAMED = re.compile(r"\b(?:Mr|Mrs|Ms|Miss|Dr)\.? ([A-Z][A-Za-z'’-]+)")
 
 
 @dataclass
@@ -186,16 +186,20 @@ def _article_flags(
 
 
 def _en_flags(doc: Document) -> list[Flag]:
-    header = " ".join([_joined(doc, {BlockType.HEADER, BlockType.PARTIES}), doc.title or ""]
-                      + [p.name for p in doc.meta.parties]).lower()
+    """Persons the disposition names by title (Mr X, Ms Y) that neither the header nor any other part of
+    the judgment introduces. English judgments name counsel and witnesses everywhere, and the header's
+    counsel lines are not always a HEADER block, so a name counts as known anywhere outside the VERDICT."""
+    known = " ".join([doc.title or ""] + [p.name for p in doc.meta.parties]
+                     + [b.text for b in doc.blocks if b.type != BlockType.VERDICT]).lower()
     flags = []
     for verdict in _blocks(doc, {BlockType.VERDICT}):
-        for m in _EN_NAMED.finditer(verdict.text):
-            if m.group(1).lower() in header:
+        for m in EN_NAMED.finditer(verdict.text):
+            surname = re.sub(r"['’]s?$", "", m.group(1))
+            if len(surname) < 2 or re.search(rf"\b{re.escape(surname.lower())}\b", known):
                 continue
             s = verdict.char_start + m.start()
-            flags.append(Flag("disposition_party", f"the disposition names {m.group()}, who is not in the header",
-                              [(s, verdict.char_start + m.end())], 0.7))
+            flags.append(Flag("disposition_party", f"the disposition names {m.group()}, who appears nowhere "
+                              "else in the judgment", [(s, s + len(m.group()))], 0.7))
     return flags
 
 

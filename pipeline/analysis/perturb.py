@@ -59,8 +59,11 @@ def _restitution_amount(doc: Document) -> tuple[int, int, str] | None:
 
 
 def _swap(doc: Document, kind: str, donors: list[Document], rng: random.Random) -> tuple[Document, Edit] | None:
+    if doc.language != "zh" and kind != "name":
+        return None  # English dispositions state no amounts or charges the checks read
     find = {
-        "name": lambda d: _first(d, consistency.CRIMINAL_PARTY),
+        # English: the surname of the first person the disposition names by title
+        "name": lambda d: _first(d, consistency.CRIMINAL_PARTY if d.language == "zh" else consistency.EN_NAMED),
         "amount": _restitution_amount,
         "charge": lambda d: _first(d, consistency.CHARGE),
     }[kind]
@@ -87,7 +90,7 @@ def perturbed_copies(docs: list[Document], seed: int = 0) -> list[tuple[Document
     rng = random.Random(seed)
     out = []
     for i, doc in enumerate(docs):
-        donors = docs[:i] + docs[i + 1 :]
+        donors = [d for d in docs[:i] + docs[i + 1 :] if d.language == doc.language]
         for kind in ("name", "amount", "charge"):
             swapped = _swap(doc, kind, donors, rng)
             if swapped is not None:
