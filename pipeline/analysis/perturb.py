@@ -51,7 +51,12 @@ def _first(doc: Document, pattern) -> tuple[int, int, str] | None:
 
 
 def _restitution_amount(doc: Document) -> tuple[int, int, str] | None:
-    for v in _verdicts(doc):
+    """The first amount a criminal verdict orders repaid or confiscated — the amounts the check covers
+    (civil awards are computed, see consistency)."""
+    verdicts = _verdicts(doc)
+    if not any(consistency.CRIMINAL_PARTY.search(v.text) for v in verdicts):
+        return None
+    for v in verdicts:
         for q in zh_numbers.amounts(v.text):
             if not consistency.FINE_OR_FEE.search(v.text[max(0, q.start - 12) : q.start]):
                 return v.char_start + q.start, v.char_start + q.end, q.text
