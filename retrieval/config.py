@@ -42,4 +42,4 @@ class PredictConfig(Options):
     article_consistency_threshold: float = 0.6  # predicted articles this sure are compared with the cited
     duplicate_doc_threshold: float = 0.8  # estimated Jaccard of shingle sets
     duplicate_passage_threshold: float = 0.8
-    attention_max_segments: int = 16  # segments per document run with diagnostics on
+    attention_max_segments: int = 8  # segments per document run with diagnostics on (explicit attention path)

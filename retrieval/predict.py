@@ -9,6 +9,7 @@
   With it, the connective-attention summary is computed from the model's diagnostics; without it that
   task is skipped and every other task runs on the shipped heads and rules alone.
 - The result is flat; group it by `Prediction.doc_id` to attach rows to their documents.
+  `predict_batch_stage(docs, ctx)` does that for `ldx run` (register it as the "predict" batch stage).
 
 Tasks (`Prediction.task`) and what their rows hold:
 
@@ -259,3 +260,31 @@ def predict_stage(
     if config.duplicates and len(by_doc) > 1:
         preds += _duplicates({d.doc_id: by_doc.get(d.doc_id, []) for d in documents}, config)
     return preds
+
+
+@cache
+def _encoder(checkpoint: str, device: str):
+    from retrieval.encoder import load_encoder
+
+    return load_encoder(Path(checkpoint), device)
+
+
+def predict_batch_stage(docs: list, ctx) -> None:
+    """`ldx run`'s batch stage (flows/tasks.py signature): fills each DocWork's `predictions`.
+
+    Reads `ctx.config.predict` (a PredictConfig; defaults when the run config has no such section) and,
+    for the connective-attention summary, the run's checkpoint (`ctx.config.model`) when one exists."""
+    from retrieval.encoder import checkpoint_file
+
+    config = getattr(ctx.config, "predict", None) or PredictConfig()
+    model = None
+    if config.connective_attention:
+        path = checkpoint_file(ctx.config.model.checkpoint)
+        if path is not None and path.exists():
+            model = _encoder(str(path), ctx.config.model.device)
+    preds = predict_stage([w.document for w in docs], [s for w in docs for s in w.segments], config, model)
+    by_doc: dict[str, list[Prediction]] = {}
+    for p in preds:
+        by_doc.setdefault(p.doc_id, []).append(p)
+    for w in docs:
+        w.predictions = by_doc.get(w.document.doc_id, [])

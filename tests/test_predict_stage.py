@@ -78,3 +78,18 @@ def test_connective_attention_with_a_model(batch):
     (row,) = rows
     mass, share, lift = map(float, row.values)
     assert 0 < share < 1 and 0 <= mass <= 1 and lift == pytest.approx(mass / share, rel=1e-2)
+
+
+def test_batch_stage_fills_each_documents_predictions(batch):
+    from types import SimpleNamespace
+
+    from flows.tasks import DocWork
+    from retrieval.predict import predict_batch_stage
+    from txl.config import ModelConfig
+
+    docs, segments, _ = batch
+    work = [DocWork(d, [s for s in segments if s.doc_id == d.doc_id]) for d in docs]
+    config = SimpleNamespace(predict=PredictConfig(connective_attention=False), model=ModelConfig())
+    predict_batch_stage(work, SimpleNamespace(config=config))
+    assert all(w.predictions for w in work)
+    assert all(p.doc_id == w.document.doc_id for w in work for p in w.predictions)
