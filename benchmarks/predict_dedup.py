@@ -11,6 +11,7 @@ every document from scratch, in the same process.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import itertools
 import time
 from pathlib import Path
@@ -38,7 +39,7 @@ def load(limit: int | None) -> dict[str, list]:
             for doc in itertools.islice(docs, limit):
                 # the same judgment in two corpora gets one doc_id (same bytes): keep both as documents
                 key = doc.doc_id if doc.doc_id not in segments else f"{doc.doc_id}@{path.name}"
-                segments[key] = pipeline.segment(doc)
+                segments[key] = [dataclasses.replace(s, doc_id=key) for s in pipeline.segment(doc)]
     return segments
 
 

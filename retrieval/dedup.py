@@ -52,11 +52,11 @@ def _signatures(sets: list[set[bytes]], num_perm: int) -> list[MinHash]:
 
 def _pairs(keys: list[str], sigs: list[MinHash], threshold: float, num_perm: int, same_doc) -> list[DuplicatePair]:
     lsh = MinHashLSH(threshold=threshold, num_perm=num_perm)
-    for key, sig in zip(keys, sigs, strict=True):
+    index = dict(zip(keys, sigs, strict=True))  # a key given twice counts once
+    for key, sig in index.items():
         lsh.insert(key, sig)
-    index = dict(zip(keys, sigs, strict=True))
     out = []
-    for key, sig in zip(keys, sigs, strict=True):
+    for key, sig in index.items():
         for other in lsh.query(sig):
             if other <= key or same_doc(key, other):
                 continue
