@@ -46,7 +46,7 @@ from pipeline.store import OutputStore
 #     it sees every document of the run, cached ones included, once all batches are written
 #     (e.g. "index" builds OUT_DIR/index/ whose ids are the run's segment ids), and returns counts.
 # `run.stages` in the config chooses which of them a run executes.
-BATCH_STAGES: dict[str, str] = {"predict": "flows.tasks:predict_docs"}
+BATCH_STAGES: dict[str, str] = {"predict": "retrieval.predict:predict_batch_stage"}
 RUN_STAGES: dict[str, str] = {"index": "retrieval.stage:index_run_stage"}
 
 # Failures worth another try (a busy disk, a lost connection, a device that ran out of memory);
@@ -341,36 +341,6 @@ def model_stage_run(stage: str, target: str, files: list[InputFile], cache_dir: 
                 yield from work.docs
 
     return load_stage(target)(docs, ctx)
-
-
-@cache
-def _encoder(checkpoint: str, device: str):
-    from retrieval.encoder import load_encoder
-
-    return load_encoder(Path(checkpoint), device)
-
-
-def predict_docs(docs: list[DocWork], ctx: StageContext) -> None:
-    """The predict stage: retrieval.predict's analyst tasks over a batch, each row given to its document.
-
-    The encoder is loaded (once per process) only for the connective-attention summary; every other task
-    runs on the shipped heads and rules.
-    """
-    from retrieval.encoder import checkpoint_file
-    from retrieval.predict import predict_stage
-
-    cfg = ctx.config
-    model = None
-    if cfg.predict.connective_attention:
-        path = checkpoint_file(cfg.model.checkpoint)
-        if path is not None and path.is_file():
-            model = _encoder(str(path), cfg.model.device)
-    preds = predict_stage([d.document for d in docs], [s for d in docs for s in d.segments], cfg.predict, model)
-    by_doc: dict[str, list[Prediction]] = {}
-    for p in preds:
-        by_doc.setdefault(p.doc_id, []).append(p)
-    for d in docs:
-        d.predictions = by_doc.get(d.document.doc_id, [])
 
 
 def write_parts(store: OutputStore, work: FileWork) -> None:
