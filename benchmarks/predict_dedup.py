@@ -21,6 +21,7 @@ import torch
 import pipeline
 from pipeline.config import ParseConfig
 from retrieval.dedup import PrefixStateCache, find_duplicates, prefix_keys, shared_prefix_saving
+from retrieval.predict import BOILERPLATE
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 CORPORA = [
@@ -76,9 +77,9 @@ def main() -> None:
     n_segments = sum(map(len, docs.values()))
     print(f"{len(docs)} documents, {n_segments} segments loaded in {time.perf_counter() - t0:.1f}s")
     t0 = time.perf_counter()
-    found = find_duplicates(docs)
+    found = find_duplicates(docs, skip_passage_types=BOILERPLATE)
     print(f"near-duplicate document pairs: {len(found.documents)}; shared passages (segment pairs across "
-          f"documents): {len(found.passages)}; MinHash + LSH took {time.perf_counter() - t0:.1f}s")
+          f"documents, notices/signatures/appendices/headers left out): {len(found.passages)}; MinHash + LSH took {time.perf_counter() - t0:.1f}s")
     for p in found.documents[:5]:
         print(f"  {p.a} ~ {p.b}  Jaccard≈{p.similarity:.2f}")
     saving = shared_prefix_saving(docs)

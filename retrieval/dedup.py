@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from datasketch import MinHash, MinHashLSH
 
-from pipeline.records import Segment
+from pipeline.records import BlockType, Segment
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _WORD = re.compile(r"\w+")
@@ -72,11 +72,13 @@ def find_duplicates(
     passage_threshold: float = 0.8,
     min_shingles: int = 20,
     num_perm: int = 64,
+    skip_passage_types: frozenset[BlockType] = frozenset(),
 ) -> DedupResult:
     """Near-duplicate document pairs and cross-document passage (segment) pairs of a corpus.
 
     Segments with fewer than `min_shingles` shingles (captions, signatures, one-line items) are too
-    short to call shared passages; every judgment has a 审判员 line in common.
+    short to call shared passages; every judgment has a 审判员 line in common. Segments of
+    `skip_passage_types` (e.g. the court's standard notices) still count for document similarity.
     """
     seg_ids, seg_sigs, doc_ids, doc_sigs = [], [], [], []
     for doc_id, segments in segments_by_doc.items():
@@ -92,7 +94,7 @@ def find_duplicates(
         kept = iter(sigs)
         for s, sh in zip(segments, sets, strict=True):
             sig = next(kept) if sh else None
-            if len(sh) >= min_shingles:
+            if len(sh) >= min_shingles and s.type not in skip_passage_types:
                 seg_ids.append(s.segment_id)
                 seg_sigs.append(sig)
     result = DedupResult()

@@ -46,6 +46,9 @@ from retrieval.dedup import find_duplicates
 HEADS_DIR = Path(__file__).resolve().parents[1] / "data" / "models" / "heads"
 RULES_ID = "rules-v1"
 MINHASH_ID = "minhash-5gram-v1"
+# Every judgment of a court repeats its appeal notice, signature lines and quoted statutes; sharing
+# them is not what an analyst looks for in a shared passage.
+BOILERPLATE = frozenset({BlockType.HEADER, BlockType.NOTICE, BlockType.SIGNATURE, BlockType.APPENDIX})
 _CITATION = re.compile(r"《[^《》]*》(?:第[零〇一二三四五六七八九十百千0-9]+条(?:第[^，。；、]{1,4}款)?[、，和及]?)+")
 
 
@@ -208,7 +211,8 @@ def connective_attention(doc: Document, segs: list[Segment], model, max_segments
 
 
 def _duplicates(by_doc: dict[str, list[Segment]], config: PredictConfig) -> list[Prediction]:
-    found = find_duplicates(by_doc, config.duplicate_doc_threshold, config.duplicate_passage_threshold)
+    found = find_duplicates(by_doc, config.duplicate_doc_threshold, config.duplicate_passage_threshold,
+                            skip_passage_types=BOILERPLATE)
     out = []
     for p in found.documents:
         out.append(Prediction(p.a, "near_duplicate", p.b, p.similarity, MINHASH_ID, None, [p.b]))

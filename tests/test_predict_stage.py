@@ -83,12 +83,13 @@ def test_connective_attention_with_a_model(batch):
 def test_batch_stage_fills_each_documents_predictions(batch):
     from types import SimpleNamespace
 
-    from flows.tasks import DocWork
     from retrieval.predict import predict_batch_stage
     from txl.config import ModelConfig
 
     docs, segments, _ = batch
-    work = [DocWork(d, [s for s in segments if s.doc_id == d.doc_id]) for d in docs]
+    # flows.tasks.DocWork's fields; the stage reads them by name (importing flows would start Prefect)
+    work = [SimpleNamespace(document=d, segments=[s for s in segments if s.doc_id == d.doc_id], predictions=[])
+            for d in docs]
     config = SimpleNamespace(predict=PredictConfig(connective_attention=False), model=ModelConfig())
     predict_batch_stage(work, SimpleNamespace(config=config))
     assert all(w.predictions for w in work)
