@@ -35,6 +35,7 @@ from pipeline.records import (
     error_rows,
     prediction_rows,
     segment_rows,
+    sha256_file,
 )
 from pipeline.store import OutputStore
 
@@ -140,12 +141,6 @@ def active_stages(config: LdxConfig) -> tuple[dict[str, str], dict[str, str]]:
 # ---- scanning and the cache -----------------------------------------------------------------------
 
 
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def config_fingerprint(config: LdxConfig, model_id: str) -> str:

@@ -54,12 +54,17 @@ def doc_id_for_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:16]
 
 
-def doc_id_for_file(path: str | Path) -> str:
+def sha256_file(path: str | Path) -> str:
+    """Hex sha256 of a file's bytes, read in chunks (documents, checkpoints, caches all key on it)."""
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for chunk in iter(lambda: f.read(1 << 20), b""):
             h.update(chunk)
-    return h.hexdigest()[:16]
+    return h.hexdigest()
+
+
+def doc_id_for_file(path: str | Path) -> str:
+    return sha256_file(path)[:16]
 
 
 @dataclass

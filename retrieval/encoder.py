@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 import numpy as np
 
-from pipeline.records import BlockType, Segment
+from pipeline.records import BlockType, Segment, sha256_file  # noqa: F401  (re-exported: checkpoint identity)
 from retrieval.pooling import pool_key
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -21,13 +20,6 @@ def checkpoint_file(configured: str | None) -> Path | None:
     return shipped[0] if shipped else None
 
 
-def sha256_file(path: Path) -> str:
-    """A checkpoint's identity (the model_id of the outputs it produced)."""
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def pick_device(name: str = "auto") -> str:
