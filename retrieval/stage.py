@@ -13,6 +13,7 @@ then searches with BM25 (and the sentence model) alone.
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -48,28 +49,43 @@ def index_segments(
     tokenizer,
     config: RetrievalConfig | None = None,
     model_id: str = "",
+    segmenter: str = "",
 ) -> dict[str, int]:
     """Encode and index documents (each a list of its segments in order); a re-indexed document replaces
-    its old entries. Commits once at the end."""
+    its old entries. Commits once at the end.
+
+    `segmenter` names the segmentation that produced the segments (a hash of its config). While it is the
+    one the store was built with, a document whose segments the store already holds exactly is kept as
+    it is: doc ids are content hashes and the store is bound to one model, so its states would not
+    change, and a rerun on unchanged input encodes nothing again.
+    """
     from pipeline.tokenizer import encode_segment
 
     cfg = config or RetrievalConfig()
     store = open_or_create(Path(out_dir) / INDEX_DIR, model, cfg, model_id)
-    n_docs = n_segs = 0
+    reuse = bool(segmenter) and store.manifest.get("segmenter") == segmenter
+    n_docs = n_segs = n_kept = 0
     t0 = time.perf_counter()
     for segments in segments_by_doc:
         if not segments:
             continue
         segments = sorted(segments, key=lambda s: s.seg_idx)
-        store.delete_document(segments[0].doc_id)
+        doc_id = segments[0].doc_id
+        # segment ids run doc_id:0 … doc_id:n-1, so all present and doc_id:n absent means the same set
+        if reuse and all(s.segment_id in store for s in segments) and f"{doc_id}:{len(segments)}" not in store:
+            n_kept += 1
+            continue
+        store.delete_document(doc_id)
         encoded = [encode_segment(s, tokenizer) for s in segments]
         encode_document(model, segments, [ids for ids, _ in encoded], store, cfg, [m for _, m in encoded])
         n_docs += 1
         n_segs += len(segments)
     store.manifest["pooling"] = cfg.pooling
+    store.manifest["segmenter"] = segmenter
     store.commit()
     return {
         "indexed_documents": n_docs,
+        "kept_documents": n_kept,
         "indexed_segments": n_segs,
         "index_keys": len(store),
         "state_bytes_per_segment": store.state_bytes_per_segment,
@@ -85,6 +101,7 @@ def index_run_stage(docs: Callable[[], Iterator], ctx) -> dict[str, int]:
     if path is None or not path.is_file():
         return {"indexed_documents": 0, "no_model": 1}
     model, tokenizer = load_encoder(path, ctx.config.model.device)
+    segmenter = hashlib.sha256(ctx.config.segment.model_dump_json().encode()).hexdigest()[:16]
     return index_segments(
-        ctx.out_dir, (w.segments for w in docs()), model, tokenizer, ctx.config.retrieval, ctx.model_id
+        ctx.out_dir, (w.segments for w in docs()), model, tokenizer, ctx.config.retrieval, ctx.model_id, segmenter
     )

@@ -53,3 +53,16 @@ def test_predictions_cite_existing_segments(full_run):
         "WHERE sid IS NOT NULL AND sid NOT IN (SELECT segment_id FROM segments)"
     ).fetchone()[0]
     assert dangling == 0
+
+
+def test_rerun_encodes_nothing_again_and_keeps_the_index(full_run):
+    from flows.run import run_flow
+    from retrieval.store import SegmentStore
+
+    out, first = full_run
+    before = {e["segment_id"] for e in SegmentStore.open(out / "index").entries()}
+    again = run_flow(str(SAMPLES), str(out), {"run": {"batch_size": 2, "workers": 2}})
+    assert again["counts"]["cached_files"] == again["counts"]["files"] == first["counts"]["files"]
+    assert again["counts"]["index"]["indexed_documents"] == 0
+    assert again["counts"]["index"]["kept_documents"] == first["counts"]["documents"]
+    assert {e["segment_id"] for e in SegmentStore.open(out / "index").entries()} == before
