@@ -30,3 +30,14 @@ def prefect_harness():
 
     with prefect_test_harness(server_startup_timeout=120):
         yield
+
+
+@pytest.fixture(scope="module")
+def torch_one_thread():
+    """One intra-op torch thread: on a 2-core machine two threads mostly wait for each other."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)

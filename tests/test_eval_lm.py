@@ -20,13 +20,7 @@ TINY = dict(vocab_size=16384, d_model=32, n_layer=2, n_head=2, d_head=16, d_inne
             dropout=0.0, mem_len=32)
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    """One intra-op thread: on a shared 2-core machine two threads mostly wait for each other."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("torch_one_thread")
 
 
 @pytest.fixture(scope="module")

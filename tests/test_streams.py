@@ -14,14 +14,7 @@ from hypothesis import strategies as st
 from txl.corpora import LMCorpus, encode_corpus
 from txl.streams import IGNORE, EncodedDoc, LaneStream, load_corpus, save_corpus
 
-
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    """One intra-op thread: on a shared 2-core machine two threads mostly wait for each other."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("torch_one_thread")
 
 
 @pytest.fixture(scope="module")

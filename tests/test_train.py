@@ -20,13 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 TINY = dict(d_model=32, n_layer=2, n_head=2, d_head=16, d_inner=64, cutoffs=[2000, 8000])
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    """One intra-op thread: on a shared 2-core machine two threads mostly wait for each other."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("torch_one_thread")
 
 
 @pytest.fixture(scope="module")
