@@ -58,6 +58,10 @@ def join_lines(a: str, b: str) -> str:
         return a[:-1] + b
     if _CJK_CHAR.match(a[-1]) or _CJK_CHAR.match(b[0]):
         return a + b
+    # a number broken after its group separator ("12,|860元"): in CJK text that comma is never a clause
+    # break followed by a space; in English "2019,|2020" is ambiguous, so English keeps the space
+    if a[-1] in ",." and len(a) > 1 and a[-2].isdigit() and b[0].isdigit() and _CJK_CHAR.search(a[-24:]):
+        return a + b
     return a + " " + b
 
 
