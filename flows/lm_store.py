@@ -9,8 +9,8 @@ import torch
 
 from pipeline.records import BLOCK_TYPE_IDS, BlockType
 from retrieval.config import RetrievalConfig
-from retrieval.pooling import pool_states
 from retrieval.store import SegmentEntry, SegmentStore
+from txl.pooling import pool_states
 
 
 class StorePastWindows:

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from pipeline.records import BlockType, Segment, sha256_file  # noqa: F401  (re-exported: checkpoint identity)
-from retrieval.pooling import pool_key
+from txl.pooling import pool_key
 
 ROOT = Path(__file__).resolve().parents[1]
 

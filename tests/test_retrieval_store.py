@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from retrieval.config import RetrievalConfig
 from retrieval.eval_retrieval import split_passages
-from retrieval.pooling import pool_key, pool_states
 from retrieval.store import SegmentEntry, SegmentStore, StoreError
+from txl.pooling import pool_key, pool_states
 
 
 @pytest.fixture(scope="module")

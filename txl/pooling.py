@@ -1,0 +1,39 @@
+"""From a segment's encoder states to what a retrieval store keeps: one key vector, and ≤ P states per
+layer. Used by the retrieval layer (store, injection) and by the trainer's own injection (txl.train)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+POOLINGS = ("mean", "max", "first", "last")
+
+
+def pool_key(hidden: np.ndarray, mode: str = "mean") -> np.ndarray:
+    """[T, d] states of one segment -> one unit-norm [d] key (inner product = cosine in FAISS)."""
+    h = np.asarray(hidden, dtype=np.float32)
+    if h.ndim != 2 or h.shape[0] == 0:
+        raise ValueError(f"expected [T, d] states with T > 0, got shape {h.shape}")
+    if mode == "mean":
+        v = h.mean(0)
+    elif mode == "max":
+        v = h.max(0)
+    elif mode == "first":
+        v = h[0]
+    elif mode == "last":
+        v = h[-1]
+    else:
+        raise ValueError(f"pooling must be one of {POOLINGS}, not {mode!r}")
+    return v / max(float(np.linalg.norm(v)), 1e-12)
+
+
+def pool_states(states: np.ndarray, p: int) -> np.ndarray:
+    """[L, T, d] per-layer states -> [L, min(p, T), d]: the means of p contiguous, near-equal token runs.
+
+    Contiguous runs keep the states in reading order, so a retrieved segment still reads left to right
+    when the model attends over its slots.
+    """
+    s = np.asarray(states, dtype=np.float32)
+    if s.ndim != 3 or s.shape[1] == 0:
+        raise ValueError(f"expected [L, T, d] states with T > 0, got shape {s.shape}")
+    runs = np.array_split(np.arange(s.shape[1]), min(p, s.shape[1]))
+    return np.stack([s[:, r].mean(1) for r in runs], axis=1)
