@@ -118,46 +118,98 @@ def ask(
         console.print(f"    {c.text[:200]}", highlight=False, markup=False)
 
 
+def _load_reader(head: Path | None, cfg):
+    """(reader with its encoder) or a clear failure: no head, no encoder, or a head of another encoder."""
+    from retrieval.encoder import checkpoint_file, load_encoder, sha256_file
+    from retrieval.reader import ReaderMismatch, load_reader
+    from retrieval.train_reader import READER_FILE
+
+    head = head or READER_FILE
+    if not head.is_file():
+        fail(f"{head}: no reader checkpoint; train one with `python -m retrieval.train_reader --qa FILE`")
+    ckpt = checkpoint_file(cfg.model.checkpoint)
+    if ckpt is None or not ckpt.is_file():
+        fail("no encoder checkpoint: set model.checkpoint or ship one in data/models/")
+    try:
+        load_reader(head, None, None, sha256_file(ckpt))  # refuse before loading the encoder
+    except ReaderMismatch as e:
+        fail(str(e))
+    model, tokenizer = load_encoder(ckpt, cfg.model.device)
+    return load_reader(head, model, tokenizer)
+
+
 @eval_app.command("qa")
 def eval_qa(
-    file: Annotated[Path, typer.Argument(help="SQuAD-2.0-layout JSON (CJRC's): contexts, questions, gold answers.")],
+    file: Annotated[Path, typer.Argument(help="SQuAD-2.0-layout JSON (CJRC's; multi-span answers too).")],
     split: Annotated[
         str, typer.Option(help="all, or the fixed held-apart split: heldout (never trained on) / train.")
-    ] = "all",
+    ] = "heldout",
     limit: Annotated[int | None, typer.Option(help="Only the first N contexts (CPU cost).")] = None,
     reader: Annotated[Path | None, typer.Option(help="Reader head; default data/models/reader.pt.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     config: ConfigOpt = None,
     set_: SetOpt = None,
 ) -> None:
-    """Extractive QA end to end: EM, F1 (char-level, best over golds), YES/NO accuracy, no-answer accuracy."""
+    """Extractive QA end to end: EM, F1 (char-level, best over golds), YES/NO accuracy, no-answer accuracy,
+    beside a trivial baseline (always a span: the clause sharing the most question terms)."""
     from pipeline.errors import DocumentError
-    from retrieval.encoder import checkpoint_file, load_encoder
     from retrieval.eval_qa import SPLITS, evaluate_qa
-    from retrieval.reader import load_reader
-    from retrieval.train_reader import READER_FILE
 
     cfg = resolve_config(config, set_)
     existing_path(file)
     if split not in SPLITS:
         fail(f"--split must be one of {', '.join(SPLITS)}, not {split!r}")
-    head = reader or READER_FILE
-    if not head.is_file():
-        fail(f"{head}: no reader checkpoint; train one with `python -m retrieval.train_reader --qa FILE`")
-    ckpt = checkpoint_file(cfg.model.checkpoint)
-    if ckpt is None or not ckpt.is_file():
-        fail("no encoder checkpoint: set model.checkpoint or ship one in data/models/")
-    model, tokenizer = load_encoder(ckpt, cfg.model.device)
+    loaded = _load_reader(reader, cfg)
     try:
-        result = evaluate_qa(file, load_reader(head, model, tokenizer), split, limit)
+        result = evaluate_qa(file, loaded, split, limit)
     except DocumentError as e:
         fail(str(e))
     if as_json:
         _print_json(result)
         return
-    console.print(
-        f"{result['n_questions']} questions ({split}): EM {result['em']:.2f}  F1 {result['f1']:.2f}  "
-        f"span F1 {result['span_f1']:.2f}  YES/NO acc {result['yes_no_acc']:.2f}  "
-        f"no-answer acc {result['no_answer_acc']:.2f}",
-        highlight=False,
-    )
+    for name, m in (("reader", result), ("baseline", result["baseline_overlap_clause"])):
+        console.print(
+            f"{name:8} {m['n_questions']} questions ({split}): EM {m['em']:.2f}  F1 {m['f1']:.2f}  "
+            f"span F1 {m['span_f1']:.2f}  YES/NO acc {m['yes_no_acc']:.2f}  no-answer acc {m['no_answer_acc']:.2f}",
+            highlight=False,
+        )
+
+
+@eval_app.command("cuad")
+def eval_cuad(
+    data: Annotated[
+        Path, typer.Option(help="Folder with cuad_contracts.jsonl.gz and cuad_qa.jsonl.gz.")
+    ] = Path("../shared/data/en/contracts"),
+    contracts: Annotated[int | None, typer.Option(help="Only the first N contracts of the split (CPU cost).")] = 20,
+    split: Annotated[str, typer.Option(help="heldout (contracts never trained on), train or all.")] = "heldout",
+    k: Annotated[int, typer.Option("--k", min=1, help="Retrieved passages the reader reads per question.")] = 5,
+    passage_chars: Annotated[int, typer.Option(help="Characters per passage (lines packed greedily).")] = 1200,
+    reader: Annotated[Path | None, typer.Option(help="Reader head; default data/models/reader.pt.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    config: ConfigOpt = None,
+    set_: SetOpt = None,
+) -> None:
+    """CUAD contracts: BM25 segment recall@1/3/5/10 of the answer, then the reader over the top k passages:
+    per-question span F1 and AUPR (CUAD paper's precision-recall over answer confidence), beside a baseline."""
+    from pipeline.errors import DocumentError
+    from retrieval.eval_cuad import evaluate_cuad
+
+    cfg = resolve_config(config, set_)
+    existing_path(data, "directory")
+    if split not in ("heldout", "train", "all"):
+        fail(f"--split must be heldout, train or all, not {split!r}")
+    loaded = _load_reader(reader, cfg)
+    try:
+        result = evaluate_cuad(loaded, data, contracts, k, passage_chars, split)
+    except DocumentError as e:
+        fail(str(e))
+    if as_json:
+        _print_json(result)
+        return
+    rec = "  ".join(f"R{n} {v}" for n, v in result["segment_recall"].items())
+    console.print(f"{result['contracts']} contracts, {result['questions']} questions "
+                  f"({result['answerable']} answerable): segment recall {rec}", highlight=False)
+    for name in ("reader", "baseline"):
+        m = result[name]
+        console.print(f"{name:8} span F1 {m['span_f1']}  AUPR {m['aupr']}  P@80%R {m['precision_at_80_recall']}",
+                      highlight=False)

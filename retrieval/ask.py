@@ -4,7 +4,8 @@
 builds BM25 over the segments, and adds the dense arm over the segment-state store when OUT_DIR/index
 exists and its checkpoint loads. `session.ask(question, k, doc_id)` returns an `Answer` whose citations
 carry the block's page and bbox. The answer text comes from the reader head when a reader checkpoint
-exists; otherwise the answer is "none" and only the citations are returned.
+exists for the encoder (the most confident answer over the cited segments, and the segment it came
+from); otherwise the answer is "none" and only the citations are returned.
 """
 
 from __future__ import annotations
@@ -45,7 +46,8 @@ class Citation:
 class Answer:
     question: str
     answer: str  # answer text, "YES", "NO" or "none"
-    answer_score: float | None
+    answer_score: float | None  # the reader's confidence: P(type), times the span's start and end probabilities
+    answer_segment: str | None  # the cited segment the answer was read from
     citations: list[Citation]
     arms: list[str]
     reader: str | None  # the reader checkpoint, None when no reader exists
@@ -135,19 +137,26 @@ class AskSession:
         self.search_index.add_dense("txl", StoreArm(store, model, tokenizer, self.search_index.passages, pooling))
 
     def _load_reader(self, checkpoint: str | None, device: str, reader_file: Path | None):
-        """The reader head (default: the shipped one) for this encoder; a head trained on another encoder
-        is refused."""
+        """The reader head for this encoder: the one given (refused with an error when it was trained on
+        another encoder), else the shipped one (left out with a note in that case)."""
         from retrieval.encoder import checkpoint_file, load_encoder, sha256_file
-        from retrieval.reader import load_reader
+        from retrieval.reader import ReaderMismatch, load_reader
         from retrieval.train_reader import READER_FILE
 
-        reader_file = reader_file or READER_FILE
         path = checkpoint_file(checkpoint)
-        if not reader_file.is_file() or path is None or not path.is_file():
+        if path is None or not path.is_file():
             return None
-        reader = load_reader(reader_file, None, None)
-        if reader.encoder_sha256 != sha256_file(path):
-            self.notes.append(f"reader {reader_file.name} was trained on another encoder; not used")
+        if reader_file is not None and not reader_file.is_file():
+            raise ReaderMismatch(str(reader_file), "no such reader checkpoint")
+        file = reader_file or READER_FILE
+        if not file.is_file():
+            return None
+        try:
+            reader = load_reader(file, None, None, sha256_file(path))
+        except ReaderMismatch as e:
+            if reader_file is not None:
+                raise
+            self.notes.append(f"reader not used: {e}")
             return None
         if self.model is None:
             self.model, self.tokenizer = load_encoder(path, device)
@@ -171,20 +180,21 @@ class AskSession:
         passages = [p for p in self.search_index.passages if p.doc_id == doc_id]
         return {p.segment_id: h for p, h in zip(passages, cached, strict=True)}
 
-    def read(self, question: str, citations: list[Citation]) -> tuple[str, float | None]:
-        """The most confident answer the reader finds in the cited segments; "none" when all say none."""
-        from retrieval.reader import EncodedText, question_vector
+    def read(self, question: str, citations: list[Citation]) -> tuple[str, float | None, str | None]:
+        """(answer, confidence, segment_id it came from): the most confident answer the reader finds in
+        the cited segments; "none" when every segment says no answer."""
+        from retrieval.reader import EncodedText
 
-        q = question_vector(self.model, self.tokenizer, question)
-        best, best_conf = "none", None
+        q = self.reader.question(question)
+        best, best_conf, source = "none", None, None
         for c in citations:
             states = self.doc_states(c.doc_id)[c.segment_id]
             enc = self.tokenizer.hf.encode(c.text, add_special_tokens=False)
             hidden = states[states.size(0) - len(enc.ids):].float().cpu()  # drop the prefix tokens
-            answer, conf = self.reader.read(EncodedText(hidden, list(enc.offsets)), q, c.text)
-            if answer and (best_conf is None or conf > best_conf):
-                best, best_conf = answer, conf
-        return best, best_conf
+            pred = self.reader.read(c.text, EncodedText(hidden, [tuple(o) for o in enc.offsets], list(enc.ids)), q)
+            if pred.answer and (best_conf is None or pred.confidence > best_conf):
+                best, best_conf, source = pred.answer, pred.confidence, c.segment_id
+        return best, best_conf, source
 
     def citation(self, segment_id: str, score: float) -> Citation:
         p = self.search_index.passages[self.search_index.row_of[segment_id]]
@@ -199,12 +209,12 @@ class AskSession:
                 raise IndexMissing(str(self.out_dir), f"no document {doc_id} in this run")
         hits = self.search_index.search(question, k=k, filters=filters, level="segment", rrf_k=self.config.rrf_k)
         citations = [self.citation(h.segment_id, h.score) for h in hits]
-        answer, score, notes = "none", None, list(self.notes)
+        answer, score, source, notes = "none", None, None, list(self.notes)
         if self.reader is None:
-            notes.append("no reader checkpoint: answer is 'none'; see the citations")
+            notes.append("no reader for this encoder: answer is 'none'; see the citations")
         else:
-            answer, score = self.read(question, citations)
-        return Answer(question, answer, score, citations, self.search_index.arms,
+            answer, score, source = self.read(question, citations)
+        return Answer(question, answer, score, source, citations, self.search_index.arms,
                       getattr(self.reader, "checkpoint", None), notes)
 
 

@@ -1,53 +1,74 @@
-"""The reader: an extractive head on the encoder's states (start/end of a span, or YES / NO / no answer).
+"""The reader: an extractive head on the frozen encoder's states (a span, or YES / NO / no answer).
 
-The context is encoded once, as a document's segments with memory, and the question alone; the head
-scores each context token against the question vector (bilinear start and end scores) and classifies
-the answer type from the question and the pooled context. Because the context states do not depend on
-the question, a document read once serves every later question on it (the session cache in `ask`).
-The encoder stays frozen: the head trains on cached states, which is what a CPU can afford.
+The context is encoded once, as a document's segments with memory, and the question alone. A small
+LM cannot answer from one pooled question vector, so the head gets what DrQA gave its reader: per
+context token, its encoder state, lexical match flags with the question (same token, same word form,
+same jieba word / English stem, shared characters, closeness to a matched word) and an attention summary
+of the question tokens; a 1-layer BiGRU over the context then scores span starts and ends against an
+attention-pooled question vector, and the answer type comes from pooled context and question features.
+Only the head trains: the context states do not depend on the question, so a document read once
+serves every later question on it (the session cache in `ask`), and training runs on cached states.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import io
+import re
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
 import torch
 from torch import nn
 
+from pipeline.errors import DocumentError
 from pipeline.records import BlockType, Segment
+from retrieval.text import _CJK, _RUNS, _jieba, _stemmer, _stopwords
 
 LABELS = ("SPAN", "YES", "NO", "NONE")
 MAX_ANSWER_TOKENS = 40
+LEXICAL = ("same_token", "same_form", "same_term", "cjk_char_share", "near_term")
+_NEAR_SCALE = 8.0  # tokens: closeness to the nearest matched question term decays as exp(-distance / 8)
 
 
-class ReaderHead(nn.Module):
-    def __init__(self, d_model: int):
-        super().__init__()
-        self.d_model = d_model
-        self.q_start = nn.Linear(d_model, d_model)
-        self.q_end = nn.Linear(d_model, d_model)
-        self.cls = nn.Sequential(nn.Linear(3 * d_model, d_model), nn.Tanh(), nn.Linear(d_model, len(LABELS)))
+class ReaderMismatch(DocumentError):
+    """A reader head that does not fit the encoder it is asked to read with."""
 
-    def forward(self, h: torch.Tensor, mask: torch.Tensor, q: torch.Tensor):
-        """h [B, T, d] context states, mask [B, T] real tokens, q [B, d] question vector ->
-        (start [B, T], end [B, T], answer-type logits [B, 4])."""
-        scale = self.d_model**-0.5
-        start = torch.einsum("btd,bd->bt", h, self.q_start(q)) * scale
-        end = torch.einsum("btd,bd->bt", h, self.q_end(q)) * scale
-        neg = torch.finfo(h.dtype).min
-        start, end = start.masked_fill(~mask, neg), end.masked_fill(~mask, neg)
-        m = mask[..., None].to(h.dtype)
-        mean = (h * m).sum(1) / m.sum(1).clamp(min=1)
-        mx = h.masked_fill(~mask[..., None], neg).max(1).values
-        return start, end, self.cls(torch.cat([q, mean, mx], -1))
+    stage = "reader"
 
 
 @dataclass
 class EncodedText:
     hidden: torch.Tensor  # [T, d] states of the text's own tokens (prefix tokens dropped)
     offsets: list[tuple[int, int]]  # character span of each token in the text
+    ids: list[int]  # token ids
+
+
+@dataclass
+class Question:
+    text: str
+    enc: EncodedText
+    ids: frozenset[int]
+    forms: frozenset[str]  # lower-cased token strings
+    terms: frozenset[str]  # jieba words / English stems, stopwords dropped
+    chars: frozenset[str]  # CJK characters
+
+
+def term_spans(text: str) -> list[tuple[str, int, int]]:
+    """(term, start, end) of the text's BM25 terms (retrieval.text.terms, with their positions)."""
+    stop = _stopwords()
+    out: list[tuple[str, int, int]] = []
+    for m in _RUNS.finditer(text):
+        run, base = m.group(), m.start()
+        if _CJK.match(run):
+            out.extend((w, base + a, base + b) for w, a, b in _jieba().tokenize(run, mode="search") if w not in stop)
+        elif (w := run.lower()) not in stop:
+            out.append((_stemmer().stemWord(w), m.start(), m.end()))
+    return out
+
+
+def _form(text: str) -> str:
+    return text.strip().lower()
 
 
 @torch.no_grad()
@@ -56,38 +77,145 @@ def encode_text(model, tokenizer, text: str, block_type: BlockType = BlockType.F
     from retrieval.inject import encode_document
 
     enc = tokenizer.hf.encode(text, add_special_tokens=False)
-    ids, offsets = list(enc.ids), list(enc.offsets)
+    ids, offsets = list(enc.ids), [tuple(o) for o in enc.offsets]
     if not ids:
-        return EncodedText(torch.zeros(0, model.cfg.d_model), [])
+        return EncodedText(torch.zeros(0, model.cfg.d_model), [], [])
     segs, seg_ids, n_prefix = [], [], []
     for i, start in enumerate(range(0, len(ids), seg_tokens - 2)):
         chunk = ids[start : start + seg_tokens - 2]
         a, b = offsets[start][0], offsets[min(start + len(chunk), len(ids)) - 1][1]
-        seg = Segment("ctx", i, 0, block_type, text[a:b], len(chunk), a, b)
+        segs.append(Segment("ctx", i, 0, block_type, text[a:b], len(chunk), a, b))
         prefix = tokenizer.prefix_ids(block_type, i == 0)
-        segs.append(seg)
         seg_ids.append(prefix + chunk)
         n_prefix.append(len(prefix))
     out = encode_document(model, segs, seg_ids)
     hidden = torch.cat([e.hidden[p:] for e, p in zip(out, n_prefix, strict=True)]).float().cpu()
-    return EncodedText(hidden, offsets)
+    return EncodedText(hidden, offsets, ids)
 
 
-@torch.no_grad()
-def question_vector(model, tokenizer, question: str) -> torch.Tensor:
-    from retrieval.encoder import encode_query
+def prepare_question(model, tokenizer, question: str) -> Question:
+    """The question encoded alone (per-token states) and the lexical sets the features match against."""
+    enc = encode_text(model, tokenizer, question, BlockType.OTHER)
+    forms = frozenset(_form(question[a:b]) for a, b in enc.offsets) - {""}
+    return Question(question, enc, frozenset(enc.ids), forms, frozenset(t for t, _, _ in term_spans(question)),
+                    frozenset(_CJK.findall(question)))
 
-    return torch.from_numpy(encode_query(model, tokenizer, question))
+
+def lexical_features(text: str, ctx: EncodedText, q: Question) -> torch.Tensor:
+    """[T, len(LEXICAL)] match features of each context token with the question."""
+    t = len(ctx.offsets)
+    feats = np.zeros((t, len(LEXICAL)), dtype=np.float32)
+    if t == 0:
+        return torch.from_numpy(feats)
+    matched = np.zeros(len(text) + 1, dtype=np.int32)  # chars inside a context term the question shares
+    for term, a, b in term_spans(text):
+        if term in q.terms:
+            matched[a:b] = 1
+    cum = np.concatenate([[0], np.cumsum(matched)])
+    for i, ((a, b), tid) in enumerate(zip(ctx.offsets, ctx.ids, strict=True)):
+        piece = text[a:b]
+        cjk = _CJK.findall(piece)
+        feats[i, 0] = tid in q.ids
+        feats[i, 1] = _form(piece) in q.forms
+        feats[i, 2] = cum[b] > cum[a]
+        feats[i, 3] = sum(c in q.chars for c in cjk) / len(cjk) if cjk else 0.0
+    hits = np.flatnonzero(feats[:, 2])
+    if hits.size:
+        pos = np.arange(t)
+        right = np.clip(np.searchsorted(hits, pos), 0, hits.size - 1)
+        left = np.clip(right - 1, 0, hits.size - 1)
+        dist = np.minimum(np.abs(hits[right] - pos), np.abs(hits[left] - pos))
+        feats[:, 4] = np.exp(-dist / _NEAR_SCALE)
+    return torch.from_numpy(feats)
+
+
+@dataclass
+class ReaderConfig:
+    d_model: int  # the encoder's state size
+    d: int = 64  # projected state size
+    hidden: int = 64  # BiGRU size per direction
+    dropout: float = 0.2
+
+
+def _masked_softmax(x: torch.Tensor, mask: torch.Tensor, dim: int = -1) -> torch.Tensor:
+    return torch.softmax(x.masked_fill(~mask, torch.finfo(x.dtype).min), dim)
+
+
+class ReaderHead(nn.Module):
+    def __init__(self, cfg: ReaderConfig):
+        super().__init__()
+        self.cfg = cfg
+        d, h = cfg.d, cfg.hidden
+        self.proj = nn.Sequential(nn.Linear(cfg.d_model, d), nn.ReLU())  # shared by context and question
+        self.q_pool = nn.Linear(d, 1)
+        self.drop = nn.Dropout(cfg.dropout)
+        self.rnn = nn.GRU(3 * d + len(LEXICAL), h, batch_first=True, bidirectional=True)
+        self.q_start = nn.Linear(d, 2 * h)
+        self.q_end = nn.Linear(d, 2 * h)
+        self.cls = nn.Sequential(nn.Linear(6 * h + d, h), nn.Tanh(), nn.Linear(h, len(LABELS)))
+
+    def forward(self, c: torch.Tensor, c_mask: torch.Tensor, lex: torch.Tensor, q: torch.Tensor, q_mask: torch.Tensor):
+        """c [B, T, D] context states, c_mask [B, T], lex [B, T, F], q [B, Q, D] question states, q_mask [B, Q]
+        -> (start [B, T], end [B, T], answer-type logits [B, 4]); masked tokens score the dtype's minimum."""
+        pc, pq = self.proj(c), self.proj(q)
+        align = _masked_softmax(pc @ pq.transpose(1, 2), q_mask[:, None, :]) @ pq  # [B, T, d]
+        x = self.drop(torch.cat([pc, align, pc * align, lex], -1))
+        # Unpacked: a packed GRU's backward pass is twice as slow on CPU; training batches group contexts
+        # of similar length, so the few padding steps the backward direction reads first matter little.
+        g = self.drop(self.rnn(x)[0])
+        qv = (_masked_softmax(self.q_pool(pq).squeeze(-1), q_mask)[..., None] * pq).sum(1)  # [B, d]
+        neg = torch.finfo(g.dtype).min
+        start = torch.einsum("btk,bk->bt", g, self.q_start(qv)).masked_fill(~c_mask, neg)
+        end = torch.einsum("btk,bk->bt", g, self.q_end(qv)).masked_fill(~c_mask, neg)
+        m = c_mask[..., None].to(g.dtype)
+        mean = (g * m).sum(1) / m.sum(1).clamp(min=1)
+        mx = g.masked_fill(~c_mask[..., None], neg).max(1).values
+        at_start = (torch.softmax(start, -1)[..., None] * g).sum(1)  # the evidence where a span would start
+        return start, end, self.cls(torch.cat([mean, mx, at_start, qv], -1))
 
 
 def best_span(start: torch.Tensor, end: torch.Tensor, max_len: int = MAX_ANSWER_TOKENS) -> tuple[int, int, float]:
-    """The (s, e) with s ≤ e < s + max_len maximising start[s] + end[e]."""
+    """The (s, e) with s ≤ e < s + max_len maximising start[s] + end[e] (log-probabilities or logits)."""
     t = start.numel()
     scores = start[:, None] + end[None, :]
     band = torch.ones(t, t, dtype=torch.bool).triu().tril(max_len - 1)
     scores = scores.masked_fill(~band, float("-inf"))
     flat = int(torch.argmax(scores))
     return flat // t, flat % t, float(scores.view(-1)[flat])
+
+
+def batch_inputs(items: list[tuple[EncodedText, torch.Tensor, Question]]) -> tuple[torch.Tensor, ...]:
+    """Pad (context states, lexical features, question) triples into the head's inputs."""
+    d = items[0][0].hidden.size(1)
+    t = max(max(len(c.ids) for c, _, _ in items), 1)
+    n_q = max(max(len(q.enc.ids) for _, _, q in items), 1)
+    b = len(items)
+    c, lex = torch.zeros(b, t, d), torch.zeros(b, t, len(LEXICAL))
+    q = torch.zeros(b, n_q, d)
+    c_mask, q_mask = torch.zeros(b, t, dtype=torch.bool), torch.zeros(b, n_q, dtype=torch.bool)
+    for i, (ctx, f, qu) in enumerate(items):
+        n, m = len(ctx.ids), len(qu.enc.ids)
+        c[i, :n], lex[i, :n], c_mask[i, :n] = ctx.hidden.float(), f, True
+        q[i, :m], q_mask[i, :m] = qu.enc.hidden.float(), True
+    return c, c_mask, lex, q, q_mask
+
+
+@dataclass
+class Prediction:
+    label: str  # one of LABELS
+    answer: str  # the span text, "YES", "NO" or "" (no answer)
+    confidence: float  # P(label), times the span's start and end probabilities for a span
+    span: tuple[int, int] | None  # token span in the context
+
+
+def decode(text: str, ctx: EncodedText, start: torch.Tensor, end: torch.Tensor, logits: torch.Tensor) -> Prediction:
+    """One question's head outputs (unpadded) -> its prediction."""
+    probs = torch.softmax(logits.float(), -1)
+    label = LABELS[int(probs.argmax())]
+    s, e, logp = best_span(torch.log_softmax(start.float(), -1), torch.log_softmax(end.float(), -1))
+    if label != "SPAN":
+        return Prediction(label, "" if label == "NONE" else label, float(probs.max()), None)
+    return Prediction(label, text[ctx.offsets[s][0] : ctx.offsets[e][1]], float(probs[0]) * float(np.exp(logp)), (s, e))
 
 
 @dataclass
@@ -97,49 +225,56 @@ class Reader:
     tokenizer: object
     checkpoint: str | None = None
     encoder_sha256: str | None = None
+    metrics: dict | None = None
+
+    def question(self, text: str) -> Question:
+        return prepare_question(self.model, self.tokenizer, text)
 
     @torch.no_grad()
-    def read(self, ctx: EncodedText, q: torch.Tensor, text: str) -> tuple[str, float]:
-        """(answer, confidence): a span of `text`, "YES", "NO" or "" (no answer)."""
-        if not ctx.offsets:
-            return "", 0.0
-        mask = torch.ones(1, len(ctx.offsets), dtype=torch.bool)
-        start, end, cls = self.head(ctx.hidden[None], mask, q[None].float())
-        probs = torch.softmax(cls[0], -1)
-        label = LABELS[int(probs.argmax())]
-        if label == "YES" or label == "NO":
-            return label, float(probs.max())
-        if label == "NONE":
-            return "", float(probs.max())
-        s, e, _ = best_span(start[0], end[0])
-        return text[ctx.offsets[s][0] : ctx.offsets[e][1]], float(probs[0])
+    def read_many(self, text: str, ctx: EncodedText, questions: list[Question]) -> list[Prediction]:
+        """Every question against one encoded context, in one batch."""
+        if not ctx.ids:
+            return [Prediction("NONE", "", 0.0, None) for _ in questions]
+        lex = [lexical_features(text, ctx, q) for q in questions]
+        start, end, cls = self.head(*batch_inputs([(ctx, f, q) for f, q in zip(lex, questions, strict=True)]))
+        return [decode(text, ctx, start[i], end[i], cls[i]) for i in range(len(questions))]
+
+    def read(self, text: str, ctx: EncodedText, question: Question) -> Prediction:
+        return self.read_many(text, ctx, [question])[0]
 
     def save(self, path: Path, encoder_sha256: str, metrics: dict) -> None:
-        import io
-
         from pipeline.store import atomic_write_bytes
 
         buf = io.BytesIO()
-        torch.save({"d_model": self.head.d_model, "state_dict": self.head.state_dict(),
-                    "encoder_sha256": encoder_sha256, "metrics": metrics}, buf)
+        state = {k: v.half() for k, v in self.head.state_dict().items()}  # fp16 on disk: a quarter of the size
+        torch.save({"config": asdict(self.head.cfg), "state_dict": state, "encoder_sha256": encoder_sha256,
+                    "metrics": metrics}, buf)
         atomic_write_bytes(Path(path), buf.getvalue())
 
 
-def load_reader(path: Path, model, tokenizer) -> Reader:
-    blob = torch.load(path, map_location="cpu", weights_only=True)
-    head = ReaderHead(blob["d_model"])
-    head.load_state_dict(blob["state_dict"])
-    return Reader(head.eval(), model, tokenizer, str(path), blob.get("encoder_sha256"))
+def load_reader(path: Path, model, tokenizer, encoder_sha256: str | None = None) -> Reader:
+    """The head at `path`; with `encoder_sha256`, a head trained on another encoder is refused."""
+    try:
+        blob = torch.load(path, map_location="cpu", weights_only=True)
+        cfg = ReaderConfig(**blob["config"])
+    except (KeyError, TypeError, RuntimeError, EOFError) as e:
+        raise ReaderMismatch(str(path), f"not a reader checkpoint of this version ({type(e).__name__}: {e})") from None
+    trained_on = blob.get("encoder_sha256")
+    if encoder_sha256 is not None and trained_on != encoder_sha256:
+        raise ReaderMismatch(str(path), f"trained on encoder {str(trained_on)[:12]}, not on {encoder_sha256[:12]}; "
+                             "retrain it with `python -m retrieval.train_reader`")
+    if model is not None and model.cfg.d_model != cfg.d_model:
+        raise ReaderMismatch(str(path), f"made for d_model {cfg.d_model}, the encoder has {model.cfg.d_model}")
+    head = ReaderHead(cfg)
+    head.load_state_dict({k: v.float() for k, v in blob["state_dict"].items()})
+    return Reader(head.eval(), model, tokenizer, str(path), trained_on, blob.get("metrics"))
 
 
-def answer_label(answers: list[dict], impossible: bool) -> tuple[str, str]:
-    """(label, first gold text) of a SQuAD-2.0/CJRC question."""
-    texts = [a["text"] for a in answers]
-    if impossible or not texts or not texts[0]:
-        return "NONE", ""
-    if texts[0] in ("YES", "NO"):
-        return texts[0], texts[0]
-    return "SPAN", texts[0]
+def answer_label(golds: list[str], impossible: bool) -> str:
+    """The answer type of a SQuAD-2.0/CJRC question from its gold texts."""
+    if impossible or not golds or not golds[0]:
+        return "NONE"
+    return golds[0] if golds[0] in ("YES", "NO") else "SPAN"
 
 
 def char_to_token_span(offsets: list[tuple[int, int]], a: int, b: int) -> tuple[int, int] | None:
@@ -151,40 +286,15 @@ def char_to_token_span(offsets: list[tuple[int, int]], a: int, b: int) -> tuple[
     return s, e
 
 
-def train_head(
-    examples: list[tuple[EncodedText, torch.Tensor, str, tuple[int, int] | None]],
-    d_model: int,
-    epochs: int = 8,
-    lr: float = 2e-3,
-    batch_size: int = 32,
-    seed: int = 0,
-) -> ReaderHead:
-    """Train the head on (context states, question vector, label, token span) examples."""
-    torch.manual_seed(seed)
-    head = ReaderHead(d_model)
-    opt = torch.optim.AdamW(head.parameters(), lr=lr, weight_decay=0.01)
-    rng = np.random.default_rng(seed)
-    ce = nn.CrossEntropyLoss()
-    for _ in range(epochs):
-        order = rng.permutation(len(examples))
-        for i in range(0, len(order), batch_size):
-            batch = [examples[j] for j in order[i : i + batch_size]]
-            t = max(len(c.offsets) for c, _, _, _ in batch)
-            h = torch.zeros(len(batch), t, d_model)
-            mask = torch.zeros(len(batch), t, dtype=torch.bool)
-            for b, (c, _, _, _) in enumerate(batch):
-                h[b, : len(c.offsets)] = c.hidden
-                mask[b, : len(c.offsets)] = True
-            q = torch.stack([x[1] for x in batch]).float()
-            labels = torch.tensor([LABELS.index(x[2]) for x in batch])
-            start, end, cls = head(h, mask, q)
-            loss = ce(cls, labels)
-            spans = [(b, x[3]) for b, x in enumerate(batch) if x[2] == "SPAN" and x[3] is not None]
-            if spans:
-                rows = torch.tensor([b for b, _ in spans])
-                loss = loss + 0.5 * (ce(start[rows], torch.tensor([s for _, (s, _) in spans]))
-                                     + ce(end[rows], torch.tensor([e for _, (_, e) in spans])))
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-    return head.eval()
+_CLAUSE = re.compile(r"[^，。；：！？,.;:!?\n]+")
+
+
+def overlap_baseline(text: str, q: Question) -> str:
+    """The trivial reader the head must beat: always a span (the majority type), the clause of the context
+    sharing the most question terms."""
+    best, best_n = "", -1
+    for m in _CLAUSE.finditer(text):
+        n = sum(t in q.terms for t, _, _ in term_spans(m.group()))
+        if n > best_n:
+            best, best_n = m.group().strip(), n
+    return best

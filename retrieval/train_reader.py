@@ -1,59 +1,186 @@
-"""Fine-tune the reader head on a SQuAD-2.0-layout file's training split (CJRC), frozen encoder.
+"""Train the reader head on a SQuAD-2.0-layout file's training split (CJRC), the encoder frozen.
 
-    python -m retrieval.train_reader --qa ../shared/data/zh/qa/cjrc_dev.json [--checkpoint CKPT]
-        [--out data/models/reader.pt] [--contexts 400] [--epochs 8]
+    nice -n 10 python -m retrieval.train_reader --qa ../shared/data/zh/qa/cjrc_dev.json
+        [--checkpoint CKPT] [--out data/models/reader.pt] [--minutes 40] [--epochs 20]
 
-Writes the head with the encoder's sha256 and its held-apart metrics (eval_qa's fixed split).
+The training split's contexts and questions are encoded once and cached (out/reader_cache/, keyed by
+file and encoder); a tenth of the training contexts (a second hash rule) is kept for model selection,
+so the held-apart split is read only once, by the final end-to-end evaluation. The best head so far
+is written after every epoch, with the encoder's sha256 and its metrics.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import torch
+from torch import nn
 
 from retrieval.encoder import ROOT, checkpoint_file, load_encoder, sha256_file
-from retrieval.eval_qa import evaluate_qa, load_squad
+from retrieval.eval_qa import QAItem, evaluate_qa, load_squad, score
 from retrieval.reader import (
+    LABELS,
+    EncodedText,
+    Question,
     Reader,
+    ReaderConfig,
+    ReaderHead,
     answer_label,
+    batch_inputs,
     char_to_token_span,
+    decode,
     encode_text,
-    question_vector,
-    train_head,
+    lexical_features,
+    prepare_question,
 )
 
 READER_FILE = ROOT / "data" / "models" / "reader.pt"
+CACHE_DIR = ROOT / "out" / "reader_cache"
 
 
-def build_examples(path: Path, model, tokenizer, max_contexts: int | None) -> list:
+@dataclass
+class Example:
+    text: str
+    ctx: EncodedText
+    lex: torch.Tensor  # [T, F]
+    question: Question
+    item: QAItem
+    label: str
+    span: tuple[int, int] | None  # gold token span of a SPAN question
+
+
+def gold_span(context: str, ctx: EncodedText, item: QAItem) -> tuple[int, int] | None:
+    """Token span of the first gold answer found in the context (at its answer_start when that fits)."""
+    for text, a in zip(item.golds, item.starts, strict=False):
+        if not text:
+            continue
+        if a < 0 or context[a : a + len(text)] != text:
+            a = context.find(text)
+        if a >= 0 and (span := char_to_token_span(ctx.offsets, a, a + len(text))) is not None:
+            return span
+    return None
+
+
+def is_validation(context: str) -> bool:
+    """A tenth of the training contexts, for model selection (a different byte of the hash than the split)."""
+    return hashlib.blake2b(context.encode(), digest_size=8).digest()[1] % 10 == 0
+
+
+def build_examples(path: Path, model, tokenizer, split: str = "train", max_contexts: int | None = None) -> list[Example]:
     examples = []
-    raw = json.loads(Path(path).read_text(encoding="utf-8"))["data"]
-    starts = {}  # question id -> answer_start of the first gold answer
-    for art in raw:
-        for par in art["paragraphs"]:
-            for qa in par["qas"]:
-                if qa.get("answers"):
-                    starts[str(qa["id"])] = qa["answers"][0].get("answer_start", -1)
-    for n, (context, qas) in enumerate(load_squad(path, "train")):
+    for n, (context, qas) in enumerate(load_squad(path, split)):
         if max_contexts is not None and n >= max_contexts:
             break
         ctx = encode_text(model, tokenizer, context)
+        ctx.hidden = ctx.hidden.half()  # the cache holds fp16 states: half the memory, the head reads them as fp32
         for item in qas:
-            label, text = answer_label([{"text": g} for g in item.golds], item.impossible)
-            span = None
-            if label == "SPAN":
-                a = starts.get(item.qid, -1)
-                if a < 0 or context[a : a + len(text)] != text:
-                    a = context.find(text)
-                span = char_to_token_span(ctx.offsets, a, a + len(text)) if a >= 0 else None
-                if span is None:
-                    continue
-            examples.append((ctx, question_vector(model, tokenizer, item.question), label, span))
+            q = prepare_question(model, tokenizer, item.question)
+            q.enc.hidden = q.enc.hidden.half()
+            label = answer_label(item.golds, item.impossible)
+            span = gold_span(context, ctx, item) if label == "SPAN" else None
+            if label == "SPAN" and span is None:
+                continue  # the gold text is not in the context (an annotation slip): nothing to learn from
+            examples.append(Example(context, ctx, lexical_features(context, ctx, q), q, item, label, span))
     return examples
+
+
+def cached_examples(path: Path, model, tokenizer, encoder_sha: str, max_contexts: int | None) -> list[Example]:
+    """build_examples on the training split, through a pickle cache keyed by file and encoder (it holds our
+    own dataclasses, so it is read only from the cache directory this script writes)."""
+    import pickle
+
+    key = hashlib.blake2b(f"{Path(path).resolve()}|{encoder_sha}|{max_contexts}".encode(), digest_size=8).hexdigest()
+    cache = CACHE_DIR / f"{Path(path).stem}_{key}.pkl"
+    if cache.is_file():
+        return pickle.loads(cache.read_bytes())
+    examples = build_examples(path, model, tokenizer, "train", max_contexts)
+    from pipeline.store import atomic_write_bytes
+
+    atomic_write_bytes(cache, pickle.dumps(examples))
+    return examples
+
+
+def _batches(examples: list[Example], batch_size: int, rng: np.random.Generator) -> list[list[Example]]:
+    """Shuffled batches of similar context length (less padding for the GRU)."""
+    order = rng.permutation(len(examples))
+    pool = batch_size * 16
+    out = []
+    for i in range(0, len(order), pool):
+        chunk = sorted(order[i : i + pool], key=lambda j: len(examples[j].ctx.ids))
+        out += [[examples[j] for j in chunk[k : k + batch_size]] for k in range(0, len(chunk), batch_size)]
+    return [out[i] for i in rng.permutation(len(out))]
+
+
+@torch.no_grad()
+def predict(head: ReaderHead, examples: list[Example], batch_size: int = 64) -> dict[str, str]:
+    head.eval()
+    preds = {}
+    for i in range(0, len(examples), batch_size):
+        batch = examples[i : i + batch_size]
+        start, end, cls = head(*batch_inputs([(e.ctx, e.lex, e.question) for e in batch]))
+        for b, e in enumerate(batch):
+            n = len(e.ctx.ids)
+            preds[e.item.qid] = decode(e.text, e.ctx, start[b, :n], end[b, :n], cls[b]).answer
+    return preds
+
+
+def train_head(
+    examples: list[Example],
+    cfg: ReaderConfig,
+    epochs: int = 20,
+    lr: float = 2e-3,
+    batch_size: int = 32,
+    seed: int = 0,
+    valid: list[Example] | None = None,
+    minutes: float | None = None,
+    on_best=None,
+) -> tuple[ReaderHead, list[dict]]:
+    """Train a head; with `valid`, keep the epoch with the best validation F1 (`on_best(head, row)` is
+    called each time it improves). -> (head, one log row per epoch)."""
+    torch.manual_seed(seed)
+    head = ReaderHead(cfg)
+    opt = torch.optim.AdamW(head.parameters(), lr=lr, weight_decay=0.01)
+    rng = np.random.default_rng(seed)
+    ce = nn.CrossEntropyLoss()
+    t0 = time.perf_counter()
+    log, best_f1, best_state = [], -1.0, None
+    for epoch in range(epochs):
+        head.train()
+        total = 0.0
+        for batch in _batches(examples, batch_size, rng):
+            start, end, cls = head(*batch_inputs([(e.ctx, e.lex, e.question) for e in batch]))
+            loss = ce(cls, torch.tensor([LABELS.index(e.label) for e in batch]))
+            rows = [b for b, e in enumerate(batch) if e.span is not None]
+            if rows:
+                r = torch.tensor(rows)
+                loss = loss + ce(start[r], torch.tensor([batch[b].span[0] for b in rows])) + ce(
+                    end[r], torch.tensor([batch[b].span[1] for b in rows]))
+            opt.zero_grad()
+            loss.backward()
+            nn.utils.clip_grad_norm_(head.parameters(), 5.0)
+            opt.step()
+            total += loss.item() * len(batch)
+        row = {"epoch": epoch + 1, "loss": round(total / len(examples), 4), "minutes": round((time.perf_counter() - t0) / 60, 1)}
+        if valid:
+            m = score(predict(head, valid), [e.item for e in valid])
+            row.update({k: m[k] for k in ("em", "f1", "yes_no_acc", "no_answer_acc")})
+            if m["f1"] > best_f1:
+                best_f1, best_state = m["f1"], {k: v.clone() for k, v in head.state_dict().items()}
+                if on_best is not None:
+                    on_best(head, row)
+        log.append(row)
+        print(json.dumps(row), flush=True)
+        if minutes is not None and time.perf_counter() - t0 > 60 * minutes:
+            break
+    if best_state is not None:
+        head.load_state_dict(best_state)
+    return head.eval(), log
 
 
 def main() -> None:
@@ -61,26 +188,39 @@ def main() -> None:
     ap.add_argument("--qa", type=Path, required=True)
     ap.add_argument("--checkpoint", default=None, help="encoder checkpoint; default: the shipped one")
     ap.add_argument("--out", type=Path, default=READER_FILE)
-    ap.add_argument("--contexts", type=int, default=400, help="training contexts to encode (CPU cost)")
-    ap.add_argument("--eval-contexts", type=int, default=100)
-    ap.add_argument("--epochs", type=int, default=8)
-    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--contexts", type=int, default=None, help="training contexts to encode (CPU cost); default all")
+    ap.add_argument("--eval-contexts", type=int, default=None, help="held-apart contexts read at the end")
+    ap.add_argument("--epochs", type=int, default=20)
+    ap.add_argument("--minutes", type=float, default=40.0, help="training time budget (encoding not counted)")
+    ap.add_argument("--lr", type=float, default=2e-3)
+    ap.add_argument("--threads", type=int, default=1)
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     path = checkpoint_file(args.checkpoint)
     if path is None or not path.is_file():
         raise SystemExit("no encoder checkpoint: pass --checkpoint or ship one in data/models/")
-    model, tokenizer = load_encoder(path)
+    encoder_sha = sha256_file(path)
+    model, tokenizer = load_encoder(path, "cpu")
     t0 = time.perf_counter()
-    examples = build_examples(args.qa, model, tokenizer, args.contexts)
+    examples = cached_examples(args.qa, model, tokenizer, encoder_sha, args.contexts)
+    train = [e for e in examples if not is_validation(e.text)]
+    valid = [e for e in examples if is_validation(e.text)]
     t1 = time.perf_counter()
-    head = train_head(examples, model.cfg.d_model, epochs=args.epochs)
+    print(f"{len(train)} training / {len(valid)} validation questions, encoded in {t1 - t0:.0f} s", flush=True)
+    cfg = ReaderConfig(model.cfg.d_model)
+    record = {"train_file": str(args.qa), "train_questions": len(train), "valid_questions": len(valid),
+              "encoder": path.name, "config": vars(cfg)}
+
+    def save(head: ReaderHead, row: dict) -> None:
+        Reader(head, model, tokenizer).save(args.out, encoder_sha, {**record, "best_epoch": row})
+
+    head, log = train_head(train, cfg, args.epochs, args.lr, valid=valid, minutes=args.minutes, on_best=save)
     reader = Reader(head, model, tokenizer, str(args.out))
-    metrics = evaluate_qa(args.qa, reader, "heldout", args.eval_contexts)
-    metrics.update(train_examples=len(examples), encode_s=round(t1 - t0, 1), train_s=round(time.perf_counter() - t1, 1),
-                   encoder=str(path))
-    reader.save(args.out, sha256_file(path), metrics)
-    print(json.dumps(metrics, ensure_ascii=False, indent=1))
+    held = evaluate_qa(args.qa, reader, "heldout", args.eval_contexts)
+    metrics = {**record, "train_log": log, "heldout": held, "encode_s": round(t1 - t0, 1),
+               "train_s": round(time.perf_counter() - t1, 1)}
+    reader.save(args.out, encoder_sha, metrics)
+    print(json.dumps(held, ensure_ascii=False, indent=1))
 
 
 if __name__ == "__main__":

@@ -81,14 +81,14 @@ def test_ask_json_cites_parquet_segments_on_the_pdf(indexed_run, shared_data):
 
 def test_ask_reads_an_answer_from_the_cited_segments_and_caches_the_document(indexed_run):
     from retrieval.ask import AskSession
-    from retrieval.reader import Reader, ReaderHead
+    from retrieval.reader import Reader, ReaderConfig, ReaderHead
     from txl.checkpoint import load_model
 
     out, ckpt, doc, _ = indexed_run
     model, _ = load_model(ckpt)
     torch.manual_seed(0)
     reader_file = out / "reader.pt"
-    Reader(ReaderHead(32), model, load_tokenizer()).save(reader_file, sha256_file(ckpt), {})  # untrained head
+    Reader(ReaderHead(ReaderConfig(32)), model, load_tokenizer()).save(reader_file, sha256_file(ckpt), {})  # untrained head
     session = AskSession(out, checkpoint=str(ckpt), device="cpu", reader=reader_file)
     first = session.ask("What is the term of the agreement?", k=3)
     assert first.reader == str(reader_file)

@@ -1,0 +1,205 @@
+"""CUAD, contracts held apart: retrieval of answer segments, then the reader over them.
+
+Each contract is cut into passages (lines packed to ≤ `passage_chars`), encoded in order with memory
+(as `ldx run` encodes a document), and searched by BM25 within itself. The query is the question's
+clause category: CUAD's 41 questions are one template around it ("Highlight the parts (if any) of this
+contract related to "Governing Law" that should be reviewed by a lawyer."), so the category is what the
+question asks; it is also what the reader reads as the question. The reader reads the top `k`
+passages; the answer is its most confident span over them, or no answer when every passage says none.
+
+Metrics, on the contracts whose doc_id falls in eval_qa's held-apart rule:
+- segment recall@k: share of answerable questions for which a passage holding a gold answer's text
+  (whitespace-normalised) is among the first k retrieved;
+- span F1 (SQuAD word F1, best over the gold clauses) per answerable question, overall and per category;
+- AUPR as in the CUAD paper: answers ranked by confidence; at each threshold a confident answer that
+  matches a gold clause (word Jaccard ≥ 0.5) is a true positive, any other confident answer a false
+  positive, and an answerable question without a correct confident answer a false negative; the area
+  under that precision-recall curve, and the precision at 80% recall where reached;
+- the same for a trivial baseline read in the same run: the clause of the top passage sharing the
+  most query terms, its confidence the number of shared terms.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+import string
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from pipeline.errors import CorruptDocument
+from retrieval.eval_qa import held_apart
+from retrieval.text import terms
+
+KS = (1, 3, 5, 10)
+_ARTICLES = re.compile(r"\b(a|an|the)\b")
+
+
+@dataclass
+class CuadQuestion:
+    qid: str
+    category: str
+    golds: list[str]  # empty when the contract has no such clause
+
+
+@dataclass
+class Contract:
+    doc_id: str
+    text: str
+    questions: list[CuadQuestion]
+
+
+def load_cuad(data_dir: Path, split: str = "heldout", limit: int | None = None) -> list[Contract]:
+    """Contracts of the split (`heldout`, `train` or `all`) with their questions, in file order."""
+    data_dir = Path(data_dir)
+    contracts: dict[str, Contract] = {}
+    path = data_dir / "cuad_contracts.jsonl.gz"
+    try:
+        with gzip.open(path, "rt", encoding="utf-8") as f:
+            for line in f:
+                row = json.loads(line)
+                if split == "all" or (split == "heldout") == held_apart(row["doc_id"]):
+                    contracts[row["doc_id"]] = Contract(row["doc_id"], row["text"], [])
+                if limit is not None and len(contracts) >= limit:
+                    break
+        path = data_dir / "cuad_qa.jsonl.gz"
+        with gzip.open(path, "rt", encoding="utf-8") as f:
+            for line in f:
+                q = json.loads(line)
+                if q["doc_id"] in contracts:
+                    golds = [] if q["is_impossible"] else [a["text"] for a in q["answers"] if a["text"].strip()]
+                    contracts[q["doc_id"]].questions.append(CuadQuestion(q["id"], q["category"], golds))
+    except (OSError, json.JSONDecodeError, KeyError, TypeError) as e:
+        raise CorruptDocument(str(path), f"not a CUAD file ({type(e).__name__}: {e})") from None
+    return list(contracts.values())
+
+
+def _words(text: str) -> list[str]:
+    text = "".join(" " if c in string.punctuation else c for c in text.lower())
+    return _ARTICLES.sub(" ", text).split()
+
+
+def word_f1(pred: str, gold: str) -> float:
+    p, g = _words(pred), _words(gold)
+    if not p or not g:
+        return float(p == g)
+    common = sum((Counter(p) & Counter(g)).values())
+    if common == 0:
+        return 0.0
+    precision, recall = common / len(p), common / len(g)
+    return 2 * precision * recall / (precision + recall)
+
+
+def jaccard(pred: str, gold: str) -> float:
+    p, g = set(_words(pred)), set(_words(gold))
+    return len(p & g) / len(p | g) if p | g else 1.0
+
+
+def aupr(ranked: list[tuple[float, bool]], n_answerable: int) -> tuple[float, float | None]:
+    """(area under the precision-recall curve, precision at 80% recall or None). ranked: (confidence,
+    correct) of every answer given, over all questions; recall counts answerable questions."""
+    if not ranked or n_answerable == 0:
+        return 0.0, None
+    order = sorted(ranked, key=lambda x: -x[0])
+    correct = np.array([c for _, c in order], dtype=float)
+    tp = np.cumsum(correct)
+    precision = tp / np.arange(1, len(order) + 1)
+    recall = tp / n_answerable
+    # the step-wise area (average precision): precision where each new true positive lifts recall
+    area = float(np.sum(np.diff(np.concatenate([[0.0], recall])) * precision))
+    at80 = precision[recall >= 0.8]
+    return area, (float(at80.max()) if at80.size else None)
+
+
+def _normspace(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _contract_states(reader, contract: Contract, passage_chars: int):
+    """(passages, per-passage EncodedText): the contract encoded in order with memory."""
+    from pipeline.records import BlockType, Segment
+    from retrieval.eval_retrieval import split_passages
+    from retrieval.inject import encode_document
+    from retrieval.reader import EncodedText
+
+    passages = split_passages(contract.doc_id, "", contract.text, passage_chars)
+    tok = reader.tokenizer
+    encs = tok.hf.encode_batch([p.text for p in passages], add_special_tokens=False)
+    segments = [Segment(contract.doc_id, i, 0, BlockType.CLAUSE, p.text, len(e.ids), 0, len(p.text))
+                for i, (p, e) in enumerate(zip(passages, encs, strict=True))]
+    ids = [tok.prefix_ids(BlockType.CLAUSE, i == 0) + list(e.ids) for i, e in enumerate(encs)]
+    out = encode_document(reader.model, segments, ids)
+    states = [EncodedText(o.hidden[len(i) - len(e.ids):].float().cpu(), [tuple(x) for x in e.offsets], list(e.ids))
+              for o, i, e in zip(out, ids, encs, strict=True)]
+    return passages, states
+
+
+def evaluate_cuad(reader, data_dir: Path, contracts: int | None = 20, k: int = 5, passage_chars: int = 1200,
+                  split: str = "heldout") -> dict:
+    from retrieval.hybrid import HybridIndex
+    from retrieval.reader import overlap_baseline
+
+    t0 = time.perf_counter()
+    recall = {n: [] for n in KS}
+    f1s: dict[str, list[float]] = {"reader": [], "baseline": []}
+    by_category: dict[str, list[float]] = defaultdict(list)
+    ranked: dict[str, list[tuple[float, bool]]] = {"reader": [], "baseline": []}
+    no_answer: list[float] = []
+    n_answerable = n_questions = n_passages = 0
+    loaded = load_cuad(data_dir, split, contracts)
+    for contract in loaded:
+        passages, states = _contract_states(reader, contract, passage_chars)
+        n_passages += len(passages)
+        index = HybridIndex(passages)
+        flat = [_normspace(p.text) for p in passages]
+        for cq in contract.questions:
+            n_questions += 1
+            hits = [index.row_of[h.segment_id] for h in index.search(cq.category, k=max(max(KS), k), arms=["bm25"])]
+            q = reader.question(cq.category)
+            preds = [reader.read(passages[r].text, states[r], q) for r in hits[:k]]
+            spans = [p for p in preds if p.label == "SPAN" and p.answer.strip()]
+            best = max(spans, key=lambda p: p.confidence) if spans else None
+            top = passages[hits[0]].text if hits else ""
+            base = overlap_baseline(top, q)
+            base_conf = float(sum(t in q.terms for t in terms(base)))
+            if not cq.golds:
+                no_answer.append(float(best is None))
+                if best is not None:
+                    ranked["reader"].append((best.confidence, False))
+                ranked["baseline"].append((base_conf, False))
+                continue
+            n_answerable += 1
+            golds = [_normspace(g) for g in cq.golds]
+            holding = {i for i, t in enumerate(flat) if any(g in t for g in golds)}
+            if holding:
+                for n in KS:
+                    recall[n].append(float(bool(holding & set(hits[:n]))))
+            for name, answer, conf in (("reader", best.answer if best else "", best.confidence if best else None),
+                                       ("baseline", base, base_conf)):
+                f1 = max(word_f1(answer, g) for g in golds)
+                f1s[name].append(f1)
+                if name == "reader":
+                    by_category[cq.category].append(f1)
+                if conf is not None:
+                    ranked[name].append((conf, max(jaccard(answer, g) for g in golds) >= 0.5))
+    result = {
+        "contracts": len(loaded), "passages": n_passages, "questions": n_questions, "answerable": n_answerable,
+        "k": k, "passage_chars": passage_chars, "reader": reader.checkpoint,
+        "segment_recall": {f"@{n}": round(float(np.mean(v)), 4) if v else None for n, v in recall.items()},
+        "answer_in_some_passage": len(recall[1]),
+    }
+    for name in ("reader", "baseline"):
+        area, p80 = aupr(ranked[name], n_answerable)
+        result[name] = {"span_f1": round(100 * float(np.mean(f1s[name])), 2) if f1s[name] else None,
+                        "aupr": round(area, 4), "precision_at_80_recall": None if p80 is None else round(p80, 4),
+                        "answers_given": len(ranked[name])}
+    result["reader"]["no_answer_acc"] = round(100 * float(np.mean(no_answer)), 2) if no_answer else None
+    result["reader"]["span_f1_by_category"] = {c: round(100 * float(np.mean(v)), 1) for c, v in sorted(by_category.items())}
+    result["seconds"] = round(time.perf_counter() - t0, 1)
+    return result
+
