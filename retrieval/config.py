@@ -16,6 +16,7 @@ class RetrievalConfig(Options):
     ivf_nlist: int = 1024  # IVF cells (fewer when the store is small)
     ivf_nprobe: int = 32  # cells visited per query
     pq_m: int = 32  # bytes per key in the IVF-PQ index (must divide the key dimension)
+    ivf_refine_k_factor: int = 8  # IVF-PQ re-ranks k·this candidates exactly (keeps fp32 keys); 0 = off
     inject_k: int = 2  # retrieved segments injected as extra memory
     inject_cross_document: bool = False
     bm25: bool = True

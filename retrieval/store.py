@@ -2,7 +2,9 @@
 
 Files (one directory):
   manifest.json           the committed generation: which key/metadata files are current, and shapes
-  keys-<gen>.faiss        IndexIDMap2 over the chosen index; int64 ids (a hash of segment_id)
+  keys-<gen>.faiss        the chosen index; int64 ids (a hash of segment_id): IndexIDMap2 over flat or HNSW,
+                          IndexIVFPQ with the ids stored natively (its own id lists delete correctly)
+  refine-<gen>.faiss      IVF-PQ only, with refine on: the exact keys (IndexIDMap2 over flat) for re-ranking
   meta-<gen>.parquet      one row per key: id, segment_id, doc_id, seg_idx, block type, state slot
   states.f16              [slots, L, P, d] float16, memory-mapped; slot rows are appended, never moved
 
@@ -14,9 +16,15 @@ metadata of the committed generation says which slots are live.
 Index choice (`retrieval.index_type`): "flat" is exact and supports delete in place; it is the default
 because a run's corpus is usually ≤ 100k segments, where exact search takes milliseconds. "hnsw" answers
 faster at millions of keys at about 1.5× the memory of flat, but cannot delete in place: a delete rebuilds
-the graph from the stored vectors. "ivfpq" compresses keys to `pq_m` bytes (16× smaller at d = 256) and
-deletes in place, at a recall cost (benchmarks/retrieval_speed.py measures both); it needs at least
-`IVFPQ_MIN_TRAIN` keys to train its codebooks, so a smaller store stays flat until rebuilt.
+the graph from the stored vectors. "ivfpq" visits `ivf_nprobe` of `ivf_nlist` cells and
+scores keys by their `pq_m`-byte codes (16× smaller than fp32 at d = 256); it deletes in place and
+needs at least `IVFPQ_MIN_TRAIN` keys to train its codebooks, so a smaller store stays flat until then.
+PQ distances are coarse: alone, recall@10 against flat is about 0.5 (benchmarks/retrieval_speed.py).
+With `ivf_refine_k_factor` = f > 0 (the default), the IVF-PQ index proposes k·f candidates and their
+exact inner products, from a flat copy of the keys, choose the top k; recall then rises to what the
+probed cells hold, for a little latency. The price is memory: the refine copy keeps every key in fp32
+(d·4 bytes, 1 KB at d = 256, next to 32 bytes of code), so IVF-PQ with refine is a speed choice, not a
+memory one; with f = 0 no copy is kept and the index stays compressed.
 """
 
 from __future__ import annotations
@@ -77,14 +85,23 @@ def _new_index(kind: str, dim: int, cfg: RetrievalConfig, n_train: int):
         nlist = max(1, min(cfg.ivf_nlist, n_train // 39))
         ivf = faiss.IndexIVFPQ(faiss.IndexFlatIP(dim), dim, nlist, cfg.pq_m, 8, faiss.METRIC_INNER_PRODUCT)
         ivf.nprobe = min(cfg.ivf_nprobe, nlist)
-        return faiss.IndexIDMap2(ivf)
+        # ids stay in the inverted lists: IndexIDMap2's delete assumes the inner index renumbers its
+        # rows like a flat index does, which IVF does not; the hash table lets keys be reconstructed by id
+        ivf.set_direct_map_type(faiss.DirectMap.Hashtable)
+        return ivf
+    return _flat(dim)
+
+
+def _flat(dim: int):
+    import faiss
+
     return faiss.IndexIDMap2(faiss.IndexFlatIP(dim))
 
 
 def _kind_of(index) -> str:
     import faiss
 
-    inner = faiss.downcast_index(index.index) if hasattr(index, "index") else index
+    inner = faiss.downcast_index(index.index) if isinstance(index, faiss.IndexIDMap) else index
     if isinstance(inner, faiss.IndexHNSW):
         return "hnsw"
     if isinstance(inner, faiss.IndexIVF):
@@ -95,10 +112,11 @@ def _kind_of(index) -> str:
 class SegmentStore:
     """Keys, metadata and compact states of every indexed segment. Open with `create` or `open`."""
 
-    def __init__(self, root: Path, manifest: dict, index, meta: pa.Table, config: RetrievalConfig):
+    def __init__(self, root: Path, manifest: dict, index, meta: pa.Table, config: RetrievalConfig, refine=None):
         self.root = root
         self.manifest = manifest
         self.index = index
+        self.refine = refine  # exact keys beside an IVF-PQ index (None: no re-ranking)
         self.config = config
         self._rows: dict[str, dict] = {r["segment_id"]: r for r in meta.to_pylist()}
         self._sid_of: dict[int, str] = {r["id"]: sid for sid, r in self._rows.items()}
@@ -113,7 +131,6 @@ class SegmentStore:
         config: RetrievalConfig | None = None,
     ) -> SegmentStore:
         """An empty store; `state_shape` = (layers, P, d) of the compact states (None: keys only)."""
-        import faiss
 
         cfg = config or RetrievalConfig()
         root = Path(root)
@@ -130,14 +147,16 @@ class SegmentStore:
             "state_shape": list(state_shape) if state_shape else None,
             "n_slots": 0,
             "n_keys": 0,
+            "refine": False,
         }
-        store = cls(root, manifest, faiss.IndexIDMap2(faiss.IndexFlatIP(dim)), META_SCHEMA.empty_table(), cfg)
+        store = cls(root, manifest, _flat(dim), META_SCHEMA.empty_table(), cfg)
         store.commit()
         return store
 
     @classmethod
     def open(cls, root: str | Path, mmap: bool = False, config: RetrievalConfig | None = None) -> SegmentStore:
-        """The committed generation. `mmap=True` maps the index read-only (for search-only use)."""
+        """The committed generation. `mmap=True` maps the index read-only (for search-only use); `config`
+        carries the search knobs (HNSW ef, IVF refine factor)."""
         import faiss
 
         root = Path(root)
@@ -153,12 +172,13 @@ class SegmentStore:
         flags = faiss.IO_FLAG_MMAP | faiss.IO_FLAG_READ_ONLY if mmap else 0
         try:
             index = faiss.read_index(str(root / f"keys-{gen}.faiss"), flags)
+            refine = faiss.read_index(str(root / f"refine-{gen}.faiss"), flags) if manifest.get("refine") else None
             meta = pq.read_table(root / f"meta-{gen}.parquet", schema=META_SCHEMA)
         except (RuntimeError, OSError) as e:
             raise StoreError(f"{root}: generation {gen} unreadable ({str(e).splitlines()[0]})") from None
-        if index.ntotal != meta.num_rows:
+        if index.ntotal != meta.num_rows or (refine is not None and refine.ntotal != meta.num_rows):
             raise StoreError(f"{root}: index holds {index.ntotal} keys but metadata {meta.num_rows} rows")
-        store = cls(root, manifest, index, meta, config or RetrievalConfig(index_type=manifest["index_type"]))
+        store = cls(root, manifest, index, meta, config or RetrievalConfig(index_type=manifest["index_type"]), refine)
         store._read_only = mmap
         return store
 
@@ -202,31 +222,57 @@ class SegmentStore:
         if len(self) == 0 or k <= 0:
             return [[] for _ in range(len(q))]
         params = None
+        factor = self.config.ivf_refine_k_factor if self.refine is not None else 0
         if only is not None or exclude is not None:
             allowed = set(self._rows) if only is None else only & set(self._rows)
             allowed -= exclude or set()
             if not allowed:
                 return [[] for _ in range(len(q))]
-            sel = faiss.IDSelectorBatch(np.array([self._rows[s]["id"] for s in allowed], dtype=np.int64))
+            allowed_ids = np.array([self._rows[s]["id"] for s in allowed], dtype=np.int64)
+            k = min(k, len(allowed))
+            if factor and len(allowed) <= self.index.nprobe * len(self) / self.index.nlist:
+                # no more keys than the probed cells hold: score them all exactly, since the IVF would
+                # miss those that lie outside the probed cells (injection's small same-document sets)
+                return self._hits(*self._rerank(q, np.broadcast_to(allowed_ids, (len(q), len(allowed_ids))), k))
+            sel = faiss.IDSelectorBatch(allowed_ids)
             kind = self.manifest["built"]
             if kind == "ivfpq":
-                params = faiss.SearchParametersIVF(sel=sel, nprobe=faiss.downcast_index(self.index.index).nprobe)
+                params = faiss.SearchParametersIVF(sel=sel, nprobe=self.index.nprobe)
             elif kind == "hnsw":
                 params = faiss.SearchParametersHNSW(sel=sel, efSearch=self.config.hnsw_ef_search)
             else:
                 params = faiss.SearchParameters(sel=sel)
-            k = min(k, len(allowed))
         elif self.manifest["built"] == "hnsw":
             params = faiss.SearchParametersHNSW(efSearch=self.config.hnsw_ef_search)
-        scores, ids = self.index.search(q, min(k, len(self)), params=params)
+        k = min(k, len(self))
+        if factor:
+            _, candidates = self.index.search(q, min(k * factor, len(self)), params=params)
+            return self._hits(*self._rerank(q, candidates, k))
+        return self._hits(*self.index.search(q, k, params=params))
+
+    def _hits(self, scores: np.ndarray, ids: np.ndarray) -> list[list[tuple[str, float]]]:
         return [
             [(self._sid_of[i], float(s)) for i, s in zip(row_ids, row_s, strict=True) if i >= 0]
             for row_ids, row_s in zip(ids.tolist(), scores.tolist(), strict=True)
         ]
 
+    def _rerank(self, q: np.ndarray, candidates: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """The k best of each row's candidate ids by exact inner product with the refine copy's keys."""
+        scores = np.full((len(q), k), -np.inf, dtype=np.float32)
+        ids = np.full((len(q), k), -1, dtype=np.int64)
+        for r, row in enumerate(candidates):
+            row = row[row >= 0]
+            if not len(row):
+                continue
+            exact = self.refine.reconstruct_batch(row) @ q[r]
+            best = np.argsort(-exact, kind="stable")[:k]
+            scores[r, : len(best)], ids[r, : len(best)] = exact[best], row[best]
+        return scores, ids
+
     def keys(self, segment_ids: list[str]) -> np.ndarray:
-        """The stored key vectors (reconstructed; approximate for ivfpq)."""
-        return np.stack([self.index.reconstruct(self._rows[s]["id"]) for s in segment_ids])
+        """The stored key vectors (reconstructed; approximate for ivfpq without refine)."""
+        source = self.refine if self.refine is not None else self.index
+        return np.stack([source.reconstruct(self._rows[s]["id"]) for s in segment_ids])
 
     def _state_map(self) -> np.memmap | None:
         shape = self.state_shape
@@ -274,6 +320,8 @@ class SegmentStore:
         ids = np.array([segment_key_id(e.segment_id) for e in entries], dtype=np.int64)
         self._ensure_trained(keys)
         self.index.add_with_ids(keys, ids)
+        if self.refine is not None:
+            self.refine.add_with_ids(keys, ids)
         for e, i, (slot, n) in zip(entries, ids.tolist(), slots, strict=True):
             self._sid_of[i] = e.segment_id
             self._rows[e.segment_id] = {
@@ -295,8 +343,11 @@ class SegmentStore:
             index.train(train)
         if len(old[0]):
             index.add_with_ids(old[1], old[0])
+        if want == "ivfpq" and self.config.ivf_refine_k_factor > 0:
+            self.refine = self.index  # the flat index built so far holds the exact keys already
         self.index = index
         self.manifest["built"] = _kind_of(index)
+        self.manifest["refine"] = self.refine is not None
 
     def _all_keys(self) -> tuple[np.ndarray, np.ndarray]:
         ids = np.array([r["id"] for r in self._rows.values()], dtype=np.int64)
@@ -348,6 +399,8 @@ class SegmentStore:
                 )
         else:
             self.index.remove_ids(np.array([r["id"] for r in gone], dtype=np.int64))
+        if self.refine is not None:
+            self.refine.remove_ids(np.array([r["id"] for r in gone], dtype=np.int64))
         return len(gone)
 
     def delete_document(self, doc_id: str) -> int:
@@ -356,8 +409,6 @@ class SegmentStore:
 
     def commit(self) -> None:
         """Write the next generation and switch the manifest to it atomically; drop the old generation."""
-        import faiss
-
         self._check_writable()
         old = self.manifest["generation"]
         gen = old + 1 if (self.root / f"keys-{old}.faiss").exists() else old
@@ -365,14 +416,21 @@ class SegmentStore:
         meta = pa.Table.from_pylist(rows, schema=META_SCHEMA)
         if self.index.ntotal != meta.num_rows:
             raise StoreError(f"{self.root}: {self.index.ntotal} keys vs {meta.num_rows} metadata rows; not committed")
-        tmp = self.root / f".keys-{gen}.faiss.tmp"
-        faiss.write_index(self.index, str(tmp))
-        with open(tmp, "rb") as f:
-            os.fsync(f.fileno())
-        os.replace(tmp, self.root / f"keys-{gen}.faiss")
+        self._write_index(self.index, f"keys-{gen}.faiss")
+        if self.refine is not None:
+            self._write_index(self.refine, f"refine-{gen}.faiss")
         atomic_write_table(self.root / f"meta-{gen}.parquet", meta, {"store_version": str(STORE_VERSION)})
         self.manifest.update(generation=gen, n_keys=len(rows))
         atomic_write_json(self.root / "manifest.json", self.manifest)
         if gen != old:
-            for stale in (self.root / f"keys-{old}.faiss", self.root / f"meta-{old}.parquet"):
-                stale.unlink(missing_ok=True)
+            for stale in (f"keys-{old}.faiss", f"refine-{old}.faiss", f"meta-{old}.parquet"):
+                (self.root / stale).unlink(missing_ok=True)
+
+    def _write_index(self, index, name: str) -> None:
+        import faiss
+
+        tmp = self.root / f".{name}.tmp"
+        faiss.write_index(index, str(tmp))
+        with open(tmp, "rb") as f:
+            os.fsync(f.fileno())
+        os.replace(tmp, self.root / name)
