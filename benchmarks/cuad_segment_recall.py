@@ -1,5 +1,7 @@
 """CUAD, contracts held apart: recall@k of the segments that contain a gold answer span, per question,
-for BM25, the sentence model and their hybrid, searching within the question's own contract.
+for BM25, the sentence model and their hybrid (RRF with the language-aware weights of
+retrieval.hybrid.arm_weights: English queries keep the sentence model), searching within the question's
+own contract.
 
 The query is the clause category (the CUAD questions are one template around it, e.g. "Governing
 Law"); a passage contains the answer when a gold answer's text lies inside it (spans cut by a passage
@@ -51,7 +53,7 @@ def main() -> None:
             if q["doc_id"] in contracts and not q["is_impossible"] and q["answers"]:
                 questions[q["doc_id"]].append(q)
     t0 = time.perf_counter()
-    hits = {arm: {k: [] for k in KS} for arm in ("bm25", "dense", "hybrid")}
+    hits = {arm: {k: [] for k in KS} for arm in ("bm25", "minilm", "hybrid")}
     n_passages = 0
     for doc_id, text in contracts.items():
         passages = split_passages(doc_id, "", text, args.passage_chars)
@@ -59,8 +61,8 @@ def main() -> None:
         index = HybridIndex(passages)
         arms = {"bm25": ["bm25"]}
         if not args.no_dense:
-            index.add_dense("dense", MatrixArm(embed([p.text for p in passages]), lambda q: embed([q])[0], len(passages)))
-            arms.update({"dense": ["dense"], "hybrid": ["bm25", "dense"]})
+            index.add_dense("minilm", MatrixArm(embed([p.text for p in passages]), lambda q: embed([q])[0], len(passages)))
+            arms.update({"minilm": ["minilm"], "hybrid": ["bm25", "minilm"]})
         for q in questions[doc_id]:
             golds = [" ".join(a["text"].split()) for a in q["answers"]]
             containing = {p.segment_id for p in passages if any(g in " ".join(p.text.split()) for g in golds)}

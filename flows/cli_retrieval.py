@@ -24,30 +24,34 @@ def eval_retrieval(
         Path, typer.Option("--qrels", help="QRELS.tsv with header: task_id, annotator, case_id, label (graded).")
     ],
     dense_passages: Annotated[
-        int, typer.Option(help="Passages per case embedded by the sentence model (its cost grows with this).")
+        int, typer.Option(help="Passages per case embedded by the dense models (their cost grows with this).")
     ] = 2,
     passage_chars: Annotated[int, typer.Option(help="Characters per passage (lines packed greedily).")] = 400,
     dense_model: Annotated[
-        str, typer.Option(help="Dense arm: minilm (packaged sentence model) or txl (the encoder's pooled states).")
-    ] = "minilm",
+        str, typer.Option(help="Dense arms, comma-separated: minilm (packaged sentence model), txl (the "
+                          "encoder's pooled states, each case read in order with memory).")
+    ] = "minilm,txl",
     no_dense: Annotated[bool, typer.Option("--no-dense", help="BM25 only (no dense arm).")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     config: ConfigOpt = None,
     set_: SetOpt = None,
 ) -> None:
-    """Document retrieval in the CLCR layout: nDCG@10/@30 and recall@100 for BM25, dense and the hybrid."""
+    """Document retrieval in the CLCR layout: nDCG@10/@30 and recall@100 for BM25, each dense arm, and their
+    hybrid with language-aware weights (retrieval.arm_weights / zh_arm_weights) and with equal weights."""
     from pipeline.errors import DocumentError
-    from retrieval.eval_retrieval import RetrievalEvalConfig, evaluate_retrieval
+    from retrieval.eval_retrieval import DENSE_MODELS, RetrievalEvalConfig, evaluate_retrieval
 
     for path in (corpus, queries, qrels):
         existing_path(path)
-    if dense_model not in ("minilm", "txl"):
-        fail(f"--dense-model must be minilm or txl, not {dense_model!r}")
-    checkpoint = resolve_config(config, set_).model.checkpoint
-    cfg = RetrievalEvalConfig(passage_chars=passage_chars, dense_passages=dense_passages, dense_model=dense_model,
-                              checkpoint=checkpoint)
+    models = () if no_dense else tuple(m.strip() for m in dense_model.split(",") if m.strip())
+    bad = [m for m in models if m not in DENSE_MODELS]
+    if bad:
+        fail(f"--dense-model: unknown {', '.join(bad)}; choose from {', '.join(DENSE_MODELS)}")
+    cfg_all = resolve_config(config, set_)
+    cfg = RetrievalEvalConfig(passage_chars=passage_chars, dense_passages=dense_passages, dense_models=models,
+                              checkpoint=cfg_all.model.checkpoint)
     try:
-        result = evaluate_retrieval(corpus, queries, qrels, cfg, dense=not no_dense)
+        result = evaluate_retrieval(corpus, queries, qrels, cfg, cfg_all.retrieval)
     except DocumentError as e:
         fail(str(e))
     if as_json:
@@ -55,11 +59,12 @@ def eval_retrieval(
         return
     from rich.table import Table
 
-    table = Table(title=f"retrieval: {result['n_queries']} queries, {result['n_cases']} cases")
+    table = Table(title=f"retrieval: {result['n_queries']} queries ({result['n_zh_queries']} Chinese), "
+                        f"{result['n_cases']} cases")
     table.add_column("arm")
     for metric in ("ndcg@10", "ndcg@30", "recall@100"):
         table.add_column(metric, justify="right")
-    for arm in ("bm25", "dense", "hybrid"):
+    for arm in ("bm25", *models, "hybrid", "hybrid_equal"):
         if arm in result:
             table.add_row(arm, *(f"{result[arm][m]:.4f}" for m in ("ndcg@10", "ndcg@30", "recall@100")))
     console.print(table)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+from pydantic import Field
+
 from pipeline.config import Options
 
 
@@ -23,6 +25,10 @@ class RetrievalConfig(Options):
     dense: bool = True
     sentence_model: bool = True
     rrf_k: int = 60
+    arm_weights: dict[str, float] = Field(default_factory=dict)  # RRF weight per arm (bm25, txl, minilm); unnamed = 1
+    # MiniLM's English vocabulary maps most Han characters to [UNK]: no sentence-model arm for Chinese queries
+    zh_arm_weights: dict[str, float] = Field(default_factory=lambda: {"minilm": 0.0})
+    zh_min_han_share: float = 0.3  # a query is Chinese when at least this share of its letters are Han characters
     anchoring: bool = False  # reset memory when a segment drifts from the document's opening
     anchoring_threshold: float = 0.2  # cosine (sentence model) under which memory is reset
     cache_bytes: int = 512 * 2**20  # session cache of document states

@@ -3,7 +3,9 @@
 Layout: CASES.jsonl(.gz) lines `{id, title?, text}`; Q.jsonl lines `{task_id, query}`; QRELS.tsv with a
 header and columns `task_id, annotator, case_id, label` (graded 0/1/2, one row per annotator). The gain
 of a case for a query is its mean label over the annotators who labelled it; a case is relevant when
-that mean is above zero. BM25 alone, the dense arm alone and their RRF hybrid are scored in one run.
+that mean is above zero. In one run: BM25 alone, each dense arm alone ("minilm": the packaged sentence
+model; "txl": the encoder's pooled states, each case read in order with memory), their RRF hybrid with the
+language-aware weights of `retrieval.hybrid.arm_weights` ("hybrid") and with equal weights ("hybrid_equal").
 """
 
 from __future__ import annotations
@@ -19,15 +21,18 @@ from pathlib import Path
 import numpy as np
 
 from pipeline.errors import CorruptDocument
-from retrieval.hybrid import HybridIndex, MatrixArm, Passage
+from retrieval.config import RetrievalConfig
+from retrieval.hybrid import HybridIndex, MatrixArm, Passage, han_share
 from retrieval.metrics import ndcg_at_k, recall_at_k
+
+DENSE_MODELS = ("minilm", "txl")  # the packaged sentence model; the encoder's pooled states
 
 
 @dataclass
 class RetrievalEvalConfig:
     passage_chars: int = 400  # lines of a case are packed into passages of at most this many characters
-    dense_passages: int = 2  # passages per case given to the dense model (the first ones: title, header, parties)
-    dense_model: str = "minilm"  # "minilm" (the packaged sentence model) or "txl" (the encoder's pooled states)
+    dense_passages: int = 2  # passages per case given to the dense models (the first ones: title, header, parties)
+    dense_models: tuple[str, ...] = DENSE_MODELS
     depth: int = 5000  # passages each arm ranks before documents are formed
     rrf_k: int = 60
     batch_size: int = 64
@@ -88,14 +93,14 @@ def load_qrels(path: Path) -> dict[str, dict[str, float]]:
     return dict(gains)
 
 
-def _dense_vectors(cfg: RetrievalEvalConfig, passages: list[Passage]):
-    """(unit vectors of the passages, query encoder) of the chosen dense model."""
-    if cfg.dense_model == "minilm":
+def _dense_vectors(name: str, cfg: RetrievalEvalConfig, passages: list[Passage]):
+    """(unit vectors of the passages, query encoder) of the dense model `name`."""
+    if name == "minilm":
         from retrieval.sentence import embed
 
         return embed([p.text for p in passages], batch_size=cfg.batch_size), lambda q: embed([q])[0]
-    if cfg.dense_model != "txl":
-        raise ValueError(f"dense model must be minilm or txl, not {cfg.dense_model!r}")
+    if name != "txl":
+        raise ValueError(f"dense model must be one of {DENSE_MODELS}, not {name!r}")
     from pipeline.records import BlockType, Segment
     from pipeline.tokenizer import encode_segment
     from retrieval.encoder import checkpoint_file, encode_query, load_encoder
@@ -118,9 +123,11 @@ def _dense_vectors(cfg: RetrievalEvalConfig, passages: list[Passage]):
 
 
 def evaluate_retrieval(
-    corpus: Path, queries: Path, qrels: Path, config: RetrievalEvalConfig | None = None, dense: bool = True
+    corpus: Path, queries: Path, qrels: Path, config: RetrievalEvalConfig | None = None,
+    retrieval: RetrievalConfig | None = None,
 ) -> dict:
-    """nDCG@10, nDCG@30 and recall@100 per arm (bm25, dense, hybrid), averaged over the labelled queries."""
+    """nDCG@10, nDCG@30 and recall@100 per arm (bm25, each dense model, hybrid, hybrid_equal), averaged
+    over the labelled queries; `retrieval` gives the hybrid's fusion weights."""
 
     cfg = config or RetrievalEvalConfig()
     t0 = time.perf_counter()
@@ -136,30 +143,34 @@ def evaluate_retrieval(
     qs = {str(q["task_id"]): q["query"] for q in _jsonl(queries)}
     gains = load_qrels(qrels)
     labelled = [q for q in qs if q in gains]
-    index = HybridIndex(passages)
-    t_bm25 = time.perf_counter() - t0
-    arms = {"bm25": ["bm25"]}
-    t_dense = 0.0
-    if dense:
+    index = HybridIndex(passages, config=retrieval)
+    seconds = {"bm25": round(time.perf_counter() - t0, 1)}
+    rows = np.array(dense_rows, dtype=np.int64)
+    for name in cfg.dense_models:
         t1 = time.perf_counter()
-        rows = np.array(dense_rows, dtype=np.int64)
-        vecs, encode = _dense_vectors(cfg, [passages[r] for r in rows])
-        index.add_dense("dense", MatrixArm(vecs, encode, len(passages), rows))
-        t_dense = time.perf_counter() - t1
-        arms.update({"dense": ["dense"], "hybrid": ["bm25", "dense"]})
+        vecs, encode = _dense_vectors(name, cfg, [passages[r] for r in rows])
+        index.add_dense(name, MatrixArm(vecs, encode, len(passages), rows))
+        seconds[name] = round(time.perf_counter() - t1, 1)
+    # (arms, weights): None = the language-aware weights of the index's RetrievalConfig
+    runs: dict[str, tuple[list[str], dict | None]] = {a: ([a], {}) for a in index.arms}
+    if len(index.arms) > 1:
+        runs.update(hybrid=(index.arms, None), hybrid_equal=(index.arms, {}))
     result: dict = {
         "n_cases": len(cases),
         "n_passages": len(passages),
-        "n_dense_passages": len(dense_rows) if dense else 0,
+        "n_dense_passages": len(dense_rows) if cfg.dense_models else 0,
         "n_queries": len(labelled),
         "gain": "mean label over annotators",
         "config": cfg.__dict__,
-        "index_seconds": {"bm25": round(t_bm25, 1), "dense": round(t_dense, 1)},
+        "hybrid_weights": {"arm_weights": index.config.arm_weights, "zh_arm_weights": index.config.zh_arm_weights},
+        "n_zh_queries": sum(han_share(qs[q]) >= index.config.zh_min_han_share for q in labelled),
+        "index_seconds": seconds,
     }
-    for name, use in arms.items():
+    for name, (use, weights) in runs.items():
         scores: dict[str, list[float]] = defaultdict(list)
         for q in labelled:
-            hits = index.search(qs[q], k=100, level="document", arms=use, depth=cfg.depth, rrf_k=cfg.rrf_k)
+            hits = index.search(qs[q], k=100, level="document", arms=use, depth=cfg.depth, rrf_k=cfg.rrf_k,
+                                weights=weights)
             ranking = [h.doc_id for h in hits]
             scores["ndcg@10"].append(ndcg_at_k(ranking, gains[q], 10))
             scores["ndcg@30"].append(ndcg_at_k(ranking, gains[q], 30))

@@ -129,11 +129,13 @@ def test_cli_eval_retrieval_json_on_a_clcr_slice(clcr_slice):
 
     out, _, _ = clcr_slice
     args = ["eval", "retrieval", "--corpus", str(out / "cases.jsonl"), "--queries", str(out / "q.jsonl")]
-    res = CliRunner().invoke(app, [*args, "--qrels", str(out / "qrels.tsv"), "--dense-passages", "1", "--json"])
+    res = CliRunner().invoke(
+        app, [*args, "--qrels", str(out / "qrels.tsv"), "--dense-passages", "1", "--dense-model", "minilm", "--json"]
+    )
     assert res.exit_code == 0, res.output
     result = json.loads(res.output)
     assert result["n_queries"] == 2
-    for arm in ("bm25", "dense", "hybrid"):
+    for arm in ("bm25", "minilm", "hybrid", "hybrid_equal"):
         assert set(result[arm]) == {"ndcg@10", "ndcg@30", "recall@100"}
         assert all(0.0 <= v <= 1.0 for v in result[arm].values())
     assert result["bm25"]["ndcg@10"] > 0.2
