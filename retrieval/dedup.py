@@ -3,21 +3,27 @@ prefixes, whose encoded states can be reused instead of encoding the same segmen
 
 Shingles are character 5-grams for Chinese and word 4-grams for English, taken per segment; a
 document's signature covers the union of its segments' shingles. LSH finds candidate pairs, which are
-kept only when their estimated Jaccard similarity reaches the threshold.
+kept only when their estimated Jaccard similarity reaches the threshold. The signatures of documents
+already seen persist under OUT_DIR (SignatureStore), so duplicates are found across batches and runs.
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
+import io
 import re
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 from datasketch import MinHash, MinHashLSH
 
 from pipeline.records import BlockType, Segment
+from pipeline.store import atomic_write_bytes
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _WORD = re.compile(r"\w+")
@@ -50,20 +56,76 @@ def _signatures(sets: list[set[bytes]], num_perm: int) -> list[MinHash]:
     return MinHash.bulk([list(s) for s in sets], num_perm=num_perm, seed=1, hashfunc=zlib.crc32)
 
 
-def _pairs(keys: list[str], sigs: list[MinHash], threshold: float, num_perm: int, same_doc) -> list[DuplicatePair]:
+@dataclass
+class Signatures:
+    """MinHash signatures by id: whole documents, and the segments long enough to be shared passages."""
+
+    documents: dict[str, MinHash] = field(default_factory=dict)
+    passages: dict[str, MinHash] = field(default_factory=dict)
+
+    def merge(self, other: Signatures) -> None:
+        """Add `other`'s entries; an id seen again replaces its entry, so reruns add nothing."""
+        self.documents.update(other.documents)
+        self.passages.update(other.passages)
+
+
+def signatures(
+    segments_by_doc: dict[str, list[Segment]],
+    min_shingles: int = 20,
+    num_perm: int = 64,
+    skip_passage_types: frozenset[BlockType] = frozenset(),
+) -> Signatures:
+    out = Signatures()
+    for doc_id, segments in segments_by_doc.items():
+        sets = [shingles(s.text) for s in segments]
+        sigs = _signatures([sh for sh in sets if sh], num_perm)
+        if not sigs:
+            continue
+        # the MinHash of a union is the element-wise minimum of the parts' MinHashes
+        doc_sig = sigs[0].copy()
+        doc_sig.hashvalues = np.minimum.reduce([m.hashvalues for m in sigs])
+        out.documents[doc_id] = doc_sig
+        kept = iter(sigs)
+        for s, sh in zip(segments, sets, strict=True):
+            sig = next(kept) if sh else None
+            if len(sh) >= min_shingles and s.type not in skip_passage_types:
+                out.passages[s.segment_id] = sig
+    return out
+
+
+def _pairs(new: dict[str, MinHash], seen: dict[str, MinHash], threshold: float, num_perm: int,
+           same_doc) -> list[DuplicatePair]:
+    """Pairs with at least one side in `new`: new–new once each (a < b), new–seen with the new id as `a`."""
+    index = {**seen, **new}  # an id in both is new (a rerun), so it is never paired with itself
     lsh = MinHashLSH(threshold=threshold, num_perm=num_perm)
-    index = dict(zip(keys, sigs, strict=True))  # a key given twice counts once
     for key, sig in index.items():
         lsh.insert(key, sig)
     out = []
-    for key, sig in index.items():
+    for key, sig in new.items():
         for other in lsh.query(sig):
-            if other <= key or same_doc(key, other):
+            if other == key or (other in new and other < key) or same_doc(key, other):
                 continue
             sim = sig.jaccard(index[other])
             if sim >= threshold:
                 out.append(DuplicatePair(key, other, sim))
     return sorted(out, key=lambda p: (-p.similarity, p.a, p.b))
+
+
+def duplicates_of(
+    batch: Signatures,
+    seen: Signatures | None = None,
+    doc_threshold: float = 0.8,
+    passage_threshold: float = 0.8,
+    num_perm: int = 64,
+) -> DedupResult:
+    """Near-duplicate document pairs and cross-document passage pairs of a batch, among its own entries
+    and against the `seen` signatures of earlier batches (SignatureStore)."""
+    seen = seen or Signatures()
+    return DedupResult(
+        _pairs(batch.documents, seen.documents, doc_threshold, num_perm, lambda a, b: False),
+        _pairs(batch.passages, seen.passages, passage_threshold, num_perm,
+               lambda a, b: a.rsplit(":", 1)[0] == b.rsplit(":", 1)[0]),
+    )
 
 
 def find_duplicates(
@@ -73,37 +135,59 @@ def find_duplicates(
     min_shingles: int = 20,
     num_perm: int = 64,
     skip_passage_types: frozenset[BlockType] = frozenset(),
+    seen: Signatures | None = None,
 ) -> DedupResult:
-    """Near-duplicate document pairs and cross-document passage (segment) pairs of a corpus.
+    """`duplicates_of` the batch's signatures.
 
     Segments with fewer than `min_shingles` shingles (captions, signatures, one-line items) are too
     short to call shared passages; every judgment has a 审判员 line in common. Segments of
     `skip_passage_types` (e.g. the court's standard notices) still count for document similarity.
     """
-    seg_ids, seg_sigs, doc_ids, doc_sigs = [], [], [], []
-    for doc_id, segments in segments_by_doc.items():
-        sets = [shingles(s.text) for s in segments]
-        sigs = _signatures([sh for sh in sets if sh], num_perm)
-        if not sigs:
-            continue
-        # the MinHash of a union is the element-wise minimum of the parts' MinHashes
-        doc_sig = sigs[0].copy()
-        doc_sig.hashvalues = np.minimum.reduce([m.hashvalues for m in sigs])
-        doc_ids.append(doc_id)
-        doc_sigs.append(doc_sig)
-        kept = iter(sigs)
-        for s, sh in zip(segments, sets, strict=True):
-            sig = next(kept) if sh else None
-            if len(sh) >= min_shingles and s.type not in skip_passage_types:
-                seg_ids.append(s.segment_id)
-                seg_sigs.append(sig)
-    result = DedupResult()
-    if doc_ids:
-        result.documents = _pairs(doc_ids, doc_sigs, doc_threshold, num_perm, lambda a, b: False)
-    if seg_ids:
-        result.passages = _pairs(seg_ids, seg_sigs, passage_threshold, num_perm,
-                                 lambda a, b: a.rsplit(":", 1)[0] == b.rsplit(":", 1)[0])
-    return result
+    batch = signatures(segments_by_doc, min_shingles, num_perm, skip_passage_types)
+    return duplicates_of(batch, seen, doc_threshold, passage_threshold, num_perm)
+
+
+class SignatureStore:
+    """The signatures of every document a run has seen, in OUT_DIR/dedup/minhash.npz, so a later batch
+    or a later run finds its duplicates among earlier documents.
+
+    `with store.update() as seen:` holds a lock (batches may run side by side), yields what is stored,
+    and writes it back atomically with whatever the caller merged in."""
+
+    def __init__(self, out_dir: str | Path):
+        self.path = Path(out_dir) / "dedup" / "minhash.npz"
+
+    def load(self) -> Signatures:
+        out = Signatures()
+        if not self.path.exists():
+            return out
+        with np.load(self.path, allow_pickle=False) as z:
+            scheme = str(z["scheme"])
+            for kind, table in (("documents", out.documents), ("passages", out.passages)):
+                hashes = z[f"{kind}_hashes"]
+                for key, h in zip(z[f"{kind}_ids"].tolist(), hashes, strict=True):
+                    table[key] = MinHash(num_perm=hashes.shape[1], seed=1, hashvalues=h, scheme=scheme)
+        return out
+
+    def _save(self, sigs: Signatures) -> None:
+        # the hash scheme of the values, which datasketch needs to rebuild them
+        arrays = {"scheme": np.array(next(iter(sigs.documents.values()), MinHash()).scheme)}
+        for kind, table in (("documents", sigs.documents), ("passages", sigs.passages)):
+            arrays[f"{kind}_ids"] = np.array(list(table), dtype=str)
+            arrays[f"{kind}_hashes"] = (np.stack([m.hashvalues for m in table.values()]) if table
+                                        else np.zeros((0, 1), dtype=np.uint64))
+        buf = io.BytesIO()
+        np.savez_compressed(buf, **arrays)
+        atomic_write_bytes(self.path, buf.getvalue())
+
+    @contextmanager
+    def update(self) -> Iterator[Signatures]:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.path.with_suffix(".lock"), "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            sigs = self.load()
+            yield sigs
+            self._save(sigs)
 
 
 def prefix_keys(segments: Iterable[Segment]) -> list[str]:

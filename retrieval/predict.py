@@ -1,13 +1,16 @@
 """The predict stage of `ldx run`: the analyst tasks over parsed, segmented documents, as Prediction rows.
 
     predict_stage(documents: list[Document], segments: list[Segment],
-                  config: PredictConfig | None = None, model=None) -> list[Prediction]
+                  config: PredictConfig | None = None, model=None, out_dir: str | None = None) -> list[Prediction]
 
 - `documents` carry their blocks; `segments` are the segments of those documents, in any order.
 - `config` switches each task (retrieval.config.PredictConfig); None = all on with defaults.
 - `model` is optional: the (TransformerXLLM, LegalTokenizer) pair of `retrieval.encoder.load_encoder`.
   With it, the connective-attention summary is computed from the model's diagnostics; without it that
-  task is skipped and every other task runs on the shipped heads and rules alone.
+  task is skipped. The role head brings its own encoder when its towers read one (the checkpoint it was
+  trained on, data/models/txl_lm.pt): the batch's segments are encoded once, blind to the rule types.
+- `out_dir`: where the MinHash signatures of documents already seen persist (OUT_DIR/dedup/), so
+  near-duplicates of earlier batches and runs are found; None = within this call only.
 - The result is flat; group it by `Prediction.doc_id` to attach rows to their documents.
   `predict_batch_stage(docs, ctx)` does that for `ldx run` (register it as the "predict" batch stage).
 
@@ -20,7 +23,7 @@ Tasks (`Prediction.task`) and what their rows hold:
 | articles | zh criminal judgment | "264,67" / article numbers | FACTS segments, retrieved cases |
 | consistency:<check> | flag (pipeline.analysis.consistency) | message / [check] | the quoted words |
 | proviso | proviso | marker / [marker] | the proviso, then the restricted clause |
-| near_duplicate | document pair (row on each side) | other doc_id | — |
+| near_duplicate | document pair (row on each side in this call; this side for an earlier one) | other doc_id | — |
 | shared_passage | segment with a near-identical one elsewhere | other segment_id / all of them | the segment |
 | connective_attention | document (with a model) | lift / [mass, share, lift] | — |
 
@@ -37,13 +40,16 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+import numpy as np
+
 from pipeline.analysis.consistency import check_document
 from pipeline.analysis.provisos import find_provisos
 from pipeline.records import BlockType, Document, Evidence, Prediction, Segment
 from retrieval.config import PredictConfig
-from retrieval.dedup import find_duplicates
+from retrieval.dedup import SignatureStore, duplicates_of, signatures
 
-HEADS_DIR = Path(__file__).resolve().parents[1] / "data" / "models" / "heads"
+MODELS_DIR = Path(__file__).resolve().parents[1] / "data" / "models"
+HEADS_DIR = MODELS_DIR / "heads"
 RULES_ID = "rules-v1"
 MINHASH_ID = "minhash-5gram-v1"
 # Every judgment of a court repeats its appeal notice, signature lines and quoted statutes; sharing
@@ -58,6 +64,7 @@ class _Heads:
     roles_id: str
     articles: object | None
     articles_id: str
+    role_encoder: tuple | None = None  # (model, tokenizer) the role head's encoder towers were trained on
 
 
 def _file_id(name: str, path: Path) -> str:
@@ -72,11 +79,28 @@ def load_heads(heads_dir: str | None = None) -> _Heads:
     root = Path(heads_dir) if heads_dir else HEADS_DIR
     roles_file, articles_file = root / "roles.npz", root / "articles.npz"
     roles = RoleHead.load(roles_file) if roles_file.exists() else None
+    encoder = _role_encoder(roles) if roles is not None and roles.reads_txl else None
+    if encoder is None and roles is not None and roles.reads_txl:
+        roles = None
     articles = ArticleHead.load(articles_file) if articles_file.exists() else None
     return _Heads(
-        roles, _file_id("roles-dualtower-tfidf", roles_file) if roles else "",
+        roles, _file_id(f"roles-dualtower-{roles.towers}", roles_file) if roles else "",
         articles, _file_id("articles-tfidf-knnmem", articles_file) if articles else "",
+        encoder,
     )
+
+
+def _role_encoder(head) -> tuple | None:
+    """The checkpoint a role head's encoder towers were trained on, if it is here unchanged: states of
+    any other model would mean nothing to them."""
+    from retrieval.encoder import load_encoder, pick_device
+    from retrieval.role_states import encoder_identity
+
+    path = MODELS_DIR / head.encoder.get("file", "")
+    if not path.is_file() or encoder_identity(path) != head.encoder:
+        return None
+    model, tokenizer = load_encoder(path, pick_device("auto"))
+    return model, tokenizer
 
 
 class _Locator:
@@ -100,9 +124,21 @@ def _segment_evidence(s: Segment) -> Evidence:
     return Evidence(s.segment_id, s.char_start, s.char_end, s.text)
 
 
-def _roles(doc: Document, segs: list[Segment], heads: _Heads, config: PredictConfig) -> list[Prediction]:
+def _role_states(by_doc: dict[str, list[Segment]], heads: _Heads) -> dict[str, tuple]:
+    """The role head's encoder views of every document's segments, encoded as one batch."""
+    if not heads.roles.reads_txl:
+        return {}
+    from retrieval.role_states import unit_states
+
+    ids = [d for d, segs in by_doc.items() if segs]
+    model, tokenizer = heads.role_encoder
+    states = unit_states(model, tokenizer, [[s.text for s in by_doc[d]] for d in ids], heads.roles.decay)
+    return dict(zip(ids, states, strict=True))
+
+
+def _roles(doc: Document, segs: list[Segment], heads: _Heads, config: PredictConfig, states) -> list[Prediction]:
     out = []
-    (predicted,) = heads.roles.predict([[s.text for s in segs]])
+    (predicted,) = heads.roles.predict([[s.text for s in segs]], [states] if states is not None else None)
     for s, (role, score) in zip(segs, predicted, strict=True):
         values = [str(role), str(s.type)]
         ev = [_segment_evidence(s)]
@@ -130,14 +166,21 @@ def facts_text(doc: Document) -> str:
     return (facts + "\n" + _CITATION.sub("", claims)).strip()
 
 
-def _articles(doc: Document, segs: list[Segment], heads: _Heads, config: PredictConfig):
+def article_scores(doc: Document, head, memory: bool = True) -> dict[int, float] | None:
+    """{article: probability} of an ArticleHead over the document's facts (None without facts)."""
     text = facts_text(doc)
     if not text:
-        return None, []
+        return None
+    return dict(zip(head.labels, head.predict_proba([text], memory=memory)[0].tolist(), strict=True))
+
+
+def _articles(doc: Document, segs: list[Segment], heads: _Heads, config: PredictConfig):
     head = heads.articles
-    (chosen,) = head.predict([text], memory=config.article_memory)
-    probs = dict(zip(head.labels, head.predict_proba([text], memory=config.article_memory)[0].tolist(),
-                     strict=True))
+    probs = article_scores(doc, head, config.article_memory)
+    if probs is None:
+        return None, []
+    text = facts_text(doc)
+    chosen = head.decide(np.fromiter(probs.values(), np.float32, len(probs)), config.article_memory)
     ev = [_segment_evidence(s) for s in segs if s.type == BlockType.FACTS][:8]
     if config.article_memory:
         for row, sim in head.retrieved(text, 3):
@@ -179,49 +222,63 @@ def _provisos(doc: Document, locator: _Locator) -> list[Prediction]:
 def connective_attention(doc: Document, segs: list[Segment], model, max_segments: int) -> Prediction | None:
     """Attention mass the model puts on connective keys, against their share of the keys (lift > 1: the
     model looks at connectives more than their number alone explains), over the document's first
-    segments with memory carried as in encoding."""
-    import numpy as np
+    segments read as one causal window of at most seg + memory = 2·mem_len tokens — the widest span of
+    keys the model attends over when it encodes — in a single diagnostics pass."""
     import torch
 
     from pipeline.tokenizer import encode_segments
 
     net, tokenizer = model
-    device = next(net.parameters()).device
-    masses, shares, carry = [], [], {}
-    with torch.no_grad():
-        for ids, mask in encode_segments(segs[:max_segments], tokenizer):
-            x = torch.tensor([ids], device=device)
-            conn = torch.tensor([mask], device=device)
-            previous = carry.get("mem_connective")
-            keys = conn if previous is None else torch.cat([previous.to(conn.dtype), conn], 1)
-            out = net(x, connective_mask=conn, diagnostics=True, **carry)
-            carry = out.carry()
-            table = out.diagnostics
-            if table is None or table["mass_connective"].isna().all():
-                continue
-            masses.append(float(table["mass_connective"].mean()))
-            shares.append(float(keys.float().mean()))
-    if not masses or not any(shares):
+    ids, mask = [], []
+    for seg_ids, seg_mask in encode_segments(segs[:max_segments], tokenizer):
+        ids += seg_ids
+        mask += seg_mask
+    width = 2 * (net.cfg.mem_len or 128)
+    ids, mask = ids[:width], np.array(mask[:width], dtype=bool)
+    if not mask.any():
         return None  # no connective among the keys: nothing to summarise
-    mass, share = float(np.mean(masses)), float(np.mean(shares))
+    device = next(net.parameters()).device
+    with torch.no_grad():
+        out = net(torch.tensor([ids], device=device), connective_mask=torch.from_numpy(mask)[None].to(device),
+                  diagnostics=True)
+    table = out.diagnostics
+    if table is None or table["mass_connective"].isna().all():
+        return None
+    mass = float(table["mass_connective"].mean())
+    # each query sees the keys up to itself; average their connective share as the mass is averaged
+    share = float(np.mean(np.cumsum(mask) / np.arange(1, len(mask) + 1)))
     lift = mass / share if share > 0 else 0.0
     model_id = f"txl:{getattr(net.cfg, 'n_layer', '?')}L"
     return Prediction(doc.doc_id, "connective_attention", f"{lift:.3f}", lift, model_id, None,
                       [f"{mass:.6g}", f"{share:.6g}", f"{lift:.6g}"])
 
 
-def _duplicates(by_doc: dict[str, list[Segment]], config: PredictConfig) -> list[Prediction]:
-    found = find_duplicates(by_doc, config.duplicate_doc_threshold, config.duplicate_passage_threshold,
-                            skip_passage_types=BOILERPLATE)
+def _duplicates(by_doc: dict[str, list[Segment]], config: PredictConfig, out_dir: str | None) -> list[Prediction]:
+    """Rows for the batch's documents only: a pair with an earlier document (out_dir's SignatureStore)
+    gets its row on this side; the earlier document's rows were written with its own batch."""
+
+    batch = signatures(by_doc, skip_passage_types=BOILERPLATE)
+
+    def find(seen=None):
+        return duplicates_of(batch, seen, config.duplicate_doc_threshold, config.duplicate_passage_threshold)
+
+    if out_dir is None:
+        found = find()
+    else:
+        with SignatureStore(out_dir).update() as seen:
+            found = find(seen)
+            seen.merge(batch)
     out = []
     for p in found.documents:
         out.append(Prediction(p.a, "near_duplicate", p.b, p.similarity, MINHASH_ID, None, [p.b]))
-        out.append(Prediction(p.b, "near_duplicate", p.a, p.similarity, MINHASH_ID, None, [p.a]))
+        if p.b in by_doc:
+            out.append(Prediction(p.b, "near_duplicate", p.a, p.similarity, MINHASH_ID, None, [p.a]))
     partners: dict[str, list[tuple[str, float]]] = {}
+    segs = {s.segment_id: s for segs in by_doc.values() for s in segs}
     for p in found.passages:
         partners.setdefault(p.a, []).append((p.b, p.similarity))
-        partners.setdefault(p.b, []).append((p.a, p.similarity))
-    segs = {s.segment_id: s for segs in by_doc.values() for s in segs}
+        if p.b in segs:
+            partners.setdefault(p.b, []).append((p.a, p.similarity))
     for seg_id, others in partners.items():
         others.sort(key=lambda o: -o[1])
         s = segs[seg_id]
@@ -235,20 +292,22 @@ def predict_stage(
     segments: list[Segment],
     config: PredictConfig | None = None,
     model=None,
+    out_dir: str | None = None,
 ) -> list[Prediction]:
     config = config or PredictConfig()
     heads = load_heads(config.heads_dir)
-    by_doc: dict[str, list[Segment]] = {}
+    by_doc: dict[str, list[Segment]] = {d.doc_id: [] for d in documents}
     for s in segments:
         by_doc.setdefault(s.doc_id, []).append(s)
     for segs in by_doc.values():
         segs.sort(key=lambda s: s.seg_idx)
+    role_states = _role_states(by_doc, heads) if config.roles and heads.roles is not None else {}
     preds: list[Prediction] = []
     for doc in documents:
-        segs = by_doc.get(doc.doc_id, [])
+        segs = by_doc[doc.doc_id]
         locator = _Locator(segs)
         if config.roles and heads.roles is not None and segs:
-            preds += _roles(doc, segs, heads, config)
+            preds += _roles(doc, segs, heads, config, role_states.get(doc.doc_id))
         probs = None
         if config.articles and heads.articles is not None and is_criminal_judgment(doc):
             probs, rows = _articles(doc, segs, heads, config)
@@ -261,8 +320,8 @@ def predict_stage(
             row = connective_attention(doc, segs, model, config.attention_max_segments)
             if row is not None:
                 preds.append(row)
-    if config.duplicates and len(by_doc) > 1:
-        preds += _duplicates({d.doc_id: by_doc.get(d.doc_id, []) for d in documents}, config)
+    if config.duplicates and (len(documents) > 1 or out_dir is not None):
+        preds += _duplicates({d.doc_id: by_doc[d.doc_id] for d in documents}, config, out_dir)
     return preds
 
 
@@ -277,7 +336,8 @@ def predict_batch_stage(docs: list, ctx) -> None:
     """`ldx run`'s batch stage (flows/tasks.py signature): fills each DocWork's `predictions`.
 
     Reads `ctx.config.predict` (a PredictConfig; defaults when the run config has no such section) and,
-    for the connective-attention summary, the run's checkpoint (`ctx.config.model`) when one exists."""
+    for the connective-attention summary, the run's checkpoint (`ctx.config.model`) when one exists;
+    near-duplicates are looked up among the documents earlier batches stored under `ctx.out_dir`."""
     from retrieval.encoder import checkpoint_file
 
     config = getattr(ctx.config, "predict", None) or PredictConfig()
@@ -286,7 +346,8 @@ def predict_batch_stage(docs: list, ctx) -> None:
         path = checkpoint_file(ctx.config.model.checkpoint)
         if path is not None and path.exists():
             model = _encoder(str(path), ctx.config.model.device)
-    preds = predict_stage([w.document for w in docs], [s for w in docs for s in w.segments], config, model)
+    preds = predict_stage([w.document for w in docs], [s for w in docs for s in w.segments], config, model,
+                          getattr(ctx, "out_dir", None))
     by_doc: dict[str, list[Prediction]] = {}
     for p in preds:
         by_doc.setdefault(p.doc_id, []).append(p)

@@ -14,7 +14,7 @@ import gzip
 import json
 import random
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,7 +22,9 @@ import numpy as np
 
 from pipeline.errors import CorruptDocument
 from pipeline.records import BlockType, Document
-from txl.heads import ROLE_LABELS, ArticleHead, RoleHead
+from txl.heads import ROLE_LABELS, ArticleHead, RoleHead, TxlStates
+
+Encode = Callable[[list[list[str]]], TxlStates]  # units of each document -> their encoder states
 
 HEADS_DIR = Path(__file__).resolve().parents[1] / "data" / "models" / "heads"
 
@@ -245,11 +247,14 @@ def zh_units(doc: Document, strip_markers: bool = False) -> LabelledDoc:
     return LabelledDoc(doc.doc_id, units, [{t} for t in types], types)
 
 
-def eval_roles(head: RoleHead, docs: list[LabelledDoc]) -> dict[str, float]:
+def eval_roles(head: RoleHead, docs: list[LabelledDoc], encode: Encode | None = None) -> dict[str, float]:
     """Unit-level accuracy and macro-F1; a prediction is right when it is one of the unit's gold types,
-    and macro-F1 is over the gold groups (CLAIMS and DEFENSE are one group for India's Argument)."""
+    and macro-F1 is over the gold groups (CLAIMS and DEFENSE are one group for India's Argument).
+    `encode` gives the encoder's states of the units (retrieval.role_states) for heads that read them."""
+    units = [d.units for d in docs]
+    states = encode(units) if head.reads_txl else None
     pred_all, gold_all = [], []
-    for doc, probs in zip(docs, head.predict_proba([d.units for d in docs]), strict=True):
+    for doc, probs in zip(docs, head.predict_proba(units, states), strict=True):
         for gold, p in zip(doc.gold, probs, strict=True):
             predicted = ROLE_LABELS[int(np.argmax(p))]
             name = "|".join(sorted(gold))
@@ -264,10 +269,14 @@ def train_role_head(
     out: str | Path | None = None,
     epochs: int = 8,
     seed: int = 0,
+    towers: str = "text",
+    encode: Encode | None = None,
+    encoder: dict[str, str] | None = None,
 ) -> RoleHead:
     """Train on the documents given (the caller holds apart what it evaluates on). Chinese documents are
     seen twice: as written and with their structural markers removed, so the head learns a part's
-    content and not only its opening words."""
+    content and not only its opening words. Heads whose towers read the encoder need `encode` (the
+    units' states) and `encoder` (which checkpoint that is)."""
     rng = random.Random(seed)
     docs = [d.units for d in india] + [d.units for d in zh]
     labels = [d.train for d in india] + [d.train for d in zh]
@@ -276,8 +285,12 @@ def train_role_head(
     labels += [d.train for d in zh]
     order = list(range(len(docs)))
     rng.shuffle(order)
-    head = RoleHead().fit([docs[i] for i in order], [labels[i] for i in order], epochs=epochs, seed=seed,
-                          doc_ids=[d.doc_id for d in india + zh])
+    docs, labels = [docs[i] for i in order], [labels[i] for i in order]
+    head = RoleHead(towers=towers, encoder=dict(encoder or {}))
+    if head.reads_txl and encode is None:
+        raise ValueError(f"a {towers!r} role head needs the encoder's states (encode=...)")
+    states = encode(docs) if head.reads_txl else None
+    head.fit(docs, labels, epochs=epochs, seed=seed, doc_ids=[d.doc_id for d in india + zh], states=states)
     if out is not None:
         head.save(out)
     return head

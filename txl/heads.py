@@ -2,8 +2,8 @@
 role of a segment from its text and its context (a dual-tower head).
 
 Both heads read text through a small hashed TF-IDF view so they train in seconds on CPU and ship in a
-few megabytes; `RoleHead` also accepts encoder states for its two towers (pooled `out.hidden` of the
-segment and pooled `out.mems`), which is how it runs on top of a trained Transformer-XL checkpoint.
+few megabytes; `RoleHead`'s towers can read a Transformer-XL instead or as well (`txl_views`: the
+segment's pooled final states, and the states in the model's memory when it reads the segment).
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import json
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -110,8 +111,13 @@ class ArticleHead:
     def _linear(self, x: sparse.csr_matrix) -> np.ndarray:
         return np.asarray(x @ self.coef.T) + self.intercept
 
+    @cached_property
+    def _memory_t(self) -> sparse.csr_matrix:
+        # transposed once: scipy would convert memory_x.T to CSR again on every product
+        return sparse.csr_matrix(self.memory_x.T)
+
     def _votes(self, x: sparse.csr_matrix, exclude_self: bool = False) -> np.ndarray:
-        sims = np.asarray((x @ self.memory_x.T).todense())
+        sims = (x @ self._memory_t).toarray()
         if exclude_self:
             np.fill_diagonal(sims, -1)
         top = np.argsort(-sims, axis=1)[:, : self.k]
@@ -174,12 +180,15 @@ class ArticleHead:
 
     def predict(self, texts: list[str], memory: bool = True) -> list[dict[int, float]]:
         """Per text: {article: probability} of the articles above the threshold (at least the top one)."""
-        probs = self.predict_proba(texts, memory)
-        return [_decide(p, self.labels, self.threshold["memory" if memory else "plain"]) for p in probs]
+        return [self.decide(p, memory) for p in self.predict_proba(texts, memory)]
+
+    def decide(self, probs: np.ndarray, memory: bool = True) -> dict[int, float]:
+        """{article: probability} of one case's scores above the threshold (at least the top one)."""
+        return _decide(probs, self.labels, self.threshold["memory" if memory else "plain"])
 
     def retrieved(self, text: str, k: int | None = None) -> list[tuple[int, float]]:
         """(memory row, similarity) of the most similar stored cases, for evidence."""
-        sims = np.asarray((self.features.transform([text]) @ self.memory_x.T).todense()).ravel()
+        sims = (self.features.transform([text]) @ self._memory_t).toarray().ravel()
         top = np.argsort(-sims)[: k or self.k]
         return [(int(i), float(sims[i])) for i in top]
 
@@ -279,6 +288,7 @@ ROLE_LABELS: list[BlockType] = [
     BlockType.APPENDIX, BlockType.OTHER,
 ]
 N_POSITION = 4  # relative position, first unit, last unit, log length
+TOWERS = ("text", "txl", "both")  # what the two towers read
 
 
 class DualTower(nn.Module):
@@ -297,53 +307,113 @@ class DualTower(nn.Module):
         return self.head(torch.cat([a, b, a * b], -1))
 
 
-def memory_view(x: np.ndarray, decay: float) -> np.ndarray:
-    """Per unit of one document: the decayed mean of the units before it, then its position features.
-
-    This is the text-feature analogue of a Transformer-XL memory: only the past is visible, nearer
-    segments weigh more."""
-    n = x.shape[0]
-    mem = np.zeros_like(x)
+def _decayed_past(x: np.ndarray, decay: float) -> np.ndarray:
+    """Per row: the decayed mean of the rows before it (zeros for the first); nearer rows weigh more."""
+    out = np.zeros_like(x)
     acc, weight = np.zeros(x.shape[1], dtype=np.float32), 0.0
-    for i in range(n):
+    for i in range(x.shape[0]):
         if weight:
-            mem[i] = acc / weight
+            out[i] = acc / weight
         acc = acc * decay + x[i]
         weight = weight * decay + 1
+    return out
+
+
+def position_features(n: int) -> np.ndarray:
     pos = np.zeros((n, N_POSITION), dtype=np.float32)
     pos[:, 0] = np.arange(n) / max(1, n - 1)
     pos[0, 1] = 1
     pos[-1, 2] = 1
     pos[:, 3] = np.log1p(n) / 6
-    return np.concatenate([mem, pos], 1)
+    return pos
+
+
+def _unit_norm(x: np.ndarray) -> np.ndarray:
+    return x / np.maximum(np.linalg.norm(x, axis=-1, keepdims=True), 1e-12)
+
+
+def txl_views(keys: np.ndarray, hidden: list[np.ndarray], mem_len: int, decay: float) -> tuple[np.ndarray, np.ndarray]:
+    """The Transformer-XL's two views of each unit of one document, encoded in reading order.
+
+    current: the unit's key (its pooled last-layer states), [n, d].
+    memory: [n, 2d] — the mean of the last `mem_len` token states before the unit (what the model holds
+    in memory when it reads the unit), then the decayed mean of all earlier keys (what has left memory).
+    """
+    n, d = keys.shape
+    lengths = np.array([h.shape[0] for h in hidden], dtype=int)
+    tokens = np.concatenate(hidden).astype(np.float64) if n else np.zeros((0, d))
+    csum = np.concatenate([np.zeros((1, d)), np.cumsum(tokens, 0)])
+    starts = np.cumsum(lengths) - lengths
+    lo = np.maximum(0, starts - mem_len)
+    span = np.maximum(starts - lo, 1)[:, None]
+    in_memory = np.where((starts > 0)[:, None], _unit_norm((csum[starts] - csum[lo]) / span), 0).astype(np.float32)
+    return keys.astype(np.float32), np.concatenate([in_memory, _decayed_past(keys.astype(np.float32), decay)], 1)
+
+
+TxlStates = list[tuple[np.ndarray, np.ndarray]]  # per document: txl_views(...) of its units
 
 
 @dataclass
 class RoleHead:
-    """Block role of each unit (segment, paragraph or sentence) of a document, from its text and context."""
+    """Block role of each unit (segment, paragraph or sentence) of a document, from its text and context.
+
+    `towers` says what the two towers read: "text" (hashed TF-IDF of the unit; the decayed mean of the
+    earlier units), "txl" (txl_views of a Transformer-XL encoding the document blind, i.e. with every
+    block-type tag OTHER so the rule types cannot leak in) or "both" (the two side by side). Heads that
+    read the encoder are bound to it: `encoder` names the checkpoint (file and sha256) they were trained on.
+    """
 
     features: HashedTfidf = field(default_factory=lambda: HashedTfidf(1 << 13, (1, 3)))
     d_hidden: int = 48
     decay: float = 0.7
+    towers: str = "text"
     net: DualTower | None = None
     trained_on: list[str] = field(default_factory=list)  # doc ids of the training documents
+    encoder: dict[str, str] = field(default_factory=dict)  # {"file", "sha256"} of the LM behind "txl"
+    d_txl: int = 0
 
-    def _views(self, docs: list[list[str]]) -> tuple[torch.Tensor, torch.Tensor, list[int]]:
-        flat = [t for d in docs for t in d]
-        x = self.features.transform(flat).toarray()
-        mems, start = [], 0
-        for d in docs:
-            mems.append(memory_view(x[start : start + len(d)], self.decay))
-            start += len(d)
-        return torch.from_numpy(x), torch.from_numpy(np.concatenate(mems)), [len(d) for d in docs]
+    @property
+    def reads_text(self) -> bool:
+        return self.towers in ("text", "both")
+
+    @property
+    def reads_txl(self) -> bool:
+        return self.towers in ("txl", "both")
+
+    def _views(self, docs: list[list[str]], states: TxlStates | None) -> tuple[torch.Tensor, torch.Tensor, list[int]]:
+        sizes = [len(d) for d in docs]
+        cur, mem = [], []
+        if self.reads_text:
+            x = self.features.transform([t for d in docs for t in d]).toarray()
+            parts = np.split(x, np.cumsum(sizes)[:-1])
+            cur.append(x)
+            mem.append(np.concatenate([_decayed_past(p, self.decay) for p in parts]))
+        if self.reads_txl:
+            if states is None or [len(c) for c, _ in states] != sizes:
+                raise ValueError(f"a {self.towers!r} role head needs the encoder's states of every unit")
+            cur.append(np.concatenate([c for c, _ in states]))
+            mem.append(np.concatenate([m for _, m in states]))
+        mem.append(np.concatenate([position_features(n) for n in sizes]))
+        return (torch.from_numpy(np.concatenate(cur, 1).astype(np.float32)),
+                torch.from_numpy(np.concatenate(mem, 1).astype(np.float32)), sizes)
+
+    def _dims(self) -> tuple[int, int]:
+        text = self.features.n_features if self.reads_text else 0
+        txl = self.d_txl if self.reads_txl else 0
+        return text + txl, text + 2 * txl + N_POSITION
 
     def fit(self, docs: list[list[str]], labels: list[list[BlockType]], epochs: int = 8, seed: int = 0,
-            doc_ids: list[str] | None = None) -> RoleHead:
+            doc_ids: list[str] | None = None, states: TxlStates | None = None) -> RoleHead:
+        if self.towers not in TOWERS:
+            raise ValueError(f"towers must be one of {TOWERS}, not {self.towers!r}")
         torch.manual_seed(seed)
-        self.features.fit([t for d in docs for t in d])
-        cur, mem, _ = self._views(docs)
+        if self.reads_text:
+            self.features.fit([t for d in docs for t in d])
+        if self.reads_txl and states:
+            self.d_txl = states[0][0].shape[1]
+        cur, mem, _ = self._views(docs, states)
         y = torch.tensor([ROLE_LABELS.index(t) for d in labels for t in d])
-        self.net = DualTower(cur.shape[1], mem.shape[1], self.d_hidden, len(ROLE_LABELS))
+        self.net = DualTower(*self._dims(), self.d_hidden, len(ROLE_LABELS))
         # classes are very unequal (OPINION dwarfs VERDICT); weighting by inverse sqrt frequency keeps
         # the rare but important roles from being ignored
         freq = torch.bincount(y, minlength=len(ROLE_LABELS)).float()
@@ -362,23 +432,25 @@ class RoleHead:
         return self
 
     @torch.no_grad()
-    def predict_proba(self, docs: list[list[str]]) -> list[np.ndarray]:
+    def predict_proba(self, docs: list[list[str]], states: TxlStates | None = None) -> list[np.ndarray]:
         """Per document, [units, len(ROLE_LABELS)] probabilities."""
-        cur, mem, sizes = self._views(docs)
+        cur, mem, sizes = self._views(docs, states)
         probs = torch.softmax(self.net(cur, mem), -1).numpy()
         return np.split(probs, np.cumsum(sizes)[:-1])
 
-    def predict(self, docs: list[list[str]]) -> list[list[tuple[BlockType, float]]]:
+    def predict(self, docs: list[list[str]], states: TxlStates | None = None) -> list[list[tuple[BlockType, float]]]:
         return [[(ROLE_LABELS[int(j)], float(p[int(j)])) for j, p in zip(pr.argmax(1), pr, strict=True)]
-                for pr in self.predict_proba(docs)]
+                for pr in self.predict_proba(docs, states)]
 
     def save(self, path: str | Path) -> None:
         arrays = {f"net.{k}": v.half().numpy() for k, v in self.net.state_dict().items()}
-        arrays["idf"] = self.features.idf.astype(np.float16)
+        if self.reads_text:
+            arrays["idf"] = self.features.idf.astype(np.float16)
         _save_npz(Path(path), arrays, {
             "kind": "roles", "n_features": self.features.n_features,
             "ngram_range": list(self.features.ngram_range), "d_hidden": self.d_hidden, "decay": self.decay,
-            "labels": [str(t) for t in ROLE_LABELS], "trained_on": self.trained_on,
+            "labels": [str(t) for t in ROLE_LABELS], "trained_on": self.trained_on, "towers": self.towers,
+            "encoder": self.encoder, "d_txl": self.d_txl,
         })
 
     @classmethod
@@ -386,10 +458,11 @@ class RoleHead:
         a, meta = _load_npz(Path(path))
         if meta["labels"] != [str(t) for t in ROLE_LABELS]:
             raise ValueError(f"{path}: role labels differ from this code's ROLE_LABELS")
-        head = cls(HashedTfidf(meta["n_features"], tuple(meta["ngram_range"]), a["idf"].astype(np.float32)),
-                   meta["d_hidden"], meta["decay"], trained_on=meta["trained_on"])
-        head.net = DualTower(meta["n_features"], meta["n_features"] + N_POSITION, meta["d_hidden"],
-                             len(ROLE_LABELS))
+        idf = a["idf"].astype(np.float32) if "idf" in a else None
+        head = cls(HashedTfidf(meta["n_features"], tuple(meta["ngram_range"]), idf), meta["d_hidden"],
+                   meta["decay"], meta.get("towers", "text"), trained_on=meta["trained_on"],
+                   encoder=meta.get("encoder", {}), d_txl=meta.get("d_txl", 0))
+        head.net = DualTower(*head._dims(), meta["d_hidden"], len(ROLE_LABELS))
         head.net.load_state_dict({k[4:]: torch.from_numpy(v.astype(np.float32)) for k, v in a.items()
                                   if k.startswith("net.")})
         head.net.eval()

@@ -180,8 +180,10 @@ def _article_flags(
             known = charge_articles.get(m.group(1))
             if known and not known & special:
                 s = verdict.char_start + m.start(1)
+                # both sides of the disagreement: the charge, then the citations it does not fit
+                spans = [(s, s + len(m.group(1)))] + [(cs, ce) for a, cs, ce in cited if a in special]
                 flags.append(Flag("charge_article_mismatch", f"{m.group(1)} falls under art. {sorted(known)}, "
-                                  f"but the opinion applies art. {sorted(special)}", [(s, s + len(m.group(1)))]))
+                                  f"but the opinion applies art. {sorted(special)}", spans))
     return flags
 
 

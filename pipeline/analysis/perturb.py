@@ -1,7 +1,8 @@
 """Perturbed copies of real judgments, to measure what the consistency checks catch.
 
 Each perturbation takes a quantity from another real case (a defendant's name, a restitution amount, a
-charge) and puts it into this case's VERDICT, which is the inconsistency the checks exist for. Copies
+charge) and puts it into this case's VERDICT, or (article) replaces the special-part 刑法 article the
+OPINION applies with the one another case applies — the inconsistencies the checks exist for. Copies
 keep every block's offsets valid, so flags point into the perturbed text.
 """
 
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import random
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from pipeline.analysis import consistency, zh_numbers
@@ -17,7 +19,7 @@ from pipeline.records import BlockType, Document
 
 @dataclass
 class Edit:
-    kind: str  # "name", "amount", "charge"
+    kind: str  # "name", "amount", "charge", "article"
     span: tuple[int, int]  # where the new text sits in the perturbed document
     old: str
     new: str
@@ -63,6 +65,27 @@ def _restitution_amount(doc: Document) -> tuple[int, int, str] | None:
     return None
 
 
+def _special_article(doc: Document) -> tuple[int, int, str] | None:
+    """The first special-part article (分则, art. 102 on) of the criminal law cited in the OPINION or
+    VERDICT, as the span of its citation (第二百六十四条)."""
+    for b in doc.blocks:
+        if b.type in (BlockType.OPINION, BlockType.VERDICT):
+            for a, s, e in consistency.cited_articles(b.text):
+                if a >= 102:
+                    return b.char_start + s, b.char_start + e, b.text[s:e]
+    return None
+
+
+def _replace_citations(doc: Document, old: str, new: str) -> Document:
+    """Every citation `old` in the OPINION and VERDICT replaced by `new`, last first so earlier offsets
+    hold: a court that applies the wrong article cites it wherever it cites one."""
+    spans = [(b.char_start + s, b.char_start + e) for b in doc.blocks if b.type in (BlockType.OPINION, BlockType.VERDICT)
+             for _, s, e in consistency.cited_articles(b.text) if b.text[s:e] == old]
+    for start, end in sorted(spans, reverse=True):
+        doc = replace_span(doc, start, end, new)
+    return doc
+
+
 def _swap(doc: Document, kind: str, donors: list[Document], rng: random.Random) -> tuple[Document, Edit] | None:
     if doc.language != "zh" and kind != "name":
         return None  # English dispositions state no amounts or charges the checks read
@@ -71,6 +94,7 @@ def _swap(doc: Document, kind: str, donors: list[Document], rng: random.Random) 
         "name": lambda d: _first(d, consistency.CRIMINAL_PARTY if d.language == "zh" else consistency.EN_NAMED),
         "amount": _restitution_amount,
         "charge": lambda d: _first(d, consistency.CHARGE),
+        "article": _special_article,
     }[kind]
     here = find(doc)
     if here is None:
@@ -86,17 +110,23 @@ def _swap(doc: Document, kind: str, donors: list[Document], rng: random.Random) 
         }:
             continue
         new = there[2]
-        return replace_span(doc, start, end, new), Edit(kind, (start, start + len(new)), old, new)
+        copy_ = _replace_citations(doc, old, new) if kind == "article" else replace_span(doc, start, end, new)
+        return copy_, Edit(kind, (start, start + len(new)), old, new)
     return None
 
 
-def perturbed_copies(docs: list[Document], seed: int = 0) -> list[tuple[Document, Document, Edit]]:
+KINDS = ("name", "amount", "charge", "article")
+
+
+def perturbed_copies(
+    docs: list[Document], seed: int = 0, kinds: tuple[str, ...] = KINDS
+) -> list[tuple[Document, Document, Edit]]:
     """(original, perturbed copy, edit) for every document and perturbation kind that applies to it."""
     rng = random.Random(seed)
     out = []
     for i, doc in enumerate(docs):
         donors = [d for d in docs[:i] + docs[i + 1 :] if d.language == doc.language]
-        for kind in ("name", "amount", "charge"):
+        for kind in kinds:
             swapped = _swap(doc, kind, donors, rng)
             if swapped is not None:
                 out.append((doc, *swapped))
@@ -107,14 +137,29 @@ def _overlaps(flag: consistency.Flag, span: tuple[int, int]) -> bool:
     return any(s < span[1] and span[0] < e for s, e in flag.spans)
 
 
-def measure(docs: list[Document], seed: int = 0, **check_kwargs) -> dict:
+def measure(
+    docs: list[Document],
+    seed: int = 0,
+    articles: Callable[[Document], Mapping[int, float] | None] | None = None,
+    **check_kwargs,
+) -> dict:
     """False-positive rate on the real documents (share with any flag) and, per perturbation kind, the
-    detection rate: share of perturbed copies with a flag whose evidence covers the edited words."""
+    detection rate: share of perturbed copies with a flag whose evidence covers the edited words.
+
+    `articles` gives the articles a model predicts from a document's facts; with it the article checks
+    run (check_kwargs then may hold their charge_articles and article_threshold) and article
+    perturbations are measured, otherwise neither."""
+
+    def check(doc: Document) -> list[consistency.Flag]:
+        predicted = articles(doc) if articles is not None else None
+        return consistency.check_document(doc, predicted_articles=predicted, **check_kwargs)
+
     with_verdict = [d for d in docs if _verdicts(d)]
-    flagged = sum(bool(consistency.check_document(d, **check_kwargs)) for d in with_verdict)
+    flagged = sum(bool(check(d)) for d in with_verdict)
+    kinds = KINDS if articles is not None else tuple(k for k in KINDS if k != "article")
     detected: dict[str, list[int]] = {}
-    for _, copy_, edit in perturbed_copies(with_verdict, seed):
-        hit = any(_overlaps(f, edit.span) for f in consistency.check_document(copy_, **check_kwargs))
+    for _, copy_, edit in perturbed_copies(with_verdict, seed, kinds):
+        hit = any(_overlaps(f, edit.span) for f in check(copy_))
         detected.setdefault(edit.kind, []).append(int(hit))
     return {
         "documents": len(with_verdict),
