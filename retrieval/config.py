@@ -21,6 +21,9 @@ class RetrievalConfig(Options):
     ivf_refine_k_factor: int = 8  # IVF-PQ re-ranks k·this candidates exactly (keeps fp32 keys); 0 = off
     inject_k: int = 2  # retrieved segments injected as extra memory
     inject_cross_document: bool = False
+    encode_lanes: int = 32  # documents encoded side by side in one forward call
+    encode_batch_tokens: int = 8192  # lanes x padded segment length per call, at most (about)
+    encode_window: int = 128  # documents in flight, among which each call picks similar segment lengths
     bm25: bool = True
     dense: bool = True
     sentence_model: bool = True

@@ -9,6 +9,7 @@ is added to the store at once (uncommitted), so later segments of the same docum
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -88,7 +89,229 @@ class Injector:
         self._done = []
 
 
+@dataclass
+class DocInput:
+    """One document for the encoder: its segments in order with their token ids (and connective flags)."""
+
+    segments: list[Segment]
+    token_ids: list[list[int]]
+    connective_masks: list[list[bool]] | None = None
+
+
+class _Lane:
+    """A document being encoded: where it is, its memory ([1, W, ...] tensors of real slots only) and
+    what it produced so far."""
+
+    def __init__(self, index: int, doc: DocInput, injector: Injector | None, resets: list[bool]):
+        self.index, self.doc, self.injector, self.resets = index, doc, injector, resets
+        self.pos = 0
+        self.carry: dict = {}
+        self.query: np.ndarray | None = None
+        self.out: list[EncodedSegment] = []
+
+    @property
+    def done(self) -> bool:
+        return self.pos >= len(self.doc.segments)
+
+    @property
+    def next_len(self) -> int:
+        return len(self.doc.token_ids[self.pos])
+
+    @property
+    def mem_width(self) -> int:
+        return self.carry["mems"][0].size(1) if self.carry else 0
+
+
+def _bucket(n: int) -> int:
+    return max(4, (n - 1).bit_length())  # lengths up to 16 share one bucket, then powers of two
+
+
+def _pick(lanes: list[_Lane], max_lanes: int, max_tokens: int) -> list[_Lane]:
+    """The lanes of the next step: the largest group whose next segments have similar lengths, so little
+    of the batch is padding; at most max_lanes of them and about max_tokens tokens in all."""
+    groups: dict[int, list[_Lane]] = {}
+    for lane in lanes:
+        groups.setdefault(_bucket(lane.next_len), []).append(lane)
+    group = max(groups.values(), key=len)
+    width = 1 << _bucket(max(lane.next_len for lane in group))
+    return group[: max(1, min(max_lanes, max_tokens // width))]
+
+
+def _left_pad(x: torch.Tensor, w: int, fill) -> torch.Tensor:
+    """[1, n, ...] -> [1, w, ...] with `fill` slots on the left (memory is right-aligned)."""
+    if x.size(1) == w:
+        return x
+    pad = torch.full((1, w - x.size(1), *x.shape[2:]), fill, dtype=x.dtype, device=x.device)
+    return torch.cat([pad, x], 1)
+
+
+def _batch_memory(lanes: list[_Lane], model, device: torch.device) -> dict:
+    """The lanes' memories as one batch, each left-padded with masked slots to the widest."""
+    w = max(lane.mem_width for lane in lanes)
+    if w == 0:
+        return {}
+    cfg = model.cfg
+    kv_dim = 2 * cfg.n_head * cfg.d_head
+    dtype = next(model.parameters()).dtype
+    empty = {
+        "mems": [torch.zeros(1, 0, cfg.d_model, dtype=dtype, device=device)] * (cfg.n_layer + 1),
+        "mem_kv": [torch.zeros(1, 0, kv_dim, dtype=dtype, device=device)] * cfg.n_layer,
+        "mem_mask": torch.zeros(1, 0, dtype=torch.bool, device=device),
+        "mem_types": torch.zeros(1, 0, dtype=torch.long, device=device),
+        "mem_connective": torch.zeros(1, 0, dtype=torch.bool, device=device),
+    }
+    fills = {"mems": 0.0, "mem_kv": 0.0, "mem_mask": False, "mem_types": -1, "mem_connective": False}
+    carries = [lane.carry or empty for lane in lanes]
+    out: dict = {}
+    for key, fill in fills.items():
+        if all(c.get(key) is None for c in carries):
+            continue
+        parts = [c.get(key) if c.get(key) is not None else empty[key] for c in carries]
+        if isinstance(parts[0], list):
+            out[key] = [torch.cat([_left_pad(p[i], w, fill) for p in parts]) for i in range(len(parts[0]))]
+        else:
+            out[key] = torch.cat([_left_pad(p, w, fill) for p in parts])
+    return out
+
+
+def _batch_retrieved(store: SegmentStore | None, picks: list[list[str]], device: torch.device) -> dict:
+    """Each lane's injected segments as retrieved slots, padded with masked slots to the longest."""
+    if store is None or not any(picks):
+        return {}
+    per_lane = [retrieved_inputs(store, p, device) for p in picks]
+    r = max(x["retrieved_mask"].size(1) for x in per_lane if x)
+    n_layers = len(next(x for x in per_lane if x)["retrieved"])
+    d = next(x for x in per_lane if x)["retrieved"][0].size(-1)
+
+    def pad(x: dict, key: str, fill, i: int | None = None) -> torch.Tensor:
+        if not x:
+            shape = (1, r, d) if key == "retrieved" else (1, r)
+            dtype = {"retrieved": torch.float32, "retrieved_types": torch.long, "retrieved_mask": torch.bool}[key]
+            return torch.full(shape, fill, dtype=dtype, device=device)
+        t = x[key][i] if i is not None else x[key]
+        return torch.cat([t, torch.full((1, r - t.size(1), *t.shape[2:]), fill, dtype=t.dtype, device=device)], 1)
+
+    return {
+        "retrieved": [torch.cat([pad(x, "retrieved", 0.0, i) for x in per_lane]) for i in range(n_layers)],
+        "retrieved_types": torch.cat([pad(x, "retrieved_types", -1) for x in per_lane]),
+        "retrieved_mask": torch.cat([pad(x, "retrieved_mask", False) for x in per_lane]),
+    }
+
+
 @torch.no_grad()
+def encode_stream(
+    model,
+    docs: Iterable[DocInput],
+    store: SegmentStore | None = None,
+    config: RetrievalConfig | None = None,
+) -> Iterator[tuple[int, list[EncodedSegment]]]:
+    """Encode many documents at once, each segment by segment with its own recurrence memory (and, with a
+    store, injection); yields (input index, the document's EncodedSegments) as each document finishes.
+
+    Up to `config.encode_lanes` documents share one forward call: the model's ragged lanes (`lengths`)
+    keep each document's memory its own, so a document's states equal those of encoding it alone.
+    Each encoded segment's key and compact states go into the store at once (commit is the caller's)."""
+    cfg = config or RetrievalConfig()
+    device = next(model.parameters()).device
+    pending = iter(enumerate(docs))
+    active: list[_Lane] = []
+    # Each layer's input for the current segments, whole: the carried memory keeps only mem_len slots.
+    layer_inputs: list[torch.Tensor] = []
+    hooks = [blk.register_forward_pre_hook(lambda _m, args: layer_inputs.append(args[0])) for blk in model.layers]
+    try:
+        while True:
+            while len(active) < cfg.encode_window:
+                nxt = next(pending, None)
+                if nxt is None:
+                    break
+                lane = _start(nxt[0], nxt[1], model, store, cfg)
+                if lane.done:
+                    yield lane.index, []
+                else:
+                    active.append(lane)
+            if not active:
+                return
+            step = _pick(active, cfg.encode_lanes, cfg.encode_batch_tokens)
+            layer_inputs.clear()
+            _step(model, step, store, cfg, device, layer_inputs)
+            for lane in step:
+                if lane.done:
+                    active.remove(lane)
+                    yield lane.index, lane.out
+    finally:
+        for h in hooks:
+            h.remove()
+
+
+def _start(index: int, doc: DocInput, model, store: SegmentStore | None, cfg: RetrievalConfig) -> _Lane:
+    segments = doc.segments
+    injector = Injector(store, segments[0].doc_id, cfg, model.cfg.mem_len) if store is not None and segments else None
+    resets = [False] * len(segments)
+    if cfg.anchoring and segments:
+        from retrieval.anchoring import drift_resets
+
+        resets = drift_resets([s.text for s in segments], cfg.anchoring_threshold)
+    return _Lane(index, doc, injector, resets)
+
+
+def _step(model, lanes: list[_Lane], store, cfg: RetrievalConfig, device, layer_inputs: list) -> None:
+    """One forward call over the next segment of each lane; updates the lanes in place."""
+    for lane in lanes:
+        if lane.resets[lane.pos]:
+            lane.carry = {}
+            if lane.injector is not None:
+                lane.injector.memory_reset()
+    lens = [lane.next_len for lane in lanes]
+    t = max(lens)
+    ids = torch.zeros(len(lanes), t, dtype=torch.long)
+    types = torch.zeros(len(lanes), t, dtype=torch.long)
+    with_conn = all(lane.doc.connective_masks is not None for lane in lanes)
+    conn = torch.zeros(len(lanes), t, dtype=torch.bool)
+    for b, lane in enumerate(lanes):
+        n = lens[b]
+        ids[b, :n] = torch.tensor(lane.doc.token_ids[lane.pos])
+        types[b] = BLOCK_TYPE_IDS[BlockType(lane.doc.segments[lane.pos].type)]
+        if with_conn:
+            conn[b, :n] = torch.tensor(lane.doc.connective_masks[lane.pos], dtype=torch.bool)
+    picks = [lane.injector.choose(lane.query) if lane.injector is not None else [] for lane in lanes]
+    kwargs = {**_batch_memory(lanes, model, device), **_batch_retrieved(store, picks, device)}
+    if with_conn:
+        kwargs["connective_mask"] = conn.to(device)
+    out = model(ids.to(device), block_types=types.to(device), lengths=torch.tensor(lens), **kwargs)
+    for b, lane in enumerate(lanes):
+        n = lens[b]
+        keep = min(model.cfg.mem_len, lane.mem_width + n)
+        lane.carry = {
+            k: ([x[b : b + 1, -keep:] for x in v] if isinstance(v, list) else v[b : b + 1, -keep:])
+            for k, v in out.carry().items()
+            if v is not None
+        }
+        seg = lane.doc.segments[lane.pos]
+        hidden = out.hidden[b, :n]
+        key = pool_key(hidden.float().cpu().numpy(), cfg.pooling)
+        if store is not None:
+            states = torch.stack([h[b, :n] for h in layer_inputs]).float().cpu().numpy()  # [n_layer, T, d]
+            store.add(
+                [SegmentEntry(seg.segment_id, seg.doc_id, seg.seg_idx, str(seg.type))],
+                key[None],
+                [pool_states(states, cfg.states_per_layer)],
+            )
+            lane.injector.record(seg.segment_id, n)
+        lane.query = key
+        lane.out.append(EncodedSegment(seg.segment_id, key, hidden, picks[b]))
+        lane.pos += 1
+
+
+def encode_documents(
+    model, docs: list[DocInput], store: SegmentStore | None = None, config: RetrievalConfig | None = None
+) -> list[list[EncodedSegment]]:
+    """`encode_stream` gathered in input order."""
+    out: list[list[EncodedSegment]] = [[] for _ in docs]
+    for i, encoded in encode_stream(model, docs, store, config):
+        out[i] = encoded
+    return out
+
+
 def encode_document(
     model,
     segments: list[Segment],
@@ -99,52 +322,4 @@ def encode_document(
 ) -> list[EncodedSegment]:
     """Encode one document's segments in order with recurrence memory and, when a store is given,
     injection; each segment's key and compact states are added to the store (commit is the caller's)."""
-    cfg = config or RetrievalConfig()
-    device = next(model.parameters()).device
-    mem_len = model.cfg.mem_len
-    injector = Injector(store, segments[0].doc_id, cfg, mem_len) if store is not None and segments else None
-    resets = [False] * len(segments)
-    if cfg.anchoring:
-        from retrieval.anchoring import drift_resets
-
-        resets = drift_resets([s.text for s in segments], cfg.anchoring_threshold)
-    carry: dict = {}
-    out_segments: list[EncodedSegment] = []
-    query: np.ndarray | None = None
-    # Each layer's input for the current segment, whole: out.mems keeps only the newest mem_len slots,
-    # which can be fewer than a segment's tokens.
-    layer_inputs: list[torch.Tensor] = []
-    hooks = [blk.register_forward_pre_hook(lambda _m, args: layer_inputs.append(args[0])) for blk in model.layers]
-    try:
-        for i, (seg, ids) in enumerate(zip(segments, token_ids, strict=True)):
-            if resets[i]:
-                carry = {}
-                if injector is not None:
-                    injector.memory_reset()
-            x = torch.tensor([ids], device=device)
-            types = torch.full_like(x, BLOCK_TYPE_IDS[BlockType(seg.type)])
-            kwargs = dict(carry)
-            if connective_masks is not None:
-                kwargs["connective_mask"] = torch.tensor([connective_masks[i]], device=device)
-            picked = injector.choose(query) if injector is not None else []
-            if picked:
-                kwargs.update(retrieved_inputs(store, picked, device))
-            layer_inputs.clear()
-            out = model(x, block_types=types, **kwargs)
-            carry = out.carry()
-            hidden = out.hidden[0]
-            key = pool_key(hidden.float().cpu().numpy(), cfg.pooling)
-            if store is not None:
-                states = torch.stack([h[0] for h in layer_inputs]).float().cpu().numpy()  # [n_layer, T, d]
-                store.add(
-                    [SegmentEntry(seg.segment_id, seg.doc_id, seg.seg_idx, str(seg.type))],
-                    key[None],
-                    [pool_states(states, cfg.states_per_layer)],
-                )
-                injector.record(seg.segment_id, x.size(1))
-            query = key
-            out_segments.append(EncodedSegment(seg.segment_id, key, hidden, picked))
-    finally:
-        for h in hooks:
-            h.remove()
-    return out_segments
+    return encode_documents(model, [DocInput(segments, token_ids, connective_masks)], store, config)[0]

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from pipeline.records import Segment
 from retrieval.config import RetrievalConfig
-from retrieval.inject import encode_document
+from retrieval.inject import DocInput, encode_stream
 from retrieval.store import SegmentStore, StoreError
 
 INDEX_DIR = "index"
@@ -64,29 +64,34 @@ def index_segments(
     cfg = config or RetrievalConfig()
     store = open_or_create(Path(out_dir) / INDEX_DIR, model, cfg, model_id)
     reuse = bool(segmenter) and store.manifest.get("segmenter") == segmenter
-    n_docs = n_segs = n_kept = 0
+    counts = {"docs": 0, "segs": 0, "kept": 0}
     t0 = time.perf_counter()
-    for segments in segments_by_doc:
-        if not segments:
-            continue
-        segments = sorted(segments, key=lambda s: s.seg_idx)
-        doc_id = segments[0].doc_id
-        # segment ids run doc_id:0 … doc_id:n-1, so all present and doc_id:n absent means the same set
-        if reuse and all(s.segment_id in store for s in segments) and f"{doc_id}:{len(segments)}" not in store:
-            n_kept += 1
-            continue
-        store.delete_document(doc_id)
-        encoded = [encode_segment(s, tokenizer) for s in segments]
-        encode_document(model, segments, [ids for ids, _ in encoded], store, cfg, [m for _, m in encoded])
-        n_docs += 1
-        n_segs += len(segments)
+
+    def to_encode() -> Iterator[DocInput]:
+        for segments in segments_by_doc:
+            if not segments:
+                continue
+            segments = sorted(segments, key=lambda s: s.seg_idx)
+            doc_id = segments[0].doc_id
+            # segment ids run doc_id:0 … doc_id:n-1, so all present and doc_id:n absent means the same set
+            if reuse and all(s.segment_id in store for s in segments) and f"{doc_id}:{len(segments)}" not in store:
+                counts["kept"] += 1
+                continue
+            store.delete_document(doc_id)
+            encoded = [encode_segment(s, tokenizer) for s in segments]
+            counts["docs"] += 1
+            counts["segs"] += len(segments)
+            yield DocInput(segments, [ids for ids, _ in encoded], [m for _, m in encoded])
+
+    for _ in encode_stream(model, to_encode(), store, cfg):
+        pass
     store.manifest["pooling"] = cfg.pooling
     store.manifest["segmenter"] = segmenter
     store.commit()
     return {
-        "indexed_documents": n_docs,
-        "kept_documents": n_kept,
-        "indexed_segments": n_segs,
+        "indexed_documents": counts["docs"],
+        "kept_documents": counts["kept"],
+        "indexed_segments": counts["segs"],
         "index_keys": len(store),
         "state_bytes_per_segment": store.state_bytes_per_segment,
         "index_ms": int(1000 * (time.perf_counter() - t0)),

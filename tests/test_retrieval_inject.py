@@ -12,9 +12,11 @@ import torch
 from pipeline.records import BLOCK_TYPE_IDS, BlockType, Segment
 from pipeline.tokenizer import encode_segment, load_tokenizer
 from retrieval.config import RetrievalConfig
-from retrieval.inject import encode_document, retrieved_inputs
+from retrieval.inject import DocInput, encode_document, encode_documents, retrieved_inputs
 from retrieval.store import SegmentStore
 from txl.model import TransformerXLConfig, TransformerXLLM
+
+pytestmark = pytest.mark.usefixtures("torch_one_thread")
 
 
 def _segments(text: str, doc_id: str, max_chars: int = 60) -> list[Segment]:
@@ -111,3 +113,49 @@ def test_anchoring_resets_memory_where_a_segment_drifts_from_the_opening(judgmen
     torch.testing.assert_close(anchored[3].hidden, alone[0].hidden, rtol=1e-5, atol=1e-5)
     plain = encode_document(model, segs[0][:4], ids[0][:4])
     assert not torch.allclose(plain[3].hidden, anchored[3].hidden)
+
+
+@pytest.fixture(scope="module")
+def real_documents(shared_data, tmp_path_factory):
+    """Five real judgments as the segmenter cuts them: segments of very different lengths."""
+    from flows.config import LdxConfig
+    from pipeline import segment
+    from pipeline.parsing import iter_documents
+
+    tok, cfg = load_tokenizer(), LdxConfig()
+    path = tmp_path_factory.mktemp("judgments") / "five.jsonl"
+    with gzip.open(shared_data / "zh/judgments/judge_criminal.jsonl.gz", "rt", encoding="utf-8") as f:
+        path.write_text("".join(json.dumps({"text": json.loads(next(f))["fd"]}) + "\n" for _ in range(5)))
+    docs = []
+    for doc in iter_documents(path, cfg.parse, errors=[]):
+        segs = segment(doc, cfg.segment)[:14]
+        enc = [encode_segment(s, tok) for s in segs]
+        docs.append(DocInput(segs, [e[0] for e in enc], [e[1] for e in enc]))
+    return docs
+
+
+def test_batched_documents_equal_each_encoded_alone(tmp_path, judgment, real_documents):
+    model = judgment[0]
+    cfg = RetrievalConfig(inject_k=2, encode_lanes=4, encode_window=5)
+    assert len({len(ids) for d in real_documents for ids in d.token_ids}) > 5  # ragged for real
+    batched_store = _store(tmp_path, model, "batched", inject_k=2)
+    batched = encode_documents(model, real_documents, batched_store, cfg)
+    for n, doc in enumerate(real_documents):
+        alone_store = _store(tmp_path, model, f"alone{n}", inject_k=2)
+        alone = encode_document(model, doc.segments, doc.token_ids, alone_store, cfg, doc.connective_masks)
+        assert [e.segment_id for e in batched[n]] == [s.segment_id for s in doc.segments]
+        assert [e.retrieved for e in batched[n]] == [e.retrieved for e in alone]
+        assert any(e.retrieved for e in alone)  # injection took part
+        for a, b in zip(alone, batched[n], strict=True):
+            torch.testing.assert_close(b.hidden, a.hidden, rtol=1e-4, atol=1e-5)
+            np.testing.assert_allclose(b.key, a.key, rtol=1e-4, atol=1e-5)
+        ids = [s.segment_id for s in doc.segments]
+        np.testing.assert_allclose(batched_store.states(ids)[0].astype(np.float32),
+                                   alone_store.states(ids)[0].astype(np.float32), atol=2e-3)
+
+
+def test_lane_picker_groups_similar_lengths():
+    from retrieval.inject import _bucket
+
+    lengths = [3, 9, 16, 17, 31, 33, 200, 384]
+    assert [_bucket(n) for n in lengths] == [4, 4, 4, 5, 5, 6, 8, 9]

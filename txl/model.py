@@ -22,6 +22,10 @@ forward keywords (all optional; B lanes, T tokens, M memory slots, R retrieved s
   mem_mask        [B, M] bool, True = visible (carried in out.mem_mask)
   mem_keep        [B] bool: False hides all memory of that lane (a new document starts there) — the
                   slots are masked, never zero-filled, so the lane equals a fresh start
+  lengths         [B] long: real tokens per lane, the rest of each row is right padding (ragged lanes,
+                  e.g. the segments of different documents in one batch). Causal attention keeps padding
+                  out of the real queries; the carried memory of each lane ends at its last real token
+                  (right-aligned, masked slots on the left), so every lane equals its own unbatched run
   retrieved       list of n_layer + 1 (or n_layer) [B, R, d_model]: entry l is the input of layer l,
                   i.e. the same layout as `mems`, so stored `out.mems` of another segment can be passed
   retrieved_types [B, R] long; retrieved_mask [B, R] bool (False = padding slot)
@@ -351,6 +355,7 @@ class TransformerXLLM(nn.Module):
         retrieved_types: torch.Tensor | None = None,
         retrieved_mask: torch.Tensor | None = None,
         mem_kv: list[torch.Tensor] | None = None,
+        lengths: torch.Tensor | None = None,
         diagnostics: bool = False,
     ) -> TXLOutput:
         cfg = self.cfg
@@ -396,15 +401,19 @@ class TransformerXLLM(nn.Module):
 
         out = TXLOutput(hidden=hidden, mems=None)
         with torch.no_grad():
-            start = max(0, m + t - cfg.mem_len)
             kept = hids[: len(mems)] if mems else hids  # n_layer entries in, n_layer out (HF's layout)
-            out.mems = [(torch.cat([mems[i], h], 1) if m else h)[:, start:].detach() for i, h in enumerate(kept)]
-            if mem_vis is not None:
-                out.mem_mask = torch.cat([mem_vis, mem_vis.new_ones(b, t)], 1)[:, start:]
-            out.mem_types = self._carry(mem_types, block_types, b, m, t, start, -1, dev)
-            out.mem_connective = self._carry(mem_connective, connective_mask, b, m, t, start, False, dev)
+            full = [(torch.cat([mems[i], h], 1) if m else h).detach() for i, h in enumerate(kept)]
+            if lengths is not None and mem_vis is None:
+                mem_vis = torch.ones(b, m, dtype=torch.bool, device=dev)
+            vis = torch.cat([mem_vis, mem_vis.new_ones(b, t)], 1) if mem_vis is not None else None
+            types = self._carry(mem_types, block_types, b, m, t, -1, dev)
+            conn = self._carry(mem_connective, connective_mask, b, m, t, False, dev)
+            take, valid = self._window(b, m, t, lengths, dev)
+            out.mems = [take(f) for f in full]
+            out.mem_mask = take(vis) if valid is None else take(vis) & valid
+            out.mem_types, out.mem_connective = take(types), take(conn)
             if not grad:
-                out.mem_kv = [kv[:, start:] for kv in kvs]
+                out.mem_kv = [take(kv) for kv in kvs]
         if targets is not None:
             out.nll = self.crit.nll(hidden, targets)
         if diagnostics:
@@ -439,15 +448,32 @@ class TransformerXLLM(nn.Module):
             self._rk_cache = (key, rks)
         return rks
 
+    def _window(self, b: int, m: int, t: int, lengths: torch.Tensor | None, dev: torch.device):
+        """(take, valid): `take` maps [B, M + T, ...] to the next memory [B, W, ...] — the newest W =
+        min(mem_len, M + T) slots, or with ragged lanes the W slots that end at each lane's last real
+        token; `valid` [B, W] is False where such a window reaches left of slot 0 (None without lengths)."""
+        w = min(self.cfg.mem_len, m + t)
+        if lengths is None:
+            return (lambda x: None if x is None else x[:, m + t - w :]), None
+        pos = (m + lengths.to(dev).long())[:, None] - w + torch.arange(w, device=dev)  # [B, W]
+        valid, pos = pos >= 0, pos.clamp(min=0)
+
+        def take(x: torch.Tensor | None) -> torch.Tensor | None:
+            if x is None:
+                return None
+            return x.gather(1, pos.view(b, w, *([1] * (x.dim() - 2))).expand(b, w, *x.shape[2:]))
+
+        return take, valid
+
     @staticmethod
-    def _carry(old, new, b, m, t, start, fill, dev) -> torch.Tensor | None:
+    def _carry(old, new, b, m, t, fill, dev) -> torch.Tensor | None:
         """Per-slot labels (types, connective flags) of the next memory; None when nothing is known."""
         if old is None and new is None:
             return None
         dtype = torch.long if fill == -1 else torch.bool
         old = old if old is not None else torch.full((b, m), fill, dtype=dtype, device=dev)
         new = new if new is not None else torch.full((b, t), fill, dtype=dtype, device=dev)
-        return torch.cat([old[:, :m].to(dtype), new.to(dtype)], 1)[:, start:]
+        return torch.cat([old[:, :m].to(dtype), new.to(dtype)], 1)
 
     def _keys(self, b, t, m, n_r, mem_vis, retrieved_mask, block_types, mem_types, retrieved_types,
               connective_mask, mem_connective, dev, diagnostics) -> _Keys:
