@@ -35,5 +35,9 @@ def pool_states(states: np.ndarray, p: int) -> np.ndarray:
     s = np.asarray(states, dtype=np.float32)
     if s.ndim != 3 or s.shape[1] == 0:
         raise ValueError(f"expected [L, T, d] states with T > 0, got shape {s.shape}")
-    runs = np.array_split(np.arange(s.shape[1]), min(p, s.shape[1]))
-    return np.stack([s[:, r].mean(1) for r in runs], axis=1)
+    return np.stack([s[:, r].mean(1) for r in token_runs(s.shape[1], p)], axis=1)
+
+
+def token_runs(n: int, p: int) -> list[np.ndarray]:
+    """The positions of the min(p, n) contiguous, near-equal runs that `pool_states` averages."""
+    return np.array_split(np.arange(n), min(p, n))

@@ -5,6 +5,13 @@ clipping, bf16 autocast on CUDA, gradient accumulation over lane chunks (each ch
 memory, so accumulation never breaks the recurrence), evaluation every N steps, and atomic checkpoints
 of everything a run needs to continue exactly: model, optimizer, scheduler, stream position, the lanes'
 memory and the RNG state. Run it as `ldx train` or `torchrun --nproc-per-node N -m txl.train CONFIG`.
+
+Retrieved memory while training (`inject_k` > 0, off by default): every lane keeps its own document's
+earlier windows as a retrieval store keeps segments — a unit key (mean top-layer state) and at most
+`inject_states` pooled states per layer (txl.pooling) — and the `inject_k` windows that have left the
+memory and are most similar (cosine) to the previous window come back as the model's retrieved slots,
+so the model learns to use what `ldx run` and `ldx eval lm` will give it. These banks are not part of a
+checkpoint: after a resume they refill from the next windows on (the memory itself resumes exactly).
 """
 
 from __future__ import annotations
@@ -19,14 +26,16 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
+import numpy as np
 import torch
 from pydantic import Field
 
 from pipeline.config import Options
 from pipeline.store import atomic_write_bytes, atomic_write_text
 from txl import ddp
-from txl.evaluate import pick_docs
+from txl.evaluate import _remember, _retrieve, pick_docs
 from txl.model import autocast
+from txl.pooling import pool_states, token_runs
 from txl.recurrence import LaneMemory, run_batch
 from txl.streams import IGNORE, Batch, LaneStream, load_split
 
@@ -64,6 +73,9 @@ class TrainConfig(Options):
     consistency_beta: float = 0.0  # β of the cache-consistency term β·‖state_i − state_{i−1}‖²; 0 = off
     evict: bool = False  # progressive cache eviction: full memory early, shrinking later
     evict_min_frac: float = 0.25  # memory kept at the end of the eviction schedule
+    inject_k: int = 0  # retrieved windows per lane and step (own document, out of memory); 0 = off
+    inject_states: int = 16  # pooled states per layer kept of each past window (the store's P)
+    inject_max_windows: int = 256  # past windows kept per lane; the oldest go first
     export_fp16: str | None = None  # write the final model here (fp16) with txl.checkpoint.save_model
     plot: bool = True  # metrics.csv and curves.png at the end of a run
 
@@ -103,6 +115,40 @@ def segment_state(hidden: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
     """A window's state: the mean of its top-layer states over real (non-padding) positions, [B, d]."""
     valid = (targets != IGNORE).to(hidden.dtype)[..., None]
     return (hidden * valid).sum(1) / valid.sum(1).clamp(min=1)
+
+
+class PooledWindows:
+    """One lane's earlier windows of its current document, kept compact as the retrieval store keeps
+    segments; the `clear`/`add`/`pick` of txl.evaluate.PastWindows, so evaluation can retrieve from it."""
+
+    def __init__(self, p: int = 16, max_windows: int = 256):
+        self.p, self.max_windows = p, max_windows
+        self.keys: list[torch.Tensor] = []  # [d] unit vectors
+        self.states: list[torch.Tensor] = []  # [n_layer, ≤p, d] float16, on the CPU
+        self.types: list[torch.Tensor] = []  # [≤p] block type of each pooled state (its run's first token)
+
+    def clear(self) -> None:
+        self.keys, self.states, self.types = [], [], []
+
+    def add(self, key: torch.Tensor, states: list[torch.Tensor], types: torch.Tensor) -> None:
+        # states: the window's slots of out.mems, n_layer + 1 entries; the last is no layer's input
+        layers = np.stack([s.detach().float().cpu().numpy() for s in states[:-1]])
+        starts = [int(r[0]) for r in token_runs(layers.shape[1], self.p)]
+        self.keys.append(key.detach())
+        self.states.append(torch.from_numpy(pool_states(layers, self.p)).half())
+        self.types.append(types.detach().cpu()[starts])
+        if len(self.keys) > self.max_windows:
+            del self.keys[0], self.states[0], self.types[0]
+
+    def pick(self, query: torch.Tensor, skip_recent: int, k: int) -> list[tuple[list[torch.Tensor], torch.Tensor]]:
+        """(per-layer pooled states, their types) of the k windows most similar to `query`, in reading
+        order, among all but the `skip_recent` newest (still in the model's memory)."""
+        n = len(self.keys) - skip_recent
+        if n <= 0 or k <= 0:
+            return []
+        sims = torch.stack(self.keys[:n]) @ query
+        picked = sims.topk(min(k, n)).indices.sort().values.tolist()
+        return [(list(self.states[i].to(query.device).unbind(0)), self.types[i].to(query.device)) for i in picked]
 
 
 # ---- checkpoints and logs ---------------------------------------------------------------------------
@@ -202,6 +248,11 @@ class Trainer:
             load_split(data, "heldout", cfg.corpora), cfg.eval_docs_per_corpus, cfg.eval_tokens_per_corpus
         )
         self.memory = LaneMemory()  # this process's lanes
+        if cfg.inject_k and cfg.mem_len < cfg.seg_len:
+            raise ValueError("inject_k needs mem_len >= seg_len (a window's states are read from the memory)")
+        n_local = cfg.batch_size // self.info.world
+        self.banks = [PooledWindows(cfg.inject_states, cfg.inject_max_windows) for _ in range(n_local)]
+        self.queries: list[torch.Tensor | None] = [None] * n_local  # each lane's last window key
         self.prev_state: torch.Tensor | None = None  # last window's state per lane (consistency term)
         self.step = 0
         self.tokens = 0
@@ -260,15 +311,27 @@ class Trainer:
         mem_len = memory_len(self.step, cfg)
         chunk = local.targets.size(0) // cfg.accum_steps
         self.model.train()
-        total_nll, total_cons = 0.0, 0.0
+        total_nll, total_cons, n_retrieved = 0.0, 0.0, 0
         new_memory, new_states = [], []
+        if cfg.inject_k:
+            for k in torch.nonzero(local.new_doc).flatten().tolist():
+                self.banks[k].clear()
+                self.queries[k] = None
         for c in range(cfg.accum_steps):
-            sub = local.lanes(c * chunk, (c + 1) * chunk)
-            sub_memory = self.memory.lanes(c * chunk, (c + 1) * chunk)
+            lo, hi = c * chunk, (c + 1) * chunk
+            sub = local.lanes(lo, hi)
+            sub_memory = self.memory.lanes(lo, hi)
+            kwargs = sub_memory.inputs(sub, mem_len)
+            if cfg.inject_k:
+                # windows older than the memory now holds (eviction shortens it) may be retrieved
+                in_memory = math.ceil(mem_len / cfg.seg_len)
+                kwargs.update(_retrieve(self.banks[lo:hi], self.queries[lo:hi], in_memory, cfg.inject_k, info.device))
+                if "retrieved_mask" in kwargs:
+                    n_retrieved += int(kwargs["retrieved_mask"].sum())
             sync = c == cfg.accum_steps - 1 or info.world == 1
             ctx = contextlib.nullcontext() if sync else self.model.no_sync()
             with ctx, autocast(info.device):
-                out = run_batch(self.model, sub, info.device, **sub_memory.inputs(sub, mem_len))
+                out = run_batch(self.model, sub, info.device, **kwargs)
                 nll_sum = out.nll.float().sum()
                 # normalised by the global token count and scaled by the world size, because DDP
                 # averages gradients over processes: the result is the mean over the combined batch
@@ -281,6 +344,11 @@ class Trainer:
                     loss = loss + cfg.consistency_beta * cons * info.world
                     total_cons += cons.item()
             loss.backward()
+            if cfg.inject_k:
+                with torch.no_grad():
+                    queries = self.queries[lo:hi]
+                    _remember(self.banks[lo:hi], queries, out, sub)
+                    self.queries[lo:hi] = queries
             total_nll += nll_sum.item()
             sub_memory.update(out)
             new_memory.append(sub_memory)
@@ -299,20 +367,24 @@ class Trainer:
             "grad_norm": float(grad_norm),
             "lr": self.sched.get_last_lr()[0],
             "mem_len": mem_len,
+            "retrieved_slots": ddp.all_sum(n_retrieved, info),
         }
 
     # -- evaluation --
     def evaluate(self) -> dict:
         from txl.evaluate import evaluate_lm
 
+        cfg = self.cfg
         result = evaluate_lm(
-            self.module, self.eval_docs, self.cfg.seg_len, settings=("memory",), special=self.special,
-            n_lanes=min(8, self.cfg.batch_size), device=self.info.device,
+            self.module, self.eval_docs, cfg.seg_len, settings=("memory", "retrieved") if cfg.inject_k else ("memory",),
+            special=self.special, n_lanes=min(8, cfg.batch_size), device=self.info.device, retrieve_k=cfg.inject_k,
+            past_windows=lambda: PooledWindows(cfg.inject_states, cfg.inject_max_windows),
         )
         rec = {}
-        for corpus, r in result["memory"].items():
-            rec[f"ppl/{corpus}"] = r["ppl"]
-            rec[f"bpc/{corpus}"] = r["bpc"]
+        for setting, prefix in (("memory", ""), ("retrieved", "retrieved_")):
+            for corpus, r in result.get(setting, {}).items():
+                rec[f"{prefix}ppl/{corpus}"] = r["ppl"]
+                rec[f"{prefix}bpc/{corpus}"] = r["bpc"]
         return rec
 
     # -- the run --
