@@ -70,6 +70,15 @@ def eval_roles_cmd(
     if not weights.exists():
         fail(f"{weights}: no role head; train one with `ldx train heads`")
     head = RoleHead.load(weights)
+    encode = None
+    if head.reads_txl:
+        from retrieval.role_states import head_encoder, states_of
+
+        encoder = head_encoder(head)
+        if encoder is None:
+            fail(f"{weights}: its towers read {head.encoder.get('file', '?')} (sha256 "
+                 f"{head.encoder.get('sha256', '?')[:12]}), which is not in data/models/ unchanged")
+        encode = states_of(encoder, head.decay)
     trained = set(head.trained_on)
     try:
         if _is_india_layout(file):
@@ -83,12 +92,12 @@ def eval_roles_cmd(
         fail(str(e))
     if not any(settings.values()):
         fail(f"{file}: every document in it was used to train the head; nothing is held apart")
-    results = {name: {**eval_roles(head, docs), "documents": len(docs)} for name, docs in settings.items()}
-    report = {"file": str(file), "heads": str(weights), "results": results}
+    results = {name: {**eval_roles(head, docs, encode), "documents": len(docs)} for name, docs in settings.items()}
+    report = {"file": str(file), "heads": str(weights), "towers": head.towers, "results": results}
     if as_json:
         typer.echo(json.dumps(report, ensure_ascii=False))
     else:
-        console.print(_table(f"block roles: {file.name}", results))
+        console.print(_table(f"block roles: {file.name} (towers: {head.towers})", results))
 
 
 @eval_app.command("articles")
@@ -152,6 +161,10 @@ def train_heads_cmd(
                                                     "PATH=TEXT_FIELD (repeatable).")] = None,
     zh_docs: Annotated[int, typer.Option(help="At most this many Chinese judgments per corpus.")] = 400,
     out: Annotated[Path | None, typer.Option(help="Output folder; default: data/models/heads/.")] = None,
+    towers: Annotated[str, typer.Option(help="What the role head's towers read: text, txl (the Transformer-XL's "
+                                             "states of the segment and of its memory) or both.")] = "both",
+    encoder: Annotated[Path | None, typer.Option(help="Checkpoint in data/models/ the txl towers read; default: "
+                                                      "the shipped one.")] = None,
     seed: int = 0,
 ) -> None:
     """Train the role head (dual tower) and the article head; writes roles.npz and articles.npz."""
@@ -165,8 +178,21 @@ def train_heads_cmd(
         train_role_head,
         zh_units,
     )
+    from txl.heads import TOWERS, RoleHead
 
     torch.set_num_threads(2)
+    if towers not in TOWERS:
+        fail(f"--towers must be one of {', '.join(TOWERS)}, not {towers!r}")
+    encode, identity = None, None
+    if towers != "text":
+        from retrieval.encoder import checkpoint_file, load_encoder
+        from retrieval.role_states import MODELS_DIR, encoder_identity, states_of
+
+        path = checkpoint_file(str(encoder) if encoder else None)
+        if path is None or not path.is_file() or path.resolve().parent != MODELS_DIR.resolve():
+            fail(f"{path}: the txl towers need a checkpoint in {MODELS_DIR} (the run loads it from there)")
+        identity = encoder_identity(path)
+        encode = states_of(load_encoder(path, "auto"), RoleHead.decay)
     corpora = [(Path(p), f) for p, _, f in (z.partition("=") for z in zh or [])]
     for p in [india, criminal, *(c for c, _ in corpora)]:
         existing_path(p)
@@ -176,7 +202,8 @@ def train_heads_cmd(
     for corpus, field in corpora:
         docs, _ = _documents(corpus, field or "text", zh_docs, lambda doc: is_held_apart(doc.doc_id))
         zh_docs_all += [zh_units(d) for d in docs]
-    train_role_head(india_docs, zh_docs_all, out / "roles.npz", seed=seed)
+    train_role_head(india_docs, zh_docs_all, out / "roles.npz", seed=seed, towers=towers, encode=encode,
+                    encoder=identity)
     train_article_head(criminal, out / "articles.npz", seed=seed)
     console.print(f"wrote {out / 'roles.npz'} ({len(india_docs)} Indian, {len(zh_docs_all)} Chinese judgments) "
                   f"and {out / 'articles.npz'}")

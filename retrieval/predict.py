@@ -48,8 +48,7 @@ from pipeline.records import BlockType, Document, Evidence, Prediction, Segment
 from retrieval.config import PredictConfig
 from retrieval.dedup import SignatureStore, duplicates_of, signatures
 
-MODELS_DIR = Path(__file__).resolve().parents[1] / "data" / "models"
-HEADS_DIR = MODELS_DIR / "heads"
+HEADS_DIR = Path(__file__).resolve().parents[1] / "data" / "models" / "heads"
 RULES_ID = "rules-v1"
 MINHASH_ID = "minhash-5gram-v1"
 # Every judgment of a court repeats its appeal notice, signature lines and quoted statutes; sharing
@@ -79,7 +78,11 @@ def load_heads(heads_dir: str | None = None) -> _Heads:
     root = Path(heads_dir) if heads_dir else HEADS_DIR
     roles_file, articles_file = root / "roles.npz", root / "articles.npz"
     roles = RoleHead.load(roles_file) if roles_file.exists() else None
-    encoder = _role_encoder(roles) if roles is not None and roles.reads_txl else None
+    encoder = None
+    if roles is not None and roles.reads_txl:
+        from retrieval.role_states import head_encoder
+
+        encoder = head_encoder(roles)
     if encoder is None and roles is not None and roles.reads_txl:
         roles = None
     articles = ArticleHead.load(articles_file) if articles_file.exists() else None
@@ -88,19 +91,6 @@ def load_heads(heads_dir: str | None = None) -> _Heads:
         articles, _file_id("articles-tfidf-knnmem", articles_file) if articles else "",
         encoder,
     )
-
-
-def _role_encoder(head) -> tuple | None:
-    """The checkpoint a role head's encoder towers were trained on, if it is here unchanged: states of
-    any other model would mean nothing to them."""
-    from retrieval.encoder import load_encoder, pick_device
-    from retrieval.role_states import encoder_identity
-
-    path = MODELS_DIR / head.encoder.get("file", "")
-    if not path.is_file() or encoder_identity(path) != head.encoder:
-        return None
-    model, tokenizer = load_encoder(path, pick_device("auto"))
-    return model, tokenizer
 
 
 class _Locator:

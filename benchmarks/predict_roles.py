@@ -1,0 +1,126 @@
+"""Block-role head: which towers to ship. Trains the dual tower three ways on the same documents — text
+features only, the Transformer-XL's views only (retrieval.role_states: the unit's key and the states in
+the model's memory when it reads the unit), and both — and evaluates each on the Indian judgments held
+apart and on held-apart Chinese criminal judgments with their structural markers removed (and as
+written). Majority-class accuracy is printed as the baseline of each set.
+
+    nice -n 10 .venv/bin/python benchmarks/predict_roles.py [--zh-docs 300 --clcr-docs 100] [--save both]
+
+`--save TOWERS` writes that head, trained on the same documents, to data/models/heads/roles.npz.
+Encoder states are cached under --cache (keyed by the units' text), so a rerun only trains.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import time
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from pipeline.config import ParseConfig
+from pipeline.parsing import iter_documents
+from txl.classify_train import HEADS_DIR, eval_roles, is_held_apart, load_india, train_role_head, zh_units
+from txl.heads import TOWERS
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT.parent / "shared" / "data"
+CHECKPOINT = ROOT / "data" / "models" / "txl_lm.pt"
+
+
+def zh_docs(path: Path, field: str, n: int, held: bool) -> list:
+    out = []
+    for doc in iter_documents(path, ParseConfig(jsonl_text_field=field), []):
+        if doc.blocks and is_held_apart(doc.doc_id) == held:
+            out.append(doc)
+        if len(out) >= n:
+            break
+    return out
+
+
+class CachedEncoder:
+    """retrieval.role_states.unit_states with a disk cache per document (its units' text hashed)."""
+
+    def __init__(self, cache: Path, decay: float):
+        from retrieval.encoder import load_encoder
+
+        self.model, self.tokenizer = load_encoder(CHECKPOINT, "cpu")
+        self.cache, self.decay = cache, decay
+        cache.mkdir(parents=True, exist_ok=True)
+        self.seconds = 0.0
+
+    def _file(self, units: list[str]) -> Path:
+        return self.cache / (hashlib.sha256("\x1e".join(units).encode()).hexdigest()[:24] + ".npz")
+
+    def __call__(self, docs: list[list[str]]):
+        from retrieval.role_states import unit_states
+
+        missing = [d for d in docs if not self._file(d).exists()]
+        t0 = time.process_time()
+        for start in range(0, len(missing), 64):
+            part = missing[start : start + 64]
+            for units, (c, m) in zip(part, unit_states(self.model, self.tokenizer, part, self.decay), strict=True):
+                np.savez(self._file(units), c=c, m=m)
+        self.seconds += time.process_time() - t0
+        out = []
+        for d in docs:
+            with np.load(self._file(d)) as z:
+                out.append((z["c"], z["m"]))
+        return out
+
+
+def majority(docs) -> float:
+    gold = Counter("|".join(sorted(g)) for d in docs for g in d.gold)
+    return gold.most_common(1)[0][1] / max(1, sum(gold.values()))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--zh-docs", type=int, default=300, help="training judgments from judge_criminal (fd)")
+    ap.add_argument("--clcr-docs", type=int, default=100, help="training judgments from clcr_cases")
+    ap.add_argument("--held-docs", type=int, default=170, help="held-apart criminal judgments evaluated")
+    ap.add_argument("--epochs", type=int, default=8)
+    ap.add_argument("--cache", type=Path, default=Path("/tmp/ldx-role-states"))
+    ap.add_argument("--save", choices=TOWERS, default=None)
+    args = ap.parse_args()
+    torch.set_num_threads(1)
+
+    india = load_india(DATA / "en/judgments/india_sc_roles.jsonl")
+    india_train = [d for d in india if not is_held_apart(d.doc_id)]
+    india_held = [d for d in india if is_held_apart(d.doc_id)]
+    criminal = DATA / "zh/judgments/judge_criminal.jsonl.gz"
+    zh_train = [zh_units(d) for d in zh_docs(criminal, "fd", args.zh_docs, held=False)]
+    zh_train += [zh_units(d) for d in zh_docs(DATA / "zh/judgments/clcr_cases.jsonl.gz", "text", args.clcr_docs, False)]
+    held = zh_docs(criminal, "fd", args.held_docs, held=True)
+    sets = {
+        "india held apart": india_held,
+        "zh markers removed": [zh_units(d, strip_markers=True) for d in held],
+        "zh as written": [zh_units(d) for d in held],
+    }
+    encode = CachedEncoder(args.cache, decay=0.7)
+    from retrieval.role_states import encoder_identity
+
+    identity = encoder_identity(CHECKPOINT)
+    print(f"training: {len(india_train)} Indian + {len(zh_train)} Chinese judgments; "
+          + ", ".join(f"{k}: {len(v)} docs" for k, v in sets.items()))
+    report = {}
+    for towers in TOWERS:
+        t0 = time.process_time()
+        out = HEADS_DIR / "roles.npz" if args.save == towers else None
+        head = train_role_head(india_train, zh_train, out, epochs=args.epochs, towers=towers, encode=encode,
+                               encoder=identity)
+        report[towers] = {name: eval_roles(head, docs, encode) for name, docs in sets.items()}
+        print(f"{towers:5s} " + "  ".join(f"{k}: acc {r['accuracy']:.3f} macro-F1 {r['macro_f1']:.3f}"
+                                           for k, r in report[towers].items())
+              + f"  ({time.process_time() - t0:.0f} s CPU incl. encoding)")
+    print("majority: " + "  ".join(f"{k}: {majority(v):.3f}" for k, v in sets.items()))
+    print(f"encoding CPU seconds: {encode.seconds:.0f}")
+    print(json.dumps(report))
+
+
+if __name__ == "__main__":
+    main()
