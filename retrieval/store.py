@@ -19,12 +19,14 @@ faster at millions of keys at about 1.5× the memory of flat, but cannot delete 
 the graph from the stored vectors. "ivfpq" visits `ivf_nprobe` of `ivf_nlist` cells and
 scores keys by their `pq_m`-byte codes (16× smaller than fp32 at d = 256); it deletes in place and
 needs at least `IVFPQ_MIN_TRAIN` keys to train its codebooks, so a smaller store stays flat until then.
-PQ distances are coarse: alone, recall@10 against flat is about 0.5 (benchmarks/retrieval_speed.py).
-With `ivf_refine_k_factor` = f > 0 (the default), the IVF-PQ index proposes k·f candidates and their
-exact inner products, from a flat copy of the keys, choose the top k; recall then rises to what the
-probed cells hold, for a little latency. The price is memory: the refine copy keeps every key in fp32
-(d·4 bytes, 1 KB at d = 256, next to 32 bytes of code), so IVF-PQ with refine is a speed choice, not a
-memory one; with f = 0 no copy is kept and the index stays compressed.
+PQ distances are coarse: alone, recall@10 against flat is 0.495 at 100k keys. With
+`ivf_refine_k_factor` = f > 0 (default 8), the IVF-PQ index proposes k·f candidates and their exact
+inner products, from a flat copy of the keys, choose the top k: recall@10 0.998 at f = 8 (0.900 at 4),
+p50 1.6 ms against 65 ms for flat (benchmarks/retrieval_speed.py, 100k clustered keys, d = 256, one
+thread). The price is memory: the refine copy keeps every key in fp32 (d·4 bytes, 1 KB at d = 256, next
+to 32 bytes of code; 98 MB of the 105 MB at 100k keys), so IVF-PQ with refine is a speed choice, not a
+memory one; with f = 0 no copy is kept and the index stays compressed. HNSW is as fast (0.38 ms, recall
+0.988) but builds slower (200 s against 140 s at 100k) and rebuilds on delete.
 """
 
 from __future__ import annotations
