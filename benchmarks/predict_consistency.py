@@ -18,13 +18,14 @@ import pipeline
 from pipeline.analysis.perturb import measure
 from pipeline.config import ParseConfig
 from pipeline.parsing import iter_documents
+from retrieval.config import PredictConfig
 from retrieval.predict import article_scores
 from txl.classify_train import charge_articles, load_criminal
 from txl.heads import ArticleHead
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 CRIMINAL = DATA / "zh/judgments/judge_criminal.jsonl.gz"
-ARTICLE_THRESHOLD = 0.6  # retrieval.config.PredictConfig.article_consistency_threshold
+ARTICLE_THRESHOLD = PredictConfig().article_consistency_threshold
 
 
 def cross_fitted(docs: list, seed: int = 0) -> dict:

@@ -12,6 +12,7 @@ import pipeline
 from pipeline.analysis.consistency import check_document
 from pipeline.analysis.perturb import measure, perturbed_copies
 from pipeline.config import ParseConfig
+from retrieval.config import PredictConfig
 from retrieval.predict import article_scores
 from txl.classify_train import charge_articles, load_criminal
 from txl.heads import ArticleHead
@@ -27,7 +28,7 @@ def setting(shared_data):
     # records 100 on train the head; the judgments checked are records 0..39
     cases = load_criminal(path)[100:]
     head = ArticleHead().fit([c.facts for c in cases], [c.articles for c in cases])
-    kwargs = {"charge_articles": {k: set(v) for k, v in charge_articles(cases).items()}, "article_threshold": 0.6}
+    kwargs = {"charge_articles": {k: set(v) for k, v in charge_articles(cases).items()}, "article_threshold": PredictConfig().article_consistency_threshold}
     return docs, head, kwargs
 
 
