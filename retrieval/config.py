@@ -24,6 +24,8 @@ class RetrievalConfig(Options):
     encode_lanes: int = 32  # documents encoded side by side in one forward call
     encode_batch_tokens: int = 8192  # lanes x padded segment length per call, at most (about)
     encode_window: int = 128  # documents in flight, among which each call picks similar segment lengths
+    reuse_prefixes: bool = True  # encode a prefix shared by several documents once (retrieval/prefix.py)
+    prefix_cache_bytes: int = 256 * 2**20
     bm25: bool = True
     dense: bool = True
     sentence_model: bool = True

@@ -17,8 +17,10 @@ import torch
 
 from pipeline.records import BLOCK_TYPE_IDS, BlockType, Segment
 from retrieval.config import RetrievalConfig
-from retrieval.pooling import pool_key, pool_states
+from retrieval.lanes import Lane, batch_memory, lane_carry, pick
+from retrieval.prefix import PrefixCache, Reused, chain_hashes
 from retrieval.store import SegmentEntry, SegmentStore
+from txl.pooling import pool_key, pool_states
 
 
 @dataclass
@@ -98,82 +100,6 @@ class DocInput:
     connective_masks: list[list[bool]] | None = None
 
 
-class _Lane:
-    """A document being encoded: where it is, its memory ([1, W, ...] tensors of real slots only) and
-    what it produced so far."""
-
-    def __init__(self, index: int, doc: DocInput, injector: Injector | None, resets: list[bool]):
-        self.index, self.doc, self.injector, self.resets = index, doc, injector, resets
-        self.pos = 0
-        self.carry: dict = {}
-        self.query: np.ndarray | None = None
-        self.out: list[EncodedSegment] = []
-
-    @property
-    def done(self) -> bool:
-        return self.pos >= len(self.doc.segments)
-
-    @property
-    def next_len(self) -> int:
-        return len(self.doc.token_ids[self.pos])
-
-    @property
-    def mem_width(self) -> int:
-        return self.carry["mems"][0].size(1) if self.carry else 0
-
-
-def _bucket(n: int) -> int:
-    return max(4, (n - 1).bit_length())  # lengths up to 16 share one bucket, then powers of two
-
-
-def _pick(lanes: list[_Lane], max_lanes: int, max_tokens: int) -> list[_Lane]:
-    """The lanes of the next step: the largest group whose next segments have similar lengths, so little
-    of the batch is padding; at most max_lanes of them and about max_tokens tokens in all."""
-    groups: dict[int, list[_Lane]] = {}
-    for lane in lanes:
-        groups.setdefault(_bucket(lane.next_len), []).append(lane)
-    group = max(groups.values(), key=len)
-    width = 1 << _bucket(max(lane.next_len for lane in group))
-    return group[: max(1, min(max_lanes, max_tokens // width))]
-
-
-def _left_pad(x: torch.Tensor, w: int, fill) -> torch.Tensor:
-    """[1, n, ...] -> [1, w, ...] with `fill` slots on the left (memory is right-aligned)."""
-    if x.size(1) == w:
-        return x
-    pad = torch.full((1, w - x.size(1), *x.shape[2:]), fill, dtype=x.dtype, device=x.device)
-    return torch.cat([pad, x], 1)
-
-
-def _batch_memory(lanes: list[_Lane], model, device: torch.device) -> dict:
-    """The lanes' memories as one batch, each left-padded with masked slots to the widest."""
-    w = max(lane.mem_width for lane in lanes)
-    if w == 0:
-        return {}
-    cfg = model.cfg
-    kv_dim = 2 * cfg.n_head * cfg.d_head
-    dtype = next(model.parameters()).dtype
-    empty = {
-        "mems": [torch.zeros(1, 0, cfg.d_model, dtype=dtype, device=device)] * (cfg.n_layer + 1),
-        "mem_kv": [torch.zeros(1, 0, kv_dim, dtype=dtype, device=device)] * cfg.n_layer,
-        "mem_mask": torch.zeros(1, 0, dtype=torch.bool, device=device),
-        "mem_types": torch.zeros(1, 0, dtype=torch.long, device=device),
-        "mem_connective": torch.zeros(1, 0, dtype=torch.bool, device=device),
-    }
-    fills = {"mems": 0.0, "mem_kv": 0.0, "mem_mask": False, "mem_types": -1, "mem_connective": False}
-    carries = [lane.carry or empty for lane in lanes]
-    out: dict = {}
-    for key, fill in fills.items():
-        if all(c.get(key) is None for c in carries):
-            continue
-        parts = [c.get(key) if c.get(key) is not None else empty[key] for c in carries]
-        if isinstance(parts[0], list):
-            out[key] = [torch.cat([_left_pad(p[i], w, fill) for p in parts]) for i in range(len(parts[0]))]
-        else:
-            out[key] = torch.cat([_left_pad(p, w, fill) for p in parts])
-    return out
-
-
 def _batch_retrieved(store: SegmentStore | None, picks: list[list[str]], device: torch.device) -> dict:
     """Each lane's injected segments as retrieved slots, padded with masked slots to the longest."""
     if store is None or not any(picks):
@@ -204,17 +130,23 @@ def encode_stream(
     docs: Iterable[DocInput],
     store: SegmentStore | None = None,
     config: RetrievalConfig | None = None,
+    stats: dict | None = None,
 ) -> Iterator[tuple[int, list[EncodedSegment]]]:
     """Encode many documents at once, each segment by segment with its own recurrence memory (and, with a
     store, injection); yields (input index, the document's EncodedSegments) as each document finishes.
 
-    Up to `config.encode_lanes` documents share one forward call: the model's ragged lanes (`lengths`)
-    keep each document's memory its own, so a document's states equal those of encoding it alone.
-    Each encoded segment's key and compact states go into the store at once (commit is the caller's)."""
+    Up to `config.encode_lanes` documents share one forward call (retrieval.lanes): each document's
+    states equal those of encoding it alone. Prefixes shared by several documents are encoded once
+    (retrieval.prefix) unless injection reaches across documents. Each encoded segment's key and compact
+    states go into the store at once (commit is the caller's). `stats`, when given, receives the counts
+    of encoded and reused segments and tokens."""
     cfg = config or RetrievalConfig()
     device = next(model.parameters()).device
+    prefixes = PrefixCache(cfg.prefix_cache_bytes) if cfg.reuse_prefixes and not cfg.inject_cross_document else None
+    counts = stats if stats is not None else {}
+    counts.update(encoded_segments=0, encoded_tokens=0, reused_segments=0, reused_tokens=0)
     pending = iter(enumerate(docs))
-    active: list[_Lane] = []
+    active: list[Lane] = []
     # Each layer's input for the current segments, whole: the carried memory keeps only mem_len slots.
     layer_inputs: list[torch.Tensor] = []
     hooks = [blk.register_forward_pre_hook(lambda _m, args: layer_inputs.append(args[0])) for blk in model.layers]
@@ -224,16 +156,22 @@ def encode_stream(
                 nxt = next(pending, None)
                 if nxt is None:
                     break
-                lane = _start(nxt[0], nxt[1], model, store, cfg)
+                lane = _start(nxt[0], nxt[1], model, store, cfg, prefixes)
                 if lane.done:
-                    yield lane.index, []
+                    yield lane.index, lane.out
                 else:
                     active.append(lane)
+            if prefixes is not None:
+                for lane in [lane for lane in active if _advance(lane, prefixes, store)]:
+                    active.remove(lane)
+                    yield lane.index, lane.out
             if not active:
-                return
-            step = _pick(active, cfg.encode_lanes, cfg.encode_batch_tokens)
+                break
+            step = pick(_distinct(active) if prefixes is not None else active, cfg.encode_lanes, cfg.encode_batch_tokens)
             layer_inputs.clear()
-            _step(model, step, store, cfg, device, layer_inputs)
+            _step(model, step, store, cfg, device, layer_inputs, prefixes)
+            counts["encoded_segments"] += len(step)
+            counts["encoded_tokens"] += sum(len(lane.doc.token_ids[lane.pos - 1]) for lane in step)
             for lane in step:
                 if lane.done:
                     active.remove(lane)
@@ -241,9 +179,12 @@ def encode_stream(
     finally:
         for h in hooks:
             h.remove()
+        if prefixes is not None:
+            counts.update(reused_segments=prefixes.reused_segments, reused_tokens=prefixes.reused_tokens)
 
 
-def _start(index: int, doc: DocInput, model, store: SegmentStore | None, cfg: RetrievalConfig) -> _Lane:
+def _start(index: int, doc: DocInput, model, store: SegmentStore | None, cfg: RetrievalConfig,
+           prefixes: PrefixCache | None) -> Lane:
     segments = doc.segments
     injector = Injector(store, segments[0].doc_id, cfg, model.cfg.mem_len) if store is not None and segments else None
     resets = [False] * len(segments)
@@ -251,10 +192,43 @@ def _start(index: int, doc: DocInput, model, store: SegmentStore | None, cfg: Re
         from retrieval.anchoring import drift_resets
 
         resets = drift_resets([s.text for s in segments], cfg.anchoring_threshold)
-    return _Lane(index, doc, injector, resets)
+    if prefixes is None:
+        return Lane(index, doc, injector, resets)
+    chain = chain_hashes([str(s.type) for s in segments], doc.token_ids, doc.connective_masks, resets)
+    prefixes.admit(chain)
+    return Lane(index, doc, injector, resets, chain)
 
 
-def _step(model, lanes: list[_Lane], store, cfg: RetrievalConfig, device, layer_inputs: list) -> None:
+def _distinct(lanes: list[Lane]) -> list[Lane]:
+    """One lane per next position: lanes that reached the same prefix position wait for the first."""
+    seen: set[str] = set()
+    out = []
+    for lane in lanes:
+        if lane.chain[lane.pos] not in seen:
+            seen.add(lane.chain[lane.pos])
+            out.append(lane)
+    return out
+
+
+def _advance(lane: Lane, prefixes: PrefixCache, store: SegmentStore | None) -> bool:
+    """Move a lane over the kept positions of a shared prefix, its segments getting the prefix's
+    outputs under their own ids; True when that finished the document."""
+    segs = lane.doc.segments
+    while not lane.done and (hit := prefixes.get(lane.chain[lane.pos])) is not None:
+        item, carry = hit
+        seg = segs[lane.pos]
+        if lane.resets[lane.pos] and lane.injector is not None:
+            lane.injector.memory_reset()
+        if store is not None:
+            store.add([SegmentEntry(seg.segment_id, seg.doc_id, seg.seg_idx, str(seg.type))], item.key[None], [item.states])
+            lane.injector.record(seg.segment_id, item.n_tokens)
+        lane.out.append(EncodedSegment(seg.segment_id, item.key, item.hidden, [segs[j].segment_id for j in item.retrieved]))
+        lane.pos, lane.carry, lane.query = lane.pos + 1, carry, item.key
+    return lane.done
+
+
+def _step(model, lanes: list[Lane], store, cfg: RetrievalConfig, device, layer_inputs: list,
+          prefixes: PrefixCache | None) -> None:
     """One forward call over the next segment of each lane; updates the lanes in place."""
     for lane in lanes:
         if lane.resets[lane.pos]:
@@ -274,29 +248,25 @@ def _step(model, lanes: list[_Lane], store, cfg: RetrievalConfig, device, layer_
         if with_conn:
             conn[b, :n] = torch.tensor(lane.doc.connective_masks[lane.pos], dtype=torch.bool)
     picks = [lane.injector.choose(lane.query) if lane.injector is not None else [] for lane in lanes]
-    kwargs = {**_batch_memory(lanes, model, device), **_batch_retrieved(store, picks, device)}
+    kwargs = {**batch_memory(lanes, model, device), **_batch_retrieved(store, picks, device)}
     if with_conn:
         kwargs["connective_mask"] = conn.to(device)
     out = model(ids.to(device), block_types=types.to(device), lengths=torch.tensor(lens), **kwargs)
+    carry = out.carry()
     for b, lane in enumerate(lanes):
         n = lens[b]
-        keep = min(model.cfg.mem_len, lane.mem_width + n)
-        lane.carry = {
-            k: ([x[b : b + 1, -keep:] for x in v] if isinstance(v, list) else v[b : b + 1, -keep:])
-            for k, v in out.carry().items()
-            if v is not None
-        }
+        lane.carry = lane_carry(carry, b, min(model.cfg.mem_len, lane.mem_width + n))
         seg = lane.doc.segments[lane.pos]
-        hidden = out.hidden[b, :n]
+        hidden = out.hidden[b, :n].clone()
         key = pool_key(hidden.float().cpu().numpy(), cfg.pooling)
+        states = None
         if store is not None:
-            states = torch.stack([h[b, :n] for h in layer_inputs]).float().cpu().numpy()  # [n_layer, T, d]
-            store.add(
-                [SegmentEntry(seg.segment_id, seg.doc_id, seg.seg_idx, str(seg.type))],
-                key[None],
-                [pool_states(states, cfg.states_per_layer)],
-            )
+            states = pool_states(torch.stack([h[b, :n] for h in layer_inputs]).float().cpu().numpy(), cfg.states_per_layer)
+            store.add([SegmentEntry(seg.segment_id, seg.doc_id, seg.seg_idx, str(seg.type))], key[None], [states])
             lane.injector.record(seg.segment_id, n)
+        if prefixes is not None and prefixes.wanted(lane.chain[lane.pos]):
+            index = {s.segment_id: i for i, s in enumerate(lane.doc.segments)}
+            prefixes.put(lane.chain[lane.pos], Reused(key, hidden, states, n, [index[s] for s in picks[b]]), lane.carry)
         lane.query = key
         lane.out.append(EncodedSegment(seg.segment_id, key, hidden, picks[b]))
         lane.pos += 1

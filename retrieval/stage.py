@@ -83,7 +83,8 @@ def index_segments(
             counts["segs"] += len(segments)
             yield DocInput(segments, [ids for ids, _ in encoded], [m for _, m in encoded])
 
-    for _ in encode_stream(model, to_encode(), store, cfg):
+    stats: dict[str, int] = {}
+    for _ in encode_stream(model, to_encode(), store, cfg, stats):
         pass
     store.manifest["pooling"] = cfg.pooling
     store.manifest["segmenter"] = segmenter
@@ -92,6 +93,7 @@ def index_segments(
         "indexed_documents": counts["docs"],
         "kept_documents": counts["kept"],
         "indexed_segments": counts["segs"],
+        "reused_prefix_segments": stats.get("reused_segments", 0),
         "index_keys": len(store),
         "state_bytes_per_segment": store.state_bytes_per_segment,
         "index_ms": int(1000 * (time.perf_counter() - t0)),
@@ -100,13 +102,20 @@ def index_segments(
 
 def index_run_stage(docs: Callable[[], Iterator], ctx) -> dict[str, int]:
     """The flow's run stage (see the module docstring)."""
+    import torch
+
     from retrieval.encoder import checkpoint_file, load_encoder
+    from txl.model import autocast
 
     path = checkpoint_file(ctx.config.model.checkpoint)
     if path is None or not path.is_file():
         return {"indexed_documents": 0, "no_model": 1}
-    model, tokenizer = load_encoder(path, ctx.config.model.device)
+    mcfg = ctx.config.model
+    if mcfg.threads:
+        torch.set_num_threads(mcfg.threads)
+    model, tokenizer = load_encoder(path, mcfg.device)
     segmenter = hashlib.sha256(ctx.config.segment.model_dump_json().encode()).hexdigest()[:16]
-    return index_segments(
-        ctx.out_dir, (w.segments for w in docs()), model, tokenizer, ctx.config.retrieval, ctx.model_id, segmenter
-    )
+    with autocast(next(model.parameters()).device, mcfg.dtype):
+        return index_segments(
+            ctx.out_dir, (w.segments for w in docs()), model, tokenizer, ctx.config.retrieval, ctx.model_id, segmenter
+        )

@@ -12,7 +12,7 @@ import torch
 from pipeline.records import BLOCK_TYPE_IDS, BlockType, Segment
 from pipeline.tokenizer import encode_segment, load_tokenizer
 from retrieval.config import RetrievalConfig
-from retrieval.inject import DocInput, encode_document, encode_documents, retrieved_inputs
+from retrieval.inject import DocInput, encode_document, encode_documents, encode_stream, retrieved_inputs
 from retrieval.store import SegmentStore
 from txl.model import TransformerXLConfig, TransformerXLLM
 
@@ -155,7 +155,36 @@ def test_batched_documents_equal_each_encoded_alone(tmp_path, judgment, real_doc
 
 
 def test_lane_picker_groups_similar_lengths():
-    from retrieval.inject import _bucket
+    from retrieval.lanes import bucket as _bucket
 
     lengths = [3, 9, 16, 17, 31, 33, 200, 384]
     assert [_bucket(n) for n in lengths] == [4, 4, 4, 5, 5, 6, 8, 9]
+
+
+def test_a_shared_prefix_is_encoded_once_and_equals_encoding_it_again(tmp_path, judgment, real_documents):
+    """Document B repeats A's first eight segments, then goes on as C: B's prefix is reused from A's,
+    and every output (states, injected segments, store entries) equals B encoded alone."""
+    from dataclasses import replace
+
+    model = judgment[0]
+    a, c = real_documents[0], real_documents[1]
+    segs = [replace(s, doc_id="dupB", seg_idx=i) for i, s in enumerate(a.segments[:8] + c.segments[:6])]
+    b = DocInput(segs, a.token_ids[:8] + c.token_ids[:6], a.connective_masks[:8] + c.connective_masks[:6])
+    cfg = RetrievalConfig(inject_k=2)
+    stats: dict = {}
+    store = _store(tmp_path, model, "shared", inject_k=2)
+    together = dict(encode_stream(model, [a, b, c], store, cfg, stats))
+    assert stats["reused_segments"] == 8
+    assert stats["encoded_segments"] == sum(len(d.segments) for d in (a, b, c)) - 8
+    alone_store = _store(tmp_path, model, "alone_b", inject_k=2)
+    alone = encode_document(model, b.segments, b.token_ids, alone_store, cfg, b.connective_masks)
+    assert [e.retrieved for e in together[1]] == [e.retrieved for e in alone]
+    for x, y in zip(together[1], alone, strict=True):
+        assert x.segment_id == y.segment_id
+        torch.testing.assert_close(x.hidden, y.hidden, rtol=1e-4, atol=1e-5)
+    ids = [s.segment_id for s in b.segments]
+    np.testing.assert_allclose(store.states(ids)[0].astype(np.float32), alone_store.states(ids)[0].astype(np.float32),
+                               atol=2e-3)
+    off = {}
+    list(encode_stream(model, [a, b], None, RetrievalConfig(reuse_prefixes=False), off))
+    assert off["reused_segments"] == 0

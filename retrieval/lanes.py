@@ -1,0 +1,98 @@
+"""Lanes: many documents encoded side by side, one forward call per step, each with its own memory.
+
+A lane is one document on its way through the encoder. Each step takes the next segment of some lanes
+whose segment lengths are alike (little padding), stacks their memories (right-aligned, masked slots on
+the left) and runs the model with `lengths`, so every lane's states equal those of its document encoded
+alone (txl.model's ragged lanes).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+
+class Lane:
+    """A document being encoded: where it is, its memory ([1, W, ...] tensors of real slots only) and
+    what it produced so far."""
+
+    def __init__(self, index: int, doc, injector, resets: list[bool], chain: list[str] | None = None):
+        self.index, self.doc, self.injector, self.resets, self.chain = index, doc, injector, resets, chain
+        self.pos = 0
+        self.carry: dict = {}
+        self.query: np.ndarray | None = None
+        self.out: list = []  # retrieval.inject.EncodedSegment, one per segment done
+
+    @property
+    def done(self) -> bool:
+        return self.pos >= len(self.doc.segments)
+
+    @property
+    def next_len(self) -> int:
+        return len(self.doc.token_ids[self.pos])
+
+    @property
+    def mem_width(self) -> int:
+        return self.carry["mems"][0].size(1) if self.carry else 0
+
+
+def bucket(n: int) -> int:
+    return max(4, (n - 1).bit_length())  # lengths up to 16 share one bucket, then powers of two
+
+
+def pick(lanes: list[Lane], max_lanes: int, max_tokens: int) -> list[Lane]:
+    """The lanes of the next step: the largest group whose next segments have similar lengths, so little
+    of the batch is padding; at most max_lanes of them and about max_tokens tokens in all."""
+    groups: dict[int, list[Lane]] = {}
+    for lane in lanes:
+        groups.setdefault(bucket(lane.next_len), []).append(lane)
+    group = max(groups.values(), key=len)
+    width = 1 << bucket(max(lane.next_len for lane in group))
+    return group[: max(1, min(max_lanes, max_tokens // width))]
+
+
+def left_pad(x: torch.Tensor, w: int, fill) -> torch.Tensor:
+    """[1, n, ...] -> [1, w, ...] with `fill` slots on the left (memory is right-aligned)."""
+    if x.size(1) == w:
+        return x
+    pad = torch.full((1, w - x.size(1), *x.shape[2:]), fill, dtype=x.dtype, device=x.device)
+    return torch.cat([pad, x], 1)
+
+
+def batch_memory(lanes: list[Lane], model, device: torch.device) -> dict:
+    """The lanes' memories as one batch, each left-padded with masked slots to the widest."""
+    w = max(lane.mem_width for lane in lanes)
+    if w == 0:
+        return {}
+    cfg = model.cfg
+    kv_dim = 2 * cfg.n_head * cfg.d_head
+    dtype = next(model.parameters()).dtype
+    empty = {
+        "mems": [torch.zeros(1, 0, cfg.d_model, dtype=dtype, device=device)] * (cfg.n_layer + 1),
+        "mem_kv": [torch.zeros(1, 0, kv_dim, dtype=dtype, device=device)] * cfg.n_layer,
+        "mem_mask": torch.zeros(1, 0, dtype=torch.bool, device=device),
+        "mem_types": torch.zeros(1, 0, dtype=torch.long, device=device),
+        "mem_connective": torch.zeros(1, 0, dtype=torch.bool, device=device),
+    }
+    fills = {"mems": 0.0, "mem_kv": 0.0, "mem_mask": False, "mem_types": -1, "mem_connective": False}
+    carries = [lane.carry or empty for lane in lanes]
+    out: dict = {}
+    for key, fill in fills.items():
+        if all(c.get(key) is None for c in carries):
+            continue
+        parts = [c.get(key) if c.get(key) is not None else empty[key] for c in carries]
+        if isinstance(parts[0], list):
+            out[key] = [torch.cat([left_pad(p[i], w, fill) for p in parts]) for i in range(len(parts[0]))]
+        else:
+            out[key] = torch.cat([left_pad(p, w, fill) for p in parts])
+    return out
+
+
+def lane_carry(carry: dict, b: int, keep: int) -> dict:
+    """Lane b's real memory slots (the newest `keep`) out of a batch's carry, as tensors of its own: a
+    view would keep the whole batch's memory alive for as long as the lane lives."""
+    return {
+        k: ([x[b : b + 1, -keep:].clone() for x in v] if isinstance(v, list) else v[b : b + 1, -keep:].clone())
+        for k, v in carry.items()
+        if v is not None
+    }
