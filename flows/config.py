@@ -82,6 +82,15 @@ def config_toml(config: LdxConfig) -> str:
             if value is None:
                 lines.append(f"# {key} = (unset)")
             else:
-                lines.append(f"{key} = {json.dumps(value, ensure_ascii=False)}")
+                lines.append(f"{key} = {_toml_value(value)}")
         lines.append("")
     return "\n".join(lines)
+
+
+def _toml_value(value) -> str:
+    """JSON spells strings, numbers, booleans and arrays the TOML way; tables are inline tables."""
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{json.dumps(k, ensure_ascii=False)} = {_toml_value(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    return json.dumps(value, ensure_ascii=False)
