@@ -17,17 +17,17 @@ PER_DOC = 20
 
 @pytest.fixture(scope="module")
 def contract_keys(shared_data) -> np.ndarray:
-    """Keys around real sentence-model vectors: 300 clause lines of CUAD contracts, each with ~33 noisy
+    """Keys around real sentence-model vectors: 200 clause lines of CUAD contracts, each with 50 noisy
     copies (near-duplicate clauses are common in contracts, and hardest for PQ codes to tell apart)."""
     from retrieval.sentence import embed
 
     lines: list[str] = []
     with gzip.open(shared_data / "en/contracts/cuad_contracts.jsonl.gz", "rt", encoding="utf-8") as f:
         for line in f:
-            lines += [ln.strip()[:160] for ln in json.loads(line)["text"].splitlines() if len(ln.strip()) > 60]
-            if len(lines) >= 300:
+            lines += [ln.strip()[:120] for ln in json.loads(line)["text"].splitlines() if len(ln.strip()) > 60]
+            if len(lines) >= 200:
                 break
-    seeds = embed(lines[:300])
+    seeds = embed(lines[:200])
     rng = np.random.default_rng(0)
     keys = seeds[np.arange(N_KEYS) % len(seeds)] + 0.02 * rng.normal(size=(N_KEYS, seeds.shape[1]))
     return (keys / np.linalg.norm(keys, axis=1, keepdims=True)).astype(np.float32)
