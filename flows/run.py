@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import queue
-import time
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -30,6 +29,7 @@ from flows import manifest as mf
 from flows.config import LdxConfig
 from flows.tasks import (
     Batch,
+    DocFeed,
     FileCache,
     FileWork,
     InputFile,
@@ -87,7 +87,8 @@ def task_runner_for(config: LdxConfig):
         return DaskTaskRunner(cluster_kwargs={"n_workers": config.run.workers, "threads_per_worker": 1})
     from prefect.task_runners import ThreadPoolTaskRunner
 
-    return ThreadPoolTaskRunner(max_workers=config.run.workers)
+    # one more thread per run stage: those take the batches' documents while the batches run
+    return ThreadPoolTaskRunner(max_workers=config.run.workers + len(active_stages(config)[1]))
 
 
 @contextmanager
@@ -123,7 +124,8 @@ def scan(input_dir: str) -> tuple[list[InputFile], list[ErrorRecord]]:
 class Driver:
     """Submits each batch's next stage as soon as its previous one finishes; collects the outcome."""
 
-    def __init__(self, ctx: StageContext, cache_dir: str, fingerprint: str, progress: Progress, bar, total: int):
+    def __init__(self, ctx: StageContext, cache_dir: str, fingerprint: str, progress: Progress, bar, total: int,
+                 feeds: list[DocFeed]):
         cfg = ctx.config.run
         retry = {"retries": cfg.retries, "retry_delay_seconds": exponential_backoff(cfg.retry_delay_s)(max(cfg.retries, 1))}
         batch_stages, _ = active_stages(ctx.config)
@@ -131,6 +133,7 @@ class Driver:
         self.store = OutputStore(ctx.out_dir, ctx.run_id, ctx.model_id)
         self.progress, self.bar = progress, bar
         self.total_files = total
+        self.feeds = feeds
         # The same progress in the Prefect UI, on the flow run's Artifacts tab.
         self.artifact = create_progress_artifact(0.0, key="ldx-run-progress", description="files written")
         self.tally = Tally()
@@ -189,6 +192,8 @@ class Driver:
     def finish(self, batch: Batch) -> None:
         for work in batch.files:
             self.tally.add(work)
+            for feed in self.feeds:
+                feed.put(work.docs)
         self.seconds.update(batch.seconds)
         self.progress.update(
             self.bar,
@@ -234,13 +239,25 @@ def run_flow(input_dir: str, out_dir: str, config: dict[str, Any] | None = None)
         manifest = mf.start_manifest(out, inp, run_id, flow_run_id, cfg, model, fingerprint, resumed)
         try:
             ctx = StageContext(cfg, str(out), run_id, model["id"])
-            files, tally, seconds = _run_batches(inp, store, ctx, cache_dir, fingerprint)
+            run_stages = active_stages(cfg)[1]
+            # with threads the run stages start now and take each batch's documents as it finishes
+            feeds = {name: DocFeed() for name in run_stages} if cfg.run.task_runner == "threads" else {}
+            early = {
+                name: model_stage_run.with_options(name=name).submit(name, target, [], cache_dir, fingerprint, ctx, feed)
+                for (name, target), feed in zip(run_stages.items(), feeds.values(), strict=False)
+            }
+            try:
+                files, tally, seconds = _run_batches(inp, store, ctx, cache_dir, fingerprint, list(feeds.values()))
+            finally:
+                for feed in feeds.values():
+                    feed.close()
             counts: dict[str, Any] = asdict(tally)
-            for name, target in active_stages(cfg)[1].items():
-                t0 = time.perf_counter()
-                stage = model_stage_run.with_options(name=name)
-                counts[name] = stage.submit(name, target, files, cache_dir, fingerprint, ctx).result()
-                seconds[name] += time.perf_counter() - t0
+            for name, target in run_stages.items():
+                stage = early.get(name) or model_stage_run.with_options(name=name).submit(
+                    name, target, files, cache_dir, fingerprint, ctx
+                )
+                counts[name] = stage.result()
+                seconds[name] += counts[name].pop("stage_seconds")
         except BaseException:
             mf.finish_manifest(out, manifest, "failed", {}, {})
             raise
@@ -259,7 +276,7 @@ def _drop_unfinished_writes(out: Path, run_id: str) -> None:
         tmp.unlink(missing_ok=True)
 
 
-def _run_batches(inp: Path, store: OutputStore, ctx: StageContext, cache_dir: str, fingerprint: str):
+def _run_batches(inp: Path, store: OutputStore, ctx: StageContext, cache_dir: str, fingerprint: str, feeds: list[DocFeed]):
     files, scan_errors = scan.submit(str(inp)).result()
     if scan_errors:
         store.write("errors", error_rows(scan_errors, store.run_id), "scan")
@@ -272,7 +289,7 @@ def _run_batches(inp: Path, store: OutputStore, ctx: StageContext, cache_dir: st
     columns = (TextColumn("[bold]ldx run"), BarColumn(), MofNCompleteColumn(), TextColumn("files · {task.description}"), TimeElapsedColumn())
     with Progress(*columns, console=console, transient=False) as progress:
         bar = progress.add_task(f"{len(cached)} cached files", total=len(works))
-        driver = Driver(ctx, cache_dir, fingerprint, progress, bar, len(works))
+        driver = Driver(ctx, cache_dir, fingerprint, progress, bar, len(works), feeds)
         driver.start(fresh, FRESH)
         driver.start(cached, CACHED)
         driver.run()

@@ -12,6 +12,7 @@ import hashlib
 import importlib
 import json
 import math
+import queue
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -324,9 +325,32 @@ def restore_batch(batch: Batch, cache_dir: str, fingerprint: str) -> Batch:
     return _timed(batch, "restore", t0)
 
 
+class DocFeed:
+    """The run's documents, handed to a run stage as their batches finish, so that the stage (the
+    encoder) works beside the batch stages instead of after them. Threads only: a queue cannot cross
+    to Dask worker processes."""
+
+    def __init__(self) -> None:
+        self._queue: queue.Queue[list[DocWork] | None] = queue.Queue()
+
+    def put(self, docs: list[DocWork]) -> None:
+        self._queue.put(docs)
+
+    def close(self) -> None:
+        self._queue.put(None)
+
+    def __call__(self) -> Iterator[DocWork]:
+        while (docs := self._queue.get()) is not None:
+            yield from docs
+
+
 @task(cache_policy=NO_CACHE, persist_result=False)
-def model_stage_run(stage: str, target: str, files: list[InputFile], cache_dir: str, fingerprint: str, ctx: StageContext) -> dict[str, int]:
-    """A registered run stage (index …) over every document of the run, read back from the cache."""
+def model_stage_run(
+    stage: str, target: str, files: list[InputFile], cache_dir: str, fingerprint: str, ctx: StageContext,
+    feed: DocFeed | None = None,
+) -> dict[str, int]:
+    """A registered run stage (index …) over every document of the run: from `feed` while the batches
+    run, or read back from the cache once they are done."""
 
     def docs() -> Iterator[DocWork]:
         file_cache = FileCache(cache_dir, fingerprint)
@@ -335,7 +359,9 @@ def model_stage_run(stage: str, target: str, files: list[InputFile], cache_dir: 
             if work is not None:
                 yield from work.docs
 
-    return load_stage(target)(docs, ctx)
+    t0 = time.perf_counter()
+    counts = load_stage(target)(feed or docs, ctx)
+    return {**counts, "stage_seconds": round(time.perf_counter() - t0, 2)}
 
 
 def write_parts(store: OutputStore, work: FileWork) -> None:
