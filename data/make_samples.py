@@ -46,17 +46,22 @@ def _wrap(text: str, font: pymupdf.Font, size: float, width: float, cjk: bool) -
     return lines
 
 
-def _layout(paragraphs: list[str], font: pymupdf.Font, size: float, cjk: bool) -> list[list[tuple[float, str]]]:
-    """Paragraphs to pages of (y, line) pairs."""
+def _layout(paragraphs: list[str], font: pymupdf.Font, size: float, cjk: bool) -> list[list[tuple[float, float, str]]]:
+    """Paragraphs to pages of (y, x indent, line) triples. Chinese body paragraphs open with a two-character
+    indent, as court documents set them, so a paragraph that ends on a full line still reads as ended."""
     width = PAGE.width - 2 * MARGIN_X
-    pages: list[list[tuple[float, str]]] = [[]]
+    pages: list[list[tuple[float, float, str]]] = [[]]
     y = TOP
     for para in paragraphs:
-        for line in _wrap(para, font, size, width, cjk):
+        lines = [(0.0, line) for line in _wrap(para, font, size, width, cjk)]
+        if cjk and len(para) > 12:
+            first = _wrap(para, font, size, width - 2 * size, cjk)[0]
+            lines = [(2 * size, first)] + [(0.0, line) for line in _wrap(para[len(first) :], font, size, width, cjk)]
+        for x, line in lines:
             if y + size > PAGE.height - BOTTOM:
                 pages.append([])
                 y = TOP
-            pages[-1].append((y, line))
+            pages[-1].append((y, x, line))
             y += size * LINE_GAP
         y += PARA_GAP
     return pages
@@ -78,8 +83,8 @@ def make_pdf(name: str) -> Path:
         page.insert_text((MARGIN_X, 36), header, fontname="cjk", fontsize=8, color=(0.4, 0.4, 0.4))
         page.insert_text((PAGE.width / 2 - 40, PAGE.height / 2), WATERMARK, fontname="cjk",
                          fontsize=14, color=(0.85, 0.85, 0.85))
-        for y, line in lines:
-            page.insert_text((MARGIN_X, y + size), line, fontname="body", fontsize=size)
+        for y, x, line in lines:
+            page.insert_text((MARGIN_X + x, y + size), line, fontname="body", fontsize=size)
         label = footer.format(n=n, m=len(pages))
         page.insert_text((PAGE.width / 2 - 20, PAGE.height - 30), label, fontname="cjk", fontsize=8)
     doc.set_metadata({"title": paragraphs[0], "producer": "LongDoc-XL data/make_samples.py"})

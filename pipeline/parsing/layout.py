@@ -145,7 +145,10 @@ def _breaks(prev: Line, ln: Line, pitch: float | None, x_left: float, x_right: f
     em = max(ln.size, 4.0)
     if ln.x0 - x_left > 1.2 * em and prev.x0 - x_left < 0.6 * em:
         return True  # first-line indent
-    return span > 20 * em and prev.x1 < x_right - 0.25 * span
+    # CJK text wraps at any character, so a line that ends over an em short of the edge ended its
+    # paragraph; Latin text wraps at words and leaves a ragged edge of up to a long word
+    slack = 1.5 * em if _CJK_CHAR.match(prev.text[-1:]) else 0.25 * span
+    return span > 20 * em and prev.x1 < x_right - slack
 
 
 def _paragraph(lines: list[Line]) -> Paragraph:
