@@ -116,7 +116,8 @@ def eval_lm(
     from flows.lm_store import StorePastWindows
     from pipeline.tokenizer import DEFAULT_PATH, load_tokenizer
     from txl.checkpoint import load_model
-    from txl.evaluate import SHIPPED_CHECKPOINT, PastWindows, encode_paths, evaluate_lm
+    from txl.config import SHIPPED_CHECKPOINT
+    from txl.evaluate import PastWindows, encode_paths, evaluate_lm
 
     for p in paths:
         existing_path(p)

@@ -7,19 +7,18 @@ from pathlib import Path
 import numpy as np
 
 from pipeline.records import BlockType, Segment, sha256_file  # noqa: F401  (re-exported: checkpoint identity)
+from txl.config import SHIPPED_CHECKPOINT
 from txl.pooling import pool_key
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def checkpoint_file(configured: str | None) -> Path | None:
-    """The configured checkpoint, else the first one shipped in data/models/, else None."""
+    """The configured checkpoint, else the shipped language model (data/models/txl_lm.pt; the other
+    files there are heads trained on it), else None."""
     if configured:
         return Path(configured)
-    shipped = sorted((ROOT / "data" / "models").glob("*.pt"))
-    return shipped[0] if shipped else None
-
-
+    return SHIPPED_CHECKPOINT if SHIPPED_CHECKPOINT.is_file() else None
 
 
 def pick_device(name: str = "auto") -> str:

@@ -27,7 +27,6 @@ from txl.recurrence import LaneMemory, run_batch
 from txl.streams import IGNORE, EncodedDoc, LaneStream, encode_document
 
 SETTINGS = ("none", "memory", "retrieved")
-SHIPPED_CHECKPOINT = Path(__file__).resolve().parents[1] / "data" / "models" / "txl_lm.pt"
 
 
 @dataclass

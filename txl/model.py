@@ -456,12 +456,14 @@ class TransformerXLLM(nn.Module):
         if lengths is None:
             return (lambda x: None if x is None else x[:, m + t - w :]), None
         pos = (m + lengths.to(dev).long())[:, None] - w + torch.arange(w, device=dev)  # [B, W]
-        valid, pos = pos >= 0, pos.clamp(min=0)
+        valid = pos >= 0
+        rows = (pos.clamp(min=0) + torch.arange(b, device=dev)[:, None] * (m + t)).view(-1)
 
         def take(x: torch.Tensor | None) -> torch.Tensor | None:
+            # whole rows of the flattened [B * (M + T), ...]: row copies, not a per-element gather
             if x is None:
                 return None
-            return x.gather(1, pos.view(b, w, *([1] * (x.dim() - 2))).expand(b, w, *x.shape[2:]))
+            return x.reshape(b * (m + t), *x.shape[2:]).index_select(0, rows).view(b, w, *x.shape[2:])
 
         return take, valid
 
