@@ -22,7 +22,9 @@ class RunConfig(Options):
     dask_address: str | None = None  # a running Dask scheduler; None = a local cluster
     retries: int = 2  # more tries for the stages that can fail transiently (I/O, model, write)
     retry_delay_s: float = 2.0  # first retry delay; doubles on each further try
-    stages: list[str] = ["parse", "segment", "encode", "index", "predict"]
+    # parse and segment always run; encode and index are one stage (the encoder writes each segment's
+    # states into the index as it goes, and injection reads them back), so naming either runs both
+    stages: list[Literal["parse", "segment", "encode", "index", "predict"]] = ["parse", "segment", "encode", "index", "predict"]
     cache_dir: str | None = None  # per-file result cache; None = OUT_DIR/.cache
     open_report: bool = False
 

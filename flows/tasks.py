@@ -133,6 +133,8 @@ def load_stage(target: str) -> Callable:
 
 def active_stages(config: LdxConfig) -> tuple[dict[str, str], dict[str, str]]:
     chosen = set(config.run.stages)
+    if "encode" in chosen:
+        chosen.add("index")
     return (
         {k: v for k, v in BATCH_STAGES.items() if k in chosen},
         {k: v for k, v in RUN_STAGES.items() if k in chosen},
