@@ -120,7 +120,7 @@ def _normspace(text: str) -> str:
     return " ".join(text.split())
 
 
-def _contract_states(reader, contract: Contract, passage_chars: int):
+def contract_states(model, tokenizer, contract: Contract, passage_chars: int):
     """(passages, per-passage EncodedText): the contract encoded in order with memory."""
     from pipeline.records import BlockType, Segment
     from retrieval.eval_retrieval import split_passages
@@ -128,15 +128,20 @@ def _contract_states(reader, contract: Contract, passage_chars: int):
     from retrieval.reader import EncodedText
 
     passages = split_passages(contract.doc_id, "", contract.text, passage_chars)
-    tok = reader.tokenizer
-    encs = tok.hf.encode_batch([p.text for p in passages], add_special_tokens=False)
+    encs = tokenizer.hf.encode_batch([p.text for p in passages], add_special_tokens=False)
     segments = [Segment(contract.doc_id, i, 0, BlockType.CLAUSE, p.text, len(e.ids), 0, len(p.text))
                 for i, (p, e) in enumerate(zip(passages, encs, strict=True))]
-    ids = [tok.prefix_ids(BlockType.CLAUSE, i == 0) + list(e.ids) for i, e in enumerate(encs)]
-    out = encode_document(reader.model, segments, ids)
+    ids = [tokenizer.prefix_ids(BlockType.CLAUSE, i == 0) + list(e.ids) for i, e in enumerate(encs)]
+    out = encode_document(model, segments, ids)
     states = [EncodedText(o.hidden[len(i) - len(e.ids):].float().cpu(), [tuple(x) for x in e.offsets], list(e.ids))
               for o, i, e in zip(out, ids, encs, strict=True)]
     return passages, states
+
+
+def find_gold(gold: str, text: str) -> tuple[int, int] | None:
+    """Character span of a gold clause in a passage, whatever whitespace the passage packing left."""
+    m = re.search(r"\s+".join(map(re.escape, gold.split())), text)
+    return (m.start(), m.end()) if m else None
 
 
 def evaluate_cuad(reader, data_dir: Path, contracts: int | None = 20, k: int = 5, passage_chars: int = 1200,
@@ -153,15 +158,22 @@ def evaluate_cuad(reader, data_dir: Path, contracts: int | None = 20, k: int = 5
     n_answerable = n_questions = n_passages = 0
     loaded = load_cuad(data_dir, split, contracts)
     for contract in loaded:
-        passages, states = _contract_states(reader, contract, passage_chars)
+        passages, states = contract_states(reader.model, reader.tokenizer, contract, passage_chars)
         n_passages += len(passages)
         index = HybridIndex(passages)
         flat = [_normspace(p.text) for p in passages]
+        hits_of = {cq.qid: [index.row_of[h.segment_id] for h in index.search(cq.category, k=max(max(KS), k), arms=["bm25"])]
+                   for cq in contract.questions}
+        question_of = {cq.qid: reader.question(cq.category) for cq in contract.questions}
+        preds_of: dict[str, list] = defaultdict(list)
+        for r in sorted({r for hits in hits_of.values() for r in hits[:k]}):  # one batch per passage read
+            asking = [cq.qid for cq in contract.questions if r in hits_of[cq.qid][:k]]
+            for qid, pred in zip(asking, reader.read_many(passages[r].text, states[r], [question_of[x] for x in asking]),
+                                 strict=True):
+                preds_of[qid].append(pred)
         for cq in contract.questions:
             n_questions += 1
-            hits = [index.row_of[h.segment_id] for h in index.search(cq.category, k=max(max(KS), k), arms=["bm25"])]
-            q = reader.question(cq.category)
-            preds = [reader.read(passages[r].text, states[r], q) for r in hits[:k]]
+            hits, q, preds = hits_of[cq.qid], question_of[cq.qid], preds_of[cq.qid]
             spans = [p for p in preds if p.label == "SPAN" and p.answer.strip()]
             best = max(spans, key=lambda p: p.confidence) if spans else None
             top = passages[hits[0]].text if hits else ""

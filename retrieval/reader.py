@@ -15,6 +15,7 @@ from __future__ import annotations
 import io
 import re
 from dataclasses import asdict, dataclass
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -54,7 +55,8 @@ class Question:
     chars: frozenset[str]  # CJK characters
 
 
-def term_spans(text: str) -> list[tuple[str, int, int]]:
+@lru_cache(maxsize=512)  # every question on a context matches against the same context terms
+def term_spans(text: str) -> tuple[tuple[str, int, int], ...]:
     """(term, start, end) of the text's BM25 terms (retrieval.text.terms, with their positions)."""
     stop = _stopwords()
     out: list[tuple[str, int, int]] = []
@@ -64,7 +66,7 @@ def term_spans(text: str) -> list[tuple[str, int, int]]:
             out.extend((w, base + a, base + b) for w, a, b in _jieba().tokenize(run, mode="search") if w not in stop)
         elif (w := run.lower()) not in stop:
             out.append((_stemmer().stemWord(w), m.start(), m.end()))
-    return out
+    return tuple(out)
 
 
 def _form(text: str) -> str:

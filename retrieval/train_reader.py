@@ -2,9 +2,10 @@
 
     nice -n 10 python -m retrieval.train_reader --qa ../shared/data/zh/qa/cjrc_dev.json
         [--checkpoint CKPT] [--out data/models/reader.pt] [--minutes 40] [--epochs 20]
+        [--cuad ../shared/data/en/contracts --cuad-contracts 40] [--init HEAD]
 
 The training split's contexts and questions are encoded once and cached (out/reader_cache/, keyed by
-file and encoder); a tenth of the training contexts (a second hash rule) is kept for model selection,
+file and encoder); `--cuad` adds passage examples from CUAD's training contracts (split by contract); a tenth of the training contexts (a second hash rule) is kept for model selection,
 so the held-apart split is read only once, by the final end-to-end evaluation. The best head so far
 is written after every epoch, with the encoder's sha256 and its metrics.
 """
@@ -37,6 +38,7 @@ from retrieval.reader import (
     decode,
     encode_text,
     lexical_features,
+    load_reader,
     prepare_question,
 )
 
@@ -90,19 +92,52 @@ def build_examples(path: Path, model, tokenizer, split: str = "train", max_conte
     return examples
 
 
-def cached_examples(path: Path, model, tokenizer, encoder_sha: str, max_contexts: int | None) -> list[Example]:
-    """build_examples on the training split, through a pickle cache keyed by file and encoder (it holds our
-    own dataclasses, so it is read only from the cache directory this script writes)."""
+def cached(key: str, build) -> list[Example]:
+    """build() through a pickle cache in out/reader_cache/ keyed by `key` (inputs and encoder). It holds
+    our own dataclasses, so it is read only from the cache directory this script writes."""
     import pickle
 
-    key = hashlib.blake2b(f"{Path(path).resolve()}|{encoder_sha}|{max_contexts}".encode(), digest_size=8).hexdigest()
-    cache = CACHE_DIR / f"{Path(path).stem}_{key}.pkl"
-    if cache.is_file():
-        return pickle.loads(cache.read_bytes())
-    examples = build_examples(path, model, tokenizer, "train", max_contexts)
     from pipeline.store import atomic_write_bytes
 
+    cache = CACHE_DIR / f"{hashlib.blake2b(key.encode(), digest_size=8).hexdigest()}.pkl"
+    if cache.is_file():
+        return pickle.loads(cache.read_bytes())
+    examples = build()
     atomic_write_bytes(cache, pickle.dumps(examples))
+    return examples
+
+
+def cuad_examples(data_dir: Path, model, tokenizer, contracts: int, k: int = 3, passage_chars: int = 1200) -> list[Example]:
+    """Passage-level examples from CUAD's training contracts: every passage holding a gold clause is a SPAN
+    example of its question (the category, as `eval cuad` asks it), and the question's other top-k BM25
+    passages are NONE examples, so the head learns to say no answer to a passage that only looks related."""
+    from retrieval.eval_cuad import contract_states, find_gold, load_cuad
+    from retrieval.hybrid import HybridIndex
+
+    examples = []
+    for contract in load_cuad(data_dir, "train", contracts):
+        passages, states = contract_states(model, tokenizer, contract, passage_chars)
+        for ctx in states:
+            ctx.hidden = ctx.hidden.half()
+        index = HybridIndex(passages)
+        for cq in contract.questions:
+            q = prepare_question(model, tokenizer, cq.category)
+            q.enc.hidden = q.enc.hidden.half()
+            top = [index.row_of[h.segment_id] for h in index.search(cq.category, k=k, arms=["bm25"])]
+            spans = {}
+            for i, p in enumerate(passages):
+                for gold in cq.golds:
+                    if i not in spans and (at := find_gold(gold, p.text)) is not None:
+                        spans[i] = at
+            for i in sorted(set(top) | set(spans)):
+                text, ctx = passages[i].text, states[i]
+                span = char_to_token_span(ctx.offsets, *spans[i]) if i in spans else None
+                if i in spans and span is None:
+                    continue
+                gold = text[spans[i][0] : spans[i][1]] if i in spans else ""
+                item = QAItem(f"{cq.qid}#{i}", cq.category, [gold], not gold)
+                examples.append(Example(text, ctx, lexical_features(text, ctx, q), q, item,
+                                        "SPAN" if span else "NONE", span))
     return examples
 
 
@@ -140,13 +175,20 @@ def train_head(
     valid: list[Example] | None = None,
     minutes: float | None = None,
     on_best=None,
+    init: ReaderHead | None = None,
 ) -> tuple[ReaderHead, list[dict]]:
-    """Train a head; with `valid`, keep the epoch with the best validation F1 (`on_best(head, row)` is
+    """Train a head (learning rate decayed linearly to a tenth over `epochs`); with `valid`, keep the epoch
+    with the best validation F1 (`on_best(head, row)` is
     called each time it improves). -> (head, one log row per epoch)."""
     torch.manual_seed(seed)
     head = ReaderHead(cfg)
+    if init is not None:
+        head.load_state_dict(init.state_dict())
     opt = torch.optim.AdamW(head.parameters(), lr=lr, weight_decay=0.01)
     rng = np.random.default_rng(seed)
+    # linear decay to a tenth over the planned steps: the answer-type calibration swings at a constant rate
+    steps = epochs * len(_batches(examples, batch_size, np.random.default_rng(seed)))
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda i: 1.0 - 0.9 * min(i / max(steps, 1), 1.0))
     ce = nn.CrossEntropyLoss()
     t0 = time.perf_counter()
     log, best_f1, best_state = [], -1.0, None
@@ -165,6 +207,7 @@ def train_head(
             loss.backward()
             nn.utils.clip_grad_norm_(head.parameters(), 5.0)
             opt.step()
+            sched.step()
             total += loss.item() * len(batch)
         row = {"epoch": epoch + 1, "loss": round(total / len(examples), 4), "minutes": round((time.perf_counter() - t0) / 60, 1)}
         if valid:
@@ -190,6 +233,9 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=READER_FILE)
     ap.add_argument("--contexts", type=int, default=None, help="training contexts to encode (CPU cost); default all")
     ap.add_argument("--eval-contexts", type=int, default=None, help="held-apart contexts read at the end")
+    ap.add_argument("--cuad", type=Path, default=None, help="also CUAD's training contracts (folder of cuad_*.jsonl.gz)")
+    ap.add_argument("--cuad-contracts", type=int, default=40, help="CUAD training contracts to encode")
+    ap.add_argument("--init", type=Path, default=None, help="start from this head (fine-tuning) instead of afresh")
     ap.add_argument("--epochs", type=int, default=20)
     ap.add_argument("--minutes", type=float, default=40.0, help="training time budget (encoding not counted)")
     ap.add_argument("--lr", type=float, default=2e-3)
@@ -202,19 +248,25 @@ def main() -> None:
     encoder_sha = sha256_file(path)
     model, tokenizer = load_encoder(path, "cpu")
     t0 = time.perf_counter()
-    examples = cached_examples(args.qa, model, tokenizer, encoder_sha, args.contexts)
+    examples = cached(f"{args.qa.resolve()}|{encoder_sha}|{args.contexts}",
+                      lambda: build_examples(args.qa, model, tokenizer, "train", args.contexts))
+    if args.cuad is not None:
+        examples += cached(f"{args.cuad.resolve()}|{encoder_sha}|{args.cuad_contracts}|cuad",
+                           lambda: cuad_examples(args.cuad, model, tokenizer, args.cuad_contracts))
     train = [e for e in examples if not is_validation(e.text)]
     valid = [e for e in examples if is_validation(e.text)]
     t1 = time.perf_counter()
     print(f"{len(train)} training / {len(valid)} validation questions, encoded in {t1 - t0:.0f} s", flush=True)
     cfg = ReaderConfig(model.cfg.d_model)
-    record = {"train_file": str(args.qa), "train_questions": len(train), "valid_questions": len(valid),
+    record = {"train_file": str(args.qa), "cuad": str(args.cuad) if args.cuad else None,
+              "init": str(args.init) if args.init else None, "train_questions": len(train), "valid_questions": len(valid),
               "encoder": path.name, "config": vars(cfg)}
 
     def save(head: ReaderHead, row: dict) -> None:
         Reader(head, model, tokenizer).save(args.out, encoder_sha, {**record, "best_epoch": row})
 
-    head, log = train_head(train, cfg, args.epochs, args.lr, valid=valid, minutes=args.minutes, on_best=save)
+    init = load_reader(args.init, model, tokenizer, encoder_sha).head if args.init else None
+    head, log = train_head(train, cfg, args.epochs, args.lr, valid=valid, minutes=args.minutes, on_best=save, init=init)
     reader = Reader(head, model, tokenizer, str(args.out))
     held = evaluate_qa(args.qa, reader, "heldout", args.eval_contexts)
     metrics = {**record, "train_log": log, "heldout": held, "encode_s": round(t1 - t0, 1),
