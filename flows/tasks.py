@@ -44,8 +44,9 @@ from pipeline.store import OutputStore
 # run reaches them. The retrieval and prediction work add theirs here:
 #   a batch stage is `fn(docs: list[DocWork], ctx: StageContext) -> None`; it fills `predictions` or
 #     `outputs` of each DocWork in place (e.g. "encode" stores segment states for the index);
-#   a run stage is `fn(docs: Callable[[], Iterator[DocWork]], ctx: StageContext) -> dict[str, int]`;
-#     it sees every document of the run, cached ones included, once all batches are written
+#   a run stage is `fn(docs: Callable[[], Iterator[DocWork | None]], ctx: StageContext) -> dict[str, int]`;
+#     it sees every document of the run, cached ones included, as their batches are written (a None
+#     between them says that no document is ready yet)
 #     (e.g. "index" builds OUT_DIR/index/ whose ids are the run's segment ids), and returns counts.
 # `run.stages` in the config chooses which of them a run executes.
 BATCH_STAGES: dict[str, str] = {"predict": "retrieval.predict:predict_batch_stage"}
@@ -341,8 +342,17 @@ class DocFeed:
     def close(self) -> None:
         self._queue.put(None)
 
-    def __call__(self) -> Iterator[DocWork]:
-        while (docs := self._queue.get()) is not None:
+    def __call__(self) -> Iterator[DocWork | None]:
+        """The documents in arrival order; a None says none is ready just now (the consumer may work
+        on what it has and ask again, which then waits)."""
+        while True:
+            try:
+                docs = self._queue.get_nowait()
+            except queue.Empty:
+                yield None
+                docs = self._queue.get()
+            if docs is None:
+                return
             yield from docs
 
 

@@ -127,13 +127,15 @@ def _batch_retrieved(store: SegmentStore | None, picks: list[list[str]], device:
 @torch.no_grad()
 def encode_stream(
     model,
-    docs: Iterable[DocInput],
+    docs: Iterable[DocInput | None],
     store: SegmentStore | None = None,
     config: RetrievalConfig | None = None,
     stats: dict | None = None,
 ) -> Iterator[tuple[int, list[EncodedSegment]]]:
     """Encode many documents at once, each segment by segment with its own recurrence memory (and, with a
     store, injection); yields (input index, the document's EncodedSegments) as each document finishes.
+    A None among `docs` says that the source has nothing ready yet (a live feed): the documents already
+    taken in are worked on meanwhile. Indices count the None entries too.
 
     Up to `config.encode_lanes` documents share one forward call (retrieval.lanes): each document's
     states equal those of encoding it alone. Prefixes shared by several documents are encoded once
@@ -156,6 +158,10 @@ def encode_stream(
                 nxt = next(pending, None)
                 if nxt is None:
                     break
+                if nxt[1] is None:  # the source has nothing ready: work on what is here, else wait
+                    if active:
+                        break
+                    continue
                 lane = _start(nxt[0], nxt[1], model, store, cfg, prefixes)
                 if lane.done:
                     yield lane.index, lane.out

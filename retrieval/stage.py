@@ -45,15 +45,15 @@ def open_or_create(root: Path, model, config: RetrievalConfig, model_id: str = "
 
 def index_segments(
     out_dir: str | Path,
-    segments_by_doc: Iterable[list[Segment]],
+    segments_by_doc: Iterable[list[Segment] | None],
     model,
     tokenizer,
     config: RetrievalConfig | None = None,
     model_id: str = "",
     segmenter: str = "",
 ) -> dict[str, int]:
-    """Encode and index documents (each a list of its segments in order); a re-indexed document replaces
-    its old entries. Commits once at the end.
+    """Encode and index documents (each a list of its segments in order; a None says that no document is
+    ready yet); a re-indexed document replaces its old entries. Commits once at the end.
 
     `segmenter` names the segmentation that produced the segments (a hash of its config). While it is the
     one the store was built with, a document whose segments the store already holds exactly is kept as
@@ -68,8 +68,11 @@ def index_segments(
     counts = {"docs": 0, "segs": 0, "kept": 0}
     t0 = time.perf_counter()
 
-    def to_encode() -> Iterator[DocInput]:
+    def to_encode() -> Iterator[DocInput | None]:
         for segments in segments_by_doc:
+            if segments is None:  # nothing ready yet: the stream works on the documents it has
+                yield None
+                continue
             if not segments:
                 continue
             segments = sorted(segments, key=lambda s: s.seg_idx)
@@ -117,5 +120,5 @@ def index_run_stage(docs: Callable[[], Iterator], ctx) -> dict[str, int]:
     segmenter = hashlib.sha256(ctx.config.segment.model_dump_json().encode()).hexdigest()[:16]
     with autocast(next(model.parameters()).device, mcfg.dtype):
         return index_segments(
-            ctx.out_dir, (w.segments for w in docs()), model, tokenizer, ctx.config.retrieval, ctx.model_id, segmenter
+            ctx.out_dir, (w and w.segments for w in docs()), model, tokenizer, ctx.config.retrieval, ctx.model_id, segmenter
         )

@@ -188,3 +188,15 @@ def test_a_shared_prefix_is_encoded_once_and_equals_encoding_it_again(tmp_path, 
     off = {}
     list(encode_stream(model, [a, b], None, RetrievalConfig(reuse_prefixes=False), off))
     assert off["reused_segments"] == 0
+
+
+def test_a_live_source_may_say_nothing_is_ready(judgment, real_documents):
+    """None entries (a feed with nothing ready) neither stall the stream nor change any result."""
+    model = judgment[0]
+    docs = real_documents[:3]
+    plain = dict(encode_stream(model, docs))
+    live = dict(encode_stream(model, [None, docs[0], None, None, docs[1], docs[2], None]))
+    assert sorted(live) == [1, 4, 5]
+    for i, j in zip((0, 1, 2), (1, 4, 5), strict=True):
+        for a, b in zip(plain[i], live[j], strict=True):
+            torch.testing.assert_close(a.hidden, b.hidden, rtol=1e-5, atol=1e-5)
