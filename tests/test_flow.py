@@ -226,14 +226,14 @@ def test_a_stage_failing_every_retry_becomes_error_rows_and_the_run_goes_on(
     from flows import tasks
     from flows.run import run_flow
 
-    monkeypatch.setitem(tasks.BATCH_STAGES, "encode", f"{__name__}:failing_stage")
+    monkeypatch.setitem(tasks.BATCH_STAGES, "predict", f"{__name__}:failing_stage")
     corpus = tmp_path / "in"
     corpus.mkdir()
     write_jsonl_slice(shared_data, corpus / "criminal.jsonl", 2)
-    config = {"run": {"retries": 2, "retry_delay_s": 0.05, "stages": ["encode"]}}
+    config = {"run": {"retries": 2, "retry_delay_s": 0.05, "stages": ["predict"]}}
     manifest = run_flow(str(corpus), str(tmp_path / "out"), config)
     assert ATTEMPTS == [2, 2, 2]  # the first try and two retries, each over the batch's two documents
-    assert manifest["status"] == "completed" and manifest["stages"] == ["parse", "segment", "encode", "write"]
+    assert manifest["status"] == "completed" and manifest["stages"] == ["parse", "segment", "predict", "write"]
     errors = open_duckdb(tmp_path / "out").execute("SELECT stage, error_type, reason FROM errors").fetchall()
-    assert errors == [("encode", "OSError", "device went away")]
+    assert errors == [("predict", "OSError", "device went away")]
     assert not list((tmp_path / "out" / ".cache").rglob("meta/*"))  # not cached: the next run tries again
