@@ -51,12 +51,15 @@ def pick(lanes: list[Lane], max_lanes: int, max_tokens: int) -> list[Lane]:
     return group[: max(1, min(max_lanes, max_tokens // width))]
 
 
-def left_pad(x: torch.Tensor, w: int, fill) -> torch.Tensor:
-    """[1, n, ...] -> [1, w, ...] with `fill` slots on the left (memory is right-aligned)."""
-    if x.size(1) == w:
-        return x
-    pad = torch.full((1, w - x.size(1), *x.shape[2:]), fill, dtype=x.dtype, device=x.device)
-    return torch.cat([pad, x], 1)
+def stack_right(parts: list[torch.Tensor], w: int, fill) -> torch.Tensor:
+    """[1, n_i, ...] tensors -> [B, w, ...], each right-aligned with `fill` on its left (memory ends at
+    the newest slot); one copy of each part."""
+    first = parts[0]
+    out = torch.full((len(parts), w, *first.shape[2:]), fill, dtype=first.dtype, device=first.device)
+    for b, p in enumerate(parts):
+        if p.size(1):
+            out[b, w - p.size(1) :] = p[0]
+    return out
 
 
 def batch_memory(lanes: list[Lane], model, device: torch.device) -> dict:
@@ -82,9 +85,9 @@ def batch_memory(lanes: list[Lane], model, device: torch.device) -> dict:
             continue
         parts = [c.get(key) if c.get(key) is not None else empty[key] for c in carries]
         if isinstance(parts[0], list):
-            out[key] = [torch.cat([left_pad(p[i], w, fill) for p in parts]) for i in range(len(parts[0]))]
+            out[key] = [stack_right([p[i] for p in parts], w, fill) for i in range(len(parts[0]))]
         else:
-            out[key] = torch.cat([left_pad(p, w, fill) for p in parts])
+            out[key] = stack_right(parts, w, fill)
     return out
 
 
