@@ -4,7 +4,7 @@ the model's memory when it reads the unit), and both — and evaluates each on t
 apart and on held-apart Chinese criminal judgments with their structural markers removed (and as
 written). Majority-class accuracy is printed as the baseline of each set.
 
-    nice -n 10 .venv/bin/python benchmarks/predict_roles.py [--zh-docs 300 --clcr-docs 100] [--save both]
+    nice -n 10 .venv/bin/python benchmarks/predict_roles.py [--zh-docs 150 --clcr-docs 30] [--seed 0] [--save both]
 
 `--save TOWERS` writes that head, trained on the same documents, to data/models/heads/roles.npz.
 Encoder states are cached under --cache (keyed by the units' text), so a rerun only trains.
@@ -80,11 +80,13 @@ def majority(docs) -> float:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--zh-docs", type=int, default=300, help="training judgments from judge_criminal (fd)")
-    ap.add_argument("--clcr-docs", type=int, default=100, help="training judgments from clcr_cases")
+    ap.add_argument("--zh-docs", type=int, default=150, help="training judgments from judge_criminal (fd)")
+    ap.add_argument("--clcr-docs", type=int, default=30, help="training judgments from clcr_cases")
     ap.add_argument("--held-docs", type=int, default=170, help="held-apart criminal judgments evaluated")
     ap.add_argument("--epochs", type=int, default=8)
     ap.add_argument("--cache", type=Path, default=Path("/tmp/ldx-role-states"))
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--towers", nargs="+", choices=TOWERS, default=list(TOWERS), help="which heads to train")
     ap.add_argument("--save", choices=TOWERS, default=None)
     args = ap.parse_args()
     torch.set_num_threads(1)
@@ -108,11 +110,11 @@ def main() -> None:
     print(f"training: {len(india_train)} Indian + {len(zh_train)} Chinese judgments; "
           + ", ".join(f"{k}: {len(v)} docs" for k, v in sets.items()))
     report = {}
-    for towers in TOWERS:
+    for towers in args.towers:
         t0 = time.process_time()
         out = HEADS_DIR / "roles.npz" if args.save == towers else None
-        head = train_role_head(india_train, zh_train, out, epochs=args.epochs, towers=towers, encode=encode,
-                               encoder=identity)
+        head = train_role_head(india_train, zh_train, out, epochs=args.epochs, seed=args.seed, towers=towers,
+                               encode=encode, encoder=identity)
         report[towers] = {name: eval_roles(head, docs, encode) for name, docs in sets.items()}
         print(f"{towers:5s} " + "  ".join(f"{k}: acc {r['accuracy']:.3f} macro-F1 {r['macro_f1']:.3f}"
                                            for k, r in report[towers].items())

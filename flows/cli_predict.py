@@ -72,7 +72,12 @@ def eval_roles_cmd(
     head = RoleHead.load(weights)
     encode = None
     if head.reads_txl:
+        import torch
+
         from retrieval.role_states import head_encoder, states_of
+
+        # a small model on a shared machine: a second intra-op thread made encoding 16x slower, not faster
+        torch.set_num_threads(1)
 
         encoder = head_encoder(head)
         if encoder is None:
@@ -180,7 +185,7 @@ def train_heads_cmd(
     )
     from txl.heads import TOWERS, RoleHead
 
-    torch.set_num_threads(2)
+    torch.set_num_threads(1)
     if towers not in TOWERS:
         fail(f"--towers must be one of {', '.join(TOWERS)}, not {towers!r}")
     encode, identity = None, None

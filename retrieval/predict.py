@@ -328,9 +328,13 @@ def predict_batch_stage(docs: list, ctx) -> None:
     Reads `ctx.config.predict` (a PredictConfig; defaults when the run config has no such section) and,
     for the connective-attention summary, the run's checkpoint (`ctx.config.model`) when one exists;
     near-duplicates are looked up among the documents earlier batches stored under `ctx.out_dir`."""
+    import torch
+
     from retrieval.encoder import checkpoint_file
 
     config = getattr(ctx.config, "predict", None) or PredictConfig()
+    # batches run side by side: more intra-op threads than free cores makes the encoders crawl
+    torch.set_num_threads(ctx.config.model.threads or 1)
     model = None
     if config.connective_attention:
         path = checkpoint_file(ctx.config.model.checkpoint)

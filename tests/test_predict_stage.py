@@ -15,6 +15,9 @@ from pipeline.records import prediction_rows, to_table
 from retrieval.config import PredictConfig
 from retrieval.predict import load_heads, predict_stage
 
+# the role head encodes every segment with the shipped model: one intra-op thread on a shared runner
+pytestmark = pytest.mark.usefixtures("torch_one_thread")
+
 
 @pytest.fixture(scope="module")
 def batch(shared_data):

@@ -272,6 +272,7 @@ def train_role_head(
     towers: str = "text",
     encode: Encode | None = None,
     encoder: dict[str, str] | None = None,
+    members: int = 3,
 ) -> RoleHead:
     """Train on the documents given (the caller holds apart what it evaluates on). Chinese documents are
     seen twice: as written and with their structural markers removed, so the head learns a part's
@@ -286,7 +287,7 @@ def train_role_head(
     order = list(range(len(docs)))
     rng.shuffle(order)
     docs, labels = [docs[i] for i in order], [labels[i] for i in order]
-    head = RoleHead(towers=towers, encoder=dict(encoder or {}))
+    head = RoleHead(towers=towers, members=members, encoder=dict(encoder or {}))
     if head.reads_txl and encode is None:
         raise ValueError(f"a {towers!r} role head needs the encoder's states (encode=...)")
     states = encode(docs) if head.reads_txl else None

@@ -367,7 +367,8 @@ class RoleHead:
     d_hidden: int = 48
     decay: float = 0.7
     towers: str = "text"
-    net: DualTower | None = None
+    members: int = 3  # dual towers trained from different seeds, probabilities averaged
+    nets: list[DualTower] = field(default_factory=list)
     trained_on: list[str] = field(default_factory=list)  # doc ids of the training documents
     encoder: dict[str, str] = field(default_factory=dict)  # {"file", "sha256"} of the LM behind "txl"
     d_txl: int = 0
@@ -406,36 +407,40 @@ class RoleHead:
             doc_ids: list[str] | None = None, states: TxlStates | None = None) -> RoleHead:
         if self.towers not in TOWERS:
             raise ValueError(f"towers must be one of {TOWERS}, not {self.towers!r}")
-        torch.manual_seed(seed)
         if self.reads_text:
             self.features.fit([t for d in docs for t in d])
         if self.reads_txl and states:
             self.d_txl = states[0][0].shape[1]
         cur, mem, _ = self._views(docs, states)
         y = torch.tensor([ROLE_LABELS.index(t) for d in labels for t in d])
-        self.net = DualTower(*self._dims(), self.d_hidden, len(ROLE_LABELS))
+        # one seed's head swings by several points on a small held-apart set; the average of a few does not
+        self.nets = [self._fit_one(cur, mem, y, epochs, seed + m) for m in range(self.members)]
+        self.trained_on = list(doc_ids or [])
+        return self
+
+    def _fit_one(self, cur: torch.Tensor, mem: torch.Tensor, y: torch.Tensor, epochs: int, seed: int) -> DualTower:
+        torch.manual_seed(seed)
+        net = DualTower(*self._dims(), self.d_hidden, len(ROLE_LABELS))
         # classes are very unequal (OPINION dwarfs VERDICT); weighting by inverse sqrt frequency keeps
         # the rare but important roles from being ignored
         freq = torch.bincount(y, minlength=len(ROLE_LABELS)).float()
         weight = torch.where(freq > 0, (freq.sum() / freq.clamp(min=1)).sqrt(), torch.zeros_like(freq))
         loss_fn = nn.CrossEntropyLoss(weight=weight / weight[weight > 0].mean())
-        opt = torch.optim.AdamW(self.net.parameters(), lr=3e-3, weight_decay=1e-4)
+        opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
         g = torch.Generator().manual_seed(seed)
-        self.net.train()
+        net.train()
         for _ in range(epochs):
             for idx in torch.randperm(len(y), generator=g).split(256):
                 opt.zero_grad()
-                loss_fn(self.net(cur[idx], mem[idx]), y[idx]).backward()
+                loss_fn(net(cur[idx], mem[idx]), y[idx]).backward()
                 opt.step()
-        self.net.eval()
-        self.trained_on = list(doc_ids or [])
-        return self
+        return net.eval()
 
     @torch.no_grad()
     def predict_proba(self, docs: list[list[str]], states: TxlStates | None = None) -> list[np.ndarray]:
         """Per document, [units, len(ROLE_LABELS)] probabilities."""
         cur, mem, sizes = self._views(docs, states)
-        probs = torch.softmax(self.net(cur, mem), -1).numpy()
+        probs = torch.stack([torch.softmax(net(cur, mem), -1) for net in self.nets]).mean(0).numpy()
         return np.split(probs, np.cumsum(sizes)[:-1])
 
     def predict(self, docs: list[list[str]], states: TxlStates | None = None) -> list[list[tuple[BlockType, float]]]:
@@ -443,14 +448,14 @@ class RoleHead:
                 for pr in self.predict_proba(docs, states)]
 
     def save(self, path: str | Path) -> None:
-        arrays = {f"net.{k}": v.half().numpy() for k, v in self.net.state_dict().items()}
+        arrays = {f"net{m}.{k}": v.half().numpy() for m, net in enumerate(self.nets) for k, v in net.state_dict().items()}
         if self.reads_text:
             arrays["idf"] = self.features.idf.astype(np.float16)
         _save_npz(Path(path), arrays, {
             "kind": "roles", "n_features": self.features.n_features,
             "ngram_range": list(self.features.ngram_range), "d_hidden": self.d_hidden, "decay": self.decay,
             "labels": [str(t) for t in ROLE_LABELS], "trained_on": self.trained_on, "towers": self.towers,
-            "encoder": self.encoder, "d_txl": self.d_txl,
+            "encoder": self.encoder, "d_txl": self.d_txl, "members": len(self.nets),
         })
 
     @classmethod
@@ -460,10 +465,12 @@ class RoleHead:
             raise ValueError(f"{path}: role labels differ from this code's ROLE_LABELS")
         idf = a["idf"].astype(np.float32) if "idf" in a else None
         head = cls(HashedTfidf(meta["n_features"], tuple(meta["ngram_range"]), idf), meta["d_hidden"],
-                   meta["decay"], meta.get("towers", "text"), trained_on=meta["trained_on"],
-                   encoder=meta.get("encoder", {}), d_txl=meta.get("d_txl", 0))
-        head.net = DualTower(*head._dims(), meta["d_hidden"], len(ROLE_LABELS))
-        head.net.load_state_dict({k[4:]: torch.from_numpy(v.astype(np.float32)) for k, v in a.items()
-                                  if k.startswith("net.")})
-        head.net.eval()
+                   meta["decay"], meta["towers"], meta["members"], trained_on=meta["trained_on"],
+                   encoder=meta["encoder"], d_txl=meta["d_txl"])
+        for m in range(head.members):
+            net = DualTower(*head._dims(), meta["d_hidden"], len(ROLE_LABELS))
+            prefix = f"net{m}."
+            net.load_state_dict({k[len(prefix):]: torch.from_numpy(v.astype(np.float32)) for k, v in a.items()
+                                 if k.startswith(prefix)})
+            head.nets.append(net.eval())
         return head
