@@ -6,7 +6,8 @@ written). Majority-class accuracy is printed as the baseline of each set.
 
     nice -n 10 .venv/bin/python benchmarks/predict_roles.py [--zh-docs 150 --clcr-docs 30] [--seed 0] [--save both]
 
-`--save TOWERS` writes that head, trained on the same documents, to data/models/heads/roles.npz.
+`--save TOWERS` writes that head, trained on the same documents, to data/models/heads/roles.npz
+(roles_text.npz for the text-only head, which the run uses with `predict.role_encoder = false`).
 Encoder states are cached under --cache (keyed by the units' text), so a rerun only trains.
 """
 
@@ -112,7 +113,8 @@ def main() -> None:
     report = {}
     for towers in args.towers:
         t0 = time.process_time()
-        out = HEADS_DIR / "roles.npz" if args.save == towers else None
+        # the run reads roles.npz, or roles_text.npz with predict.role_encoder = false
+        out = HEADS_DIR / ("roles_text.npz" if towers == "text" else "roles.npz") if args.save == towers else None
         head = train_role_head(india_train, zh_train, out, epochs=args.epochs, seed=args.seed, towers=towers,
                                encode=encode, encoder=identity)
         report[towers] = {name: eval_roles(head, docs, encode) for name, docs in sets.items()}

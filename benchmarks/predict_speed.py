@@ -84,6 +84,11 @@ def main() -> None:
         only = PredictConfig(**{t: t == task for t in TASKS})
         cpu, wall, _ = timed(lambda c=only: run(c))
         print(f"  {task:22s} {cpu * per100:6.2f} s CPU ({wall * per100:.2f} s wall) per 100 judgments")
+    text_roles = PredictConfig(**{t: t == "roles" for t in TASKS}, role_encoder=False)
+    load_heads(None, False)
+    cpu, wall, _ = timed(lambda: run(text_roles))
+    print(f"  {'roles, text-only head':22s} {cpu * per100:6.2f} s CPU ({wall * per100:.2f} s wall) per 100 judgments "
+          "(predict.role_encoder = false)")
     if profiler:
         pstats.Stats(profiler).sort_stats("cumulative").print_stats(30)
 

@@ -43,6 +43,9 @@ class PredictConfig(Options):
     """The predict stage of `ldx run` (retrieval/predict.py): each analyst task on or off, and its knobs."""
 
     roles: bool = True  # block role of every segment; a disagreement with the rule type is flagged
+    # the role head whose towers read the Transformer-XL (roles.npz; encodes every segment once more, blind
+    # to the rule types: ~22 s CPU per 100 criminal judgments) or its text-only twin (roles_text.npz, ~1 s)
+    role_encoder: bool = True
     articles: bool = True  # 刑法 articles from the FACTS of Chinese criminal judgments
     article_memory: bool = True  # join retrieved similar cases' articles as extra memory
     consistency: bool = True  # verdict–facts consistency flags

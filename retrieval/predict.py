@@ -71,12 +71,15 @@ def _file_id(name: str, path: Path) -> str:
 
 
 @cache
-def load_heads(heads_dir: str | None = None) -> _Heads:
-    """The shipped (or configured) heads; a missing file leaves its task off rather than failing a run."""
+def load_heads(heads_dir: str | None = None, role_encoder: bool = True) -> _Heads:
+    """The shipped (or configured) heads; a missing file leaves its task off rather than failing a run.
+    `role_encoder` picks the role head whose towers read the Transformer-XL (roles.npz) or the text-only
+    one (roles_text.npz)."""
     from txl.heads import ArticleHead, RoleHead
 
     root = Path(heads_dir) if heads_dir else HEADS_DIR
-    roles_file, articles_file = root / "roles.npz", root / "articles.npz"
+    roles_file = root / ("roles.npz" if role_encoder else "roles_text.npz")
+    articles_file = root / "articles.npz"
     roles = RoleHead.load(roles_file) if roles_file.exists() else None
     encoder = None
     if roles is not None and roles.reads_txl:
@@ -285,7 +288,7 @@ def predict_stage(
     out_dir: str | None = None,
 ) -> list[Prediction]:
     config = config or PredictConfig()
-    heads = load_heads(config.heads_dir)
+    heads = load_heads(config.heads_dir, config.role_encoder)
     by_doc: dict[str, list[Segment]] = {d.doc_id: [] for d in documents}
     for s in segments:
         by_doc.setdefault(s.doc_id, []).append(s)

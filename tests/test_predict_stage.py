@@ -52,6 +52,16 @@ def test_every_task_writes_rows_with_true_evidence(batch):
     assert len(to_table("predictions", prediction_rows(preds, "run-1"))) == len(preds)
 
 
+def test_text_only_role_head_on_request(batch):
+    docs, segments, _ = batch
+    cfg = PredictConfig(role_encoder=False, articles=False, consistency=False, provisos=False, duplicates=False)
+    rows = predict_stage(docs, segments, cfg)
+    assert sum(p.task == "block_role" for p in rows) == len(segments)
+    assert {p.task for p in rows} <= {"block_role", "block_role_disagrees"}
+    assert all(p.model_id.startswith("roles-dualtower-text@") for p in rows)
+    assert load_heads().roles.towers == "both"
+
+
 def test_tasks_switch_off(batch):
     docs, segments, _ = batch
     off = PredictConfig(roles=False, articles=False, duplicates=False, provisos=False)
