@@ -33,13 +33,13 @@ def cuad(shared_data) -> tuple[dict, list[dict]]:
 def test_every_clcr_query_is_chinese_and_no_cuad_question_is(clcr_queries, cuad):
     cfg = RetrievalConfig()
     assert all(han_share(q) >= cfg.zh_min_han_share for q in clcr_queries)
-    assert all(arm_weights(q, cfg) == {"minilm": 0.0} for q in clcr_queries)
+    assert all(arm_weights(q, cfg) == cfg.zh_arm_weights and cfg.zh_arm_weights["minilm"] == 0 for q in clcr_queries)
     _, qs = cuad
     assert qs and all(han_share(q["question"]) == 0.0 and arm_weights(q["question"], cfg) == {} for q in qs)
     # a mostly English query naming one Chinese term stays English; configured weights come through
     mixed = RetrievalConfig(arm_weights={"txl": 0.5})
     assert arm_weights("force majeure clause (不可抗力)", mixed) == {"txl": 0.5}
-    assert arm_weights(clcr_queries[0], mixed) == {"txl": 0.5, "minilm": 0.0}
+    assert arm_weights(clcr_queries[0], mixed) == {"txl": 0.0, "minilm": 0.0}
 
 
 @given(st.lists(st.lists(st.integers(0, 20), unique=True, max_size=10), min_size=2, max_size=3), st.floats(0.1, 10))
@@ -72,6 +72,8 @@ def test_hybrid_skips_minilm_for_chinese_and_keeps_it_for_english(shared_data, c
     assert all(set(h.ranks) == {"bm25"} for h in hits) and not asked
     equal = zh.search(query, k=10, weights={})  # plain RRF still fuses both arms
     assert any("minilm" in h.ranks for h in equal) and asked == [query]
+    alone = zh.search(query, k=10, arms=["minilm"])  # an arm asked for alone answers, whatever its weight
+    assert len(alone) == 10 and all(set(h.ranks) == {"minilm"} and h.score > 0 for h in alone)
 
     # English: a CUAD contract; the clause category's hybrid hits carry MiniLM ranks
     contract, qs = cuad
