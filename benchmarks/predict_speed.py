@@ -80,12 +80,15 @@ def main() -> None:
             profiler.disable()
     print(f"predict, all tasks: {cpu * per100:.2f} s CPU ({wall * per100:.2f} s wall) per 100 judgments, "
           f"{len(preds)} rows; ratio to parse + segment {cpu / base_cpu:.2f}")
+    load_heads(None, False)
+    cpu, wall, _ = timed(lambda: run(PredictConfig(role_encoder=False)))
+    print(f"predict, all tasks, text-only role head (predict.role_encoder = false): {cpu * per100:.2f} s CPU "
+          f"({wall * per100:.2f} s wall) per 100 judgments; ratio to parse + segment {cpu / base_cpu:.2f}")
     for task in TASKS:
         only = PredictConfig(**{t: t == task for t in TASKS})
         cpu, wall, _ = timed(lambda c=only: run(c))
         print(f"  {task:22s} {cpu * per100:6.2f} s CPU ({wall * per100:.2f} s wall) per 100 judgments")
     text_roles = PredictConfig(**{t: t == "roles" for t in TASKS}, role_encoder=False)
-    load_heads(None, False)
     cpu, wall, _ = timed(lambda: run(text_roles))
     print(f"  {'roles, text-only head':22s} {cpu * per100:6.2f} s CPU ({wall * per100:.2f} s wall) per 100 judgments "
           "(predict.role_encoder = false)")
