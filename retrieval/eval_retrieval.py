@@ -122,13 +122,23 @@ def _dense_vectors(name: str, cfg: RetrievalEvalConfig, passages: list[Passage])
     return vecs, lambda q: encode_query(model, tok, q)
 
 
-def evaluate_retrieval(
+@dataclass
+class EvalSet:
+    """A labelled corpus made searchable: every arm indexed, the labelled queries and their gains."""
+
+    index: HybridIndex
+    queries: dict[str, str]  # task_id -> text, labelled queries only
+    gains: dict[str, dict[str, float]]
+    n_cases: int
+    n_dense_passages: int
+    seconds: dict[str, float]  # indexing time per arm
+
+
+def build_eval_set(
     corpus: Path, queries: Path, qrels: Path, config: RetrievalEvalConfig | None = None,
     retrieval: RetrievalConfig | None = None,
-) -> dict:
-    """nDCG@10, nDCG@30 and recall@100 per arm (bm25, each dense model, hybrid, hybrid_equal), averaged
-    over the labelled queries; `retrieval` gives the hybrid's fusion weights."""
-
+) -> EvalSet:
+    """BM25 over every passage of every case and each dense model over the first `dense_passages`."""
     cfg = config or RetrievalEvalConfig()
     t0 = time.perf_counter()
     cases = _jsonl(corpus)
@@ -142,7 +152,6 @@ def evaluate_retrieval(
         passages.extend(ps)
     qs = {str(q["task_id"]): q["query"] for q in _jsonl(queries)}
     gains = load_qrels(qrels)
-    labelled = [q for q in qs if q in gains]
     index = HybridIndex(passages, config=retrieval)
     seconds = {"bm25": round(time.perf_counter() - t0, 1)}
     rows = np.array(dense_rows, dtype=np.int64)
@@ -151,29 +160,58 @@ def evaluate_retrieval(
         vecs, encode = _dense_vectors(name, cfg, [passages[r] for r in rows])
         index.add_dense(name, MatrixArm(vecs, encode, len(passages), rows))
         seconds[name] = round(time.perf_counter() - t1, 1)
+    labelled = {q: text for q, text in qs.items() if q in gains}
+    n_dense = len(dense_rows) if cfg.dense_models else 0
+    return EvalSet(index, labelled, gains, len(cases), n_dense, seconds)
+
+
+def score_queries(
+    es: EvalSet, arms: list[str], weights: dict | None, cfg: RetrievalEvalConfig
+) -> dict[str, list[float]]:
+    """Per labelled query: [nDCG@10, nDCG@30, recall@100] of the document ranking of `arms` fused with
+    `weights` (None = the language-aware weights of the index's RetrievalConfig)."""
+    out = {}
+    for q, text in es.queries.items():
+        hits = es.index.search(text, k=100, level="document", arms=arms, depth=cfg.depth, rrf_k=cfg.rrf_k,
+                               weights=weights)
+        ranking = [h.doc_id for h in hits]
+        out[q] = [ndcg_at_k(ranking, es.gains[q], 10), ndcg_at_k(ranking, es.gains[q], 30),
+                  recall_at_k(ranking, es.gains[q], 100)]
+    return out
+
+
+METRICS = ("ndcg@10", "ndcg@30", "recall@100")
+
+
+def mean_metrics(per_query: dict[str, list[float]]) -> dict[str, float]:
+    means = np.mean(list(per_query.values()), axis=0)
+    return {m: round(float(v), 4) for m, v in zip(METRICS, means, strict=True)}
+
+
+def evaluate_retrieval(
+    corpus: Path, queries: Path, qrels: Path, config: RetrievalEvalConfig | None = None,
+    retrieval: RetrievalConfig | None = None,
+) -> dict:
+    """nDCG@10, nDCG@30 and recall@100 per arm (bm25, each dense model, hybrid, hybrid_equal), averaged
+    over the labelled queries; `retrieval` gives the hybrid's fusion weights."""
+    cfg = config or RetrievalEvalConfig()
+    es = build_eval_set(corpus, queries, qrels, cfg, retrieval)
+    index = es.index
     # (arms, weights): None = the language-aware weights of the index's RetrievalConfig
     runs: dict[str, tuple[list[str], dict | None]] = {a: ([a], {}) for a in index.arms}
     if len(index.arms) > 1:
         runs.update(hybrid=(index.arms, None), hybrid_equal=(index.arms, {}))
     result: dict = {
-        "n_cases": len(cases),
-        "n_passages": len(passages),
-        "n_dense_passages": len(dense_rows) if cfg.dense_models else 0,
-        "n_queries": len(labelled),
+        "n_cases": es.n_cases,
+        "n_passages": len(index.passages),
+        "n_dense_passages": es.n_dense_passages,
+        "n_queries": len(es.queries),
         "gain": "mean label over annotators",
         "config": cfg.__dict__,
         "hybrid_weights": {"arm_weights": index.config.arm_weights, "zh_arm_weights": index.config.zh_arm_weights},
-        "n_zh_queries": sum(han_share(qs[q]) >= index.config.zh_min_han_share for q in labelled),
-        "index_seconds": seconds,
+        "n_zh_queries": sum(han_share(t) >= index.config.zh_min_han_share for t in es.queries.values()),
+        "index_seconds": es.seconds,
     }
     for name, (use, weights) in runs.items():
-        scores: dict[str, list[float]] = defaultdict(list)
-        for q in labelled:
-            hits = index.search(qs[q], k=100, level="document", arms=use, depth=cfg.depth, rrf_k=cfg.rrf_k,
-                                weights=weights)
-            ranking = [h.doc_id for h in hits]
-            scores["ndcg@10"].append(ndcg_at_k(ranking, gains[q], 10))
-            scores["ndcg@30"].append(ndcg_at_k(ranking, gains[q], 30))
-            scores["recall@100"].append(recall_at_k(ranking, gains[q], 100))
-        result[name] = {m: round(float(np.mean(v)), 4) for m, v in scores.items()}
+        result[name] = mean_metrics(score_queries(es, use, weights, cfg))
     return result

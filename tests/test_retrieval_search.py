@@ -133,7 +133,7 @@ def test_cli_eval_retrieval_json_on_a_clcr_slice(clcr_slice):
         app, [*args, "--qrels", str(out / "qrels.tsv"), "--dense-passages", "1", "--dense-model", "minilm", "--json"]
     )
     assert res.exit_code == 0, res.output
-    result = json.loads(res.output)
+    result = json.loads(res.stdout)  # stderr may carry the sentence model's loading progress
     assert result["n_queries"] == 2
     for arm in ("bm25", "minilm", "hybrid", "hybrid_equal"):
         assert set(result[arm]) == {"ndcg@10", "ndcg@30", "recall@100"}
