@@ -106,6 +106,9 @@ def ask(
         )
     except ValueError as e:
         fail(f"bad date: {e}")
+    import torch
+
+    torch.set_num_threads(cfg.model.threads or 1)  # more threads than free cores crawls on a shared machine
     try:
         session = AskSession(index, cfg.retrieval, cfg.model.checkpoint, cfg.model.device, reader)
         answer = session.ask(question, k=k, doc_id=doc, filters=filters)
@@ -139,6 +142,9 @@ def _load_reader(head: Path | None, cfg):
         load_reader(head, None, None, sha256_file(ckpt))  # refuse before loading the encoder
     except ReaderMismatch as e:
         fail(str(e))
+    import torch
+
+    torch.set_num_threads(cfg.model.threads or 1)  # more threads than free cores crawls on a shared machine
     model, tokenizer = load_encoder(ckpt, cfg.model.device)
     return load_reader(head, model, tokenizer)
 

@@ -46,7 +46,7 @@ class Citation:
 class Answer:
     question: str
     answer: str  # answer text, "YES", "NO" or "none"
-    answer_score: float | None  # the reader's confidence: P(type), times the span's start and end probabilities
+    answer_score: float | None  # the reader's P(answer type) in the segment the answer came from
     answer_segment: str | None  # the cited segment the answer was read from
     citations: list[Citation]
     arms: list[str]
@@ -192,8 +192,10 @@ class AskSession:
             enc = self.tokenizer.hf.encode(c.text, add_special_tokens=False)
             hidden = states[states.size(0) - len(enc.ids):].float().cpu()  # drop the prefix tokens
             pred = self.reader.read(c.text, EncodedText(hidden, [tuple(o) for o in enc.offsets], list(enc.ids)), q)
-            if pred.answer and (best_conf is None or pred.confidence > best_conf):
-                best, best_conf, source = pred.answer, pred.confidence, c.segment_id
+            # ranked by P(answer type): a span's own probability shrinks with the passage's length, so
+            # against it a short title's YES/NO would win every time
+            if pred.answer and (best_conf is None or pred.type_prob > best_conf):
+                best, best_conf, source = pred.answer, pred.type_prob, c.segment_id
         return best, best_conf, source
 
     def citation(self, segment_id: str, score: float) -> Citation:

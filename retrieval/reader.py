@@ -208,6 +208,7 @@ class Prediction:
     answer: str  # the span text, "YES", "NO" or "" (no answer)
     confidence: float  # P(label), times the span's start and end probabilities for a span
     span: tuple[int, int] | None  # token span in the context
+    type_prob: float  # P(label) alone: comparable across passages whatever their answer types
 
 
 def decode(text: str, ctx: EncodedText, start: torch.Tensor, end: torch.Tensor, logits: torch.Tensor) -> Prediction:
@@ -216,8 +217,9 @@ def decode(text: str, ctx: EncodedText, start: torch.Tensor, end: torch.Tensor, 
     label = LABELS[int(probs.argmax())]
     s, e, logp = best_span(torch.log_softmax(start.float(), -1), torch.log_softmax(end.float(), -1))
     if label != "SPAN":
-        return Prediction(label, "" if label == "NONE" else label, float(probs.max()), None)
-    return Prediction(label, text[ctx.offsets[s][0] : ctx.offsets[e][1]], float(probs[0]) * float(np.exp(logp)), (s, e))
+        return Prediction(label, "" if label == "NONE" else label, float(probs.max()), None, float(probs.max()))
+    answer = text[ctx.offsets[s][0] : ctx.offsets[e][1]]
+    return Prediction(label, answer, float(probs[0]) * float(np.exp(logp)), (s, e), float(probs[0]))
 
 
 @dataclass
@@ -236,7 +238,7 @@ class Reader:
     def read_many(self, text: str, ctx: EncodedText, questions: list[Question]) -> list[Prediction]:
         """Every question against one encoded context, in one batch."""
         if not ctx.ids:
-            return [Prediction("NONE", "", 0.0, None) for _ in questions]
+            return [Prediction("NONE", "", 0.0, None, 0.0) for _ in questions]
         lex = [lexical_features(text, ctx, q) for q in questions]
         start, end, cls = self.head(*batch_inputs([(ctx, f, q) for f, q in zip(lex, questions, strict=True)]))
         return [decode(text, ctx, start[i], end[i], cls[i]) for i in range(len(questions))]

@@ -167,4 +167,4 @@ def test_shipped_reader_beats_the_baseline_on_held_apart_cjrc(shared_data):
     assert out["no_answer_acc"] > base["no_answer_acc"]
 
 
-FLOOR_F1 = 40.0  # set from the measured slice (see data/models/README.md), with a margin
+FLOOR_F1 = 45.0  # the slice measured F1 54.8 (baseline 18.2) with the shipped head; a margin for other machines
