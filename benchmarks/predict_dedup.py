@@ -1,9 +1,10 @@
 """Near-duplicates on the shared corpora, and what reusing identical document prefixes saves.
 
 Prints: near-duplicate document pairs and shared passages found (MinHash over segment shingles); the
-share of segment encodings (and tokens) that identical prefixes make unnecessary; and, with the shipped
-Transformer-XL checkpoint (or --checkpoint), encoding wall time with prefix reuse as a ratio to encoding
-every document from scratch, in the same process.
+share of segment encodings (and tokens) that identical prefixes make unnecessary (retrieval.prefix);
+and, with the shipped Transformer-XL checkpoint (or --checkpoint), the encoder's CPU time with prefix
+reuse as a ratio to encoding every document from scratch (retrieval.inject.encode_stream, both ways in
+this process).
 
     .venv/bin/python benchmarks/predict_dedup.py [--limit N] [--encode-docs N]
 """
@@ -20,8 +21,10 @@ import torch
 
 import pipeline
 from pipeline.config import ParseConfig
-from retrieval.dedup import PrefixStateCache, find_duplicates, prefix_keys, shared_prefix_saving
+from pipeline.parsing import iter_documents
+from retrieval.dedup import find_duplicates
 from retrieval.predict import BOILERPLATE
+from retrieval.prefix import chain_hashes, shared_prefix_saving
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 CORPORA = [
@@ -32,11 +35,12 @@ CORPORA = [
 ]
 
 
-def load(limit: int | None) -> dict[str, list]:
+def load(limit: int | None, skipped: list) -> dict[str, list]:
     segments: dict[str, list] = {}
     for pattern, field in CORPORA:
         for path in sorted(DATA.glob(pattern)):
-            docs = pipeline.load_documents(path, ParseConfig(jsonl_text_field=field))
+            # a corpus line without text is skipped (and counted), as `ldx run` would report it
+            docs = iter_documents(path, ParseConfig(jsonl_text_field=field), errors=skipped)
             for doc in itertools.islice(docs, limit):
                 # the same judgment in two corpora gets one doc_id (same bytes): keep both as documents
                 key = doc.doc_id if doc.doc_id not in segments else f"{doc.doc_id}@{path.name}"
@@ -44,25 +48,27 @@ def load(limit: int | None) -> dict[str, list]:
     return segments
 
 
-def encode_all(model, tokenizer, docs: dict[str, list], cache: PrefixStateCache | None) -> float:
-    from pipeline.tokenizer import encode_segments
+def doc_inputs(docs: dict[str, list], tokenizer) -> list:
+    from pipeline.tokenizer import encode_segment
+    from retrieval.inject import DocInput
 
-    device = next(model.parameters()).device
+    out = []
+    for segs in docs.values():
+        enc = [encode_segment(s, tokenizer) for s in segs]
+        out.append(DocInput(segs, [e[0] for e in enc], [e[1] for e in enc]))
+    return out
+
+
+def encode_all(model, docs: list, reuse: bool) -> tuple[float, dict]:
+    from retrieval.config import RetrievalConfig
+    from retrieval.inject import encode_stream
+
+    stats: dict = {}
     # process CPU time: on a shared machine wall time mostly measures the neighbours
     t0 = time.process_time()
-    with torch.no_grad():
-        for segs in docs.values():
-            carry: dict = {}
-            for seg_key, (ids, mask) in zip(prefix_keys(segs), encode_segments(segs, tokenizer), strict=True):
-                state = cache.get(seg_key) if cache is not None else None
-                if state is None:
-                    out = model(torch.tensor([ids], device=device),
-                                connective_mask=torch.tensor([mask], device=device), **carry)
-                    state = (out.hidden.mean(1), out.carry())
-                    if cache is not None:
-                        cache.put(seg_key, state)
-                carry = state[1]
-    return time.process_time() - t0
+    for _ in encode_stream(model, docs, None, RetrievalConfig(reuse_prefixes=reuse), stats):
+        pass
+    return time.process_time() - t0, stats
 
 
 def main() -> None:
@@ -71,19 +77,26 @@ def main() -> None:
     ap.add_argument("--encode-docs", type=int, default=400, help="documents encoded for the timing")
     ap.add_argument("--checkpoint", type=Path, default=None)
     args = ap.parse_args()
-    torch.set_num_threads(2)
+    torch.set_num_threads(1)
 
     t0 = time.perf_counter()
-    docs = load(args.limit)
+    skipped: list = []
+    docs = load(args.limit, skipped)
     n_segments = sum(map(len, docs.values()))
-    print(f"{len(docs)} documents, {n_segments} segments loaded in {time.perf_counter() - t0:.1f}s")
+    print(f"{len(docs)} documents ({len(skipped)} corpus lines skipped as bad), {n_segments} segments loaded in {time.perf_counter() - t0:.1f}s")
     t0 = time.perf_counter()
     found = find_duplicates(docs, skip_passage_types=BOILERPLATE)
     print(f"near-duplicate document pairs: {len(found.documents)}; shared passages (segment pairs across "
           f"documents, notices/signatures/appendices/headers left out): {len(found.passages)}; MinHash + LSH took {time.perf_counter() - t0:.1f}s")
     for p in found.documents[:5]:
         print(f"  {p.a} ~ {p.b}  Jaccard≈{p.similarity:.2f}")
-    saving = shared_prefix_saving(docs)
+    from pipeline.tokenizer import load_tokenizer
+
+    tok = load_tokenizer()
+    inputs = doc_inputs(docs, tok)
+    chains = [chain_hashes([str(s.type) for s in d.segments], d.token_ids, d.connective_masks, [False] * len(d.segments))
+              for d in inputs]
+    saving = shared_prefix_saving(chains, [[len(ids) for ids in d.token_ids] for d in inputs])
     print(f"identical prefixes: {saving['segments_reused']}/{saving['segments']} segment encodings reusable "
           f"({saving['segment_saving']:.2%} of segments, {saving['token_saving']:.2%} of tokens)")
 
@@ -98,13 +111,12 @@ def main() -> None:
     dup_ids = {d for p in found.documents for d in (p.a, p.b)}
     chosen = [k for k in docs if k in dup_ids][: args.encode_docs // 2]
     chosen += [k for k in docs if k not in dup_ids][: args.encode_docs - len(chosen)]
-    subset = {k: docs[k] for k in chosen}
-    plain = encode_all(model, tokenizer, subset, None)
-    cache = PrefixStateCache()
-    reused = encode_all(model, tokenizer, subset, cache)
-    print(f"encoding {len(subset)} documents ({sum(map(len, subset.values()))} segments): "
+    subset = doc_inputs({k: docs[k] for k in chosen}, tokenizer)
+    plain, _ = encode_all(model, subset, reuse=False)
+    reused, stats = encode_all(model, subset, reuse=True)
+    print(f"encoding {len(subset)} documents ({sum(len(d.segments) for d in subset)} segments): "
           f"{plain:.1f}s CPU from scratch, {reused:.1f}s CPU with prefix reuse; ratio {reused / plain:.3f} "
-          f"({cache.hits} of {cache.hits + cache.misses} segment encodings reused)")
+          f"({stats['reused_segments']} segments, {stats['reused_tokens']} tokens reused)")
 
 
 if __name__ == "__main__":

@@ -10,11 +10,10 @@ already seen persist under OUT_DIR (SignatureStore), so duplicates are found acr
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import io
 import re
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -188,62 +187,3 @@ class SignatureStore:
             sigs = self.load()
             yield sigs
             self._save(sigs)
-
-
-def prefix_keys(segments: Iterable[Segment]) -> list[str]:
-    """One key per segment that names the segment and everything before it in its document.
-
-    A Transformer-XL state depends on the segment and its memory, i.e. on the whole prefix, so two
-    documents share the encoded states of segment i exactly when their keys at i are equal.
-    """
-    h = hashlib.sha256()
-    keys = []
-    for s in segments:
-        h.update(f"{s.type}\x1f{s.text}\x1e".encode())
-        keys.append(h.copy().hexdigest()[:32])
-    return keys
-
-
-class PrefixStateCache:
-    """Encoded states by prefix key: `get` before encoding a segment, `put` after. Counts its hits."""
-
-    def __init__(self) -> None:
-        self._states: dict[str, object] = {}
-        self.hits = 0
-        self.misses = 0
-
-    def get(self, key: str):
-        state = self._states.get(key)
-        if state is None:
-            self.misses += 1
-        else:
-            self.hits += 1
-        return state
-
-    def put(self, key: str, state) -> None:
-        self._states[key] = state
-
-    @property
-    def saving(self) -> float:
-        """Share of segment encodings answered from the cache."""
-        return self.hits / max(1, self.hits + self.misses)
-
-
-def shared_prefix_saving(segments_by_doc: dict[str, list[Segment]]) -> dict[str, float]:
-    """How many segment encodings a corpus saves by reusing identical prefixes (no model needed)."""
-    seen: set[str] = set()
-    total = reused = tokens = reused_tokens = 0
-    for segments in segments_by_doc.values():
-        for s, key in zip(segments, prefix_keys(segments), strict=True):
-            total += 1
-            tokens += s.n_tokens
-            if key in seen:
-                reused += 1
-                reused_tokens += s.n_tokens
-            seen.add(key)
-    return {
-        "segments": total,
-        "segments_reused": reused,
-        "segment_saving": reused / max(1, total),
-        "token_saving": reused_tokens / max(1, tokens),
-    }

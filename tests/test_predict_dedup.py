@@ -1,4 +1,4 @@
-"""Near-duplicates and shared passages over real judgments; prefix keys for reusing encoded states."""
+"""Near-duplicates and shared passages over real judgments; prefix chains for reusing encoded states."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 import pipeline
 from pipeline.config import ParseConfig
 from pipeline.records import BlockType, Segment
-from retrieval.dedup import PrefixStateCache, find_duplicates, prefix_keys, shared_prefix_saving
+from retrieval.dedup import find_duplicates
+from retrieval.prefix import chain_hashes, shared_prefix_saving
 
 
 def _renamed(segments: list[Segment], doc_id: str) -> list[Segment]:
@@ -47,26 +48,36 @@ def test_quoted_passage_is_shared(corpus):
     }
 
 
+def _chain(segments: list[Segment], tok) -> list[str]:
+    from pipeline.tokenizer import encode_segment
+
+    enc = [encode_segment(s, tok) for s in segments]
+    return chain_hashes([str(s.type) for s in segments], [e[0] for e in enc], [e[1] for e in enc], [False] * len(enc))
+
+
 def test_prefix_saving_counts_the_duplicated_document(corpus):
+    from pipeline.tokenizer import load_tokenizer
+
+    tok = load_tokenizer()
     first = next(iter(corpus))
-    base = shared_prefix_saving(corpus)
-    with_copy = shared_prefix_saving({**corpus, "copy": _renamed(corpus[first], "copy")})
+    docs = list(corpus.values())
+    chains = [_chain(segs, tok) for segs in docs]
+    lengths = [[s.n_tokens for s in segs] for segs in docs]
+    base = shared_prefix_saving(chains, lengths)
+    with_copy = shared_prefix_saving([*chains, _chain(_renamed(corpus[first], "copy"), tok)], [*lengths, lengths[0]])
     assert with_copy["segments_reused"] - base["segments_reused"] == len(corpus[first])
-    cache = PrefixStateCache()
-    for key in prefix_keys(corpus[first]) * 2:
-        if cache.get(key) is None:
-            cache.put(key, object())
-    assert cache.saving == 0.5
 
 
 @settings(max_examples=50, deadline=None)
-@given(st.lists(st.text(min_size=1, max_size=20), min_size=1, max_size=6), st.integers(0, 5), st.text(max_size=5))
-def test_prefix_keys_equal_exactly_up_to_the_first_difference(texts, cut, extra):
-    def segs(ts):
-        return [Segment("d", i, 0, BlockType.FACTS, t, 1, 0, len(t)) for i, t in enumerate(ts)]
+@given(st.lists(st.lists(st.integers(0, 99), min_size=1, max_size=8), min_size=1, max_size=6), st.integers(0, 5),
+       st.integers(0, 99))
+def test_prefix_chains_equal_exactly_up_to_the_first_difference(ids, cut, extra):
+    def chain(token_ids):
+        n = len(token_ids)
+        return chain_hashes(["FACTS"] * n, token_ids, [[False] * len(t) for t in token_ids], [False] * n)
 
-    cut = min(cut, len(texts) - 1)
-    changed = texts[:cut] + [texts[cut] + extra + "x"] + texts[cut + 1 :]
-    ka, kb = prefix_keys(segs(texts)), prefix_keys(segs(changed))
+    cut = min(cut, len(ids) - 1)
+    changed = ids[:cut] + [ids[cut] + [extra]] + ids[cut + 1 :]
+    ka, kb = chain(ids), chain(changed)
     assert ka[:cut] == kb[:cut]
     assert all(x != y for x, y in zip(ka[cut:], kb[cut:], strict=True))
