@@ -11,10 +11,12 @@ Metrics, on the contracts whose doc_id falls in eval_qa's held-apart rule:
 - segment recall@k: share of answerable questions for which a passage holding a gold answer's text
   (whitespace-normalised) is among the first k retrieved;
 - span F1 (SQuAD word F1, best over the gold clauses) per answerable question, overall and per category;
-- AUPR as in the CUAD paper: answers ranked by confidence; at each threshold a confident answer that
+- AUPR as in the CUAD paper: every question's best span over its passages (whatever the answer type
+  said) ranked by its confidence P(SPAN)·p(start)·p(end); at each threshold a confident answer that
   matches a gold clause (word Jaccard ≥ 0.5) is a true positive, any other confident answer a false
   positive, and an answerable question without a correct confident answer a false negative; the area
-  under that precision-recall curve, and the precision at 80% recall where reached;
+  under that precision-recall curve, and the precision at 80% recall where reached. Span F1 and
+  no-answer accuracy use the answer-type decision (an answer only where it says SPAN);
 - the same for a trivial baseline read in the same run: the clause of the top passage sharing the
   most query terms, its confidence the number of shared terms.
 """
@@ -155,6 +157,7 @@ def evaluate_cuad(reader, data_dir: Path, contracts: int | None = 20, k: int = 5
     by_category: dict[str, list[float]] = defaultdict(list)
     ranked: dict[str, list[tuple[float, bool]]] = {"reader": [], "baseline": []}
     no_answer: list[float] = []
+    given = {"reader": 0, "baseline": 0}  # questions answered (the reader: its answer type said SPAN)
     n_answerable = n_questions = n_passages = 0
     loaded = load_cuad(data_dir, split, contracts)
     for contract in loaded:
@@ -176,13 +179,16 @@ def evaluate_cuad(reader, data_dir: Path, contracts: int | None = 20, k: int = 5
             hits, q, preds = hits_of[cq.qid], question_of[cq.qid], preds_of[cq.qid]
             spans = [p for p in preds if p.label == "SPAN" and p.answer.strip()]
             best = max(spans, key=lambda p: p.confidence) if spans else None
+            # AUPR ranks every question's best span, whatever the answer type said: the threshold decides
+            ranked_span, ranked_conf = max((p.best_span for p in preds), key=lambda x: x[1], default=("", 0.0))
             top = passages[hits[0]].text if hits else ""
             base = overlap_baseline(top, q)
             base_conf = float(sum(t in q.terms for t in terms(base)))
+            given["reader"] += best is not None
+            given["baseline"] += 1
             if not cq.golds:
                 no_answer.append(float(best is None))
-                if best is not None:
-                    ranked["reader"].append((best.confidence, False))
+                ranked["reader"].append((ranked_conf, False))
                 ranked["baseline"].append((base_conf, False))
                 continue
             n_answerable += 1
@@ -191,14 +197,15 @@ def evaluate_cuad(reader, data_dir: Path, contracts: int | None = 20, k: int = 5
             if holding:
                 for n in KS:
                     recall[n].append(float(bool(holding & set(hits[:n]))))
-            for name, answer, conf in (("reader", best.answer if best else "", best.confidence if best else None),
-                                       ("baseline", base, base_conf)):
+            for name, answer, ranked_answer, conf in (
+                ("reader", best.answer if best else "", ranked_span, ranked_conf),
+                ("baseline", base, base, base_conf),
+            ):
                 f1 = max(word_f1(answer, g) for g in golds)
                 f1s[name].append(f1)
                 if name == "reader":
                     by_category[cq.category].append(f1)
-                if conf is not None:
-                    ranked[name].append((conf, max(jaccard(answer, g) for g in golds) >= 0.5))
+                ranked[name].append((conf, max(jaccard(ranked_answer, g) for g in golds) >= 0.5))
     result = {
         "contracts": len(loaded), "passages": n_passages, "questions": n_questions, "answerable": n_answerable,
         "k": k, "passage_chars": passage_chars, "reader": reader.checkpoint,
@@ -209,7 +216,7 @@ def evaluate_cuad(reader, data_dir: Path, contracts: int | None = 20, k: int = 5
         area, p80 = aupr(ranked[name], n_answerable)
         result[name] = {"span_f1": round(100 * float(np.mean(f1s[name])), 2) if f1s[name] else None,
                         "aupr": round(area, 4), "precision_at_80_recall": None if p80 is None else round(p80, 4),
-                        "answers_given": len(ranked[name])}
+                        "answers_given": given[name]}
     result["reader"]["no_answer_acc"] = round(100 * float(np.mean(no_answer)), 2) if no_answer else None
     result["reader"]["span_f1_by_category"] = {c: round(100 * float(np.mean(v)), 1) for c, v in sorted(by_category.items())}
     result["seconds"] = round(time.perf_counter() - t0, 1)

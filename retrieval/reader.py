@@ -209,6 +209,7 @@ class Prediction:
     confidence: float  # P(label), times the span's start and end probabilities for a span
     span: tuple[int, int] | None  # token span in the context
     type_prob: float  # P(label) alone: comparable across passages whatever their answer types
+    best_span: tuple[str, float] = ("", 0.0)  # the best span and P(SPAN)·p(start)·p(end), whatever the label
 
 
 def decode(text: str, ctx: EncodedText, start: torch.Tensor, end: torch.Tensor, logits: torch.Tensor) -> Prediction:
@@ -216,10 +217,10 @@ def decode(text: str, ctx: EncodedText, start: torch.Tensor, end: torch.Tensor, 
     probs = torch.softmax(logits.float(), -1)
     label = LABELS[int(probs.argmax())]
     s, e, logp = best_span(torch.log_softmax(start.float(), -1), torch.log_softmax(end.float(), -1))
+    candidate = (text[ctx.offsets[s][0] : ctx.offsets[e][1]], float(probs[0]) * float(np.exp(logp)))
     if label != "SPAN":
-        return Prediction(label, "" if label == "NONE" else label, float(probs.max()), None, float(probs.max()))
-    answer = text[ctx.offsets[s][0] : ctx.offsets[e][1]]
-    return Prediction(label, answer, float(probs[0]) * float(np.exp(logp)), (s, e), float(probs[0]))
+        return Prediction(label, "" if label == "NONE" else label, float(probs.max()), None, float(probs.max()), candidate)
+    return Prediction(label, candidate[0], candidate[1], (s, e), float(probs[0]), candidate)
 
 
 @dataclass

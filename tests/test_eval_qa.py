@@ -64,3 +64,26 @@ def test_aupr_ranks_answers_by_confidence():
     worse, _ = aupr([(0.9, False), (0.8, True), (0.7, True), (0.6, True)], n_answerable=3)
     assert worse < area
     assert aupr([], 3) == (0.0, None)
+
+
+def test_cli_eval_cuad_on_one_held_apart_contract(shared_data, torch_one_thread):
+    import json
+
+    from typer.testing import CliRunner
+
+    from flows.cli import app
+
+    data = shared_data / "en/contracts"
+    res = CliRunner().invoke(app, ["eval", "cuad", "--data", str(data), "--contracts", "1", "--k", "3", "--json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.output)
+    contract = load_cuad(data, "heldout", 1)[0]
+    assert out["contracts"] == 1 and out["questions"] == 41
+    assert out["answerable"] == sum(1 for q in contract.questions if q.golds)
+    recalls = [v for v in out["segment_recall"].values() if v is not None]
+    assert recalls == sorted(recalls) and all(0 <= v <= 1 for v in recalls)  # recall@k grows with k
+    for name in ("reader", "baseline"):
+        assert 0 <= out[name]["aupr"] <= 1 and 0 <= out[name]["span_f1"] <= 100
+    assert out["baseline"]["answers_given"] == 41 and out["reader"]["answers_given"] <= 41
+    bad = CliRunner().invoke(app, ["eval", "cuad", "--data", str(data), "--split", "dev"])
+    assert bad.exit_code != 0 and "--split" in bad.output
