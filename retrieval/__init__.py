@@ -1,6 +1,6 @@
 """retrieval: the FAISS segment-state store, memory injection, hybrid search and cited answers.
 
-Modules: `store` (FAISS keys + Parquet metadata + compact fp16 states), `pooling`, `inject` (retrieved
+Modules: `store` (FAISS keys + Parquet metadata + compact fp16 states; pooled by txl.pooling), `inject` (retrieved
 memory while encoding), `stage` (the index stage of `ldx run`), `hybrid` (BM25 + dense + RRF, filters),
 `text` (BM25 terms), `sentence` (packaged MiniLM), `ask` (cited answers), `cache` (session cache),
 `metrics`, `eval_retrieval` (CLCR layout).
