@@ -107,7 +107,7 @@ class AskSession:
             kind, court, date = doc_meta.get(doc_id, (None, None, None))
             passages.append(Passage(sid, doc_id, text, btype, kind, court, date))
             self.block_of[sid] = block_idx
-        self.search_index = HybridIndex(passages, bm25=self.config.bm25)
+        self.search_index = HybridIndex(passages, bm25=self.config.bm25, config=self.config)
         self.model = self.tokenizer = None
         self._add_dense(checkpoint, device)
         self.reader = self._load_reader(checkpoint, device, reader)

@@ -28,7 +28,7 @@ import json
 import re
 import string
 import time
-from collections import Counter, defaultdict
+from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,6 +36,7 @@ import numpy as np
 
 from pipeline.errors import CorruptDocument
 from retrieval.eval_qa import held_apart
+from retrieval.metrics import overlap_f1
 from retrieval.text import terms
 
 KS = (1, 3, 5, 10)
@@ -87,14 +88,7 @@ def _words(text: str) -> list[str]:
 
 
 def word_f1(pred: str, gold: str) -> float:
-    p, g = _words(pred), _words(gold)
-    if not p or not g:
-        return float(p == g)
-    common = sum((Counter(p) & Counter(g)).values())
-    if common == 0:
-        return 0.0
-    precision, recall = common / len(p), common / len(g)
-    return 2 * precision * recall / (precision + recall)
+    return overlap_f1(_words(pred), _words(gold))
 
 
 def jaccard(pred: str, gold: str) -> float:

@@ -38,7 +38,11 @@ def exact_match(pred: str, gold: str) -> float:
 
 def char_f1(pred: str, gold: str) -> float:
     """F1 over characters of the normalised strings; two empty strings (no answer) agree fully."""
-    p, g = list(normalize_answer(pred)), list(normalize_answer(gold))
+    return overlap_f1(list(normalize_answer(pred)), list(normalize_answer(gold)))
+
+
+def overlap_f1(p: list[str], g: list[str]) -> float:
+    """F1 of the multiset overlap of predicted and gold units (characters, words); both empty agree."""
     if not p or not g:
         return float(p == g)
     common = sum((Counter(p) & Counter(g)).values())

@@ -24,7 +24,7 @@ from torch import nn
 
 from pipeline.errors import DocumentError
 from pipeline.records import BlockType, Segment
-from retrieval.text import _CJK, _RUNS, _jieba, _stemmer, _stopwords
+from retrieval.text import HAN, WORD_RUNS, jieba_module, stemmer, stopwords
 
 LABELS = ("SPAN", "YES", "NO", "NONE")
 MAX_ANSWER_TOKENS = 40
@@ -58,14 +58,14 @@ class Question:
 @lru_cache(maxsize=512)  # every question on a context matches against the same context terms
 def term_spans(text: str) -> tuple[tuple[str, int, int], ...]:
     """(term, start, end) of the text's BM25 terms (retrieval.text.terms, with their positions)."""
-    stop = _stopwords()
+    stop = stopwords()
     out: list[tuple[str, int, int]] = []
-    for m in _RUNS.finditer(text):
+    for m in WORD_RUNS.finditer(text):
         run, base = m.group(), m.start()
-        if _CJK.match(run):
-            out.extend((w, base + a, base + b) for w, a, b in _jieba().tokenize(run, mode="search") if w not in stop)
+        if HAN.match(run):
+            out.extend((w, base + a, base + b) for w, a, b in jieba_module().tokenize(run, mode="search") if w not in stop)
         elif (w := run.lower()) not in stop:
-            out.append((_stemmer().stemWord(w), m.start(), m.end()))
+            out.append((stemmer().stemWord(w), m.start(), m.end()))
     return tuple(out)
 
 
@@ -100,7 +100,7 @@ def prepare_question(model, tokenizer, question: str) -> Question:
     enc = encode_text(model, tokenizer, question, BlockType.OTHER)
     forms = frozenset(_form(question[a:b]) for a, b in enc.offsets) - {""}
     return Question(question, enc, frozenset(enc.ids), forms, frozenset(t for t, _, _ in term_spans(question)),
-                    frozenset(_CJK.findall(question)))
+                    frozenset(HAN.findall(question)))
 
 
 def lexical_features(text: str, ctx: EncodedText, q: Question) -> torch.Tensor:
@@ -116,7 +116,7 @@ def lexical_features(text: str, ctx: EncodedText, q: Question) -> torch.Tensor:
     cum = np.concatenate([[0], np.cumsum(matched)])
     for i, ((a, b), tid) in enumerate(zip(ctx.offsets, ctx.ids, strict=True)):
         piece = text[a:b]
-        cjk = _CJK.findall(piece)
+        cjk = HAN.findall(piece)
         feats[i, 0] = tid in q.ids
         feats[i, 1] = _form(piece) in q.forms
         feats[i, 2] = cum[b] > cum[a]

@@ -6,12 +6,12 @@ import re
 from functools import cache
 
 # A run of CJK ideographs, or a run of latin letters/digits; everything else (punctuation, spaces) splits.
-_RUNS = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+|[A-Za-z0-9][A-Za-z0-9'_-]*")
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+WORD_RUNS = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+|[A-Za-z0-9][A-Za-z0-9'_-]*")
+HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
 
 @cache
-def _jieba():
+def jieba_module():
     import jieba
 
     jieba.setLogLevel(60)  # its dictionary-loading chatter goes to stderr otherwise
@@ -20,14 +20,14 @@ def _jieba():
 
 
 @cache
-def _stemmer():
+def stemmer():
     import Stemmer
 
     return Stemmer.Stemmer("english")
 
 
 @cache
-def _stopwords() -> frozenset[str]:
+def stopwords() -> frozenset[str]:
     from bm25s.stopwords import STOPWORDS_CHINESE, STOPWORDS_EN
 
     return frozenset(STOPWORDS_EN) | frozenset(STOPWORDS_CHINESE)
@@ -39,17 +39,17 @@ def terms(text: str) -> list[str]:
     Chinese runs go through jieba's search mode, which also emits the shorter words inside a long one
     (房产证 → 房产, 房产证), so a query word still matches a longer compound in a document.
     """
-    stop = _stopwords()
+    stop = stopwords()
     out: list[str] = []
     latin: list[str] = []
-    for m in _RUNS.finditer(text):
+    for m in WORD_RUNS.finditer(text):
         run = m.group()
-        if _CJK.match(run):
-            out.extend(w for w in _jieba().lcut_for_search(run) if w not in stop)
+        if HAN.match(run):
+            out.extend(w for w in jieba_module().lcut_for_search(run) if w not in stop)
         else:
             w = run.lower()
             if w not in stop:
                 latin.append(w)
     if latin:
-        out.extend(_stemmer().stemWords(latin))
+        out.extend(stemmer().stemWords(latin))
     return out

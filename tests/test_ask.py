@@ -7,11 +7,10 @@ import json
 
 import pymupdf
 import pytest
+from run_tables import write_run_tables
 from typer.testing import CliRunner
 
-import pipeline
-from pipeline.records import block_rows, document_rows, segment_rows
-from pipeline.store import OutputStore, open_duckdb
+from pipeline.store import open_duckdb
 from retrieval.encoder import checkpoint_file, load_encoder, sha256_file
 from retrieval.stage import index_segments
 
@@ -22,12 +21,7 @@ PDF = "zh/pdf/杨某海交通肇事案.pdf"
 def indexed_case(shared_data, tmp_path_factory, torch_one_thread):
     """OUT_DIR with the tables `ldx run` writes for one real PDF, indexed by the shipped encoder."""
     out = tmp_path_factory.mktemp("run")
-    doc = pipeline.parse(shared_data / PDF)
-    segments = pipeline.segment(doc)
-    store = OutputStore(out, "r1")
-    store.write("documents", document_rows(doc, "r1"), doc.doc_id)
-    store.write("blocks", block_rows(doc.blocks, "r1"), doc.doc_id)
-    store.write("segments", segment_rows(segments, "r1"), doc.doc_id)
+    doc, segments = write_run_tables(out, shared_data / PDF)
     ckpt = checkpoint_file(None)
     model, tok = load_encoder(ckpt, "cpu")
     index_segments(out, [segments], model, tok, model_id=sha256_file(ckpt))

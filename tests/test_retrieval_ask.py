@@ -7,11 +7,10 @@ import json
 import pymupdf
 import pytest
 import torch
+from run_tables import write_run_tables
 from typer.testing import CliRunner
 
-import pipeline
-from pipeline.records import block_rows, document_rows, segment_rows
-from pipeline.store import OutputStore, open_duckdb
+from pipeline.store import open_duckdb
 from pipeline.tokenizer import load_tokenizer
 from retrieval.cache import DocStateCache
 from retrieval.encoder import sha256_file
@@ -27,12 +26,7 @@ PDF = "en/contracts/pdf/AlliedEsportsEntertainmentInc_20190815_8-K_EX-10.34_1178
 def indexed_run(shared_data, tmp_path_factory):
     """OUT_DIR with the tables `ldx run` writes for one real PDF, and its index built by a tiny random model."""
     out = tmp_path_factory.mktemp("run")
-    doc = pipeline.parse(shared_data / PDF)
-    segments = pipeline.segment(doc)
-    store = OutputStore(out, "r1")
-    store.write("documents", document_rows(doc, "r1"), doc.doc_id)
-    store.write("blocks", block_rows(doc.blocks, "r1"), doc.doc_id)
-    store.write("segments", segment_rows(segments, "r1"), doc.doc_id)
+    doc, segments = write_run_tables(out, shared_data / PDF)
     tok = load_tokenizer()
     torch.manual_seed(0)
     cfg = TransformerXLConfig(vocab_size=tok.hf.get_vocab_size(), d_model=32, n_layer=2, n_head=2, d_head=16,
