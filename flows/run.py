@@ -134,6 +134,7 @@ class Driver:
         self.progress, self.bar = progress, bar
         self.total_files = total
         self.feeds = feeds
+        self.fed: set[str] = set()
         # The same progress in the Prefect UI, on the flow run's Artifacts tab.
         self.artifact = create_progress_artifact(0.0, key="ldx-run-progress", description="files written")
         self.tally = Tally()
@@ -184,16 +185,24 @@ class Driver:
                 missed = [w for w in batch.files if not w.cached]
                 batch.files = [w for w in batch.files if w.cached]
                 self.start(missed, FRESH)
+            if stage in ("segment", "restore"):
+                self.feed(batch)
             if step + 1 < len(self.plans[plan]):
                 self.submit(plan, step + 1, batch, upstream=future)
             else:
                 self.finish(batch)
 
+    def feed(self, batch: Batch) -> None:
+        """Hand the batch's segmented documents to the run stages now, not after its other stages: the
+        encoder starts early. A batch that fails later takes them back (give_up)."""
+        for work in batch.files:
+            self.fed.update(d.document.doc_id for d in work.docs)
+            for feed in self.feeds:
+                feed.put(work.docs)
+
     def finish(self, batch: Batch) -> None:
         for work in batch.files:
             self.tally.add(work)
-            for feed in self.feeds:
-                feed.put(work.docs)
         self.seconds.update(batch.seconds)
         self.progress.update(
             self.bar,
@@ -209,6 +218,9 @@ class Driver:
     def give_up(self, batch: Batch, stage: str, exc: BaseException | Any) -> None:
         """A batch whose stage failed every try: each of its files gets an error row; the run goes on."""
         get_run_logger().error(f"batch {batch.index}: {stage} failed after retries: {exc!r}")
+        taken = {d.document.doc_id for w in batch.files for d in w.docs} & self.fed
+        for feed in self.feeds:
+            feed.retract(taken)
         for work in batch.files:
             failed = FileWork(work.file, errors=[document_error(work.file.path, stage, exc, work.file.key)])
             write_parts(self.store, failed)

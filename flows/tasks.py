@@ -45,8 +45,9 @@ from pipeline.store import OutputStore
 #   a batch stage is `fn(docs: list[DocWork], ctx: StageContext) -> None`; it fills `predictions` or
 #     `outputs` of each DocWork in place (e.g. "encode" stores segment states for the index);
 #   a run stage is `fn(docs: Callable[[], Iterator[DocWork | None]], ctx: StageContext) -> dict[str, int]`;
-#     it sees every document of the run, cached ones included, as their batches are written (a None
-#     between them says that no document is ready yet)
+#     it sees every document of the run, cached ones included, as their batches are segmented (a None
+#     between them says that no document is ready yet); once they run out, the ids in
+#     `getattr(docs, "retracted", ())` are documents whose batch failed afterwards: leave them out
 #     (e.g. "index" builds OUT_DIR/index/ whose ids are the run's segment ids), and returns counts.
 # `run.stages` in the config chooses which of them a run executes.
 BATCH_STAGES: dict[str, str] = {"predict": "retrieval.predict:predict_batch_stage"}
@@ -329,15 +330,20 @@ def restore_batch(batch: Batch, cache_dir: str, fingerprint: str) -> Batch:
 
 
 class DocFeed:
-    """The run's documents, handed to a run stage as their batches finish, so that the stage (the
-    encoder) works beside the batch stages instead of after them. Threads only: a queue cannot cross
-    to Dask worker processes."""
+    """The run's documents, handed to a run stage as soon as they are segmented, so that the stage
+    (the encoder) works beside the batch stages instead of after them. A document whose batch fails
+    later is retracted: once the documents run out, `retracted` names those the stage must leave out.
+    Threads only: a queue cannot cross to Dask worker processes."""
 
     def __init__(self) -> None:
         self._queue: queue.Queue[list[DocWork] | None] = queue.Queue()
+        self.retracted: set[str] = set()
 
     def put(self, docs: list[DocWork]) -> None:
         self._queue.put(docs)
+
+    def retract(self, doc_ids: set[str]) -> None:
+        self.retracted |= doc_ids
 
     def close(self) -> None:
         self._queue.put(None)

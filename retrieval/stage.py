@@ -51,11 +51,13 @@ def index_segments(
     config: RetrievalConfig | None = None,
     model_id: str = "",
     segmenter: str = "",
+    retracted: Callable[[], Iterable[str]] = tuple,
 ) -> dict[str, int]:
     """Encode and index documents (each a list of its segments in order; a None says that no document is
     ready yet); a re-indexed document replaces its old entries. Commits once at the end.
 
-    `segmenter` names the segmentation that produced the segments (a hash of its config). While it is the
+    `retracted`, asked once the documents run out, names documents to leave out after all (their batch
+    failed after they were handed over). `segmenter` names the segmentation that produced the segments (a hash of its config). While it is the
     one the store was built with, a document whose segments the store already holds exactly is kept as
     it is: doc ids are content hashes and the store is bound to one model, so its states would not
     change, and a rerun on unchanged input encodes nothing again.
@@ -90,6 +92,9 @@ def index_segments(
     stats: dict[str, int] = {}
     for _ in encode_stream(model, to_encode(), store, cfg, stats):
         pass
+    gone = list(retracted())
+    for doc_id in gone:
+        store.delete_document(doc_id)
     store.manifest["pooling"] = cfg.pooling
     store.manifest["segmenter"] = segmenter
     store.commit()
@@ -98,6 +103,7 @@ def index_segments(
         "kept_documents": counts["kept"],
         "indexed_segments": counts["segs"],
         "reused_prefix_segments": stats.get("reused_segments", 0),
+        "retracted_documents": len(gone),
         "index_keys": len(store),
         "state_bytes_per_segment": store.state_bytes_per_segment,
         "index_ms": int(1000 * (time.perf_counter() - t0)),
@@ -120,5 +126,6 @@ def index_run_stage(docs: Callable[[], Iterator], ctx) -> dict[str, int]:
     segmenter = hashlib.sha256(ctx.config.segment.model_dump_json().encode()).hexdigest()[:16]
     with autocast(next(model.parameters()).device, mcfg.dtype):
         return index_segments(
-            ctx.out_dir, (w and w.segments for w in docs()), model, tokenizer, ctx.config.retrieval, ctx.model_id, segmenter
+            ctx.out_dir, (w and w.segments for w in docs()), model, tokenizer, ctx.config.retrieval, ctx.model_id,
+            segmenter, lambda: getattr(docs, "retracted", ()),
         )

@@ -230,10 +230,14 @@ def test_a_stage_failing_every_retry_becomes_error_rows_and_the_run_goes_on(
     corpus = tmp_path / "in"
     corpus.mkdir()
     write_jsonl_slice(shared_data, corpus / "criminal.jsonl", 2)
-    config = {"run": {"retries": 2, "retry_delay_s": 0.05, "stages": ["predict"]}}
+    config = {"run": {"retries": 2, "retry_delay_s": 0.05, "stages": ["predict", "index"]}}
     manifest = run_flow(str(corpus), str(tmp_path / "out"), config)
     assert ATTEMPTS == [2, 2, 2]  # the first try and two retries, each over the batch's two documents
-    assert manifest["status"] == "completed" and manifest["stages"] == ["parse", "segment", "predict", "write"]
+    assert manifest["status"] == "completed"
+    assert manifest["stages"] == ["parse", "segment", "predict", "index", "write"]
+    # the encoder had the documents as soon as they were segmented; their batch failed, so it gave them back
+    assert manifest["counts"]["index"]["retracted_documents"] == 2
+    assert manifest["counts"]["index"]["index_keys"] == 0
     errors = open_duckdb(tmp_path / "out").execute("SELECT stage, error_type, reason FROM errors").fetchall()
     assert errors == [("predict", "OSError", "device went away")]
     assert not list((tmp_path / "out" / ".cache").rglob("meta/*"))  # not cached: the next run tries again
