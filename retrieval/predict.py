@@ -336,8 +336,8 @@ def predict_batch_stage(docs: list, ctx) -> None:
     from retrieval.encoder import checkpoint_file
 
     config = getattr(ctx.config, "predict", None) or PredictConfig()
-    # batches run side by side: more intra-op threads than free cores makes the encoders crawl
-    torch.set_num_threads(ctx.config.model.threads or 1)
+    if ctx.config.model.threads:
+        torch.set_num_threads(ctx.config.model.threads)
     model = None
     if config.connective_attention:
         path = checkpoint_file(ctx.config.model.checkpoint)

@@ -14,7 +14,6 @@ then searches with BM25 (and the sentence model) alone.
 from __future__ import annotations
 
 import hashlib
-import os
 import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -121,7 +120,8 @@ def index_run_stage(docs: Callable[[], Iterator], ctx) -> dict[str, int]:
     if path is None or not path.is_file():
         return {"indexed_documents": 0, "no_model": 1}
     mcfg = ctx.config.model
-    torch.set_num_threads(mcfg.threads or max(1, (os.cpu_count() or 1) - ctx.config.run.workers))
+    if mcfg.threads:
+        torch.set_num_threads(mcfg.threads)
     model, tokenizer = load_encoder(path, mcfg.device)
     segmenter = hashlib.sha256(ctx.config.segment.model_dump_json().encode()).hexdigest()[:16]
     with autocast(next(model.parameters()).device, mcfg.dtype):

@@ -14,8 +14,9 @@ class ModelConfig(Options):
     checkpoint: str | None = None  # None = the shipped checkpoint in data/models/
     device: str = "auto"  # "auto", "cpu", "cuda", "cuda:1" ...
     dtype: str = "auto"  # "auto" (bf16 autocast on CUDA, fp32 on CPU), "float32", "bfloat16"
-    # torch intra-op threads of the model stages; None = the cores left over by the run's batch workers
-    # (at least one). More threads than free cores is far slower, not a little: they wait for each other.
+    # torch intra-op threads of the model stages; None = torch's default (every core), the fastest on a
+    # machine of its own (measured). Where other work shares the cores set 1: threads that wait for a
+    # busy core make each step many times slower, not a little.
     threads: int | None = None
     mem_len: int | None = None  # None = the checkpoint's own
     clamp_len: int | None = None
