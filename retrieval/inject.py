@@ -5,6 +5,10 @@ memory slots, from the compact states of the segment-state store.
 The query for segment n is the key of segment n-1: segment n's own states do not exist before it is
 encoded, and neighbouring segments are the best cheap guess of what it will need. Each encoded segment
 is added to the store at once (uncommitted), so later segments of the same document can retrieve it.
+
+`encode_stream` runs many documents this way at once (retrieval/lanes.py: one forward call per step
+over several documents' next segments, each with its own memory) and encodes a prefix that several
+documents share once (retrieval/prefix.py); `encode_documents` and `encode_document` gather its output.
 """
 
 from __future__ import annotations
