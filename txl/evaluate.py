@@ -99,7 +99,7 @@ def _overrides(model, **values):
             setattr(cfg, k, v)
 
 
-def _retrieve(stores: list, query: list[torch.Tensor | None], skip_recent: int, k: int, device) -> dict:
+def retrieve_windows(stores: list, query: list[torch.Tensor | None], skip_recent: int, k: int, device) -> dict:
     """Top-k earlier windows per lane that are no longer in memory, as retrieved-memory keywords."""
     picked = [store.pick(q, skip_recent, k) if q is not None else [] for store, q in zip(stores, query, strict=True)]
     width = max(sum(len(t) for _, t in p) for p in picked)
@@ -177,7 +177,7 @@ def _run_setting(model, docs, seg_len, setting, special, n_lanes, device, retrie
             query[k] = None
         kwargs = memory.inputs(batch) if setting != "none" else {}
         if setting == "retrieved":
-            kwargs.update(_retrieve(stores, query, mem_windows, retrieve_k, device))
+            kwargs.update(retrieve_windows(stores, query, mem_windows, retrieve_k, device))
         out = run_batch(model, batch, device, **features, **kwargs)
         if setting != "none":
             memory.update(out)
@@ -193,7 +193,7 @@ def _run_setting(model, docs, seg_len, setting, special, n_lanes, device, retrie
             s.conn_tokens += int(after_conn[k].sum())
             s.conn_nll += float(nll[k][after_conn[k]].sum())
         if setting == "retrieved":
-            _remember(stores, query, out, batch)
+            remember_windows(stores, query, out, batch)
         if progress is not None:
             progress.advance(task)
     total = _Sums()
@@ -203,7 +203,7 @@ def _run_setting(model, docs, seg_len, setting, special, n_lanes, device, retrie
     return {**{c: s.result() for c, s in sorted(sums.items())}, "all": total.result()}
 
 
-def _remember(stores: list, query: list, out, batch) -> None:
+def remember_windows(stores: list, query: list, out, batch) -> None:
     """Put each lane's window into its store, keyed by its mean top-layer state (also the next query)."""
     valid = batch.targets != IGNORE
     t = batch.input_ids.size(1)

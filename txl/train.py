@@ -33,7 +33,7 @@ from pydantic import Field
 from pipeline.config import Options
 from pipeline.store import atomic_write_bytes, atomic_write_text
 from txl import ddp
-from txl.evaluate import _remember, _retrieve, pick_docs
+from txl.evaluate import pick_docs, remember_windows, retrieve_windows
 from txl.model import autocast
 from txl.pooling import pool_states, token_runs
 from txl.recurrence import LaneMemory, run_batch
@@ -325,7 +325,7 @@ class Trainer:
             if cfg.inject_k:
                 # windows older than the memory now holds (eviction shortens it) may be retrieved
                 in_memory = math.ceil(mem_len / cfg.seg_len)
-                kwargs.update(_retrieve(self.banks[lo:hi], self.queries[lo:hi], in_memory, cfg.inject_k, info.device))
+                kwargs.update(retrieve_windows(self.banks[lo:hi], self.queries[lo:hi], in_memory, cfg.inject_k, info.device))
                 if "retrieved_mask" in kwargs:
                     n_retrieved += int(kwargs["retrieved_mask"].sum())
             sync = c == cfg.accum_steps - 1 or info.world == 1
@@ -347,7 +347,7 @@ class Trainer:
             if cfg.inject_k:
                 with torch.no_grad():
                     queries = self.queries[lo:hi]
-                    _remember(self.banks[lo:hi], queries, out, sub)
+                    remember_windows(self.banks[lo:hi], queries, out, sub)
                     self.queries[lo:hi] = queries
             total_nll += nll_sum.item()
             sub_memory.update(out)
