@@ -252,7 +252,7 @@ def run_flow(input_dir: str, out_dir: str, config: dict[str, Any] | None = None)
         try:
             ctx = StageContext(cfg, str(out), run_id, model["id"])
             run_stages = active_stages(cfg)[1]
-            # with threads the run stages start now and take each batch's documents as it finishes
+            # with threads the run stages start now and take each batch's documents once it is segmented
             feeds = {name: DocFeed() for name in run_stages} if cfg.run.task_runner == "threads" else {}
             early = {
                 name: model_stage_run.with_options(name=name).submit(name, target, [], cache_dir, fingerprint, ctx, feed)

@@ -18,7 +18,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any
 
 from prefect import task
 from prefect.cache_policies import NO_CACHE
@@ -42,8 +41,8 @@ from pipeline.store import OutputStore
 
 # Stages after `segment`, registered as "module:function" so that their heavy modules load only when a
 # run reaches them. The retrieval and prediction work add theirs here:
-#   a batch stage is `fn(docs: list[DocWork], ctx: StageContext) -> None`; it fills `predictions` or
-#     `outputs` of each DocWork in place (e.g. "encode" stores segment states for the index);
+#   a batch stage is `fn(docs: list[DocWork], ctx: StageContext) -> None`; it fills the `predictions`
+#     of each DocWork in place (e.g. "predict");
 #   a run stage is `fn(docs: Callable[[], Iterator[DocWork | None]], ctx: StageContext) -> dict[str, int]`;
 #     it sees every document of the run, cached ones included, as their batches are segmented (a None
 #     between them says that no document is ready yet); once they run out, the ids in
@@ -77,7 +76,6 @@ class DocWork:
     document: Document
     segments: list[Segment] = field(default_factory=list)
     predictions: list[Prediction] = field(default_factory=list)
-    outputs: dict[str, Any] = field(default_factory=dict)  # stage results for run stages (states …)
 
 
 @dataclass

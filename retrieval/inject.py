@@ -21,7 +21,7 @@ import torch
 
 from pipeline.records import BLOCK_TYPE_IDS, BlockType, Segment
 from retrieval.config import RetrievalConfig
-from retrieval.lanes import Lane, batch_memory, lane_carry, pick
+from retrieval.lanes import Lane, batch_memory, lane_carry, pick, stack_lanes
 from retrieval.prefix import PrefixCache, Reused, chain_hashes
 from retrieval.store import SegmentEntry, SegmentStore
 from txl.pooling import pool_key, pool_states
@@ -105,26 +105,20 @@ class DocInput:
 
 
 def _batch_retrieved(store: SegmentStore | None, picks: list[list[str]], device: torch.device) -> dict:
-    """Each lane's injected segments as retrieved slots, padded with masked slots to the longest."""
+    """Each lane's injected segments as retrieved slots, padded on the right with masked slots to the
+    longest (a lane with none gets only masked slots)."""
     if store is None or not any(picks):
         return {}
     per_lane = [retrieved_inputs(store, p, device) for p in picks]
+    full = next(x for x in per_lane if x)
     r = max(x["retrieved_mask"].size(1) for x in per_lane if x)
-    n_layers = len(next(x for x in per_lane if x)["retrieved"])
-    d = next(x for x in per_lane if x)["retrieved"][0].size(-1)
-
-    def pad(x: dict, key: str, fill, i: int | None = None) -> torch.Tensor:
-        if not x:
-            shape = (1, r, d) if key == "retrieved" else (1, r)
-            dtype = {"retrieved": torch.float32, "retrieved_types": torch.long, "retrieved_mask": torch.bool}[key]
-            return torch.full(shape, fill, dtype=dtype, device=device)
-        t = x[key][i] if i is not None else x[key]
-        return torch.cat([t, torch.full((1, r - t.size(1), *t.shape[2:]), fill, dtype=t.dtype, device=device)], 1)
-
+    empty = {k: ([v[:, :0] for v in full[k]] if k == "retrieved" else full[k][:, :0]) for k in full}
+    parts = [x or empty for x in per_lane]
     return {
-        "retrieved": [torch.cat([pad(x, "retrieved", 0.0, i) for x in per_lane]) for i in range(n_layers)],
-        "retrieved_types": torch.cat([pad(x, "retrieved_types", -1) for x in per_lane]),
-        "retrieved_mask": torch.cat([pad(x, "retrieved_mask", False) for x in per_lane]),
+        "retrieved": [stack_lanes([p["retrieved"][i] for p in parts], r, 0.0, right=False)
+                      for i in range(len(full["retrieved"]))],
+        "retrieved_types": stack_lanes([p["retrieved_types"] for p in parts], r, -1, right=False),
+        "retrieved_mask": stack_lanes([p["retrieved_mask"] for p in parts], r, False, right=False),
     }
 
 
@@ -226,25 +220,38 @@ def _advance(lane: Lane, prefixes: PrefixCache, store: SegmentStore | None) -> b
     segs = lane.doc.segments
     while not lane.done and (hit := prefixes.get(lane.chain[lane.pos])) is not None:
         item, carry = hit
-        seg = segs[lane.pos]
-        if lane.resets[lane.pos] and lane.injector is not None:
-            lane.injector.memory_reset()
-        if store is not None:
-            store.add([SegmentEntry(seg.segment_id, seg.doc_id, seg.seg_idx, str(seg.type))], item.key[None], [item.states])
-            lane.injector.record(seg.segment_id, item.n_tokens)
-        lane.out.append(EncodedSegment(seg.segment_id, item.key, item.hidden, [segs[j].segment_id for j in item.retrieved]))
-        lane.pos, lane.carry, lane.query = lane.pos + 1, carry, item.key
+        _reset_if_due(lane)
+        lane.carry = carry
+        _finish_segment(lane, item.key, item.hidden, item.states, item.n_tokens,
+                        [segs[j].segment_id for j in item.retrieved], store)
     return lane.done
+
+
+def _reset_if_due(lane: Lane) -> None:
+    """Anchoring said the lane's next segment drifted from the opening: it starts with empty memory."""
+    if lane.resets[lane.pos]:
+        lane.carry = {}
+        if lane.injector is not None:
+            lane.injector.memory_reset()
+
+
+def _finish_segment(lane: Lane, key: np.ndarray, hidden: torch.Tensor, states: np.ndarray | None, n_tokens: int,
+                    retrieved: list[str], store: SegmentStore | None) -> None:
+    """The lane's current segment is encoded (or reused): store it, let later segments retrieve it, move on."""
+    seg = lane.doc.segments[lane.pos]
+    if store is not None:
+        store.add([SegmentEntry(seg.segment_id, seg.doc_id, seg.seg_idx, str(seg.type))], key[None], [states])
+        lane.injector.record(seg.segment_id, n_tokens)
+    lane.query = key
+    lane.out.append(EncodedSegment(seg.segment_id, key, hidden, retrieved))
+    lane.pos += 1
 
 
 def _step(model, lanes: list[Lane], store, cfg: RetrievalConfig, device, layer_inputs: list,
           prefixes: PrefixCache | None) -> None:
     """One forward call over the next segment of each lane; updates the lanes in place."""
     for lane in lanes:
-        if lane.resets[lane.pos]:
-            lane.carry = {}
-            if lane.injector is not None:
-                lane.injector.memory_reset()
+        _reset_if_due(lane)
     lens = [lane.next_len for lane in lanes]
     t = max(lens)
     ids = torch.zeros(len(lanes), t, dtype=torch.long)
@@ -266,20 +273,15 @@ def _step(model, lanes: list[Lane], store, cfg: RetrievalConfig, device, layer_i
     for b, lane in enumerate(lanes):
         n = lens[b]
         lane.carry = lane_carry(carry, b, min(model.cfg.mem_len, lane.mem_width + n))
-        seg = lane.doc.segments[lane.pos]
         hidden = out.hidden[b, :n].clone()
         key = pool_key(hidden.float().cpu().numpy(), cfg.pooling)
         states = None
         if store is not None:
             states = pool_states(torch.stack([h[b, :n] for h in layer_inputs]).float().cpu().numpy(), cfg.states_per_layer)
-            store.add([SegmentEntry(seg.segment_id, seg.doc_id, seg.seg_idx, str(seg.type))], key[None], [states])
-            lane.injector.record(seg.segment_id, n)
         if prefixes is not None and prefixes.wanted(lane.chain[lane.pos]):
             index = {s.segment_id: i for i, s in enumerate(lane.doc.segments)}
             prefixes.put(lane.chain[lane.pos], Reused(key, hidden, states, n, [index[s] for s in picks[b]]), lane.carry)
-        lane.query = key
-        lane.out.append(EncodedSegment(seg.segment_id, key, hidden, picks[b]))
-        lane.pos += 1
+        _finish_segment(lane, key, hidden, states, n, picks[b], store)
 
 
 def encode_documents(

@@ -51,14 +51,15 @@ def pick(lanes: list[Lane], max_lanes: int, max_tokens: int) -> list[Lane]:
     return group[: max(1, min(max_lanes, max_tokens // width))]
 
 
-def stack_right(parts: list[torch.Tensor], w: int, fill) -> torch.Tensor:
-    """[1, n_i, ...] tensors -> [B, w, ...], each right-aligned with `fill` on its left (memory ends at
-    the newest slot); one copy of each part."""
+def stack_lanes(parts: list[torch.Tensor], w: int, fill, right: bool = True) -> torch.Tensor:
+    """[1, n_i, ...] tensors -> [B, w, ...] with `fill` in the free slots, each part right-aligned (memory
+    ends at the newest slot) or left-aligned (retrieved slots); one copy of each part."""
     first = parts[0]
     out = torch.full((len(parts), w, *first.shape[2:]), fill, dtype=first.dtype, device=first.device)
     for b, p in enumerate(parts):
-        if p.size(1):
-            out[b, w - p.size(1) :] = p[0]
+        n = p.size(1)
+        if n:
+            out[b, slice(w - n, w) if right else slice(0, n)] = p[0]
     return out
 
 
@@ -85,9 +86,9 @@ def batch_memory(lanes: list[Lane], model, device: torch.device) -> dict:
             continue
         parts = [c.get(key) if c.get(key) is not None else empty[key] for c in carries]
         if isinstance(parts[0], list):
-            out[key] = [stack_right([p[i] for p in parts], w, fill) for i in range(len(parts[0]))]
+            out[key] = [stack_lanes([p[i] for p in parts], w, fill) for i in range(len(parts[0]))]
         else:
-            out[key] = stack_right(parts, w, fill)
+            out[key] = stack_lanes(parts, w, fill)
     return out
 
 

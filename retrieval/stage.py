@@ -56,9 +56,11 @@ def index_segments(
     ready yet); a re-indexed document replaces its old entries. Commits once at the end.
 
     `retracted`, asked once the documents run out, names documents to leave out after all (their batch
-    failed after they were handed over). `segmenter` names the segmentation that produced the segments (a hash of its config). While it is the
-    one the store was built with, a document whose segments the store already holds exactly is kept as
-    it is: doc ids are content hashes and the store is bound to one model, so its states would not
+    failed after they were handed over).
+
+    `segmenter` names the segmentation that produced the segments (a hash of its config). While it is
+    the one the store was built with, a document whose segments the store already holds exactly is kept
+    as it is: doc ids are content hashes and the store is bound to one model, so its states would not
     change, and a rerun on unchanged input encodes nothing again.
     """
     from pipeline.tokenizer import encode_segment
