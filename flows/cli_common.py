@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, NoReturn
 
@@ -41,3 +43,15 @@ def existing_path(path: Path, what: str = "file") -> Path:
     if not path.exists():
         fail(f"{path}: no such {what}")
     return path
+
+
+@contextmanager
+def fail_on_bad_input() -> Iterator[None]:
+    """A document the pipeline cannot read (pipeline.errors.DocumentError, which names the file and the
+    reason) ends the command with that one line."""
+    from pipeline.errors import DocumentError
+
+    try:
+        yield
+    except DocumentError as e:
+        fail(str(e))

@@ -10,7 +10,7 @@ import typer
 from rich.table import Table
 
 from flows.cli import app  # noqa: F401  (the root app exists first)
-from flows.cli_common import console, eval_app, existing_path, fail
+from flows.cli_common import console, eval_app, existing_path, fail, fail_on_bad_input
 from flows.cli_model import train_app
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
@@ -61,7 +61,6 @@ def eval_roles_cmd(
 ) -> None:
     """Sentence- (or block-) level accuracy and macro-F1 of the block-role head on documents it was not
     trained on."""
-    from pipeline.errors import DocumentError
     from txl.classify_train import HEADS_DIR, eval_roles, load_india, zh_units
     from txl.heads import RoleHead
 
@@ -85,7 +84,7 @@ def eval_roles_cmd(
                  f"{head.encoder.get('sha256', '?')[:12]}), which is not in data/models/ unchanged")
         encode = states_of(encoder, head.decay)
     trained = set(head.trained_on)
-    try:
+    with fail_on_bad_input():
         if _is_india_layout(file):
             docs = [d for d in load_india(file) if d.doc_id not in trained][:limit]
             settings = {"held_apart": docs}
@@ -93,8 +92,6 @@ def eval_roles_cmd(
             parsed, _ = _documents(file, text_field, limit, lambda doc: doc.doc_id in trained)
             settings = {"markers_removed": [zh_units(d, strip_markers=True) for d in parsed],
                         "as_written": [zh_units(d) for d in parsed]}
-    except DocumentError as e:
-        fail(str(e))
     if not any(settings.values()):
         fail(f"{file}: every document in it was used to train the head; nothing is held apart")
     results = {name: {**eval_roles(head, docs, encode), "documents": len(docs)} for name, docs in settings.items()}
@@ -115,16 +112,13 @@ def eval_articles_cmd(
 ) -> None:
     """Micro/macro-F1 of article prediction with and without retrieved memory, against the TF-IDF + linear
     baseline, on the same cross-validation folds in one run."""
-    from pipeline.errors import DocumentError
     from txl.classify_train import eval_articles
 
     existing_path(file)
     if folds < 2:
         fail("--folds must be at least 2")
-    try:
+    with fail_on_bad_input():
         report = eval_articles(file, folds=folds, seed=seed, limit=limit)
-    except DocumentError as e:
-        fail(str(e))
     if as_json:
         typer.echo(json.dumps(report, ensure_ascii=False))
     else:
@@ -142,13 +136,10 @@ def eval_consistency_cmd(
     """False-positive rate of the verdict–facts checks on the real judgments, and their detection rate on
     copies with a name, an amount or a charge swapped in from another case."""
     from pipeline.analysis.perturb import measure
-    from pipeline.errors import DocumentError
 
     existing_path(file)
-    try:
+    with fail_on_bad_input():
         docs, errors = _documents(file, text_field, limit)
-    except DocumentError as e:
-        fail(str(e))
     report = {"file": str(file), "unreadable_records": len(errors), **measure(docs, seed)}
     if as_json:
         typer.echo(json.dumps(report, ensure_ascii=False))

@@ -9,7 +9,16 @@ from typing import Annotated
 import typer
 
 from flows.cli import app  # noqa: F401  (imported for its side effect order: the root app exists first)
-from flows.cli_common import ConfigOpt, SetOpt, console, eval_app, existing_path, fail, resolve_config
+from flows.cli_common import (
+    ConfigOpt,
+    SetOpt,
+    console,
+    eval_app,
+    existing_path,
+    fail,
+    fail_on_bad_input,
+    resolve_config,
+)
 
 
 def _print_json(obj) -> None:
@@ -38,7 +47,6 @@ def eval_retrieval(
 ) -> None:
     """Document retrieval in the CLCR layout: nDCG@10/@30 and recall@100 for BM25, each dense arm, and their
     hybrid with language-aware weights (retrieval.arm_weights / zh_arm_weights) and with equal weights."""
-    from pipeline.errors import DocumentError
     from retrieval.eval_retrieval import DENSE_MODELS, RetrievalEvalConfig, evaluate_retrieval
 
     for path in (corpus, queries, qrels):
@@ -50,10 +58,8 @@ def eval_retrieval(
     cfg_all = resolve_config(config, set_)
     cfg = RetrievalEvalConfig(passage_chars=passage_chars, dense_passages=dense_passages, dense_models=models,
                               checkpoint=cfg_all.model.checkpoint)
-    try:
+    with fail_on_bad_input():
         result = evaluate_retrieval(corpus, queries, qrels, cfg, cfg_all.retrieval)
-    except DocumentError as e:
-        fail(str(e))
     if as_json:
         _print_json(result)
         return
@@ -163,7 +169,6 @@ def eval_qa(
 ) -> None:
     """Extractive QA end to end: EM, F1 (char-level, best over golds), YES/NO accuracy, no-answer accuracy,
     beside a trivial baseline (always a span: the clause sharing the most question terms)."""
-    from pipeline.errors import DocumentError
     from retrieval.eval_qa import SPLITS, evaluate_qa
 
     cfg = resolve_config(config, set_)
@@ -171,10 +176,8 @@ def eval_qa(
     if split not in SPLITS:
         fail(f"--split must be one of {', '.join(SPLITS)}, not {split!r}")
     loaded = _load_reader(reader, cfg)
-    try:
+    with fail_on_bad_input():
         result = evaluate_qa(file, loaded, split, limit)
-    except DocumentError as e:
-        fail(str(e))
     if as_json:
         _print_json(result)
         return
@@ -202,7 +205,6 @@ def eval_cuad(
 ) -> None:
     """CUAD contracts: BM25 segment recall@1/3/5/10 of the answer, then the reader over the top k passages:
     per-question span F1 and AUPR (CUAD paper's precision-recall over answer confidence), beside a baseline."""
-    from pipeline.errors import DocumentError
     from retrieval.eval_cuad import evaluate_cuad
 
     cfg = resolve_config(config, set_)
@@ -210,10 +212,8 @@ def eval_cuad(
     if split not in ("heldout", "train", "all"):
         fail(f"--split must be heldout, train or all, not {split!r}")
     loaded = _load_reader(reader, cfg)
-    try:
+    with fail_on_bad_input():
         result = evaluate_cuad(loaded, data, contracts, k, passage_chars, split)
-    except DocumentError as e:
-        fail(str(e))
     if as_json:
         _print_json(result)
         return
