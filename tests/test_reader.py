@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
+import tiny_models
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -31,16 +32,12 @@ from retrieval.reader import (
 )
 from retrieval.train_reader import READER_FILE, build_examples, train_head
 from txl.checkpoint import save_model
-from txl.model import TransformerXLConfig, TransformerXLLM
 
 
 @pytest.fixture(scope="module")
 def tiny_encoder(tmp_path_factory):
     tok = load_tokenizer()
-    torch.manual_seed(0)
-    cfg = TransformerXLConfig(vocab_size=tok.hf.get_vocab_size(), d_model=32, n_layer=2, n_head=2, d_head=16,
-                              d_inner=64, mem_len=128, cutoffs=[], dropout=0.0)
-    model = TransformerXLLM(cfg).eval()
+    model = tiny_models.tiny_encoder(tok, mem_len=128)
     path = tmp_path_factory.mktemp("enc") / "tiny.pt"
     save_model(path, model)
     return model, tok, path

@@ -8,6 +8,7 @@ import pymupdf
 import pytest
 import torch
 from run_tables import write_run_tables
+from tiny_models import tiny_encoder
 from typer.testing import CliRunner
 
 from pipeline.store import open_duckdb
@@ -17,7 +18,6 @@ from retrieval.encoder import sha256_file
 from retrieval.stage import index_segments
 from retrieval.store import SegmentStore
 from txl.checkpoint import save_model
-from txl.model import TransformerXLConfig, TransformerXLLM
 
 PDF = "en/contracts/pdf/AlliedEsportsEntertainmentInc_20190815_8-K_EX-10.34_11788308_EX-10.34_Sponsorship Agreement.pdf"
 
@@ -28,10 +28,7 @@ def indexed_run(shared_data, tmp_path_factory):
     out = tmp_path_factory.mktemp("run")
     doc, segments = write_run_tables(out, shared_data / PDF)
     tok = load_tokenizer()
-    torch.manual_seed(0)
-    cfg = TransformerXLConfig(vocab_size=tok.hf.get_vocab_size(), d_model=32, n_layer=2, n_head=2, d_head=16,
-                              d_inner=64, mem_len=128, cutoffs=[], dropout=0.0)
-    model = TransformerXLLM(cfg).eval()
+    model = tiny_encoder(tok, mem_len=128)
     ckpt = out / "tiny.pt"
     save_model(ckpt, model)
     # the first 40 segments get states (enough for the dense arm); BM25 covers every Parquet segment

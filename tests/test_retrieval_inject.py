@@ -8,13 +8,13 @@ import json
 import numpy as np
 import pytest
 import torch
+from tiny_models import tiny_encoder
 
 from pipeline.records import BLOCK_TYPE_IDS, BlockType, Segment
 from pipeline.tokenizer import encode_segment, load_tokenizer
 from retrieval.config import RetrievalConfig
 from retrieval.inject import DocInput, encode_document, encode_documents, encode_stream, retrieved_inputs
 from retrieval.store import SegmentStore
-from txl.model import TransformerXLConfig, TransformerXLLM
 
 pytestmark = pytest.mark.usefixtures("torch_one_thread")
 
@@ -35,10 +35,7 @@ def judgment(shared_data):
         docs = [json.loads(next(f))["fd"], json.loads(next(f))["fd"]]
     segs = [_segments(d, f"doc{i}") for i, d in enumerate(docs)]
     ids = [[encode_segment(s, tok)[0] for s in doc] for doc in segs]
-    torch.manual_seed(0)
-    cfg = TransformerXLConfig(vocab_size=tok.hf.get_vocab_size(), d_model=32, n_layer=2, n_head=2, d_head=16,
-                              d_inner=64, mem_len=64, clamp_len=200, cutoffs=[], dropout=0.0)
-    model = TransformerXLLM(cfg).eval()
+    model = tiny_encoder(tok, mem_len=64, clamp_len=200)
     with torch.no_grad():  # a random, non-zero retrieved-key bias so the slots visibly matter
         for blk in model.layers:
             if hasattr(blk.attn, "retrieved_bias"):

@@ -12,12 +12,13 @@ from pathlib import Path
 
 import pytest
 import torch
+from tiny_models import TINY_TXL
 
 from txl.corpora import LMCorpus, prepare
 from txl.train import STATE_FILE, TrainConfig, Trainer, load_state, lr_factor, memory_len
 
 ROOT = Path(__file__).resolve().parents[1]
-TINY = dict(d_model=32, n_layer=2, n_head=2, d_head=16, d_inner=64, cutoffs=[2000, 8000])
+TINY = {**TINY_TXL, "cutoffs": [2000, 8000]}
 
 
 pytestmark = pytest.mark.usefixtures("torch_one_thread")

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import pytest
 import torch
+from tiny_models import TINY_TXL
 
 from txl.corpora import LMCorpus, prepare
 from txl.train import PooledWindows, TrainConfig, Trainer
 
-TINY = dict(d_model=32, n_layer=2, n_head=2, d_head=16, d_inner=64, cutoffs=[2000, 8000])
+TINY = {**TINY_TXL, "cutoffs": [2000, 8000]}
 
 pytestmark = pytest.mark.usefixtures("torch_one_thread")
 
