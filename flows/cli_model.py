@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import subprocess
@@ -114,6 +113,7 @@ def eval_lm(
     import torch
 
     from flows.lm_store import StorePastWindows
+    from pipeline.records import sha256_file
     from pipeline.tokenizer import DEFAULT_PATH, load_tokenizer
     from txl.checkpoint import load_model
     from txl.config import SHIPPED_CHECKPOINT
@@ -135,7 +135,7 @@ def eval_lm(
     tok_file = tok_file / "tokenizer.json" if tok_file.is_dir() else tok_file
     warnings = []
     want = extra.get("tokenizer_sha256")
-    if want and hashlib.sha256(tok_file.read_bytes()).hexdigest() != want:
+    if want and sha256_file(tok_file) != want:
         warnings.append(f"{tok_file} is not the tokenizer {ckpt.name} was trained with (sha256 {want[:12]}…)")
     docs, errors = encode_paths(paths, tokenizer, cfg.parse, cfg.segment, max_docs)
     if not as_json:

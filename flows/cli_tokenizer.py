@@ -37,11 +37,11 @@ def train_cmd(
     min_frequency: Annotated[int, typer.Option(help="Least count of a pair worth a merge.")] = 3,
 ) -> None:
     """Train the tokenizer; report tokens per character on the held-apart records of each corpus."""
-    import hashlib
 
     from rich.table import Table
 
     from pipeline.errors import DocumentError
+    from pipeline.records import sha256_file
     from pipeline.store import atomic_write_json
     from pipeline.tokenizer import CorpusSpec, TrainOptions, held_out_report, split_corpus, train
 
@@ -88,7 +88,7 @@ def train_cmd(
 
     out.mkdir(parents=True, exist_ok=True)
     tokenizer.save(out / "tokenizer.json")
-    digest = hashlib.sha256((out / "tokenizer.json").read_bytes()).hexdigest()
+    digest = sha256_file(out / "tokenizer.json")
     atomic_write_json(
         out / "training.json",
         {

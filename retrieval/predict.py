@@ -34,7 +34,6 @@ segment that holds the start of the span.
 from __future__ import annotations
 
 import bisect
-import hashlib
 import re
 from dataclasses import dataclass
 from functools import cache
@@ -44,7 +43,7 @@ import numpy as np
 
 from pipeline.analysis.consistency import check_document
 from pipeline.analysis.provisos import find_provisos
-from pipeline.records import BlockType, Document, Evidence, Prediction, Segment
+from pipeline.records import BlockType, Document, Evidence, Prediction, Segment, sha256_file
 from retrieval.config import PredictConfig
 from retrieval.dedup import SignatureStore, duplicates_of, signatures
 
@@ -67,7 +66,7 @@ class _Heads:
 
 
 def _file_id(name: str, path: Path) -> str:
-    return f"{name}@{hashlib.sha256(path.read_bytes()).hexdigest()[:12]}"
+    return f"{name}@{sha256_file(path)[:12]}"
 
 
 @cache

@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from pipeline.errors import DocumentError
+from pipeline.records import sha256_file
 from pipeline.store import atomic_write_json
 from txl.streams import EncodedDoc, encode_document, save_corpus
 
@@ -178,7 +179,7 @@ def prepare(
         "pad_id": tok.pad_id,
         "special_ids": sorted(tok.special_ids),
         "tokenizer": str(tok_path),
-        "tokenizer_sha256": hashlib.sha256(tok_path.read_bytes()).hexdigest(),
+        "tokenizer_sha256": sha256_file(tok_path),
         "holdout": holdout,
         "seed": seed,
         "stats": stats,
