@@ -24,6 +24,9 @@ class RetrievalConfig(Options):
     encode_lanes: int = 32  # documents encoded side by side in one forward call
     encode_batch_tokens: int = 8192  # lanes x padded segment length per call, at most (about)
     encode_window: int = 128  # documents in flight, among which each call picks similar segment lengths
+    # without a store (no injection), consecutive segments of a document up to this many tokens share one
+    # forward call (txl.model's seg_starts: the same states, far fewer steps); 0 = one segment per call
+    encode_pack_tokens: int = 128
     reuse_prefixes: bool = True  # encode a prefix shared by several documents once (retrieval/prefix.py)
     prefix_cache_bytes: int = 256 * 2**20
     bm25: bool = True

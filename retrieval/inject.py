@@ -8,7 +8,9 @@ is added to the store at once (uncommitted), so later segments of the same docum
 
 `encode_stream` runs many documents this way at once (retrieval/lanes.py: one forward call per step
 over several documents' next segments, each with its own memory) and encodes a prefix that several
-documents share once (retrieval/prefix.py); `encode_documents` and `encode_document` gather its output.
+documents share once (retrieval/prefix.py); without a store there is nothing to inject, and each call
+takes several consecutive segments of a document instead (packed, `encode_pack_tokens`).
+`encode_documents` and `encode_document` gather its output.
 """
 
 from __future__ import annotations
@@ -136,20 +138,21 @@ def encode_stream(
     taken in are worked on meanwhile. Indices count the None entries too.
 
     Up to `config.encode_lanes` documents share one forward call (retrieval.lanes): each document's
-    states equal those of encoding it alone. Prefixes shared by several documents are encoded once
-    (retrieval.prefix) unless injection reaches across documents. Each encoded segment's key and compact
-    states go into the store at once (commit is the caller's). `stats`, when given, receives the counts
-    of encoded and reused segments and tokens."""
+    states equal those of encoding it alone. With a store, prefixes shared by several documents are
+    encoded once (retrieval.prefix) unless injection reaches across documents; without one, consecutive
+    segments are packed into one call instead (`config.encode_pack_tokens`), which gives the same states.
+    Each encoded segment's key and compact states go into the store at once (commit is the caller's).
+    `stats`, when given, receives the counts of encoded and reused segments and tokens."""
     cfg = config or RetrievalConfig()
     device = next(model.parameters()).device
-    prefixes = PrefixCache(cfg.prefix_cache_bytes) if cfg.reuse_prefixes and not cfg.inject_cross_document else None
+    pack = cfg.encode_pack_tokens if store is None else 0
+    prefixes = None
+    if cfg.reuse_prefixes and not cfg.inject_cross_document and not pack:
+        prefixes = PrefixCache(cfg.prefix_cache_bytes)
     counts = stats if stats is not None else {}
     counts.update(encoded_segments=0, encoded_tokens=0, reused_segments=0, reused_tokens=0)
     pending = iter(enumerate(docs))
     active: list[Lane] = []
-    # Each layer's input for the current segments, whole: the carried memory keeps only mem_len slots.
-    layer_inputs: list[torch.Tensor] = []
-    hooks = [blk.register_forward_pre_hook(lambda _m, args: layer_inputs.append(args[0])) for blk in model.layers]
     try:
         while True:
             while len(active) < cfg.encode_window:
@@ -160,7 +163,7 @@ def encode_stream(
                     if active:
                         break
                     continue
-                lane = _start(nxt[0], nxt[1], model, store, cfg, prefixes)
+                lane = _start(nxt[0], nxt[1], model, store, cfg, prefixes, pack)
                 if lane.done:
                     yield lane.index, lane.out
                 else:
@@ -172,23 +175,20 @@ def encode_stream(
             if not active:
                 break
             step = pick(_distinct(active) if prefixes is not None else active, cfg.encode_lanes, cfg.encode_batch_tokens)
-            layer_inputs.clear()
-            _step(model, step, store, cfg, device, layer_inputs, prefixes)
-            counts["encoded_segments"] += len(step)
-            counts["encoded_tokens"] += sum(len(lane.doc.token_ids[lane.pos - 1]) for lane in step)
+            segments, tokens = _step(model, step, store, cfg, device, prefixes)
+            counts["encoded_segments"] += segments
+            counts["encoded_tokens"] += tokens
             for lane in step:
                 if lane.done:
                     active.remove(lane)
                     yield lane.index, lane.out
     finally:
-        for h in hooks:
-            h.remove()
         if prefixes is not None:
             counts.update(reused_segments=prefixes.reused_segments, reused_tokens=prefixes.reused_tokens)
 
 
 def _start(index: int, doc: DocInput, model, store: SegmentStore | None, cfg: RetrievalConfig,
-           prefixes: PrefixCache | None) -> Lane:
+           prefixes: PrefixCache | None, pack: int) -> Lane:
     segments = doc.segments
     injector = Injector(store, segments[0].doc_id, cfg, model.cfg.mem_len) if store is not None and segments else None
     resets = [False] * len(segments)
@@ -197,7 +197,7 @@ def _start(index: int, doc: DocInput, model, store: SegmentStore | None, cfg: Re
 
         resets = drift_resets([s.text for s in segments], cfg.anchoring_threshold)
     if prefixes is None:
-        return Lane(index, doc, injector, resets)
+        return Lane(index, doc, injector, resets, pack_tokens=pack)
     chain = chain_hashes([str(s.type) for s in segments], doc.token_ids, doc.connective_masks, resets)
     prefixes.admit(chain)
     return Lane(index, doc, injector, resets, chain)
@@ -247,41 +247,59 @@ def _finish_segment(lane: Lane, key: np.ndarray, hidden: torch.Tensor, states: n
     lane.pos += 1
 
 
-def _step(model, lanes: list[Lane], store, cfg: RetrievalConfig, device, layer_inputs: list,
-          prefixes: PrefixCache | None) -> None:
-    """One forward call over the next segment of each lane; updates the lanes in place."""
+def _step(model, lanes: list[Lane], store, cfg: RetrievalConfig, device,
+          prefixes: PrefixCache | None) -> tuple[int, int]:
+    """One forward call over the next segment (or packed segments) of each lane; updates the lanes in
+    place and returns (segments, tokens) encoded."""
     for lane in lanes:
         _reset_if_due(lane)
-    lens = [lane.next_len for lane in lanes]
+    spans = [lane.next_span() for lane in lanes]
+    lens = [n for _, n in spans]
     t = max(lens)
     ids = torch.zeros(len(lanes), t, dtype=torch.long)
     types = torch.zeros(len(lanes), t, dtype=torch.long)
+    starts = torch.zeros(len(lanes), t, dtype=torch.long)
     with_conn = all(lane.doc.connective_masks is not None for lane in lanes)
     conn = torch.zeros(len(lanes), t, dtype=torch.bool)
-    for b, lane in enumerate(lanes):
-        n = lens[b]
-        ids[b, :n] = torch.tensor(lane.doc.token_ids[lane.pos])
-        types[b] = BLOCK_TYPE_IDS[BlockType(lane.doc.segments[lane.pos].type)]
-        if with_conn:
-            conn[b, :n] = torch.tensor(lane.doc.connective_masks[lane.pos], dtype=torch.bool)
+    for b, (lane, (end, _)) in enumerate(zip(lanes, spans, strict=True)):
+        at = 0
+        for s in range(lane.pos, end):
+            n = len(lane.doc.token_ids[s])
+            ids[b, at : at + n] = torch.tensor(lane.doc.token_ids[s])
+            types[b, at : at + n] = BLOCK_TYPE_IDS[BlockType(lane.doc.segments[s].type)]
+            starts[b, at : at + n] = at
+            if with_conn:
+                conn[b, at : at + n] = torch.tensor(lane.doc.connective_masks[s], dtype=torch.bool)
+            at += n
+    packed = any(end - lane.pos > 1 for lane, (end, _) in zip(lanes, spans, strict=True))
     picks = [lane.injector.choose(lane.query) if lane.injector is not None else [] for lane in lanes]
     kwargs = {**batch_memory(lanes, model, device), **_batch_retrieved(store, picks, device)}
     if with_conn:
         kwargs["connective_mask"] = conn.to(device)
+    if packed:
+        kwargs["seg_starts"] = starts.to(device)
     out = model(ids.to(device), block_types=types.to(device), lengths=torch.tensor(lens), **kwargs)
     carry = out.carry()
-    for b, lane in enumerate(lanes):
-        n = lens[b]
-        lane.carry = lane_carry(carry, b, min(model.cfg.mem_len, lane.mem_width + n))
-        hidden = out.hidden[b, :n].clone()
-        key = pool_key(hidden.float().cpu().numpy(), cfg.pooling)
-        states = None
-        if store is not None:
-            states = pool_states(torch.stack([h[b, :n] for h in layer_inputs]).float().cpu().numpy(), cfg.states_per_layer)
-        if prefixes is not None and prefixes.wanted(lane.chain[lane.pos]):
-            index = {s.segment_id: i for i, s in enumerate(lane.doc.segments)}
-            prefixes.put(lane.chain[lane.pos], Reused(key, hidden, states, n, [index[s] for s in picks[b]]), lane.carry)
-        _finish_segment(lane, key, hidden, states, n, picks[b], store)
+    segments = 0
+    for b, (lane, (end, total)) in enumerate(zip(lanes, spans, strict=True)):
+        lane.carry = lane_carry(carry, b, min(model.cfg.mem_len, lane.mem_width + total))
+        at = 0
+        while lane.pos < end:
+            n = len(lane.doc.token_ids[lane.pos])
+            hidden = out.hidden[b, at : at + n].clone()
+            key = pool_key(hidden.float().cpu().numpy(), cfg.pooling)
+            states = None
+            if store is not None:
+                layers = torch.stack([h[b, at : at + n] for h in out.layer_inputs])
+                states = pool_states(layers.float().cpu().numpy(), cfg.states_per_layer)
+            if prefixes is not None and prefixes.wanted(lane.chain[lane.pos]):
+                index = {s.segment_id: i for i, s in enumerate(lane.doc.segments)}
+                prefixes.put(lane.chain[lane.pos], Reused(key, hidden, states, n, [index[s] for s in picks[b]]),
+                             lane.carry)
+            _finish_segment(lane, key, hidden, states, n, picks[b], store)
+            at += n
+            segments += 1
+    return segments, sum(lens)
 
 
 def encode_documents(

@@ -16,20 +16,36 @@ class Lane:
     """A document being encoded: where it is, its memory ([1, W, ...] tensors of real slots only) and
     what it produced so far."""
 
-    def __init__(self, index: int, doc, injector, resets: list[bool], chain: list[str] | None = None):
+    def __init__(self, index: int, doc, injector, resets: list[bool], chain: list[str] | None = None,
+                 pack_tokens: int = 0):
         self.index, self.doc, self.injector, self.resets, self.chain = index, doc, injector, resets, chain
+        self.pack_tokens = pack_tokens  # > 0: the next step may take several segments up to this many tokens
         self.pos = 0
         self.carry: dict = {}
         self.query: np.ndarray | None = None
         self.out: list = []  # retrieval.inject.EncodedSegment, one per segment done
+        self._span: tuple[int, int, int] = (-1, 0, 0)  # (pos, end, tokens) of the last next_span
 
     @property
     def done(self) -> bool:
         return self.pos >= len(self.doc.segments)
 
+    def next_span(self) -> tuple[int, int]:
+        """(end, tokens): the next step takes segments pos..end-1 — the next one, and with packing the
+        following ones while they fit and none of them starts with a memory reset."""
+        if self._span[0] != self.pos:
+            lens = self.doc.token_ids
+            end, n = self.pos + 1, len(lens[self.pos])
+            while (end < len(lens) and not self.resets[end]
+                   and n + len(lens[end]) <= self.pack_tokens):
+                n += len(lens[end])
+                end += 1
+            self._span = (self.pos, end, n)
+        return self._span[1], self._span[2]
+
     @property
     def next_len(self) -> int:
-        return len(self.doc.token_ids[self.pos])
+        return self.next_span()[1]
 
     @property
     def mem_width(self) -> int:

@@ -244,6 +244,46 @@ def test_ragged_lanes_equal_each_lane_alone(lens: list[list[int]], grad: bool) -
                 torch.testing.assert_close(out.hidden[lane, : n[lane]], alone[lane][s], rtol=1e-5, atol=1e-5)
 
 
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.lists(st.integers(1, 9), min_size=1, max_size=5), min_size=1, max_size=3), st.integers(1, 3))
+def test_packed_segments_equal_one_call_each(lens: list[list[int]], per_call: int) -> None:
+    """Consecutive segments packed into one call (`seg_starts`, ragged lanes): hidden states and the carried
+    memory equal those of one call per segment, with memory shorter and longer than the segments."""
+    model = model_of(mem_len=7, tag_bias=True, connective_boost="learned")
+    randomise_additions(model)
+    segs = [[ids(1, n, seed=10 * lane + s)[0] for s, n in enumerate(row)] for lane, row in enumerate(lens)]
+    types = [[torch.full((len(x),), (lane + s) % 5) for s, x in enumerate(row)] for lane, row in enumerate(segs)]
+    with torch.no_grad():
+        alone = []
+        for row, trow in zip(segs, types, strict=True):
+            carry, outs = {}, []
+            for x, ty in zip(row, trow, strict=True):
+                out = model(x[None], block_types=ty[None], connective_mask=(x % 3 == 0)[None], **carry)
+                carry, outs = out.carry(), [*outs, out.hidden[0]]
+            alone.append(torch.cat(outs))
+        carry, hidden = {}, [[] for _ in segs]
+        for first in range(0, max(map(len, segs)), per_call):
+            picks = [range(first, min(first + per_call, len(row))) for row in segs]
+            n = [sum(len(row[s]) for s in pick) for row, pick in zip(segs, picks, strict=True)]
+            x = torch.zeros(len(segs), max(n), dtype=torch.long)
+            ty, starts = torch.zeros_like(x), torch.zeros_like(x)
+            for lane, pick in enumerate(picks):
+                at = 0
+                for s in pick:
+                    k = len(segs[lane][s])
+                    x[lane, at : at + k], ty[lane, at : at + k] = segs[lane][s], types[lane][s]
+                    starts[lane, at : at + k] = at
+                    at += k
+            # a lane with no segment left takes one padding token (its state is not compared)
+            out = model(x, block_types=ty, connective_mask=x % 3 == 0, lengths=torch.tensor([max(k, 1) for k in n]),
+                        seg_starts=starts, **carry)
+            carry = out.carry()
+            for lane in range(len(segs)):
+                hidden[lane].append(out.hidden[lane, : n[lane]])
+    for lane in range(len(segs)):
+        torch.testing.assert_close(torch.cat(hidden[lane]), alone[lane], rtol=1e-5, atol=1e-5)
+
+
 def test_recurrence_dropout_hides_memory_in_training_only() -> None:
     model = model_of(drop_mem=1.0)
     x1, x2 = ids(1, 6), ids(1, 4, seed=2)

@@ -26,6 +26,10 @@ forward keywords (all optional; B lanes, T tokens, M memory slots, R retrieved s
                   e.g. the segments of different documents in one batch). Causal attention keeps padding
                   out of the real queries; the carried memory of each lane ends at its last real token
                   (right-aligned, masked slots on the left), so every lane equals its own unbatched run
+  seg_starts      [B, T] long: several consecutive segments of a lane packed into one call; entry t is the
+                  position (in this call) where token t's segment begins. Each token then sees the mem_len
+                  tokens before its segment and its segment so far, exactly what it would see with one
+                  call per segment, so a packed call equals those calls (far fewer, larger steps)
   retrieved       list of n_layer + 1 (or n_layer) [B, R, d_model]: entry l is the input of layer l,
                   i.e. the same layout as `mems`, so stored `out.mems` of another segment can be passed
   retrieved_types [B, R] long; retrieved_mask [B, R] bool (False = padding slot)
@@ -106,6 +110,7 @@ class TXLOutput:
     mem_connective: torch.Tensor | None = None
     mem_mask: torch.Tensor | None = None
     mem_kv: list[torch.Tensor] | None = None  # n_layer of [B, M, 2 * n_head * d_head], under no_grad only
+    layer_inputs: list[torch.Tensor] | None = None  # n_layer of [B, T, d_model], each layer's input
     nll: torch.Tensor | None = None  # [B, T] when targets were given
     diagnostics: object | None = None  # pandas.DataFrame when diagnostics=True
 
@@ -356,6 +361,7 @@ class TransformerXLLM(nn.Module):
         retrieved_mask: torch.Tensor | None = None,
         mem_kv: list[torch.Tensor] | None = None,
         lengths: torch.Tensor | None = None,
+        seg_starts: torch.Tensor | None = None,
         diagnostics: bool = False,
     ) -> TXLOutput:
         cfg = self.cfg
@@ -383,7 +389,7 @@ class TransformerXLLM(nn.Module):
             attn_vis = kept if attn_vis is None else attn_vis & kept
 
         keys = self._keys(b, t, m, n_r, attn_vis, retrieved_mask, block_types, mem_types, retrieved_types,
-                          connective_mask, mem_connective, dev, diagnostics)
+                          connective_mask, mem_connective, seg_starts, dev, diagnostics)
         rks = self._position_keys(m + t, n_r, word.dtype, dev)
 
         x = self.drop(word)
@@ -399,7 +405,7 @@ class TransformerXLLM(nn.Module):
         hids.append(x)
         hidden = self.drop(x)
 
-        out = TXLOutput(hidden=hidden, mems=None)
+        out = TXLOutput(hidden=hidden, mems=None, layer_inputs=hids[:-1])
         with torch.no_grad():
             kept = hids[: len(mems)] if mems else hids  # n_layer entries in, n_layer out (HF's layout)
             full = [(torch.cat([mems[i], h], 1) if m else h).detach() for i, h in enumerate(kept)]
@@ -478,7 +484,7 @@ class TransformerXLLM(nn.Module):
         return torch.cat([old[:, :m].to(dtype), new.to(dtype)], 1)
 
     def _keys(self, b, t, m, n_r, mem_vis, retrieved_mask, block_types, mem_types, retrieved_types,
-              connective_mask, mem_connective, dev, diagnostics) -> _Keys:
+              connective_mask, mem_connective, seg_starts, dev, diagnostics) -> _Keys:
         cfg = self.cfg
         dtype = self.emb.layers[0].weight.dtype  # fp32, or fp64 for a .double() model
         k = m + t
@@ -490,6 +496,10 @@ class TransformerXLLM(nn.Module):
             over = k - cfg.mem_len
             vis = vis & (j > i - (t - over if over > 0 else t))
         vis = vis[None, None]
+        if seg_starts is not None:
+            # key column j holds call position j - m: visible from mem_len before the query's segment on
+            floor = seg_starts.to(dev).long() + (m - cfg.mem_len)  # [B, T]
+            vis = vis & (j[None] >= floor[:, :, None])[:, None]
         if mem_vis is not None:
             vis = vis & torch.cat([mem_vis, mem_vis.new_ones(b, t)], 1)[:, None, None, :]
         if n_r:
