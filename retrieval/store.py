@@ -46,6 +46,7 @@ from retrieval.config import RetrievalConfig
 
 STORE_VERSION = 1
 IVFPQ_MIN_TRAIN = 256 * 39  # faiss's rule of thumb: 39 training points per centroid of an 8-bit codebook
+PENDING_BYTES = 64 * 2**20  # added states kept in memory before they are written to states.f16
 META_SCHEMA = pa.schema(
     [
         pa.field("id", pa.int64(), nullable=False),
@@ -123,6 +124,7 @@ class SegmentStore:
         self._rows: dict[str, dict] = {r["segment_id"]: r for r in meta.to_pylist()}
         self._sid_of: dict[int, str] = {r["id"]: sid for sid, r in self._rows.items()}
         self._states: np.memmap | None = None
+        self._pending: list[np.ndarray] = []  # [L, P, d] slots added but not yet in states.f16
         self._read_only = False  # set by open(mmap=True): a mapped index cannot be written
 
     # ---- opening ---------------------------------------------------------------------------------
@@ -277,8 +279,9 @@ class SegmentStore:
         return np.stack([source.reconstruct(self._rows[s]["id"]) for s in segment_ids])
 
     def _state_map(self) -> np.memmap | None:
+        """The slots written to states.f16 (those still pending in memory are not in it)."""
         shape = self.state_shape
-        n = self.manifest["n_slots"]
+        n = self.manifest["n_slots"] - len(self._pending)
         if shape is None or n == 0:
             return None
         if self._states is None or self._states.shape[0] != n:
@@ -293,10 +296,14 @@ class SegmentStore:
         states = self._state_map()
         out = np.zeros((len(segment_ids), *shape), dtype=np.float16)
         mask = np.zeros((len(segment_ids), shape[1]), dtype=bool)
+        written = self.manifest["n_slots"] - len(self._pending)
         for i, sid in enumerate(segment_ids):
             row = self._rows[sid]
-            if row["slot"] >= 0 and states is not None:
+            if row["slot"] >= written:
+                out[i] = self._pending[row["slot"] - written]
+            elif row["slot"] >= 0 and states is not None:
                 out[i] = states[row["slot"]]
+            if row["slot"] >= 0:
                 mask[i, : row["n_states"]] = True
         return out, mask
 
@@ -358,29 +365,42 @@ class SegmentStore:
         return ids, np.stack([self.index.reconstruct(int(i)) for i in ids]).astype(np.float32)
 
     def _append_states(self, states: list[np.ndarray]) -> list[tuple[int, int]]:
+        """New slots for the states, kept in memory until `_flush_states` (commit, or PENDING_BYTES of them):
+        a store fed one segment at a time would otherwise rewrite and re-map states.f16 for each."""
         shape = self.state_shape
         if shape is None:
             raise StoreError(f"{self.root}: created without state_shape, cannot store states")
         n_layers, p, d = shape
         start = self.manifest["n_slots"]
-        buf = np.zeros((len(states), n_layers, p, d), dtype=np.float16)
         counts = []
-        for i, s in enumerate(states):
+        for s in states:
             if s.ndim != 3 or s.shape[0] != n_layers or s.shape[1] > p or s.shape[2] != d:
                 raise ValueError(f"states must be [{n_layers}, ≤{p}, {d}], got {s.shape}")
-            buf[i, :, : s.shape[1]] = s
+            slot = np.zeros(shape, dtype=np.float16)
+            slot[:, : s.shape[1]] = s
+            self._pending.append(slot)
             counts.append(s.shape[1])
+        self.manifest["n_slots"] = start + len(states)
+        if len(self._pending) * self._pending[0].nbytes >= PENDING_BYTES:
+            self._flush_states()
+        return [(start + i, c) for i, c in enumerate(counts)]
+
+    def _flush_states(self) -> None:
+        """Write the pending slots after the ones in states.f16, durably."""
+        if not self._pending:
+            return
+        written = self.manifest["n_slots"] - len(self._pending)
+        buf = np.stack(self._pending)
         path = self.root / "states.f16"
         with open(path, "r+b" if path.exists() else "wb") as f:
             # past the committed slots: bytes a crashed writer left there are not live, overwrite them
-            f.seek(start * buf[0].nbytes)
+            f.seek(written * buf[0].nbytes)
             f.write(buf.tobytes())
             f.truncate()
             f.flush()
             os.fsync(f.fileno())
-        self.manifest["n_slots"] = start + len(states)
+        self._pending = []
         self._states = None
-        return [(start + i, c) for i, c in enumerate(counts)]
 
     def delete_segments(self, segment_ids: list[str]) -> int:
         self._check_writable()
@@ -414,6 +434,7 @@ class SegmentStore:
         self._check_writable()
         old = self.manifest["generation"]
         gen = old + 1 if (self.root / f"keys-{old}.faiss").exists() else old
+        self._flush_states()
         rows = self.entries()
         meta = pa.Table.from_pylist(rows, schema=META_SCHEMA)
         if self.index.ntotal != meta.num_rows:

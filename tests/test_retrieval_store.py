@@ -117,3 +117,27 @@ def test_compact_states_round_trip_and_size_at_default_config(tmp_path):
     np.testing.assert_allclose(states[1].astype(np.float32), pooled[0], atol=2e-3)
     assert back.state_bytes_per_segment <= 64 * 1024
     assert (tmp_path / "ix" / "states.f16").stat().st_size == 3 * back.state_bytes_per_segment
+
+
+def test_added_states_read_back_before_during_and_after_their_write(tmp_path, monkeypatch):
+    """States wait in memory until commit (or a full buffer); reads see them the same either way, and an
+    uncommitted slot never reaches a reopened store."""
+    import retrieval.store as store_module
+
+    shape, rng = (2, 4, 8), np.random.default_rng(3)
+    monkeypatch.setattr(store_module, "PENDING_BYTES", 3 * int(np.prod(shape)) * 2)  # three slots
+    store = SegmentStore.create(tmp_path / "ix", dim=8, state_shape=shape)
+    states = [rng.normal(size=(2, n, 8)).astype(np.float32) for n in (4, 2, 3, 4, 1)]
+    keys = np.stack([pool_key(s[-1]) for s in states])
+    for i in range(5):
+        store.add([SegmentEntry(f"d:{i}", "d", i, "FACTS")], keys[i : i + 1], states[i : i + 1])
+        got, mask = store.states([f"d:{j}" for j in range(i + 1)])
+        for j in range(i + 1):
+            np.testing.assert_allclose(got[j, :, : states[j].shape[1]].astype(np.float32), states[j], atol=5e-3)
+            assert mask[j].sum() == states[j].shape[1]
+    assert (tmp_path / "ix" / "states.f16").stat().st_size == 3 * store.state_bytes_per_segment  # one full buffer
+    store.commit()
+    store.add([SegmentEntry("e:0", "e", 0, "FACTS")], keys[:1], states[:1])  # never committed
+    back = SegmentStore.open(tmp_path / "ix", mmap=True)
+    assert len(back) == 5 and back.manifest["n_slots"] == 5
+    np.testing.assert_allclose(back.states(["d:4"])[0][0, :, :1].astype(np.float32), states[4], atol=5e-3)
