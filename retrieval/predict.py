@@ -1,7 +1,7 @@
 """The predict stage of `ldx run`: the analyst tasks over parsed, segmented documents, as Prediction rows.
 
-    predict_stage(documents: list[Document], segments: list[Segment],
-                  config: PredictConfig | None = None, model=None, out_dir: str | None = None) -> list[Prediction]
+    predict_stage(documents: list[Document], segments: list[Segment], config: PredictConfig | None = None,
+                  model=None, out_dir: str | None = None, dtype: str = "auto") -> list[Prediction]
 
 - `documents` carry their blocks; `segments` are the segments of those documents, in any order.
 - `config` switches each task (retrieval.config.PredictConfig); None = all on with defaults.
@@ -11,6 +11,7 @@
   trained on, data/models/txl_lm.pt): the batch's segments are encoded once, blind to the rule types.
 - `out_dir`: where the MinHash signatures of documents already seen persist (OUT_DIR/dedup/), so
   near-duplicates of earlier batches and runs are found; None = within this call only.
+- `dtype`: the precision of the role head's encoding (txl.config.ModelConfig.dtype).
 - The result is flat; group it by `Prediction.doc_id` to attach rows to their documents.
   `predict_batch_stage(docs, ctx)` does that for `ldx run` (register it as the "predict" batch stage).
 
@@ -116,7 +117,7 @@ def _segment_evidence(s: Segment) -> Evidence:
     return Evidence(s.segment_id, s.char_start, s.char_end, s.text)
 
 
-def _role_states(by_doc: dict[str, list[Segment]], heads: _Heads) -> dict[str, tuple]:
+def _role_states(by_doc: dict[str, list[Segment]], heads: _Heads, dtype: str) -> dict[str, tuple]:
     """The role head's encoder views of every document's segments, encoded as one batch."""
     if not heads.roles.reads_txl:
         return {}
@@ -124,7 +125,7 @@ def _role_states(by_doc: dict[str, list[Segment]], heads: _Heads) -> dict[str, t
 
     ids = [d for d, segs in by_doc.items() if segs]
     model, tokenizer = heads.role_encoder
-    states = unit_states(model, tokenizer, [[s.text for s in by_doc[d]] for d in ids], heads.roles.decay)
+    states = unit_states(model, tokenizer, [[s.text for s in by_doc[d]] for d in ids], heads.roles.decay, dtype=dtype)
     return dict(zip(ids, states, strict=True))
 
 
@@ -285,6 +286,7 @@ def predict_stage(
     config: PredictConfig | None = None,
     model=None,
     out_dir: str | None = None,
+    dtype: str = "auto",
 ) -> list[Prediction]:
     config = config or PredictConfig()
     heads = load_heads(config.heads_dir, config.role_encoder)
@@ -293,7 +295,7 @@ def predict_stage(
         by_doc.setdefault(s.doc_id, []).append(s)
     for segs in by_doc.values():
         segs.sort(key=lambda s: s.seg_idx)
-    role_states = _role_states(by_doc, heads) if config.roles and heads.roles is not None else {}
+    role_states = _role_states(by_doc, heads, dtype) if config.roles and heads.roles is not None else {}
     preds: list[Prediction] = []
     for doc in documents:
         segs = by_doc[doc.doc_id]
@@ -343,7 +345,7 @@ def predict_batch_stage(docs: list, ctx) -> None:
         if path is not None and path.exists():
             model = _encoder(str(path), ctx.config.model.device)
     preds = predict_stage([w.document for w in docs], [s for w in docs for s in w.segments], config, model,
-                          getattr(ctx, "out_dir", None))
+                          getattr(ctx, "out_dir", None), ctx.config.model.dtype)
     by_doc: dict[str, list[Prediction]] = {}
     for p in preds:
         by_doc.setdefault(p.doc_id, []).append(p)

@@ -18,6 +18,7 @@ import numpy as np
 from pipeline.records import BlockType, Segment, sha256_file
 from retrieval.inject import DocInput, encode_documents
 from txl.heads import RoleHead, TxlStates, txl_views
+from txl.model import autocast
 
 MODELS_DIR = Path(__file__).resolve().parents[1] / "data" / "models"
 
@@ -56,16 +57,20 @@ def _chunks(doc_id: str, units: list[str], tokenizer, chunk: int) -> tuple[DocIn
     return DocInput(segments, ids), owner
 
 
-def unit_states(model, tokenizer, docs: list[list[str]], decay: float, chunk: int = 128) -> TxlStates:
-    """Per document, txl_views of its units: [n, d] keys and [n, 2d] memory views."""
+def unit_states(model, tokenizer, docs: list[list[str]], decay: float, chunk: int = 128,
+                dtype: str = "auto") -> TxlStates:
+    """Per document, txl_views of its units: [n, d] keys and [n, 2d] memory views. `dtype`: the encoding's
+    precision (txl.config.ModelConfig.dtype)."""
     inputs, owners = [], []
     for i, units in enumerate(docs):
         doc_input, owner = _chunks(f"role-{i}", units, tokenizer, chunk)
         inputs.append(doc_input)
         owners.append(owner)
     mem_len = model.cfg.mem_len or chunk
+    with autocast(next(model.parameters()).device, dtype):
+        encoded_docs = encode_documents(model, inputs)
     out = []
-    for units, owner, encoded in zip(docs, owners, encode_documents(model, inputs), strict=True):
+    for units, owner, encoded in zip(docs, owners, encoded_docs, strict=True):
         d = model.cfg.d_model
         keys = np.zeros((len(units), d), np.float32)
         hidden: list[list[np.ndarray]] = [[] for _ in units]

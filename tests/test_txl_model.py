@@ -416,6 +416,18 @@ def test_bf16_autocast_runs_close_to_fp32() -> None:
     assert (out.nll - ref.nll).abs().max() < 0.1
 
 
+@pytest.mark.filterwarnings("ignore:.*CUDA:UserWarning")
+@pytest.mark.parametrize("matrix_units", [True, False])
+def test_auto_precision_is_bf16_on_cuda_and_on_cpus_with_bf16_matrix_units(monkeypatch, matrix_units: bool) -> None:
+    import txl.model as txl_model
+
+    monkeypatch.setattr(txl_model, "cpu_has_bf16_matmul", lambda: matrix_units)
+    assert isinstance(autocast("cpu"), torch.autocast) is matrix_units
+    assert isinstance(autocast("cuda"), torch.autocast)
+    assert isinstance(autocast("cpu", "bfloat16"), torch.autocast)
+    assert not isinstance(autocast("cuda", "float32"), torch.autocast)
+
+
 @settings(max_examples=25, deadline=None)
 @given(st.integers(1, 6), st.integers(0, 6), st.integers(0, 2))
 def test_position_scores_match_the_definition(t: int, m: int, n_r: int) -> None:

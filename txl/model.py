@@ -44,8 +44,10 @@ forward keywords (all optional; B lanes, T tokens, M memory slots, R retrieved s
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Literal
 
 import torch
@@ -535,10 +537,22 @@ class TransformerXLLM(nn.Module):
         )
 
 
+@functools.cache
+def cpu_has_bf16_matmul() -> bool:
+    """Whether this CPU multiplies bf16 matrices in AMX tiles (Intel Sapphire Rapids and later): there a
+    bf16 linear runs ~4x faster than fp32 (measured: 825 vs 209 GFLOP/s for [512, 256] x [256, 1024] on
+    two cores); AVX-512 alone gives no such gain."""
+    try:
+        return "amx_bf16" in Path("/proc/cpuinfo").read_text().split()
+    except OSError:
+        return False
+
+
 def autocast(device: torch.device | str, dtype: str = "auto") -> contextlib.AbstractContextManager:
-    """The precision context of ModelConfig.dtype: "auto" = bf16 autocast on CUDA and fp32 elsewhere,
-    "bfloat16" = bf16 autocast on any device, "float32" = none."""
+    """The precision context of ModelConfig.dtype: "auto" = bf16 autocast on CUDA and on CPUs with bf16
+    matrix units, fp32 elsewhere; "bfloat16" = bf16 autocast on any device, "float32" = none."""
     device = torch.device(device)
-    if dtype == "bfloat16" or (dtype == "auto" and device.type == "cuda"):
+    fast = device.type == "cuda" or (device.type == "cpu" and cpu_has_bf16_matmul())
+    if dtype == "bfloat16" or (dtype == "auto" and fast):
         return torch.autocast(device.type, dtype=torch.bfloat16)
     return contextlib.nullcontext()
