@@ -160,10 +160,10 @@ class _Keys:
     """Per-call facts about the key axis [retrieved R; memory M; current T], shared by all layers."""
 
     n_retrieved: int
-    add_mask: torch.Tensor  # [B|1, 1, T, K'] 0 / -inf
+    # [B|1, T, K'] long: each (query, key) pair's entry in a layer's bias table (RelativeAttention._bias_table):
+    # query type x (key type, key group: plain / connective / retrieved), or the last entry (-inf) if hidden
+    pair: torch.Tensor
     visible: torch.Tensor  # [B|1, 1, T, K'] bool
-    q_onehot: torch.Tensor | None  # [B, T, n_types] float, zeros for unknown types
-    k_onehot: torch.Tensor | None  # [B, K', n_types]
     k_connective: torch.Tensor | None  # [B, K'] float
     is_retrieved: torch.Tensor  # [K'] float, 1 on retrieved columns
     is_memory: torch.Tensor  # [K'] float, 1 on memory columns
@@ -220,10 +220,10 @@ class RelativeAttention(nn.Module):
         # queries only for the current segment; keys and values over [retrieved; memory; current]
         q = F.linear(inp[:, -t:], w_q).view(b, t, h, dh).transpose(1, 2)
         k, val = kv.view(b, -1, 2, h, dh).permute(2, 0, 3, 1, 4)
-        bias = torch.add(keys.add_mask, position_scores(q + v[:, None], rk, n_r), alpha=self.scale)
-        extra = self._extra_bias(keys, h)
-        if extra is not None:
-            bias = bias + extra
+        pos = position_scores(q + v[:, None], rk, n_r)
+        # tag bias, connective boost, retrieved bias and the mask in one lookup: [B|1, T, K', H] -> [B|1, H, T, K']
+        static = F.embedding(keys.pair, self._bias_table(pos.dtype).t()).permute(0, 3, 1, 2)
+        bias = torch.add(static, pos, alpha=self.scale)
 
         if keys.diagnostics is not None or not cfg.use_sdpa:
             scores = (q + u[:, None]) @ k.transpose(-1, -2) * self.scale + bias
@@ -241,22 +241,21 @@ class RelativeAttention(nn.Module):
         out = self.drop(self.out(vec.transpose(1, 2).reshape(b, t, h * dh)))
         return (x + out if cfg.pre_lnorm else self.ln(x + out)), kv[:, n_r:]
 
-    def _extra_bias(self, keys: _Keys, h: int) -> torch.Tensor | None:
-        """Tag bias + connective boost + retrieved bias, [B|1, H, T, K'], or None when all are off."""
-        extra = None
-        if self.cfg.tag_bias and keys.q_onehot is not None:
-            qt = torch.einsum("btn,hnm->bhtm", keys.q_onehot, self.tag_bias)
-            extra = qt @ keys.k_onehot.transpose(1, 2)[:, None]
-        if keys.k_connective is not None and self.cfg.connective_boost != "off":
-            beta = self.boost if self.cfg.connective_boost == "learned" else torch.full(
-                (h,), self.cfg.connective_beta, device=keys.k_connective.device
-            )
-            boost = beta[None, :, None, None] * keys.k_connective[:, None, None, :]
-            extra = boost if extra is None else extra + boost
-        if keys.n_retrieved:
-            retr = self.retrieved_bias[None, :, None, None] * keys.is_retrieved
-            extra = retr if extra is None else extra + retr
-        return extra
+    def _bias_table(self, dtype: torch.dtype) -> torch.Tensor:
+        """[H, (n + 1) * 3 * (n + 1) + 1]: the additive logit of every (query type, key group, key type) for
+        the n block types and unknown (no tag bias), the key groups plain, connective (+ boost) and
+        retrieved (+ retrieved bias), and last -inf for hidden keys; indexed by _Keys.pair."""
+        cfg = self.cfg
+        h, n = cfg.n_head, cfg.n_block_types
+        ref = self.retrieved_bias
+        tags = F.pad(self.tag_bias, (0, 1, 0, 1)) if cfg.tag_bias else ref.new_zeros(h, n + 1, n + 1)
+        if cfg.connective_boost == "learned":
+            boost = self.boost
+        else:
+            boost = ref.new_full((h,), cfg.connective_beta if cfg.connective_boost == "fixed" else 0.0)
+        groups = torch.stack([tags, tags + boost[:, None, None], tags + ref[:, None, None]], 2)  # [H, n+1, 3, n+1]
+        table = torch.cat([groups.reshape(h, -1), ref.new_full((h, 1), float("-inf"))], 1)
+        return table.to(dtype)
 
 
 class FeedForward(nn.Module):
@@ -284,9 +283,10 @@ class Block(nn.Module):
         return self.ff(x), kv
 
 
-def _onehot(types: torch.Tensor, n: int, dtype: torch.dtype) -> torch.Tensor:
-    """Long types (-1 = unknown) -> one-hot; an unknown type is an all-zero row (no tag bias)."""
-    return (types[..., None] == torch.arange(n, device=types.device)).to(dtype)
+def _type_index(types: torch.Tensor, n: int) -> torch.Tensor:
+    """Long types (-1 or out of range = unknown) -> 0..n, n standing for unknown (no tag bias)."""
+    types = types.long()
+    return torch.where((types >= 0) & (types < n), types, n)
 
 
 class TransformerXLLM(nn.Module):
@@ -508,28 +508,34 @@ class TransformerXLLM(nn.Module):
             rv = retrieved_mask.bool() if retrieved_mask is not None else torch.ones(1, n_r, dtype=torch.bool, device=dev)
             bb = max(vis.size(0), rv.size(0))
             vis = torch.cat([rv[:, None, None, :].expand(bb, 1, t, n_r), vis.expand(bb, 1, t, k)], -1)
-        add_mask = torch.zeros(vis.shape, dtype=dtype, device=dev).masked_fill(~vis, float("-inf"))
-
-        q_oh = k_oh = None
-        if cfg.tag_bias and block_types is not None:
-            parts = [retrieved_types if retrieved_types is not None else torch.full((b, n_r), -1, device=dev),
-                     mem_types if mem_types is not None else torch.full((b, m), -1, device=dev),
-                     block_types]
-            q_oh = _onehot(block_types, cfg.n_block_types, dtype)
-            k_oh = _onehot(torch.cat([p.long() for p in parts], 1), cfg.n_block_types, dtype)
+        n = cfg.n_block_types
         k_conn = None
         if cfg.connective_boost != "off" and (connective_mask is not None or mem_connective is not None):
             parts = [torch.zeros(b, n_r, device=dev),  # retrieved slots carry no connective flag
                      mem_connective if mem_connective is not None else torch.zeros(b, m, device=dev),
                      connective_mask if connective_mask is not None else torch.zeros(b, t, device=dev)]
             k_conn = torch.cat([p.to(dtype) for p in parts], 1)
+        # bias table coordinates (RelativeAttention._bias_table); type n = unknown, which has no tag bias
+        q_type = torch.full((b, t), n, dtype=torch.long, device=dev)
+        k_type = torch.full((b, n_r + k), n, dtype=torch.long, device=dev)
+        if cfg.tag_bias and block_types is not None:
+            parts = [retrieved_types if retrieved_types is not None else torch.full((b, n_r), -1, device=dev),
+                     mem_types if mem_types is not None else torch.full((b, m), -1, device=dev),
+                     block_types]
+            q_type = _type_index(block_types, n)
+            k_type = _type_index(torch.cat([p.long().expand(b, -1) for p in parts], 1), n)
+        group = torch.zeros(b, n_r + k, dtype=torch.long, device=dev)
+        if k_conn is not None:
+            group = (k_conn > 0).long()
+        group[:, :n_r] = 2
+        k_col = group * (n + 1) + k_type  # [B, K']
+        pair = q_type[:, :, None] * (3 * (n + 1)) + k_col[:, None, :]
+        pair = pair.masked_fill(~vis[:, 0], 3 * (n + 1) * (n + 1))
         cols = torch.arange(n_r + k, device=dev)
         return _Keys(
             n_retrieved=n_r,
-            add_mask=add_mask,
+            pair=pair,
             visible=vis,
-            q_onehot=q_oh,
-            k_onehot=k_oh,
             k_connective=k_conn,
             is_retrieved=(cols < n_r).to(dtype),
             is_memory=((cols >= n_r) & (cols < n_r + m)).to(dtype),
