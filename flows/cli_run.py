@@ -50,19 +50,34 @@ def run(
     Without PREFECT_API_URL the flow runs against a temporary local Prefect server (SQLite).
     """
     cfg = _prepared(input_dir, out, config, set_, dask, dask_address)
-    from flows.run import api_for_workers, run_flow, task_runner_for
+    from flows.api_server import ServerDidNotStart, temporary_api
     from pipeline.store import StoreLocked
 
     try:
-        with api_for_workers(cfg):
+        with temporary_api(lambda: _load_ahead(cfg)):
+            from flows.run import run_flow, task_runner_for
+
             manifest = run_flow.with_options(task_runner=task_runner_for(cfg))(
                 str(input_dir), str(out), cfg.model_dump(mode="json")
             )
     except StoreLocked as e:
         fail(str(e))
+    except ServerDidNotStart as e:
+        fail(f"{e}; point PREFECT_API_URL at a running server instead (see `ldx server`)")
     _print_summary(manifest)
     if cfg.run.open_report:
         _open(out / "report.html")
+
+
+def _load_ahead(cfg: LdxConfig) -> None:
+    """What the run will import anyway (Prefect, the model stages, the report's libraries), done while
+    the temporary Prefect server starts in its own process."""
+    import flows.run  # noqa: F401 - Prefect and the flow's tasks
+    from flows.report import load_libraries
+    from flows.tasks import load_stages
+
+    load_stages(cfg)
+    load_libraries()
 
 
 def _print_summary(manifest: dict) -> None:

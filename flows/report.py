@@ -85,10 +85,17 @@ def _has_parts(out_dir: Path, table: str, run_id: str) -> bool:
     return any((out_dir / table / f"run_id={run_id}").glob("*.parquet"))
 
 
-def _plot(fig: Figure, rows: list[tuple]) -> str:
+def load_libraries() -> None:
+    """DuckDB and matplotlib (drawing to SVG, no display); `ldx run` imports them while it starts."""
+    import duckdb  # noqa: F401
     import matplotlib
 
     matplotlib.use("Agg")
+    import matplotlib.pyplot  # noqa: F401
+
+
+def _plot(fig: Figure, rows: list[tuple]) -> str:
+    load_libraries()
     import matplotlib.pyplot as plt
     from matplotlib.ticker import MaxNLocator
 

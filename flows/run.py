@@ -6,11 +6,8 @@ previous stage finishes, so the task runner's workers never sit waiting on an up
 
 from __future__ import annotations
 
-import os
 import queue
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -20,7 +17,6 @@ from prefect.artifacts import create_progress_artifact, update_progress_artifact
 from prefect.cache_policies import NO_CACHE
 from prefect.context import get_run_context
 from prefect.futures import PrefectFuture
-from prefect.settings import PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS
 from prefect.tasks import exponential_backoff
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -89,31 +85,6 @@ def task_runner_for(config: LdxConfig):
 
     # one more thread per run stage: those take the batches' documents while the batches run
     return ThreadPoolTaskRunner(max_workers=config.run.workers + len(active_stages(config)[1]))
-
-
-@contextmanager
-def api_for_workers(config: LdxConfig) -> Iterator[None]:
-    """Dask worker processes must report to the flow's Prefect API. Without a configured server each
-    of them would start a temporary one of its own, so start it here and hand them its address."""
-    from prefect.settings import PREFECT_API_URL, temporary_settings
-
-    if config.run.task_runner != "dask" or PREFECT_API_URL.value():
-        yield
-        return
-    from prefect.server.api.server import SubprocessASGIServer
-
-    server = SubprocessASGIServer()
-    server.start(timeout=PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS.value())
-    os.environ["PREFECT_API_URL"] = server.api_url  # inherited by the worker processes
-    try:
-        with temporary_settings({PREFECT_API_URL: server.api_url}):
-            yield
-    finally:
-        from prefect.logging.handlers import APILogWorker
-
-        APILogWorker.drain_all(timeout=5)  # the run's last log lines, while the server still listens
-        os.environ.pop("PREFECT_API_URL", None)
-        server.stop()
 
 
 @task(name="scan", cache_policy=NO_CACHE, persist_result=False)

@@ -131,6 +131,15 @@ def load_stage(target: str) -> Callable:
     return getattr(importlib.import_module(module), name)
 
 
+def load_stages(config: LdxConfig) -> None:
+    """Import the chosen stages' modules (torch, the model code) before the first batch needs them;
+    `ldx run` does so while its Prefect server starts. Threads only: Dask's workers are other processes."""
+    if config.run.task_runner == "threads":
+        batch, run = active_stages(config)
+        for target in {**batch, **run}.values():
+            load_stage(target)
+
+
 def active_stages(config: LdxConfig) -> tuple[dict[str, str], dict[str, str]]:
     chosen = set(config.run.stages)
     if "encode" in chosen:
