@@ -8,12 +8,14 @@ alone (txl.model's ragged lanes).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import torch
 
 
 class Lane:
-    """A document being encoded: where it is, its memory ([1, W, ...] tensors of real slots only) and
+    """A document being encoded: where it is, its memory (lane_carry: [1, W, ...] tensors of real slots only) and
     what it produced so far."""
 
     def __init__(self, index: int, doc, injector, resets: list[bool], chain: list[str] | None = None,
@@ -53,7 +55,9 @@ class Lane:
 
 
 def bucket(n: int) -> int:
-    return max(4, (n - 1).bit_length())  # lengths up to 16 share one bucket, then powers of two
+    """Lengths up to 16 share one bucket, then each spans a factor 2^(1/3): on real judgments a step
+    pads 19% of its tokens instead of 40% with power-of-two buckets, for 60% more (smaller) steps."""
+    return max(12, round(3 * math.log2(max(n, 1))))
 
 
 def pick(lanes: list[Lane], max_lanes: int, max_tokens: int) -> list[Lane]:
@@ -63,7 +67,7 @@ def pick(lanes: list[Lane], max_lanes: int, max_tokens: int) -> list[Lane]:
     for lane in lanes:
         groups.setdefault(bucket(lane.next_len), []).append(lane)
     group = max(groups.values(), key=len)
-    width = 1 << bucket(max(lane.next_len for lane in group))
+    width = max(lane.next_len for lane in group)
     return group[: max(1, min(max_lanes, max_tokens // width))]
 
 
@@ -88,8 +92,8 @@ def batch_memory(lanes: list[Lane], model, device: torch.device) -> dict:
     kv_dim = 2 * cfg.n_head * cfg.d_head
     dtype = next(model.parameters()).dtype
     empty = {
-        "mems": [torch.zeros(1, 0, cfg.d_model, dtype=dtype, device=device)] * (cfg.n_layer + 1),
-        "mem_kv": [torch.zeros(1, 0, kv_dim, dtype=dtype, device=device)] * cfg.n_layer,
+        "mems": (torch.zeros(1, 0, (cfg.n_layer + 1) * cfg.d_model, dtype=dtype, device=device), cfg.n_layer + 1),
+        "mem_kv": (torch.zeros(1, 0, cfg.n_layer * kv_dim, dtype=dtype, device=device), cfg.n_layer),
         "mem_mask": torch.zeros(1, 0, dtype=torch.bool, device=device),
         "mem_types": torch.zeros(1, 0, dtype=torch.long, device=device),
         "mem_connective": torch.zeros(1, 0, dtype=torch.bool, device=device),
@@ -101,8 +105,8 @@ def batch_memory(lanes: list[Lane], model, device: torch.device) -> dict:
         if all(c.get(key) is None for c in carries):
             continue
         parts = [c.get(key) if c.get(key) is not None else empty[key] for c in carries]
-        if isinstance(parts[0], list):
-            out[key] = [stack_lanes([p[i] for p in parts], w, fill) for i in range(len(parts[0]))]
+        if isinstance(parts[0], tuple):  # layers fused by lane_carry: stack once, hand out per-layer views
+            out[key] = list(stack_lanes([p[0] for p in parts], w, fill).chunk(parts[0][1], -1))
         else:
             out[key] = stack_lanes(parts, w, fill)
     return out
@@ -110,9 +114,13 @@ def batch_memory(lanes: list[Lane], model, device: torch.device) -> dict:
 
 def lane_carry(carry: dict, b: int, keep: int) -> dict:
     """Lane b's real memory slots (the newest `keep`) out of a batch's carry, as tensors of its own: a
-    view would keep the whole batch's memory alive for as long as the lane lives."""
-    return {
-        k: ([x[b : b + 1, -keep:].clone() for x in v] if isinstance(v, list) else v[b : b + 1, -keep:].clone())
-        for k, v in carry.items()
-        if v is not None
-    }
+    view would keep the whole batch's memory alive for as long as the lane lives. A per-layer list
+    becomes one tensor (the layers side by side, and their count): one copy per lane instead of one
+    per layer, here and in batch_memory."""
+    out: dict = {}
+    for k, v in carry.items():
+        if isinstance(v, list):
+            out[k] = (torch.cat([x[b : b + 1, -keep:] for x in v], -1), len(v))
+        elif v is not None:
+            out[k] = v[b : b + 1, -keep:].clone()
+    return out

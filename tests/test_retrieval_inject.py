@@ -154,8 +154,8 @@ def test_batched_documents_equal_each_encoded_alone(tmp_path, judgment, real_doc
 def test_lane_picker_groups_similar_lengths():
     from retrieval.lanes import bucket as _bucket
 
-    lengths = [3, 9, 16, 17, 31, 33, 200, 384]
-    assert [_bucket(n) for n in lengths] == [4, 4, 4, 5, 5, 6, 8, 9]
+    lengths = [3, 9, 16, 17, 20, 25, 31, 33, 200, 250, 384]
+    assert [_bucket(n) for n in lengths] == [12, 12, 12, 12, 13, 14, 15, 15, 23, 24, 26]
 
 
 def test_a_shared_prefix_is_encoded_once_and_equals_encoding_it_again(tmp_path, judgment, real_documents):
