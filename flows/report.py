@@ -245,12 +245,10 @@ window.addEventListener('hashchange', function () {
 """
 
 
-def render(out_dir: str | Path) -> str:
+def render_body(out_dir: str | Path, run_id: str) -> str:
+    """Everything but the run summary: the figures, errors and documents, from the run's Parquet parts alone
+    (the flow draws them while its run stages finish)."""
     out_dir = Path(out_dir).resolve()
-    manifest = read_manifest(out_dir)
-    if manifest is None:
-        raise FileNotFoundError(f"{out_dir}: no manifest.json; is this the OUT_DIR of an `ldx run`?")
-    run_id = manifest["run_id"]
     con = _connect(out_dir)
     figs = []
     for fig in figures(run_id):
@@ -265,19 +263,31 @@ def render(out_dir: str | Path) -> str:
         )
     plots = "".join(figs) or "<p>Nothing to plot: the run wrote no rows.</p>"
     return (
+        "<section><h2>Figures</h2><p>Each query runs as shown with <code>duckdb</code> started in OUT_DIR.</p>"
+        f"{plots}</section>{_errors(con, out_dir, run_id)}{_documents(con, out_dir, run_id)}"
+    )
+
+
+def render(out_dir: str | Path, body: str | None = None) -> str:
+    """The page; `body` is `render_body`'s output when it was drawn already."""
+    out_dir = Path(out_dir).resolve()
+    manifest = read_manifest(out_dir)
+    if manifest is None:
+        raise FileNotFoundError(f"{out_dir}: no manifest.json; is this the OUT_DIR of an `ldx run`?")
+    run_id = manifest["run_id"]
+    return (
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
         "<link rel='icon' href='data:,'>"
         f"<title>LongDoc-XL run {_esc(run_id)}</title><style>{STYLE}</style></head><body>"
         f"<h1>LongDoc-XL run {_esc(run_id)}</h1>{_summary(manifest)}"
-        "<section><h2>Figures</h2><p>Each query runs as shown with <code>duckdb</code> started in OUT_DIR.</p>"
-        f"{plots}</section>{_errors(con, out_dir, run_id)}{_documents(con, out_dir, run_id)}"
+        f"{render_body(out_dir, run_id) if body is None else body}"
         f"<script>{SCRIPT}</script></body></html>"
     )
 
 
-def write_report(out_dir: str | Path) -> Path:
+def write_report(out_dir: str | Path, body: str | None = None) -> Path:
     path = Path(out_dir) / REPORT
-    atomic_write_text(path, render(out_dir))
+    atomic_write_text(path, render(out_dir, body))
     return path
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import queue
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from flows import manifest as mf
 from flows.config import LdxConfig
+from flows.report import publish_artifacts, render_body, write_report
 from flows.tasks import (
     Batch,
     DocFeed,
@@ -234,6 +236,10 @@ def run_flow(input_dir: str, out_dir: str, config: dict[str, Any] | None = None)
             finally:
                 for feed in feeds.values():
                     feed.close()
+            # Every Parquet part is written: the report's figures and tables are drawn while the run stages finish.
+            drawing = ThreadPoolExecutor(1, thread_name_prefix="report")
+            body = drawing.submit(render_body, out, run_id)
+            drawing.shutdown(wait=False)
             counts: dict[str, Any] = asdict(tally)
             for name, target in run_stages.items():
                 stage = early.get(name) or model_stage_run.with_options(name=name).submit(
@@ -245,9 +251,7 @@ def run_flow(input_dir: str, out_dir: str, config: dict[str, Any] | None = None)
             mf.finish_manifest(out, manifest, "failed", {}, {})
             raise
         manifest = mf.finish_manifest(out, manifest, "completed", counts, dict(seconds))
-        from flows.report import publish_artifacts, write_report
-
-        write_report(out)
+        write_report(out, body.result())
         publish_artifacts(manifest)
     logger.info(f"run {run_id} completed: {counts['documents']} documents, {counts['errors']} errors")
     return manifest

@@ -47,7 +47,8 @@ from pipeline.store import OutputStore
 #     it sees every document of the run, cached ones included, as their batches are segmented (a None
 #     between them says that no document is ready yet); once they run out, the ids in
 #     `getattr(docs, "retracted", ())` are documents whose batch failed afterwards: leave them out
-#     (e.g. "index" builds OUT_DIR/index/ whose ids are the run's segment ids), and returns counts.
+#     (e.g. "index" builds OUT_DIR/index/ whose ids are the run's segment ids), and returns counts; it
+#     writes no Parquet rows (the report is drawn from the tables while the run stages finish).
 # `run.stages` in the config chooses which of them a run executes.
 BATCH_STAGES: dict[str, str] = {"predict": "retrieval.predict:predict_batch_stage"}
 RUN_STAGES: dict[str, str] = {"index": "retrieval.stage:index_run_stage"}
