@@ -8,8 +8,9 @@ is added to the store at once (uncommitted), so later segments of the same docum
 
 `encode_stream` runs many documents this way at once (retrieval/lanes.py: one forward call per step
 over several documents' next segments, each with its own memory) and encodes a prefix that several
-documents share once (retrieval/prefix.py); without a store there is nothing to inject, and each call
-takes several consecutive segments of a document instead (packed, `encode_pack_tokens`).
+documents share once (retrieval/prefix.py). A call takes several consecutive segments of a document
+(packed, `encode_pack_tokens`) wherever nothing can be injected into the later ones: always without a
+store, and with one until the document's first segment leaves the memory.
 `encode_documents` and `encode_document` gather its output.
 """
 
@@ -89,6 +90,16 @@ class Injector:
             return []
         return [sid for sid, _ in self.store.search(query, self.k, only=allowed)[0]]
 
+    def idle_after(self, lengths: list[int]) -> bool:
+        """Whether `choose` is sure to find nothing for a segment that follows the recorded ones and then
+        segments of these token counts: none of this document's segments has left memory by then."""
+        if self.k <= 0:
+            return True
+        if self.cross_document or self._flushed:
+            return False
+        since_first = [n for _, n in self._done[1:]] + (lengths if self._done else lengths[1:])
+        return sum(since_first) < self.mem_len
+
     def record(self, segment_id: str, n_tokens: int) -> None:
         self._done.append((segment_id, n_tokens))
 
@@ -138,17 +149,15 @@ def encode_stream(
     taken in are worked on meanwhile. Indices count the None entries too.
 
     Up to `config.encode_lanes` documents share one forward call (retrieval.lanes): each document's
-    states equal those of encoding it alone. With a store, prefixes shared by several documents are
-    encoded once (retrieval.prefix) unless injection reaches across documents; without one, consecutive
-    segments are packed into one call instead (`config.encode_pack_tokens`), which gives the same states.
-    Each encoded segment's key and compact states go into the store at once (commit is the caller's).
+    states equal those of encoding it alone. Consecutive segments are packed into one call where nothing
+    can be injected into them (`config.encode_pack_tokens`), which gives the same states. Prefixes shared
+    by several documents are encoded once (retrieval.prefix), pack by pack, unless injection reaches
+    across documents. Each encoded segment's key and compact states go into the store at once (commit is
+    the caller's).
     `stats`, when given, receives the counts of encoded and reused segments and tokens."""
     cfg = config or RetrievalConfig()
     device = next(model.parameters()).device
-    pack = cfg.encode_pack_tokens if store is None else 0
-    prefixes = None
-    if cfg.reuse_prefixes and not cfg.inject_cross_document and not pack:
-        prefixes = PrefixCache(cfg.prefix_cache_bytes)
+    prefixes = PrefixCache(cfg.prefix_cache_bytes) if cfg.reuse_prefixes and not cfg.inject_cross_document else None
     counts = stats if stats is not None else {}
     counts.update(encoded_segments=0, encoded_tokens=0, reused_segments=0, reused_tokens=0)
     pending = iter(enumerate(docs))
@@ -163,7 +172,7 @@ def encode_stream(
                     if active:
                         break
                     continue
-                lane = _start(nxt[0], nxt[1], model, store, cfg, prefixes, pack)
+                lane = _start(nxt[0], nxt[1], model, store, cfg, prefixes)
                 if lane.done:
                     yield lane.index, lane.out
                 else:
@@ -188,7 +197,7 @@ def encode_stream(
 
 
 def _start(index: int, doc: DocInput, model, store: SegmentStore | None, cfg: RetrievalConfig,
-           prefixes: PrefixCache | None, pack: int) -> Lane:
+           prefixes: PrefixCache | None) -> Lane:
     segments = doc.segments
     injector = Injector(store, segments[0].doc_id, cfg, model.cfg.mem_len) if store is not None and segments else None
     resets = [False] * len(segments)
@@ -196,40 +205,47 @@ def _start(index: int, doc: DocInput, model, store: SegmentStore | None, cfg: Re
         from retrieval.anchoring import drift_resets
 
         resets = drift_resets([s.text for s in segments], cfg.anchoring_threshold)
-    if prefixes is None:
-        return Lane(index, doc, injector, resets, pack_tokens=pack)
-    chain = chain_hashes([str(s.type) for s in segments], doc.token_ids, doc.connective_masks, resets)
-    prefixes.admit(chain)
-    return Lane(index, doc, injector, resets, chain)
+    chain = None
+    if prefixes is not None:
+        chain = chain_hashes([str(s.type) for s in segments], doc.token_ids, doc.connective_masks, resets)
+        prefixes.admit(chain)
+    return Lane(index, doc, injector, resets, chain, cfg.encode_pack_tokens)
+
+
+def _span_key(lane: Lane) -> str:
+    """The lane's next pack, named by the chain hash of its last segment: that hash covers the whole
+    prefix, and where a pack starts and ends is decided by the prefix alone."""
+    return lane.chain[lane.next_span()[0] - 1]
 
 
 def _distinct(lanes: list[Lane]) -> list[Lane]:
-    """One lane per next position: lanes that reached the same prefix position wait for the first."""
+    """One lane per next pack: lanes that reached the same pack of a shared prefix wait for the first."""
     seen: set[str] = set()
     out = []
     for lane in lanes:
-        if lane.chain[lane.pos] not in seen:
-            seen.add(lane.chain[lane.pos])
+        if (key := _span_key(lane)) not in seen:
+            seen.add(key)
             out.append(lane)
     return out
 
 
 def _advance(lane: Lane, prefixes: PrefixCache, store: SegmentStore | None) -> bool:
-    """Move a lane over the kept positions of a shared prefix, its segments getting the prefix's
-    outputs under their own ids; True when that finished the document."""
+    """Move a lane over the kept packs of a shared prefix, its segments getting the prefix's outputs
+    under their own ids; True when that finished the document."""
     segs = lane.doc.segments
-    while not lane.done and (hit := prefixes.get(lane.chain[lane.pos])) is not None:
-        item, carry = hit
-        _reset_if_due(lane)
+    while not lane.done and (hit := prefixes.get(_span_key(lane))) is not None:
+        items, carry = hit
         lane.carry = carry
-        _finish_segment(lane, item.key, item.hidden, item.states, item.n_tokens,
-                        [segs[j].segment_id for j in item.retrieved], store)
+        for item in items:
+            _finish_segment(lane, item.key, item.hidden, item.states, item.n_tokens,
+                            [segs[j].segment_id for j in item.retrieved], store)
     return lane.done
 
 
 def _reset_if_due(lane: Lane) -> None:
-    """Anchoring said the lane's next segment drifted from the opening: it starts with empty memory."""
-    if lane.resets[lane.pos]:
+    """Anchoring said the lane's next segment drifted from the opening: it starts with empty memory.
+    Applied as soon as the lane reaches that segment, so that its next pack is planned after it."""
+    if not lane.done and lane.resets[lane.pos]:
         lane.carry = {}
         if lane.injector is not None:
             lane.injector.memory_reset()
@@ -245,14 +261,13 @@ def _finish_segment(lane: Lane, key: np.ndarray, hidden: torch.Tensor, states: n
     lane.query = key
     lane.out.append(EncodedSegment(seg.segment_id, key, hidden, retrieved))
     lane.pos += 1
+    _reset_if_due(lane)
 
 
 def _step(model, lanes: list[Lane], store, cfg: RetrievalConfig, device,
           prefixes: PrefixCache | None) -> tuple[int, int]:
     """One forward call over the next segment (or packed segments) of each lane; updates the lanes in
     place and returns (segments, tokens) encoded."""
-    for lane in lanes:
-        _reset_if_due(lane)
     spans = [lane.next_span() for lane in lanes]
     lens = [n for _, n in spans]
     t = max(lens)
@@ -282,7 +297,9 @@ def _step(model, lanes: list[Lane], store, cfg: RetrievalConfig, device,
     carry = out.carry()
     segments = 0
     for b, (lane, (end, total)) in enumerate(zip(lanes, spans, strict=True)):
-        lane.carry = lane_carry(carry, b, min(model.cfg.mem_len, lane.mem_width + total))
+        key_of_pack = _span_key(lane) if prefixes is not None else None
+        lane.carry = after = lane_carry(carry, b, min(model.cfg.mem_len, lane.mem_width + total))
+        kept: list[Reused] = []
         at = 0
         while lane.pos < end:
             n = len(lane.doc.token_ids[lane.pos])
@@ -292,13 +309,14 @@ def _step(model, lanes: list[Lane], store, cfg: RetrievalConfig, device,
             if store is not None:
                 layers = torch.stack([h[b, at : at + n] for h in out.layer_inputs])
                 states = pool_states(layers.float().cpu().numpy(), cfg.states_per_layer)
-            if prefixes is not None and prefixes.wanted(lane.chain[lane.pos]):
+            if key_of_pack is not None and prefixes.wanted(key_of_pack):
                 index = {s.segment_id: i for i, s in enumerate(lane.doc.segments)}
-                prefixes.put(lane.chain[lane.pos], Reused(key, hidden, states, n, [index[s] for s in picks[b]]),
-                             lane.carry)
-            _finish_segment(lane, key, hidden, states, n, picks[b], store)
+                kept.append(Reused(key, hidden, states, n, [index[s] for s in picks[b] if at == 0]))
+            _finish_segment(lane, key, hidden, states, n, picks[b] if at == 0 else [], store)
             at += n
             segments += 1
+        if kept:
+            prefixes.put(key_of_pack, kept, after)
     return segments, sum(lens)
 
 

@@ -34,12 +34,13 @@ class Lane:
 
     def next_span(self) -> tuple[int, int]:
         """(end, tokens): the next step takes segments pos..end-1 — the next one, and with packing the
-        following ones while they fit and none of them starts with a memory reset."""
+        following ones while they fit, none of them starts with a memory reset and nothing could be
+        injected into them (their memory still holds the document's first segment)."""
         if self._span[0] != self.pos:
             lens = self.doc.token_ids
             end, n = self.pos + 1, len(lens[self.pos])
-            while (end < len(lens) and not self.resets[end]
-                   and n + len(lens[end]) <= self.pack_tokens):
+            while (end < len(lens) and not self.resets[end] and n + len(lens[end]) <= self.pack_tokens
+                   and (self.injector is None or self.injector.idle_after([len(x) for x in lens[self.pos : end]]))):
                 n += len(lens[end])
                 end += 1
             self._span = (self.pos, end, n)

@@ -64,7 +64,7 @@ class PrefixCache:
     def __init__(self, max_bytes: int):
         self.max_bytes = max_bytes
         self.seen: Counter[str] = Counter()
-        self._items: OrderedDict[str, tuple[Reused, dict, int]] = OrderedDict()
+        self._items: OrderedDict[str, tuple[list[Reused], dict, int]] = OrderedDict()
         self._bytes = 0
         self.reused_segments = 0
         self.reused_tokens = 0
@@ -75,24 +75,25 @@ class PrefixCache:
     def wanted(self, h: str) -> bool:
         return self.seen[h] >= 2 and h not in self._items
 
-    def put(self, h: str, item: Reused, carry: dict) -> None:
-        size = _nbytes(item.hidden) + _nbytes(item.states) + _nbytes(carry)
+    def put(self, h: str, items: list[Reused], carry: dict) -> None:
+        """Keep what the pack ending at position `h` produced (one Reused per segment) and the memory after it."""
+        size = sum(_nbytes(x.hidden) + _nbytes(x.states) for x in items) + _nbytes(carry)
         if size > self.max_bytes:
             return
-        self._items[h] = (item, carry, size)
+        self._items[h] = (items, carry, size)
         self._bytes += size
         while self._bytes > self.max_bytes:
             _, (_, _, old) = self._items.popitem(last=False)
             self._bytes -= old
 
-    def get(self, h: str) -> tuple[Reused, dict] | None:
-        """What the position named `h` produced and the memory after it, if kept."""
+    def get(self, h: str) -> tuple[list[Reused], dict] | None:
+        """What the pack ending at the position named `h` produced and the memory after it, if kept."""
         hit = self._items.get(h)
         if hit is None:
             return None
         self._items.move_to_end(h)
-        self.reused_segments += 1
-        self.reused_tokens += hit[0].n_tokens
+        self.reused_segments += len(hit[0])
+        self.reused_tokens += sum(x.n_tokens for x in hit[0])
         return hit[0], hit[1]
 
 

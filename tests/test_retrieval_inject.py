@@ -206,6 +206,31 @@ def test_packed_segments_equal_one_segment_per_call(judgment, real_documents):
             np.testing.assert_allclose(y.key, x.key, rtol=1e-4, atol=1e-5)
 
 
+def test_packing_beside_injection_changes_only_the_number_of_calls(tmp_path, judgment, real_documents):
+    """With a store, a document's opening segments (nothing can be injected yet) share calls; the states,
+    injected segments and stored states equal one call per segment."""
+    model = judgment[0]
+    runs = {}
+    for pack in (0, 128):
+        calls = []
+        hook = model.register_forward_hook(lambda *_: calls.append(1))
+        store = _store(tmp_path, model, f"pack{pack}", inject_k=2)
+        try:
+            out = encode_documents(model, real_documents, store, RetrievalConfig(inject_k=2, encode_pack_tokens=pack))
+        finally:
+            hook.remove()
+        runs[pack] = (out, store, len(calls))
+    (one, one_store, one_calls), (packed, packed_store, packed_calls) = runs[0], runs[128]
+    assert packed_calls < one_calls
+    for a, b in zip(one, packed, strict=True):
+        assert [e.retrieved for e in a] == [e.retrieved for e in b] and any(e.retrieved for e in a)
+        for x, y in zip(a, b, strict=True):
+            torch.testing.assert_close(y.hidden, x.hidden, rtol=1e-4, atol=1e-5)
+    ids = [s.segment_id for d in real_documents for s in d.segments]
+    np.testing.assert_allclose(packed_store.states(ids)[0].astype(np.float32),
+                               one_store.states(ids)[0].astype(np.float32), atol=2e-3)
+
+
 def test_a_pack_ends_at_its_budget_and_before_a_memory_reset():
     from retrieval.lanes import Lane
 
