@@ -66,6 +66,9 @@ class TemporaryAPI:
             # the switches Prefect's own temporary server sets: the API alone, its few in-process services
             env={**os.environ, "PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1", "PREFECT__SERVER_FINAL": "1"},
             preexec_fn=_die_with_parent if _prctl else None,
+            # out of the terminal's process group: a Ctrl-C stops the run, which still reports to the
+            # server that it crashed, and then stops the server
+            start_new_session=True,
         )
         return self
 
@@ -79,7 +82,7 @@ class TemporaryAPI:
                 self.start()
                 continue
             if code is not None:
-                raise ServerDidNotStart(f"the temporary Prefect server exited with code {code}")
+                raise ServerDidNotStart(f"the temporary Prefect server stopped before it answered (exit code {code})")
             try:
                 with urllib.request.urlopen(f"{self.url}/health", timeout=1) as response:
                     if response.status == 200:
