@@ -10,9 +10,7 @@ while that process comes up.
 
 from __future__ import annotations
 
-import ctypes
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -23,6 +21,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from importlib.util import find_spec
 
+from pipeline.process import die_with_parent
+
 API_URL = "PREFECT_API_URL"
 UI_URL = "PREFECT_UI_URL"
 PORT_TAKEN = 3  # uvicorn's exit code when it cannot bind its port
@@ -30,14 +30,6 @@ PORT_TAKEN = 3  # uvicorn's exit code when it cannot bind its port
 
 class ServerDidNotStart(RuntimeError):
     pass
-
-
-_prctl = ctypes.CDLL(None).prctl if sys.platform == "linux" else None  # looked up here, not in the fork
-
-
-def _die_with_parent() -> None:
-    """The server ends when the CLI's main thread does, even after a kill -9; it would outlive it otherwise."""
-    _prctl(1, signal.SIGTERM)  # 1 = PR_SET_PDEATHSIG
 
 
 def _free_port() -> int:
@@ -65,7 +57,8 @@ class TemporaryAPI:
             ],
             # the switches Prefect's own temporary server sets: the API alone, its few in-process services
             env={**os.environ, "PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1", "PREFECT__SERVER_FINAL": "1"},
-            preexec_fn=_die_with_parent if _prctl else None,
+            # the server ends when the CLI's main thread does, even after a kill -9; it would outlive it otherwise
+            preexec_fn=die_with_parent if sys.platform == "linux" else None,
             # out of the terminal's process group: a Ctrl-C stops the run, which still reports to the
             # server that it crashed, and then stops the server
             start_new_session=True,

@@ -337,8 +337,7 @@ def predict_batch_stage(docs: list, ctx) -> None:
     from retrieval.encoder import checkpoint_file
 
     config = getattr(ctx.config, "predict", None) or PredictConfig()
-    if ctx.config.model.threads:
-        torch.set_num_threads(ctx.config.model.threads)
+    torch.set_num_threads(ctx.config.model.stage_threads())
     model = None
     if config.connective_attention:
         path = checkpoint_file(ctx.config.model.checkpoint)

@@ -6,7 +6,8 @@ For the flow (flows/tasks.py RUN_STAGES), register `"index": "retrieval.stage:in
     index_run_stage(docs: Callable[[], Iterator[DocWork]], ctx: StageContext) -> dict[str, int]
 
 It reads `work.segments` of each DocWork and `ctx.config` (model, retrieval) and `ctx.out_dir`. The
-plain-Python entry point is `index_segments(out_dir, segments_by_doc, model, tokenizer, config)`.
+plain-Python entry point is `index_segments(out_dir, segments_by_doc, model, tokenizer, config)`; the
+flow's stage runs it in a child process of its own.
 Without a checkpoint the stage indexes nothing and says so in its counts (`no_model: 1`); `ldx ask`
 then searches with BM25 (and the sentence model) alone.
 """
@@ -14,10 +15,16 @@ then searches with BM25 (and the sentence model) alone.
 from __future__ import annotations
 
 import hashlib
+import multiprocessing
+import os
+import queue
 import time
+import traceback
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
+from pipeline.process import die_with_parent
 from pipeline.records import Segment
 from retrieval.config import RetrievalConfig
 from retrieval.inject import DocInput, encode_stream
@@ -112,22 +119,82 @@ def index_segments(
 
 
 def index_run_stage(docs: Callable[[], Iterator], ctx) -> dict[str, int]:
-    """The flow's run stage (see the module docstring)."""
-    import torch
-
-    from retrieval.encoder import checkpoint_file, load_encoder
-    from txl.model import autocast
+    """The flow's run stage (see the module docstring). The encoding runs in a child process: in the
+    run's own process it would share the interpreter lock with the batch stages (parsing, the predict
+    stage), which left both waiting on 2 cores. The documents go to it through a queue as they come;
+    the child dies with the run."""
+    from retrieval.encoder import checkpoint_file
 
     path = checkpoint_file(ctx.config.model.checkpoint)
     if path is None or not path.is_file():
         return {"indexed_documents": 0, "no_model": 1}
-    mcfg = ctx.config.model
-    if mcfg.threads:
-        torch.set_num_threads(mcfg.threads)
-    model, tokenizer = load_encoder(path, mcfg.device)
-    segmenter = hashlib.sha256(ctx.config.segment.model_dump_json().encode()).hexdigest()[:16]
-    with autocast(next(model.parameters()).device, mcfg.dtype):
-        return index_segments(
-            ctx.out_dir, (w and w.segments for w in docs()), model, tokenizer, ctx.config.retrieval, ctx.model_id,
-            segmenter, lambda: getattr(docs, "retracted", ()),
-        )
+    spawn = multiprocessing.get_context("spawn")  # a fork of a threaded process with torch loaded is unsafe
+    inbox, outbox = spawn.Queue(), spawn.Queue()
+    child = spawn.Process(target=_index_child, name="ldx-index", daemon=True,
+                          args=(inbox, outbox, os.getpid(), str(path), ctx.config, str(ctx.out_dir), ctx.model_id))
+    child.start()
+    try:
+        for work in docs():
+            if work is not None and work.segments:
+                inbox.put(work.segments)
+        inbox.put(_End(sorted(getattr(docs, "retracted", ()))))
+        while True:
+            try:
+                status, value = outbox.get(timeout=1.0)
+                break
+            except queue.Empty:
+                if child.is_alive():
+                    continue
+                try:  # it may have written its result just before it ended
+                    status, value = outbox.get(timeout=5.0)
+                    break
+                except queue.Empty:
+                    raise RuntimeError(f"the index process ended without a result (exit code {child.exitcode})") from None
+    except BaseException:
+        child.kill()
+        raise
+    child.join()
+    if status != "ok":
+        raise RuntimeError(f"the index process failed: {value}")
+    return value
+
+
+@dataclass
+class _End:
+    """No more documents; these were handed over but their batch failed after all."""
+
+    retracted: list[str]
+
+
+def _index_child(inbox, outbox, parent: int, checkpoint: str, config, out_dir: str, model_id: str) -> None:
+    die_with_parent(parent=parent)
+    try:
+        import torch
+
+        from retrieval.encoder import load_encoder
+        from txl.model import autocast
+
+        mcfg = config.model
+        torch.set_num_threads(mcfg.stage_threads())
+        model, tokenizer = load_encoder(Path(checkpoint), mcfg.device)
+        segmenter = hashlib.sha256(config.segment.model_dump_json().encode()).hexdigest()[:16]
+        retracted: list[str] = []
+
+        def incoming() -> Iterator[list[Segment] | None]:
+            while True:
+                try:
+                    item = inbox.get_nowait()
+                except queue.Empty:
+                    yield None  # nothing ready: the encoder works on what it has, then asks again
+                    item = inbox.get()
+                if isinstance(item, _End):
+                    retracted.extend(item.retracted)
+                    return
+                yield item
+
+        with autocast(next(model.parameters()).device, mcfg.dtype):
+            counts = index_segments(out_dir, incoming(), model, tokenizer, config.retrieval, model_id, segmenter,
+                                    lambda: retracted)
+        outbox.put(("ok", counts))
+    except BaseException as e:  # noqa: BLE001 - whatever it was, the run must hear of it
+        outbox.put(("error", "".join(traceback.format_exception_only(type(e), e)).strip()))

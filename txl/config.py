@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from pipeline.config import Options
@@ -16,9 +17,15 @@ class ModelConfig(Options):
     # "auto": bf16 autocast on CUDA and on CPUs with AMX bf16 units (txl.model.cpu_has_bf16_matmul), fp32
     # elsewhere; "float32"; "bfloat16". Role-head accuracy was the same either way (0.769 / 0.526 F1)
     dtype: str = "auto"
-    # torch intra-op threads of the model stages; None = torch's default (every core), the fastest on a
-    # machine of its own (measured). Where other work shares the cores set 1: threads that wait for a
-    # busy core make each step many times slower, not a little.
+    # torch intra-op threads of each model stage of `ldx run`. None = half the cores each: the index
+    # process and the predict stage run side by side, and more threads than cores is ruinous (300
+    # judgments on 2 cores: 358 s with two threads each, 86 s with one). Where other work shares the
+    # cores set fewer.
     threads: int | None = None
+
+    def stage_threads(self) -> int:
+        """The intra-op threads a model stage of `ldx run` uses."""
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 2
+        return self.threads or max(1, cores // 2)
     mem_len: int | None = None  # None = the checkpoint's own
     clamp_len: int | None = None
