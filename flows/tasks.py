@@ -133,12 +133,15 @@ def load_stage(target: str) -> Callable:
 
 
 def load_stages(config: LdxConfig) -> None:
-    """Import the chosen stages' modules (torch, the model code) before the first batch needs them;
+    """Import the chosen stages' modules (torch, the model code) before the first batch needs them, and
+    let a stage module that has a `prepare(config)` start its work (the index stage: its process);
     `ldx run` does so while its Prefect server starts. Threads only: Dask's workers are other processes."""
     if config.run.task_runner == "threads":
         batch, run = active_stages(config)
         for target in {**batch, **run}.values():
-            load_stage(target)
+            prepare = getattr(importlib.import_module(target.partition(":")[0]), "prepare", None)
+            if prepare is not None:
+                prepare(config)
 
 
 def active_stages(config: LdxConfig) -> tuple[dict[str, str], dict[str, str]]:

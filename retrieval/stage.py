@@ -118,6 +118,35 @@ def index_segments(
     }
 
 
+class _Worker:
+    """The index process and its two queues."""
+
+    def __init__(self, checkpoint: Path, config):
+        spawn = multiprocessing.get_context("spawn")  # a fork of a threaded process with torch loaded is unsafe
+        self.inbox, self.outbox = spawn.Queue(), spawn.Queue()
+        self.key = _worker_key(checkpoint, config)
+        self.process = spawn.Process(target=_index_child, name="ldx-index", daemon=True,
+                                     args=(self.inbox, self.outbox, os.getpid(), str(checkpoint), config))
+        self.process.start()
+
+
+_prepared: list[_Worker] = []
+
+
+def _worker_key(checkpoint: Path, config) -> str:
+    return f"{checkpoint}|{config.model.model_dump_json()}|{config.retrieval.model_dump_json()}|{config.segment.model_dump_json()}"
+
+
+def prepare(config) -> None:
+    """Start the index process ahead of the run (its imports and model load take seconds), for `ldx run`
+    to do while its Prefect server starts; the stage takes it if the run's config is the same."""
+    from retrieval.encoder import checkpoint_file
+
+    path = checkpoint_file(config.model.checkpoint)
+    if path is not None and path.is_file() and not _prepared:
+        _prepared.append(_Worker(path, config))
+
+
 def index_run_stage(docs: Callable[[], Iterator], ctx) -> dict[str, int]:
     """The flow's run stage (see the module docstring). The encoding runs in a child process: in the
     run's own process it would share the interpreter lock with the batch stages (parsing, the predict
@@ -128,11 +157,14 @@ def index_run_stage(docs: Callable[[], Iterator], ctx) -> dict[str, int]:
     path = checkpoint_file(ctx.config.model.checkpoint)
     if path is None or not path.is_file():
         return {"indexed_documents": 0, "no_model": 1}
-    spawn = multiprocessing.get_context("spawn")  # a fork of a threaded process with torch loaded is unsafe
-    inbox, outbox = spawn.Queue(), spawn.Queue()
-    child = spawn.Process(target=_index_child, name="ldx-index", daemon=True,
-                          args=(inbox, outbox, os.getpid(), str(path), ctx.config, str(ctx.out_dir), ctx.model_id))
-    child.start()
+    ready = [w for w in _prepared if w.key == _worker_key(path, ctx.config) and w.process.is_alive()]
+    worker = ready[0] if ready else _Worker(path, ctx.config)
+    for other in _prepared:
+        if other is not worker:  # started for another config
+            other.process.kill()
+    _prepared.clear()
+    inbox, outbox, child = worker.inbox, worker.outbox, worker.process
+    inbox.put(_Start(str(ctx.out_dir), ctx.model_id))
     try:
         for work in docs():
             if work is not None and work.segments:
@@ -160,13 +192,21 @@ def index_run_stage(docs: Callable[[], Iterator], ctx) -> dict[str, int]:
 
 
 @dataclass
+class _Start:
+    """Where the run writes, and under which model id: the first message a (maybe prepared) child gets."""
+
+    out_dir: str
+    model_id: str
+
+
+@dataclass
 class _End:
     """No more documents; these were handed over but their batch failed after all."""
 
     retracted: list[str]
 
 
-def _index_child(inbox, outbox, parent: int, checkpoint: str, config, out_dir: str, model_id: str) -> None:
+def _index_child(inbox, outbox, parent: int, checkpoint: str, config) -> None:
     die_with_parent(parent=parent)
     try:
         import torch
@@ -178,6 +218,7 @@ def _index_child(inbox, outbox, parent: int, checkpoint: str, config, out_dir: s
         torch.set_num_threads(mcfg.stage_threads())
         model, tokenizer = load_encoder(Path(checkpoint), mcfg.device)
         segmenter = hashlib.sha256(config.segment.model_dump_json().encode()).hexdigest()[:16]
+        start: _Start = inbox.get()
         retracted: list[str] = []
 
         def incoming() -> Iterator[list[Segment] | None]:
@@ -187,14 +228,15 @@ def _index_child(inbox, outbox, parent: int, checkpoint: str, config, out_dir: s
                 except queue.Empty:
                     yield None  # nothing ready: the encoder works on what it has, then asks again
                     item = inbox.get()
-                if isinstance(item, _End):
+                if isinstance(item, _End):  # the batches are done: the rest of the encoding has the cores
                     retracted.extend(item.retracted)
+                    torch.set_num_threads(mcfg.stage_threads(alone=True))
                     return
                 yield item
 
         with autocast(next(model.parameters()).device, mcfg.dtype):
-            counts = index_segments(out_dir, incoming(), model, tokenizer, config.retrieval, model_id, segmenter,
-                                    lambda: retracted)
+            counts = index_segments(start.out_dir, incoming(), model, tokenizer, config.retrieval, start.model_id,
+                                    segmenter, lambda: retracted)
         outbox.put(("ok", counts))
     except BaseException as e:  # noqa: BLE001 - whatever it was, the run must hear of it
         outbox.put(("error", "".join(traceback.format_exception_only(type(e), e)).strip()))

@@ -22,10 +22,11 @@ class ModelConfig(Options):
     # judgments on 2 cores: 358 s with two threads each, 86 s with one). Where other work shares the
     # cores set fewer.
     threads: int | None = None
-
-    def stage_threads(self) -> int:
-        """The intra-op threads a model stage of `ldx run` uses."""
-        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 2
-        return self.threads or max(1, cores // 2)
     mem_len: int | None = None  # None = the checkpoint's own
     clamp_len: int | None = None
+
+    def stage_threads(self, alone: bool = False) -> int:
+        """The intra-op threads a model stage of `ldx run` uses; `alone`: no other stage works beside it
+        any more (the index process once the batches are done), so it may take every core."""
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 2
+        return self.threads or (cores if alone else max(1, cores // 2))
