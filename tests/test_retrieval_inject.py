@@ -213,7 +213,7 @@ def test_packing_beside_injection_changes_only_the_number_of_calls(tmp_path, jud
     runs = {}
     for pack in (0, 128):
         calls = []
-        hook = model.register_forward_hook(lambda *_: calls.append(1))
+        hook = model.register_forward_hook(lambda *_, calls=calls: calls.append(1))
         store = _store(tmp_path, model, f"pack{pack}", inject_k=2)
         try:
             out = encode_documents(model, real_documents, store, RetrievalConfig(inject_k=2, encode_pack_tokens=pack))
