@@ -24,8 +24,8 @@ class RetrievalConfig(Options):
     encode_lanes: int = 32  # documents encoded side by side in one forward call
     encode_batch_tokens: int = 8192  # lanes x padded segment length per call, at most (about)
     encode_window: int = 128  # documents in flight, among which each call picks similar segment lengths
-    # without a store (no injection), consecutive segments of a document up to this many tokens share one
-    # forward call (txl.model's seg_starts: the same states, far fewer steps); 0 = one segment per call
+    # consecutive segments of a document up to this many tokens share one forward call where nothing can be
+    # injected into them (txl.model's seg_starts: the same states, far fewer steps); 0 = one segment per call
     encode_pack_tokens: int = 128
     reuse_prefixes: bool = True  # encode a prefix shared by several documents once (retrieval/prefix.py)
     prefix_cache_bytes: int = 256 * 2**20
@@ -49,7 +49,8 @@ class PredictConfig(Options):
 
     roles: bool = True  # block role of every segment; a disagreement with the rule type is flagged
     # the role head whose towers read the Transformer-XL (roles.npz; encodes every segment once more, blind
-    # to the rule types: ~22 s CPU per 100 criminal judgments) or its text-only twin (roles_text.npz, ~1 s)
+    # to the rule types: ~8 s CPU per 100 criminal judgments, benchmarks/predict_speed.py) or its text-only
+    # twin (roles_text.npz, ~0.9 s)
     role_encoder: bool = True
     articles: bool = True  # 刑法 articles from the FACTS of Chinese criminal judgments
     article_memory: bool = True  # join retrieved similar cases' articles as extra memory

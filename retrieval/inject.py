@@ -298,6 +298,8 @@ def _step(model, lanes: list[Lane], store, cfg: RetrievalConfig, device,
     segments = 0
     for b, (lane, (end, total)) in enumerate(zip(lanes, spans, strict=True)):
         key_of_pack = _span_key(lane) if prefixes is not None else None
+        keep = key_of_pack is not None and prefixes.wanted(key_of_pack)
+        index = {s.segment_id: i for i, s in enumerate(lane.doc.segments)} if keep else {}
         lane.carry = after = lane_carry(carry, b, min(model.cfg.mem_len, lane.mem_width + total))
         kept: list[Reused] = []
         at = 0
@@ -309,10 +311,10 @@ def _step(model, lanes: list[Lane], store, cfg: RetrievalConfig, device,
             if store is not None:
                 layers = torch.stack([h[b, at : at + n] for h in out.layer_inputs])
                 states = pool_states(layers.float().cpu().numpy(), cfg.states_per_layer)
-            if key_of_pack is not None and prefixes.wanted(key_of_pack):
-                index = {s.segment_id: i for i, s in enumerate(lane.doc.segments)}
-                kept.append(Reused(key, hidden, states, n, [index[s] for s in picks[b] if at == 0]))
-            _finish_segment(lane, key, hidden, states, n, picks[b] if at == 0 else [], store)
+            injected = picks[b] if at == 0 else []  # a pack's later segments have nothing injected
+            if keep:
+                kept.append(Reused(key, hidden, states, n, [index[s] for s in injected]))
+            _finish_segment(lane, key, hidden, states, n, injected, store)
             at += n
             segments += 1
         if kept:

@@ -130,7 +130,7 @@ class _Worker:
         self.process.start()
 
 
-_prepared: list[_Worker] = []
+_prepared: list[_Worker] = []  # the process prepare() started, if any (at most one)
 
 
 def _worker_key(checkpoint: Path, config) -> str:
@@ -157,12 +157,11 @@ def index_run_stage(docs: Callable[[], Iterator], ctx) -> dict[str, int]:
     path = checkpoint_file(ctx.config.model.checkpoint)
     if path is None or not path.is_file():
         return {"indexed_documents": 0, "no_model": 1}
-    ready = [w for w in _prepared if w.key == _worker_key(path, ctx.config) and w.process.is_alive()]
-    worker = ready[0] if ready else _Worker(path, ctx.config)
-    for other in _prepared:
-        if other is not worker:  # started for another config
-            other.process.kill()
-    _prepared.clear()
+    worker = _prepared.pop() if _prepared else None
+    if worker is None or worker.key != _worker_key(path, ctx.config) or not worker.process.is_alive():
+        if worker is not None:  # started for another config
+            worker.process.kill()
+        worker = _Worker(path, ctx.config)
     inbox, outbox, child = worker.inbox, worker.outbox, worker.process
     inbox.put(_Start(str(ctx.out_dir), ctx.model_id))
     try:

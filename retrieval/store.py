@@ -278,10 +278,15 @@ class SegmentStore:
         source = self.refine if self.refine is not None else self.index
         return np.stack([source.reconstruct(self._rows[s]["id"]) for s in segment_ids])
 
+    @property
+    def _written_slots(self) -> int:
+        """Slots in states.f16; the ones after them are still pending in memory."""
+        return self.manifest["n_slots"] - len(self._pending)
+
     def _state_map(self) -> np.memmap | None:
         """The slots written to states.f16 (those still pending in memory are not in it)."""
         shape = self.state_shape
-        n = self.manifest["n_slots"] - len(self._pending)
+        n = self._written_slots
         if shape is None or n == 0:
             return None
         if self._states is None or self._states.shape[0] != n:
@@ -296,7 +301,7 @@ class SegmentStore:
         states = self._state_map()
         out = np.zeros((len(segment_ids), *shape), dtype=np.float16)
         mask = np.zeros((len(segment_ids), shape[1]), dtype=bool)
-        written = self.manifest["n_slots"] - len(self._pending)
+        written = self._written_slots
         for i, sid in enumerate(segment_ids):
             row = self._rows[sid]
             if row["slot"] >= written:
@@ -389,7 +394,7 @@ class SegmentStore:
         """Write the pending slots after the ones in states.f16, durably."""
         if not self._pending:
             return
-        written = self.manifest["n_slots"] - len(self._pending)
+        written = self._written_slots
         buf = np.stack(self._pending)
         path = self.root / "states.f16"
         with open(path, "r+b" if path.exists() else "wb") as f:

@@ -41,9 +41,6 @@ from txl.streams import IGNORE, Batch, LaneStream, load_split
 
 STATE_FILE = "train_state.pt"
 METRICS_FILE = "metrics.jsonl"
-# training precision (CPU, CUDA): bf16 autocast on CUDA only; CPU training stays fp32 even where inference
-# takes bf16 (txl.model.autocast "auto"), so the shipped model and the equality tests of training keep fp32
-TRAIN_DTYPE = ("float32", "bfloat16")
 
 
 class TrainConfig(Options):
@@ -333,7 +330,9 @@ class Trainer:
                     n_retrieved += int(kwargs["retrieved_mask"].sum())
             sync = c == cfg.accum_steps - 1 or info.world == 1
             ctx = contextlib.nullcontext() if sync else self.model.no_sync()
-            with ctx, autocast(info.device, TRAIN_DTYPE[info.device.type == "cuda"]):
+            # bf16 on CUDA only: CPU training stays fp32 even where inference takes bf16 ("auto" on AMX),
+            # so the shipped model and the equality tests of training keep fp32
+            with ctx, autocast(info.device, "auto" if info.device.type == "cuda" else "float32"):
                 out = run_batch(self.model, sub, info.device, **kwargs)
                 nll_sum = out.nll.float().sum()
                 # normalised by the global token count and scaled by the world size, because DDP
