@@ -96,13 +96,21 @@ def clause_spans(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int
 def token_mask(
     text: str, spans: list[tuple[int, int]], offsets: list[tuple[int, int]], clause: bool = False
 ) -> list[bool]:
-    """True for every token (given by its character offsets) that overlaps a connective span."""
-    if not spans or not offsets:
-        return [False] * len(offsets)
-    if clause:
-        spans = clause_spans(text, spans)
-    bounds = np.asarray(offsets, dtype=np.int64)
+    """The per-token connective flags (tokens given by their character offsets), causal: a flag sits on
+    the first token that ends past a connective, because only there is it settled that the connective
+    is complete (that "subject" is "subject to", that 但 is not 但是 or 但书, that "but" is not "butter").
+    A flag on the connective itself would tell the model the token that follows it. With `clause`, every
+    later token of the clause is flagged too, up to its closing punctuation."""
     mask = np.zeros(len(offsets), dtype=bool)
-    for start, end in spans:
-        mask |= (bounds[:, 0] < end) & (bounds[:, 1] > start)
+    if not spans or not offsets:
+        return mask.tolist()
+    ends = np.asarray(offsets, dtype=np.int64)[:, 1]
+    starts = np.asarray(offsets, dtype=np.int64)[:, 0]
+    stops = clause_spans(text, spans) if clause else spans
+    for (_, done), (_, stop) in zip(spans, stops, strict=True):
+        first = int(np.searchsorted(ends, done, side="right"))  # the first token ending past the connective
+        if first < len(offsets):
+            mask[first] = True
+            if clause:
+                mask[first:] |= starts[first:] < stop
     return mask.tolist()

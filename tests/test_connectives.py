@@ -86,7 +86,7 @@ def test_lexicon_is_configurable(zh_docs):
     assert marked == {"被告人"}
 
 
-def test_token_mask_marks_the_connective_or_its_clause(en_docs):
+def test_token_mask_flags_the_token_after_each_connective(en_docs):
     tokenizer = load_tokenizer()
     segments = [s for s in segment_document(en_docs[0]) if s.connectives]
     assert segments
@@ -95,14 +95,29 @@ def test_token_mask_marks_the_connective_or_its_clause(en_docs):
         _, clause_mask = encode_segment(seg, tokenizer, clause=True)
         enc = tokenizer.hf.encode(seg.text, add_special_tokens=False)
         prefix = len(ids) - len(enc.ids)
-        marked = {
-            i for i, (a, b) in enumerate(enc.offsets) if any(a < e and b > s for s, e in seg.connectives)
-        }
-        assert {i - prefix for i, m in enumerate(mask) if m} == marked
-        assert all(
-            c for m, c in zip(mask, clause_mask, strict=True) if m
-        )  # the clause contains the connective
+        ends = [b for _, b in enc.offsets]
+        expected = {next(i for i, b in enumerate(ends) if b > e) for _, e in seg.connectives if e < ends[-1]}
+        assert {i - prefix for i, m in enumerate(mask) if m} == expected
+        assert all(c for m, c in zip(mask, clause_mask, strict=True) if m)  # the clause holds its flag
         assert sum(clause_mask) >= sum(mask)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_token_flags_never_look_ahead(lang, zh_docs, en_docs):
+    """A token's flag is the same when the text stops right after that token: it tells the model nothing
+    about the tokens that follow (the old marks flagged "subject" only where "to" came next)."""
+    tokenizer = load_tokenizer()
+    docs = zh_docs[:3] if lang == "zh" else en_docs[:2]
+    segments = [s for d in docs for s in segment_document(d) if s.connectives][:12]
+    assert segments
+    for seg in segments:
+        offsets = tokenizer.hf.encode(seg.text, add_special_tokens=False).offsets
+        for clause in (False, True):
+            full = token_mask(seg.text, seg.connectives, offsets, clause=clause)
+            for i, (_, end) in enumerate(offsets):
+                head = seg.text[:end]
+                alone = token_mask(head, find_connectives(head), offsets[: i + 1], clause=clause)
+                assert alone[i] == full[i], (seg.text[max(0, end - 20) : end + 10], clause)
 
 
 def test_clause_runs_to_the_next_punctuation():

@@ -77,6 +77,9 @@ class TrainConfig(Options):
     inject_states: int = 16  # pooled states per layer kept of each past window (the store's P)
     inject_max_windows: int = 256  # past windows kept per lane; the oldest go first
     export_fp16: str | None = None  # write the final model here (fp16) with txl.checkpoint.save_model
+    # warm start: a fresh run (nothing to resume) begins from this shipped checkpoint's weights (same
+    # architecture; the optimizer, schedule and streams start anew); its step and tokens carry over
+    init_from: str | None = None
     plot: bool = True  # metrics.csv and curves.png at the end of a run
 
 
@@ -257,6 +260,7 @@ class Trainer:
         self.step = 0
         self.tokens = 0
         self.pad_id = manifest["pad_id"]
+        self.warm: dict | None = None  # where a warm start came from (TrainConfig.init_from)
 
     # -- state --
     def state_dict(self) -> dict:
@@ -276,6 +280,7 @@ class Trainer:
             "prev_state": None if self.prev_state is None else ddp.gather_lanes(self.prev_state, info).cpu(),
             "rng": ddp.gather_lanes(rng[None], info) if info.world > 1 else rng[None],
             "cuda_rng": torch.cuda.get_rng_state() if self.info.device.type == "cuda" else None,
+            "warm": json.dumps(self.warm),
         }
 
     def load_state_dict(self, state: dict) -> None:
@@ -288,10 +293,20 @@ class Trainer:
         self.memory = LaneMemory(state["memory"]).lanes(a, b).to(dev)
         self.prev_state = None if state["prev_state"] is None else state["prev_state"][a:b].to(dev)
         self.step, self.tokens = int(state["step"]), int(state["tokens"])
+        self.warm = json.loads(state.get("warm", "null"))
         rng = state["rng"]
         torch.set_rng_state(rng[self.info.rank] if len(rng) > self.info.rank else rng[0])
         if state.get("cuda_rng") is not None and dev.type == "cuda":
             torch.cuda.set_rng_state(state["cuda_rng"])
+
+    def warm_start(self, path: Path) -> None:
+        """The weights of a shipped checkpoint (fp16 on disk, trained on in fp32); a warm restart that
+        the model card records."""
+        blob = torch.load(path, map_location="cpu", weights_only=True)
+        weights = {k: v.float() if v.is_floating_point() else v for k, v in blob["state_dict"].items()}
+        self.module.load_state_dict(weights)
+        self.warm = {"from": str(path), "step": int(blob["extra"].get("step", 0)),
+                     "tokens": int(blob["extra"].get("tokens", 0))}
 
     def _my_lanes(self) -> tuple[int, int]:
         per = self.cfg.batch_size // self.info.world
@@ -398,6 +413,8 @@ class Trainer:
         resumed = resume and state_path.exists()
         if resumed:
             self.load_state_dict(load_state(state_path))
+        elif cfg.init_from:
+            self.warm_start(Path(cfg.init_from))
         log = MetricsLog(self.out / METRICS_FILE, self.step if resumed else None) if info.is_main else None
         if info.is_main:
             atomic_write_text(self.out / "config.json", json.dumps(cfg.model_dump(mode="json"), indent=2))
@@ -456,6 +473,7 @@ class Trainer:
             "mem_len": self.cfg.mem_len,
             "tokenizer_sha256": self.manifest.get("tokenizer_sha256", ""),
             "train_config": json.dumps(self.cfg.model_dump(mode="json")),
+            "warm_start": json.dumps(self.warm),
         }
 
 
