@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import torch
 
 from txl.recurrence import LaneMemory, run_batch
@@ -137,8 +138,12 @@ def evaluate_lm(
     tags: bool = True,
     connectives: bool = True,
     progress=None,
+    token_nll: dict | None = None,
 ) -> dict:
-    """{setting: {corpus: metrics, "all": metrics}} over `docs` read whole, in order."""
+    """{setting: {corpus: metrics, "all": metrics}} over `docs` read whole, in order.
+
+    `token_nll`, when given, is filled with {setting: one float32 array per document}: the NLL of the
+    document's token i at index i, NaN where it is not scored (what `txl.lm_metrics` works from)."""
     device = torch.device(device)
     special = torch.zeros(0, dtype=torch.long) if special is None else special.cpu()
     was_training = model.training
@@ -149,16 +154,21 @@ def evaluate_lm(
             for setting in settings:
                 if setting not in SETTINGS:
                     raise ValueError(f"unknown setting {setting!r}; choose from {', '.join(SETTINGS)}")
+                per_token = [np.full(len(d.ids), np.nan, dtype=np.float32) for d in docs]
                 results[setting] = _run_setting(
                     model, docs, seg_len, setting, special, n_lanes, device, retrieve_k, past_windows, progress,
-                    {"tags": tags, "connectives": connectives},
+                    {"tags": tags, "connectives": connectives}, per_token,
                 )
+                if token_nll is not None:
+                    token_nll[setting] = per_token
     finally:
         model.train(was_training)
     return results
 
 
-def _run_setting(model, docs, seg_len, setting, special, n_lanes, device, retrieve_k, past_windows, progress, features):
+def _run_setting(
+    model, docs, seg_len, setting, special, n_lanes, device, retrieve_k, past_windows, progress, features, per_token
+):
     sums: dict[str, _Sums] = defaultdict(_Sums)
     for d in docs:
         sums[d.corpus].chars += d.n_chars
@@ -192,6 +202,10 @@ def _run_setting(model, docs, seg_len, setting, special, n_lanes, device, retrie
             s.nll += float(nll[k][scored[k]].sum())
             s.conn_tokens += int(after_conn[k].sum())
             s.conn_nll += float(nll[k][after_conn[k]].sum())
+            # window w's target t is the document's token w * seg_len + t + 1
+            first = int(batch.window[k]) * seg_len + 1
+            n = int((batch.targets[k] != IGNORE).sum())
+            per_token[doc_index][first : first + n] = torch.where(scored[k, :n], nll[k, :n], math.nan).numpy()
         if setting == "retrieved":
             remember_windows(stores, query, out, batch)
         if progress is not None:
