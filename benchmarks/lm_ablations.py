@@ -8,6 +8,11 @@ boost) can be added with --compare NAME=PATH and are evaluated on the same docum
 Prints one JSON line per row (with the ratio of its perplexity to the memory-off row of the main
 checkpoint, measured in this process) and, with --markdown, the table for the model card.
 
+Every row also reports perplexity on distant recalls (tokens whose trigram last occurred in the
+document more than n_layer x mem_len tokens back) and over the clauses connectives open
+(txl.lm_metrics), and the rows are compared token by token: memory on - off, every other row - memory
+on, each with a document-bootstrap 95% interval (one JSON line per pair and corpus).
+
     .venv/bin/python benchmarks/lm_ablations.py --checkpoint data/models/txl_lm.pt --data runs/lm_data \
         --tokens-per-corpus 20000 --json-out runs/ablations.json --markdown
 """
@@ -24,9 +29,19 @@ from pathlib import Path
 import torch
 
 from flows.lm_store import StorePastWindows
+from pipeline.tokenizer import load_tokenizer
 from retrieval.config import RetrievalConfig
 from txl.checkpoint import load_model
 from txl.evaluate import evaluate_lm, pick_docs
+from txl.lm_metrics import (
+    SUBSETS,
+    add_subsets,
+    distant_threshold,
+    format_difference,
+    format_figures,
+    long_range_report,
+    subset_masks,
+)
 from txl.streams import load_split
 
 
@@ -41,6 +56,8 @@ def main() -> None:
     ap.add_argument("--long-mem", type=int, default=384, help="the longer evaluation memory of one row")
     ap.add_argument("--compare", nargs="*", default=[], help="NAME=PATH checkpoints evaluated with memory on")
     ap.add_argument("--rows", nargs="*", default=None, help="only these rows of the main checkpoint")
+    ap.add_argument("--corpora", nargs="*", default=None, help="only these corpora of the data folder")
+    ap.add_argument("--resamples", type=int, default=1000, help="document-bootstrap resamples of the pairs")
     ap.add_argument("--json-out", default=None)
     ap.add_argument("--markdown", action="store_true")
     args = ap.parse_args()
@@ -49,7 +66,7 @@ def main() -> None:
     data = Path(args.data)
     manifest = json.loads((data / "manifest.json").read_text())
     special = torch.tensor(manifest["special_ids"])
-    docs = pick_docs(load_split(data, "heldout"), args.docs_per_corpus, args.tokens_per_corpus)
+    docs = pick_docs(load_split(data, "heldout", args.corpora), args.docs_per_corpus, args.tokens_per_corpus)
     model, extra = load_model(args.checkpoint)
     model.float()
     seg_len = int(extra.get("seg_len", 128))
@@ -69,12 +86,15 @@ def main() -> None:
         f"memory on, eval mem_len {args.long_mem}": dict(settings=("memory",), mem_len=args.long_mem),
     }
     results = []
+    token_nll: dict[str, list] = {}
 
     def run(name: str, m, seg: int, **kw) -> None:
         t0 = time.perf_counter()
-        out = evaluate_lm(m, docs, seg, special=special, n_lanes=args.lanes, **kw)
+        per_token: dict = {}
+        out = evaluate_lm(m, docs, seg, special=special, n_lanes=args.lanes, token_nll=per_token, **kw)
         (setting,) = out
         results.append({"row": name, "setting": setting, "seconds": round(time.perf_counter() - t0, 1), **out[setting]})
+        token_nll[name] = per_token[setting]
 
     for name, kw in rows.items():
         if args.rows is None or name in args.rows:
@@ -84,29 +104,62 @@ def main() -> None:
         other, other_extra = load_model(path)
         run(name, other.float(), int(other_extra.get("seg_len", seg_len)), settings=("memory",))
 
+    threshold = distant_threshold(model)
+    masks = subset_masks(docs, threshold, special.tolist(), load_tokenizer(manifest["tokenizer"]))
+    report = long_range_report(docs, token_nll, masks, pairs(list(token_nll)), args.resamples)
+    write_report(args, docs, results, report, threshold)
+
+
+def write_report(args, docs: list, results: list[dict], report: dict, threshold: int) -> None:
+    """JSON lines per row and per pair, and the --json-out file and --markdown tables."""
     base = next((r for r in results if r["row"] == "memory off"), results[0])
     for r in results:
+        add_subsets({k: v for k, v in r.items() if isinstance(v, dict)}, report["settings"][r["row"]])
         r["ppl_ratio_to_memory_off"] = r["all"]["ppl"] / base["all"]["ppl"]
         print(json.dumps({"row": r["row"], "ppl": r["all"]["ppl"], "bpc": r["all"]["bpc"],
+                          "ppl_distant_recall": r["all"]["distant_recall"]["ppl"],
                           "ppl_after_connective": r["all"]["after_connective"]["ppl"],
                           "ratio": r["ppl_ratio_to_memory_off"], "seconds": r["seconds"]}))
+    for pair, groups in report["paired"].items():
+        for corpus, d in groups.items():
+            print(json.dumps({"pair": pair, "corpus": corpus, **{s: d[s] for s in SUBSETS}}))
     if args.json_out:
         Path(args.json_out).write_text(json.dumps({"checkpoint": args.checkpoint, "documents": len(docs),
-                                                   "rows": results}, indent=1))
+                                                   "distant_threshold": threshold, "rows": results,
+                                                   "paired": report["paired"]}, indent=1))
     if args.markdown:
         print(markdown(results))
+        print()
+        print(markdown_pairs(report["paired"]))
+
+
+def pairs(rows: list[str]) -> list[tuple[str, str]]:
+    """Memory on against memory off, every other row against memory on (when those rows ran)."""
+    out = [("memory on", "memory off")] if {"memory on", "memory off"} <= set(rows) else []
+    if "memory on" in rows:
+        out += [(r, "memory on") for r in rows if r not in ("memory on", "memory off")]
+    return out
 
 
 def markdown(results: list[dict]) -> str:
     corpora = [c for c in results[0] if isinstance(results[0][c], dict) and "ppl" in results[0][c] and c != "all"]
-    head = "| row | all: ppl | all: bpc | ppl after a connective | " + " | ".join(f"{c} ppl" for c in corpora) + " |"
-    lines = [head, "|" + "---|" * (4 + len(corpora))]
+    head = ("| row | all: ppl | all: bpc | ppl on distant recalls (tokens) | ppl after a connective (tokens) | "
+            + " | ".join(f"{c} ppl" for c in corpora) + " |")
+    lines = [head, "|" + "---|" * (5 + len(corpora))]
     for r in results:
         a = r["all"]
         lines.append(
-            f"| {r['row']} | {a['ppl']:.2f} | {a['bpc']:.3f} | {a['after_connective']['ppl']:.2f} "
-            f"({a['after_connective']['tokens']} tok) | " + " | ".join(f"{r[c]['ppl']:.2f}" for c in corpora) + " |"
+            f"| {r['row']} | {a['ppl']:.2f} | {a['bpc']:.3f} | {format_figures(a['distant_recall'])} | "
+            f"{format_figures(a['after_connective'])} | " + " | ".join(f"{r[c]['ppl']:.2f}" for c in corpora) + " |"
         )
+    return "\n".join(lines)
+
+
+def markdown_pairs(paired: dict) -> str:
+    """Per-token NLL differences of the row pairs (all corpora together), with their 95% intervals."""
+    lines = ["| pair | " + " | ".join(SUBSETS) + " |", "|" + "---|" * (1 + len(SUBSETS))]
+    for pair, groups in paired.items():
+        lines.append(f"| {pair} | " + " | ".join(format_difference(groups["all"][s]) for s in SUBSETS) + " |")
     return "\n".join(lines)
 
 

@@ -109,7 +109,8 @@ def eval_lm(
     config: ConfigOpt = None,
     set_: SetOpt = None,
 ) -> None:
-    """Perplexity and bits per character with memory off, on, and on + retrieved memory."""
+    """Perplexity and bits per character with memory off, on, and on + retrieved memory; also on distant
+    recalls and connective clauses (txl.lm_metrics), and each setting against the one before it."""
     import torch
 
     from flows.lm_store import StorePastWindows
@@ -118,6 +119,7 @@ def eval_lm(
     from txl.checkpoint import load_model
     from txl.config import SHIPPED_CHECKPOINT
     from txl.evaluate import PastWindows, encode_paths, evaluate_lm
+    from txl.lm_metrics import add_subsets, distant_threshold, long_range_report, subset_masks
 
     for p in paths:
         existing_path(p)
@@ -149,24 +151,48 @@ def eval_lm(
             return StorePastWindows(Path(tmp) / uuid.uuid4().hex, cfg.retrieval)
 
         past = store_windows if store else PastWindows
+        eval_mem_len = mem_len if mem_len is not None else cfg.model.mem_len
+        token_nll: dict = {}
         result = evaluate_lm(
             model, docs, seg_len or int(extra.get("seg_len", 128)), chosen,
-            special=torch.tensor(sorted(tokenizer.special_ids)), n_lanes=lanes,
-            mem_len=mem_len if mem_len is not None else cfg.model.mem_len,
+            special=torch.tensor(sorted(tokenizer.special_ids)), n_lanes=lanes, mem_len=eval_mem_len,
             clamp_len=clamp_len if clamp_len is not None else cfg.model.clamp_len,
-            retrieve_k=cfg.retrieval.inject_k, past_windows=past,
+            retrieve_k=cfg.retrieval.inject_k, past_windows=past, token_nll=token_nll,
         )
+    threshold = distant_threshold(model, eval_mem_len)
+    masks = subset_masks(docs, threshold, tokenizer.special_ids, tokenizer, cfg.segment.connectives)
+    report = long_range_report(docs, token_nll, masks, list(zip(chosen[1:], chosen[:-1], strict=True)))
+    for setting, rows in result.items():
+        add_subsets(rows, report["settings"][setting])
     if as_json:
         print(json.dumps({"checkpoint": str(ckpt), "documents": len(docs), "errors": errors, "warnings": warnings,
-                          "settings": result}))
+                          "distant_threshold": threshold, "settings": result, "paired": report["paired"]}))
         return
+    _print_tables(result, report["paired"], f"{len(docs)} documents, {ckpt.name}", threshold)
+
+
+def _print_tables(result: dict, paired: dict, title: str, threshold: int) -> None:
+    """The per-setting figures, then each pair's per-token NLL differences with their 95% intervals."""
+    # lazily, as every model command here: txl pulls in torch, seconds of start-up for the other commands
     from rich.table import Table
 
-    table = Table(title=f"{len(docs)} documents, {ckpt.name}")
-    for col in ("setting", "corpus", "tokens", "chars", "NLL", "perplexity", "bpc", "ppl after connective"):
+    from txl.lm_metrics import SUBSETS, format_difference, format_figures
+
+    table = Table(title=title, caption=f"distant recall: trigrams last seen over {threshold} tokens back")
+    for col in ("setting", "corpus", "tokens", "chars", "NLL", "perplexity", "bpc", "ppl distant recall",
+                "ppl after connective"):
         table.add_column(col)
     for setting, rows in result.items():
         for corpus, r in rows.items():
             table.add_row(setting, corpus, str(r["tokens"]), str(r["chars"]), f"{r['nll']:.3f}", f"{r['ppl']:.2f}",
-                          f"{r['bpc']:.3f}", f"{r['after_connective']['ppl']:.2f} ({r['after_connective']['tokens']})")
+                          f"{r['bpc']:.3f}", format_figures(r["distant_recall"]), format_figures(r["after_connective"]))
     console.print(table)
+    if not paired:
+        return
+    diffs = Table(title="paired per-token NLL differences, document-bootstrap 95% intervals")
+    for col in ("pair", "corpus", *SUBSETS):
+        diffs.add_column(col)
+    for pair, groups in paired.items():
+        for corpus, d in groups.items():
+            diffs.add_row(pair, corpus, *(format_difference(d[s]) for s in SUBSETS))
+    console.print(diffs)

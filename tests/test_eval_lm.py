@@ -104,8 +104,9 @@ def test_withholding_tags_and_connectives_and_eval_mem_len(setup):
     assert model.cfg.mem_len == 32  # the override is undone
 
 
-def test_ldx_eval_lm_json_on_real_files(setup, shared_data, tmp_path):
+def test_ldx_eval_lm_json_on_real_files(setup, shared_data, tmp_path, monkeypatch):
     from flows.cli import app
+    from flows.cli_common import console
     from txl.checkpoint import save_model
 
     _, model, _ = setup
@@ -120,6 +121,20 @@ def test_ldx_eval_lm_json_on_real_files(setup, shared_data, tmp_path):
     assert out["documents"] == 3 and set(out["settings"]) == {"none", "memory", "retrieved"}
     for setting in out["settings"].values():
         assert pdf.name in setting and setting["all"]["tokens"] > 0 and setting["all"]["bpc"] > 0
+        for corpus in setting.values():
+            assert {"distant_recall", "after_connective"} <= set(corpus)
+            assert corpus["distant_recall"]["tokens"] <= corpus["tokens"]
+    assert out["distant_threshold"] == model.cfg.n_layer * model.cfg.mem_len
+    assert set(out["paired"]) == {"memory - none", "retrieved - memory"}
+    overall = out["paired"]["memory - none"]["all"]["overall"]
+    assert overall["tokens"] == out["settings"]["none"]["all"]["tokens"]
+    assert overall["ci95"][0] <= overall["nll_diff"] <= overall["ci95"][1]
+
+    monkeypatch.setattr(console, "_width", 300)  # wide enough that no cell wraps
+    shown = CliRunner().invoke(app, ["eval", "lm", str(wenshu), "--checkpoint", str(ckpt), "--max-docs", "1",
+                                     "--settings", "none,memory"])
+    assert shown.exit_code == 0, shown.output
+    assert "distant recall" in shown.output and "memory - none" in shown.output
 
     bad = CliRunner().invoke(app, ["eval", "lm", str(tmp_path / "missing.pdf"), "--checkpoint", str(ckpt)])
     assert bad.exit_code != 0 and "no such file" in bad.output

@@ -198,6 +198,15 @@ def long_range_report(
     }
 
 
+def add_subsets(rows: dict, table: dict) -> dict:
+    """One setting's evaluate_lm rows ({corpus: metrics}) with the distant-recall figures added and the
+    after-connective figures taken over whole clauses (`subset_table` of the same setting)."""
+    for corpus, metrics in rows.items():
+        metrics["distant_recall"] = table[corpus]["distant_recall"]
+        metrics["after_connective"] = table[corpus]["after_connective"]
+    return rows
+
+
 def format_figures(f: dict) -> str:
     """ "ppl (tokens)" of one subset's figures, "- (0)" when it has no token."""
     return f"{f['ppl']:.2f} ({f['tokens']})" if f["tokens"] else "- (0)"
