@@ -143,7 +143,7 @@ def pairs(rows: list[str]) -> list[tuple[str, str]]:
 
 def markdown(results: list[dict]) -> str:
     corpora = [c for c in results[0] if isinstance(results[0][c], dict) and "ppl" in results[0][c] and c != "all"]
-    head = ("| row | all: ppl | all: bpc | ppl on distant recalls (tokens) | ppl after a connective (tokens) | "
+    head = ("| row | all: ppl | all: bpc | ppl on distant recalls (tokens) | ppl over connective clauses (tokens) | "
             + " | ".join(f"{c} ppl" for c in corpora) + " |")
     lines = [head, "|" + "---|" * (5 + len(corpora))]
     for r in results:
