@@ -117,7 +117,8 @@ def eval_lm(
     from pipeline.tokenizer import DEFAULT_PATH, load_tokenizer
     from txl.checkpoint import load_model
     from txl.config import SHIPPED_CHECKPOINT
-    from txl.evaluate import PastWindows, encode_paths, evaluate_lm
+    from txl.evaluate import encode_paths, evaluate_lm
+    from txl.windows import PastWindows
 
     for p in paths:
         existing_path(p)
