@@ -194,12 +194,12 @@ class Memory:
                       None if self.kv is None else [fn(x) for x in self.kv])
 
     def to(self, device: torch.device | str | None = None, dtype: torch.dtype | None = None) -> Memory:
-        """Moved to `device`; `dtype` applies to the states and the kv cache only."""
-        moved = self.map(lambda x: x.to(device))
-        if dtype is not None:
-            moved.states = [x.to(dtype) for x in moved.states]
-            moved.kv = None if moved.kv is None else [x.to(dtype) for x in moved.kv]
-        return moved
+        """Moved to `device`; `dtype` applies to the states and the kv cache only (labels keep theirs)."""
+        moved = self.map(lambda x: x.to(device)) if device is not None else self
+        if dtype is None:
+            return moved
+        return Memory([x.to(dtype) for x in moved.states], moved.types, moved.connective, moved.mask,
+                      None if moved.kv is None else [x.to(dtype) for x in moved.kv])
 
     def detach(self) -> Memory:
         return self.map(Tensor.detach)
@@ -274,9 +274,13 @@ class Retrieved:
         return int(self.mask.sum()) if self.mask is not None else self.states[0].size(0) * self.width
 
     def to(self, device: torch.device | str | None = None, dtype: torch.dtype | None = None) -> Retrieved:
-        return Retrieved([x.to(device=device, dtype=dtype) for x in self.states],
-                         None if self.types is None else self.types.to(device),
-                         None if self.mask is None else self.mask.to(device))
+        def move(x: Tensor) -> Tensor:
+            x = x.to(device) if device is not None else x
+            return x.to(dtype) if dtype is not None else x
+
+        return Retrieved([move(x) for x in self.states],
+                         None if self.types is None or device is None else self.types.to(device),
+                         None if self.mask is None or device is None else self.mask.to(device))
 
     @staticmethod
     def stack(parts: Sequence[Retrieved | None]) -> Retrieved | None:

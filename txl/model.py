@@ -1,4 +1,5 @@
-"""Transformer-XL (Dai et al. 2019) for long documents, batch-first, in one file.
+"""Transformer-XL (Dai et al. 2019) for long documents, batch-first (the key axis: txl.relative; the
+memory: txl.memory).
 
 score(i, j) = (q_i + u)·k_j + (q_i + v)·W_kR R_{i-j}, scaled by 1/sqrt(d_head), over keys
 [retrieved; memory; current segment]. On top of the paper, three additive logit biases, all zero at
@@ -131,19 +132,11 @@ class RelativeAttention(nn.Module):
             self.boost = nn.Parameter(torch.zeros(h))
         self.retrieved_bias = nn.Parameter(torch.zeros(h))
 
-    def forward(
-        self,
-        x: torch.Tensor,
-        rk: torch.Tensor,
-        mem: torch.Tensor | None,
-        retrieved: torch.Tensor | None,
-        keys: KeyAxis,
-        u: torch.Tensor,
-        v: torch.Tensor,
-        layer: int,
-        mem_kv: torch.Tensor | None = None,
-    ) -> tuple[torch.Tensor, torch.Tensor]:
-        """-> (output, keys+values of [memory; current] [B, M + T, 2 * H * dh]) for the next kv cache."""
+    def forward(self, x: torch.Tensor, rk: torch.Tensor, mem: torch.Tensor | None, retrieved: torch.Tensor | None,
+                keys: KeyAxis, u: torch.Tensor, v: torch.Tensor, layer: int, mem_kv: torch.Tensor | None = None
+                ) -> tuple[torch.Tensor, torch.Tensor]:
+        """x [B, T, d], mem [B, M, d], retrieved [B, R, d], mem_kv [B, M, 2 * H * dh] (the cache of mem) ->
+        (output [B, T, d], keys+values of [memory; current] [B, M + T, 2 * H * dh]) for the next kv cache."""
         cfg = self.cfg
         b, t, _ = x.shape
         h, dh = cfg.n_head, cfg.d_head
