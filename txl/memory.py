@@ -73,8 +73,15 @@ class Memory:
 
     # -- after a forward call --
     @staticmethod
-    def after(prev: Memory | None, outputs: list[Tensor], kv: list[Tensor] | None, block_types: Tensor | None,
-              connective: Tensor | None, mem_len: int, lengths: Tensor | None) -> Memory:
+    def after(
+        prev: Memory | None,
+        outputs: list[Tensor],
+        kv: list[Tensor] | None,
+        block_types: Tensor | None,
+        connective: Tensor | None,
+        mem_len: int,
+        lengths: Tensor | None,
+    ) -> Memory:
         """The memory for the next call: the previous slots followed by this call's layer outputs
         (`outputs`: n_layer + 1 of [B, T, d]; as many as `prev` holds) and their labels (block types,
         connective marks [B, T]), trimmed to the newest mem_len slots, or with ragged lanes (`lengths`)
@@ -84,7 +91,9 @@ class Memory:
         dev = outputs[0].device
         mem_vis = prev.mask.bool() if prev is not None and prev.mask is not None and m else None
         kept = outputs[: len(prev.states)] if prev is not None else outputs  # n_layer in, n_layer out (HF)
-        full = [(torch.cat([prev.states[i], h], 1) if m else h).detach() for i, h in enumerate(kept)]  # [B, M+T, d]
+        full = [
+            (torch.cat([prev.states[i], h], 1) if m else h).detach() for i, h in enumerate(kept)
+        ]  # [B, M+T, d]
         if lengths is not None and mem_vis is None:
             mem_vis = torch.ones(b, m, dtype=torch.bool, device=dev)
         vis = torch.cat([mem_vis, mem_vis.new_ones(b, t)], 1) if mem_vis is not None else None  # [B, M+T]
@@ -127,7 +136,9 @@ class Memory:
         n_kv = len(parts[0].kv) if parts[0].kv is not None else 0
         return Memory(
             [torch.cat([p.states[i] for p in parts], 0) for i in range(len(parts[0].states))],
-            cat(lambda p: p.types), cat(lambda p: p.connective), cat(lambda p: p.mask),
+            cat(lambda p: p.types),
+            cat(lambda p: p.connective),
+            cat(lambda p: p.mask),
             [torch.cat([p.kv[i] for p in parts], 0) for i in range(n_kv)] if n_kv else None,
         )
 
@@ -142,8 +153,12 @@ class Memory:
             return None if x is None else x[b : b + 1, -keep:].clone()
 
         return Memory(
-            list(states.chunk(len(self.states), -1)), own(self.types), own(self.connective), own(self.mask),
-            list(kv.chunk(len(self.kv), -1)) if kv is not None else None, (states, kv),
+            list(states.chunk(len(self.states), -1)),
+            own(self.types),
+            own(self.connective),
+            own(self.mask),
+            list(kv.chunk(len(self.kv), -1)) if kv is not None else None,
+            (states, kv),
         )
 
     @staticmethod
@@ -176,30 +191,51 @@ class Memory:
             if own is None and all(get(p) is None for p in real):
                 return None
             fill = pad if own is None else own
-            vals = [None if p is None else get(p) if get(p) is not None else
-                    torch.full((1, p.width), fill, dtype=dtype, device=dev) for p in present]
+            vals = [
+                None
+                if p is None
+                else get(p)
+                if get(p) is not None
+                else torch.full((1, p.width), fill, dtype=dtype, device=dev)
+                for p in present
+            ]
             return _stack(vals, w, pad, torch.zeros(1, 0, dtype=dtype, device=dev), True)
 
-        return Memory(states, labels(lambda p: p.types, torch.long, -1),
-                      labels(lambda p: p.connective, torch.bool, False),
-                      labels(lambda p: p.mask, torch.bool, False, own=True), kv)  # padding always masked
+        return Memory(
+            states,
+            labels(lambda p: p.types, torch.long, -1),
+            labels(lambda p: p.connective, torch.bool, False),
+            labels(lambda p: p.mask, torch.bool, False, own=True),
+            kv,
+        )  # padding always masked
 
     # -- whole --
     def map(self, fn: Callable[[Tensor], Tensor]) -> Memory:
         """The same memory with `fn` applied to every tensor (lane slices, devices, DDP gathers)."""
+
         def opt(x):
             return None if x is None else fn(x)
 
-        return Memory([fn(x) for x in self.states], opt(self.types), opt(self.connective), opt(self.mask),
-                      None if self.kv is None else [fn(x) for x in self.kv])
+        return Memory(
+            [fn(x) for x in self.states],
+            opt(self.types),
+            opt(self.connective),
+            opt(self.mask),
+            None if self.kv is None else [fn(x) for x in self.kv],
+        )
 
     def to(self, device: torch.device | str | None = None, dtype: torch.dtype | None = None) -> Memory:
         """Moved to `device`; `dtype` applies to the states and the kv cache only (labels keep theirs)."""
         moved = self.map(lambda x: x.to(device)) if device is not None else self
         if dtype is None:
             return moved
-        return Memory([x.to(dtype) for x in moved.states], moved.types, moved.connective, moved.mask,
-                      None if moved.kv is None else [x.to(dtype) for x in moved.kv])
+        return Memory(
+            [x.to(dtype) for x in moved.states],
+            moved.types,
+            moved.connective,
+            moved.mask,
+            None if moved.kv is None else [x.to(dtype) for x in moved.kv],
+        )
 
     def detach(self) -> Memory:
         return self.map(Tensor.detach)
@@ -214,15 +250,25 @@ class Memory:
 
     # -- checkpoints (the keys of the former keyword dict, so older training states resume) --
     def state_dict(self) -> dict:
-        return {"mems": self.states, "mem_types": self.types, "mem_connective": self.connective,
-                "mem_mask": self.mask, "mem_kv": self.kv}
+        return {
+            "mems": self.states,
+            "mem_types": self.types,
+            "mem_connective": self.connective,
+            "mem_mask": self.mask,
+            "mem_kv": self.kv,
+        }
 
     @staticmethod
     def from_state_dict(state: dict | None) -> Memory | None:
         if not state or state.get("mems") is None:
             return None
-        return Memory(list(state["mems"]), state.get("mem_types"), state.get("mem_connective"),
-                      state.get("mem_mask"), state.get("mem_kv"))
+        return Memory(
+            list(state["mems"]),
+            state.get("mem_types"),
+            state.get("mem_connective"),
+            state.get("mem_mask"),
+            state.get("mem_kv"),
+        )
 
 
 def _labels(old: Tensor | None, new: Tensor | None, bmt: tuple[int, int, int], fill, dev) -> Tensor | None:
@@ -278,9 +324,11 @@ class Retrieved:
             x = x.to(device) if device is not None else x
             return x.to(dtype) if dtype is not None else x
 
-        return Retrieved([move(x) for x in self.states],
-                         None if self.types is None or device is None else self.types.to(device),
-                         None if self.mask is None or device is None else self.mask.to(device))
+        return Retrieved(
+            [move(x) for x in self.states],
+            None if self.types is None or device is None else self.types.to(device),
+            None if self.mask is None or device is None else self.mask.to(device),
+        )
 
     @staticmethod
     def stack(parts: Sequence[Retrieved | None]) -> Retrieved | None:
@@ -292,13 +340,24 @@ class Retrieved:
             return None
         r = max(p.width for p in real)
         first, dev = real[0], real[0].states[0].device
-        states = [_stack([None if p is None else p.states[i] for p in present], r, 0.0, first.states[i], False)
-                  for i in range(len(first.states))]
+        states = [
+            _stack([None if p is None else p.states[i] for p in present], r, 0.0, first.states[i], False)
+            for i in range(len(first.states))
+        ]
 
         def label(get, dtype: torch.dtype, own, pad) -> Tensor:
-            vals = [None if p is None else get(p) if get(p) is not None else
-                    torch.full((1, p.width), own, dtype=dtype, device=dev) for p in present]
+            vals = [
+                None
+                if p is None
+                else get(p)
+                if get(p) is not None
+                else torch.full((1, p.width), own, dtype=dtype, device=dev)
+                for p in present
+            ]
             return _stack(vals, r, pad, torch.zeros(1, 0, dtype=dtype, device=dev), False)
 
-        return Retrieved(states, label(lambda p: p.types, torch.long, -1, -1),
-                         label(lambda p: p.mask, torch.bool, True, False))
+        return Retrieved(
+            states,
+            label(lambda p: p.types, torch.long, -1, -1),
+            label(lambda p: p.mask, torch.bool, True, False),
+        )

@@ -24,7 +24,9 @@ def rel_shift(padded: torch.Tensor) -> torch.Tensor:
     entries with j > i + (K - T) are garbage and must be masked."""
     *lead, t, k1 = padded.shape
     padded = padded.contiguous()
-    return padded.as_strided((*lead, t, k1 - 1), (*padded.stride()[:-2], k1 - 1, 1), padded.storage_offset() + t)
+    return padded.as_strided(
+        (*lead, t, k1 - 1), (*padded.stride()[:-2], k1 - 1, 1), padded.storage_offset() + t
+    )
 
 
 def position_scores(qv: torch.Tensor, rk: torch.Tensor, n_r: int) -> torch.Tensor:

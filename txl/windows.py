@@ -62,8 +62,10 @@ class PastWindows:
         if below <= 0 or k <= 0:
             return []
         dev = query.device
-        return [(list(layers.to(dev).float().unbind(0)), types.to(dev)) for layers, types in
-                self._get(self._search(query, below, k))]
+        return [
+            (list(layers.to(dev).float().unbind(0)), types.to(dev))
+            for layers, types in self._get(self._search(query, below, k))
+        ]
 
     # -- storage hooks: kept in memory here --
     def _clear(self) -> None:
@@ -93,8 +95,9 @@ class PastWindows:
         return [(self.states[at[n]], self.types[at[n]]) for n in numbers]
 
 
-def retrieve_windows(stores: list[PastWindows], query: list[torch.Tensor | None], skip_recent: int, k: int,
-                     device) -> Retrieved | None:
+def retrieve_windows(
+    stores: list[PastWindows], query: list[torch.Tensor | None], skip_recent: int, k: int, device
+) -> Retrieved | None:
     """Top-k earlier windows per lane that are no longer in memory, as the batch's retrieved slots."""
     lanes = []
     for store, q in zip(stores, query, strict=True):
