@@ -18,7 +18,8 @@ import torch
 
 from txl.evaluate import evaluate_lm, pick_docs
 from txl.streams import load_split
-from txl.train import PooledWindows, Trainer, load_train_config
+from txl.train import Trainer, load_train_config
+from txl.windows import PastWindows
 
 
 def main() -> None:
@@ -54,7 +55,7 @@ def main() -> None:
     for name, (model, cfg) in models.items():
         results[name] = evaluate_lm(
             model, docs, cfg.seg_len, special=special, n_lanes=8, retrieve_k=args.k,
-            past_windows=lambda cfg=cfg: PooledWindows(cfg.inject_states, cfg.inject_max_windows),
+            past_windows=lambda cfg=cfg: PastWindows(cfg.inject_states, cfg.inject_max_windows),
         )
     for name, by_setting in results.items():
         for setting, rows in by_setting.items():

@@ -45,17 +45,17 @@ def clock(device: torch.device) -> float:
 def txl_per_token(model: TransformerXLLM, doc: torch.Tensor, seg: int, n_seg: int, device: torch.device) -> float:
     """Seconds per predicted token with cached memory (memory filled before timing starts)."""
     mem_len = model.cfg.mem_len
-    carry: dict = {}
+    memory = None
     pos = 0
     while pos < mem_len:  # fill the memory
-        carry = model(doc[:, pos : pos + seg], **carry).carry()
+        memory = model(doc[:, pos : pos + seg], memory).memory
         pos += seg
     sync(device)
     start = clock(device)
     for _ in range(n_seg):
         x, y = doc[:, pos : pos + seg], doc[:, pos + 1 : pos + seg + 1]
-        out = model(x, targets=y, **carry)
-        carry = out.carry()
+        out = model(x, memory, targets=y)
+        memory = out.memory
         pos += seg
     sync(device)
     return (clock(device) - start) / (n_seg * seg)

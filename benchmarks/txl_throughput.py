@@ -92,8 +92,8 @@ def make_step(model, is_ours: bool, lm: bool):
     @torch.no_grad()
     def step(x, y):
         if is_ours:
-            out = model(x, targets=y if lm else None, **state.get("carry", {}))
-            state["carry"] = out.carry()
+            out = model(x, state.get("memory"), targets=y if lm else None)
+            state["memory"] = out.memory
         elif lm:  # HF's loss shifts inside, so it scores T - 1 of the T tokens
             state["mems"] = model(x, mems=state.get("mems"), labels=x).mems
         else:
@@ -114,11 +114,11 @@ def training_rate(args, device: torch.device) -> None:
 
     def step(x, y):
         with autocast(device):
-            out = model(x, targets=y, **state.get("carry", {}))
+            out = model(x, state.get("memory"), targets=y)
         out.nll.mean().backward()
         opt.step()
         opt.zero_grad(set_to_none=True)
-        state["carry"] = out.carry()
+        state["memory"] = out.memory
 
     rate = tokens_per_s(step, stream, args.tgt_len, args.warm, args.timed, device)
     precision = "bf16 autocast" if device.type == "cuda" else "fp32"

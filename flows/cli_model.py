@@ -118,8 +118,9 @@ def eval_lm(
     from pipeline.tokenizer import DEFAULT_PATH, load_tokenizer
     from txl.checkpoint import load_model
     from txl.config import SHIPPED_CHECKPOINT
-    from txl.evaluate import PastWindows, encode_paths, evaluate_lm
+    from txl.evaluate import encode_paths, evaluate_lm
     from txl.lm_metrics import add_subsets, distant_threshold, long_range_report, subset_masks
+    from txl.windows import PastWindows
 
     for p in paths:
         existing_path(p)

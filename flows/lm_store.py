@@ -4,54 +4,49 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import torch
 
 from pipeline.records import BLOCK_TYPE_IDS, BlockType
 from retrieval.config import RetrievalConfig
 from retrieval.store import SegmentEntry, SegmentStore
-from txl.pooling import pool_states
+from txl.windows import PastWindows, pool_window
 
 
-class StorePastWindows:
-    """A lane's earlier windows in a retrieval SegmentStore (FAISS keys, pooled fp16 states): what
-    `ldx eval lm` retrieves from, in place of txl.evaluate's in-memory stand-in. One store per
-    document, under a temporary folder."""
+class StorePastWindows(PastWindows):
+    """txl.windows.PastWindows kept in a retrieval SegmentStore (FAISS keys, pooled fp16 states) in
+    place of memory: what `ldx eval lm` retrieves from. One store per document, under `root`."""
 
     def __init__(self, root: Path, config: RetrievalConfig):
+        super().__init__(pool=config.states_per_layer)
         self.root = root
         self.config = config
         self.store: SegmentStore | None = None
-        self.n = 0
         self.doc = 0
 
-    def clear(self) -> None:
-        self.store, self.n = None, 0
+    def _clear(self) -> None:
+        self.store = None
         self.doc += 1
 
-    def add(self, key, states, types) -> None:
-        # the inputs of the n_layer layers, as the retrieval layer stores them
-        layers = np.stack([s.float().cpu().numpy() for s in states[:-1]])
-        pooled = pool_states(layers, self.config.states_per_layer)
+    def _put(self, n: int, key: torch.Tensor, layers: torch.Tensor, types: torch.Tensor) -> None:
+        pooled, _ = pool_window(layers, types, self.pool)
         if self.store is None:
-            shape = (layers.shape[0], self.config.states_per_layer, layers.shape[2])
+            shape = (layers.size(0), self.pool, layers.size(2))
             self.store = SegmentStore.create(self.root / f"doc{self.doc}", key.numel(), shape, self.config)
         names = {i: str(t) for t, i in BLOCK_TYPE_IDS.items()}
-        main_type = names[int(types.mode().values)]
-        self.store.add([SegmentEntry(f"w:{self.n}", "doc", self.n, main_type)], key.cpu().numpy()[None], [pooled])
-        self.n += 1
+        main_type = names[int(types.mode().values)]  # a stored segment has one block type
+        self.store.add([SegmentEntry(f"w:{n}", "doc", n, main_type)], key.cpu().numpy()[None], [pooled])
 
-    def pick(self, query, skip_recent: int, k: int):
-        allowed = {f"w:{i}" for i in range(self.n - skip_recent)}
-        if not allowed:
-            return []
-        hits = self.store.search(query.cpu().numpy()[None], k, only=allowed)[0]
-        ids = sorted((sid for sid, _ in hits), key=lambda sid: int(sid[2:]))
-        states, mask = self.store.states(ids)
+    def _search(self, query: torch.Tensor, below: int, k: int) -> list[int]:
+        hits = self.store.search(query.cpu().numpy()[None], k, only={f"w:{i}" for i in range(below)})[0]
+        return sorted(int(sid[2:]) for sid, _ in hits)
+
+    def _get(self, numbers: list[int]) -> list[tuple[torch.Tensor, torch.Tensor]]:
+        ids = [f"w:{n}" for n in numbers]
+        states, mask = self.store.states(ids)  # [k, L, P, d], [k, P]
         out = []
         for i, sid in enumerate(ids):
-            t = BLOCK_TYPE_IDS[BlockType(self.store.entry(sid)["block_type"])]
             kept = torch.from_numpy(mask[i])
-            layers = [torch.from_numpy(states[i, layer].astype("float32"))[kept] for layer in range(states.shape[1])]
+            layers = torch.from_numpy(states[i].astype("float32"))[:, kept]  # [L, n', d]
+            t = BLOCK_TYPE_IDS[BlockType(self.store.entry(sid)["block_type"])]
             out.append((layers, torch.full((int(kept.sum()),), t)))
         return out

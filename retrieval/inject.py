@@ -24,9 +24,10 @@ import torch
 
 from pipeline.records import BLOCK_TYPE_IDS, BlockType, Segment
 from retrieval.config import RetrievalConfig
-from retrieval.lanes import Lane, batch_memory, lane_carry, pick, stack_lanes
+from retrieval.lanes import Lane, pick
 from retrieval.prefix import PrefixCache, Reused, chain_hashes
 from retrieval.store import SegmentEntry, SegmentStore
+from txl.memory import Memory, Packing, Retrieved
 from txl.pooling import pool_key, pool_states
 
 
@@ -40,20 +41,20 @@ class EncodedSegment:
 
 def retrieved_inputs(
     store: SegmentStore, segment_ids: list[str], device: torch.device, dtype: torch.dtype = torch.float32
-) -> dict:
-    """The model's retrieved-memory keywords for the given stored segments, in the given order:
-    `retrieved` (n_layer of [1, R, d]), `retrieved_types` [1, R] and `retrieved_mask` [1, R], R = k·P."""
+) -> Retrieved | None:
+    """The given stored segments as one lane's retrieved slots, in the given order: n_layer states of
+    [1, R, d], their types and validity mask [1, R], R = k·P; None for no segments."""
     if not segment_ids:
-        return {}
+        return None
     states, mask = store.states(segment_ids)  # [k, L, P, d], [k, P]
     k, n_layers, p, d = states.shape
     per_layer = torch.from_numpy(states.astype(np.float32)).permute(1, 0, 2, 3).reshape(n_layers, 1, k * p, d)
     types = [BLOCK_TYPE_IDS[BlockType(store.entry(s)["block_type"])] for s in segment_ids]
-    return {
-        "retrieved": [per_layer[i].to(device=device, dtype=dtype) for i in range(n_layers)],
-        "retrieved_types": torch.tensor(types, device=device).repeat_interleave(p)[None],
-        "retrieved_mask": torch.from_numpy(mask.reshape(1, k * p)).to(device),
-    }
+    return Retrieved(
+        [per_layer[i].to(device=device, dtype=dtype) for i in range(n_layers)],
+        torch.tensor(types, device=device).repeat_interleave(p)[None],  # [1, R]
+        torch.from_numpy(mask.reshape(1, k * p)).to(device),  # [1, R]
+    )
 
 
 class Injector:
@@ -117,22 +118,12 @@ class DocInput:
     connective_masks: list[list[bool]] | None = None
 
 
-def _batch_retrieved(store: SegmentStore | None, picks: list[list[str]], device: torch.device) -> dict:
+def _batch_retrieved(store: SegmentStore | None, picks: list[list[str]], device: torch.device) -> Retrieved | None:
     """Each lane's injected segments as retrieved slots, padded on the right with masked slots to the
     longest (a lane with none gets only masked slots)."""
     if store is None or not any(picks):
-        return {}
-    per_lane = [retrieved_inputs(store, p, device) for p in picks]
-    full = next(x for x in per_lane if x)
-    r = max(x["retrieved_mask"].size(1) for x in per_lane if x)
-    empty = {k: ([v[:, :0] for v in full[k]] if k == "retrieved" else full[k][:, :0]) for k in full}
-    parts = [x or empty for x in per_lane]
-    return {
-        "retrieved": [stack_lanes([p["retrieved"][i] for p in parts], r, 0.0, right=False)
-                      for i in range(len(full["retrieved"]))],
-        "retrieved_types": stack_lanes([p["retrieved_types"] for p in parts], r, -1, right=False),
-        "retrieved_mask": stack_lanes([p["retrieved_mask"] for p in parts], r, False, right=False),
-    }
+        return None
+    return Retrieved.stack([retrieved_inputs(store, p, device) for p in picks])
 
 
 @torch.no_grad()
@@ -234,8 +225,8 @@ def _advance(lane: Lane, prefixes: PrefixCache, store: SegmentStore | None) -> b
     under their own ids; True when that finished the document."""
     segs = lane.doc.segments
     while not lane.done and (hit := prefixes.get(_span_key(lane))) is not None:
-        items, carry = hit
-        lane.carry = carry
+        items, memory = hit
+        lane.memory = memory
         for item in items:
             _finish_segment(lane, item.key, item.hidden, item.states, item.n_tokens,
                             [segs[j].segment_id for j in item.retrieved], store)
@@ -246,7 +237,7 @@ def _reset_if_due(lane: Lane) -> None:
     """Anchoring said the lane's next segment drifted from the opening: it starts with empty memory.
     Applied as soon as the lane reaches that segment, so that its next pack is planned after it."""
     if not lane.done and lane.resets[lane.pos]:
-        lane.carry = {}
+        lane.memory = None
         if lane.injector is not None:
             lane.injector.memory_reset()
 
@@ -288,19 +279,16 @@ def _step(model, lanes: list[Lane], store, cfg: RetrievalConfig, device,
             at += n
     packed = any(end - lane.pos > 1 for lane, (end, _) in zip(lanes, spans, strict=True))
     picks = [lane.injector.choose(lane.query) if lane.injector is not None else [] for lane in lanes]
-    kwargs = {**batch_memory(lanes, model, device), **_batch_retrieved(store, picks, device)}
-    if with_conn:
-        kwargs["connective_mask"] = conn.to(device)
-    if packed:
-        kwargs["seg_starts"] = starts.to(device)
-    out = model(ids.to(device), block_types=types.to(device), lengths=torch.tensor(lens), **kwargs)
-    carry = out.carry()
+    memory = Memory.stack([lane.memory for lane in lanes])
+    out = model(ids.to(device), memory, _batch_retrieved(store, picks, device), block_types=types.to(device),
+                connective_mask=conn.to(device) if with_conn else None,
+                packing=Packing(torch.tensor(lens), starts.to(device) if packed else None))
     segments = 0
     for b, (lane, (end, total)) in enumerate(zip(lanes, spans, strict=True)):
         key_of_pack = _span_key(lane) if prefixes is not None else None
         keep = key_of_pack is not None and prefixes.wanted(key_of_pack)
         index = {s.segment_id: i for i, s in enumerate(lane.doc.segments)} if keep else {}
-        lane.carry = after = lane_carry(carry, b, min(model.cfg.mem_len, lane.mem_width + total))
+        lane.memory = after = out.memory.lane(b, min(model.cfg.mem_len, lane.mem_width + total))
         kept: list[Reused] = []
         at = 0
         while lane.pos < end:

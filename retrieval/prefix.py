@@ -19,6 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from txl.memory import Memory
+
 
 @dataclass
 class Reused:
@@ -51,10 +53,6 @@ def _nbytes(x) -> int:
         return x.numel() * x.element_size()
     if isinstance(x, np.ndarray):
         return x.nbytes
-    if isinstance(x, list | tuple):
-        return sum(_nbytes(v) for v in x)
-    if isinstance(x, dict):
-        return sum(_nbytes(v) for v in x.values())
     return 0
 
 
@@ -64,7 +62,7 @@ class PrefixCache:
     def __init__(self, max_bytes: int):
         self.max_bytes = max_bytes
         self.seen: Counter[str] = Counter()
-        self._items: OrderedDict[str, tuple[list[Reused], dict, int]] = OrderedDict()
+        self._items: OrderedDict[str, tuple[list[Reused], Memory, int]] = OrderedDict()
         self._bytes = 0
         self.reused_segments = 0
         self.reused_tokens = 0
@@ -75,18 +73,18 @@ class PrefixCache:
     def wanted(self, h: str) -> bool:
         return self.seen[h] >= 2 and h not in self._items
 
-    def put(self, h: str, items: list[Reused], carry: dict) -> None:
+    def put(self, h: str, items: list[Reused], memory: Memory) -> None:
         """Keep what the pack ending at position `h` produced (one Reused per segment) and the memory after it."""
-        size = sum(_nbytes(x.hidden) + _nbytes(x.states) for x in items) + _nbytes(carry)
+        size = sum(_nbytes(x.hidden) + _nbytes(x.states) for x in items) + memory.nbytes()
         if size > self.max_bytes:
             return
-        self._items[h] = (items, carry, size)
+        self._items[h] = (items, memory, size)
         self._bytes += size
         while self._bytes > self.max_bytes:
             _, (_, _, old) = self._items.popitem(last=False)
             self._bytes -= old
 
-    def get(self, h: str) -> tuple[list[Reused], dict] | None:
+    def get(self, h: str) -> tuple[list[Reused], Memory] | None:
         """What the pack ending at the position named `h` produced and the memory after it, if kept."""
         hit = self._items.get(h)
         if hit is None:

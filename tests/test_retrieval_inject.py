@@ -68,15 +68,15 @@ def test_injection_changes_outputs_only_through_retrieved_slots(tmp_path, judgme
 
     # the same call with every retrieved slot masked out equals the plain model
     with torch.no_grad():
-        carry = {}
+        memory = None
         for i in range(first + 1):
             x = torch.tensor([ids[0][i]])
-            kw = {}
+            retrieved = None
             if i == first:
-                kw = retrieved_inputs(store, injected[first].retrieved, x.device)
-                kw["retrieved_mask"] = torch.zeros_like(kw["retrieved_mask"])
-            out = model(x, block_types=torch.full_like(x, BLOCK_TYPE_IDS[BlockType.FACTS]), **carry, **kw)
-            carry = out.carry()
+                retrieved = retrieved_inputs(store, injected[first].retrieved, x.device)
+                retrieved.mask = torch.zeros_like(retrieved.mask)
+            out = model(x, memory, retrieved, block_types=torch.full_like(x, BLOCK_TYPE_IDS[BlockType.FACTS]))
+            memory = out.memory
     torch.testing.assert_close(out.hidden[0], plain[first].hidden, rtol=1e-5, atol=1e-5)
 
 

@@ -133,7 +133,7 @@ def test_stream_invariants_hold_for_any_lengths(lengths, lanes, seg_len, seed):
 def test_memory_is_reset_where_a_lane_starts_a_new_document(real_docs):
     """A lane's first window of a new document gives exactly what the model gives that window alone."""
     from txl import TransformerXLConfig, TransformerXLLM
-    from txl.recurrence import LaneMemory, run_batch
+    from txl.recurrence import memory_for, run_batch
 
     torch.manual_seed(0)
     model = TransformerXLLM(TransformerXLConfig(
@@ -142,20 +142,20 @@ def test_memory_is_reset_where_a_lane_starts_a_new_document(real_docs):
     )).eval()
     shortest = sorted(real_docs, key=lambda d: len(d.ids))[:4]
     stream = LaneStream(shortest, n_lanes=2, seg_len=64, shuffle=False)
-    memory = LaneMemory()
+    memory = None
     checked = 0
     with torch.no_grad():
         for batch in stream:
-            out = run_batch(model, batch, torch.device("cpu"), **memory.inputs(batch))
+            out = run_batch(model, batch, torch.device("cpu"), memory_for(memory, batch))
             for k in torch.nonzero(batch.new_doc & (batch.doc >= 0)).flatten().tolist():
                 alone = run_batch(model, batch.lanes(k, k + 1), torch.device("cpu"))
                 torch.testing.assert_close(out.hidden[k : k + 1], alone.hidden, rtol=1e-5, atol=1e-5)
-                if memory.carry:
+                if memory is not None:
                     checked += 1
                     # the same window *with* the previous document's memory visible differs
-                    leaked = model(batch.input_ids[k : k + 1], **memory.lanes(k, k + 1).carry)
+                    leaked = model(batch.input_ids[k : k + 1], memory.lanes(k, k + 1))
                     assert not torch.allclose(leaked.hidden, alone.hidden, atol=1e-4)
-            memory.update(out)
+            memory = out.memory
             if checked >= 2:
                 break
     assert checked >= 2

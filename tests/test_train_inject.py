@@ -7,7 +7,8 @@ import torch
 from tiny_models import TINY_TXL
 
 from txl.corpora import LMCorpus, prepare
-from txl.train import PooledWindows, TrainConfig, Trainer
+from txl.train import TrainConfig, Trainer
+from txl.windows import PastWindows
 
 TINY = {**TINY_TXL, "cutoffs": [2000, 8000]}
 
@@ -54,7 +55,7 @@ def test_injection_starts_once_windows_leave_the_memory_and_changes_training(dat
 
 
 def test_pooled_windows_pick_similar_evicted_windows_in_reading_order():
-    bank = PooledWindows(p=4, max_windows=3)
+    bank = PastWindows(pool=4, max_windows=3)
     torch.manual_seed(0)
     keys = torch.nn.functional.normalize(torch.randn(4, 8), dim=1)
     for i, key in enumerate(keys):

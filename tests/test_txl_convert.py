@@ -9,6 +9,7 @@ import pytest
 import torch
 
 from txl.convert import from_transfo_xl, mems_from_transfo_xl
+from txl.memory import Memory
 
 FIXTURES = Path(__file__).parent / "fixtures" / "transfo_xl"
 
@@ -36,19 +37,19 @@ def test_matches_hf_segment_by_segment(name: str) -> None:
     blob = torch.load(FIXTURES / f"{name}.pt", weights_only=True)
     model = from_transfo_xl(blob["state_dict"], blob["config"])
     ids, t = blob["input_ids"], blob["segment_len"]
-    carry: dict = {}
+    memory = None
     with torch.no_grad():
         for s in range(blob["hidden"].size(0)):
             x = ids[:, s * t : (s + 1) * t]
             nxt = ids[:, s * t + 1 : (s + 1) * t + 1]
-            out = model(x, **carry)
-            carry = out.carry()
+            out = model(x, memory)
+            memory = out.memory
             _close(out.hidden, blob["hidden"][s])
             _close(model.crit.nll(out.hidden[:, : nxt.size(1)], nxt), blob["nll"][s])
             _close(model.log_probs(out.hidden), blob["log_probs"][s])
-    for ours, ref in zip(out.mems, blob["mems"], strict=False):
+    for ours, ref in zip(out.memory.states, blob["mems"], strict=False):
         _close(ours, ref)
-    assert len(out.mems) == model.cfg.n_layer + 1
+    assert len(out.memory.states) == model.cfg.n_layer + 1
 
 
 def test_hf_time_major_mems_continue_the_document() -> None:
@@ -60,9 +61,9 @@ def test_hf_time_major_mems_continue_the_document() -> None:
     mems = mems_from_transfo_xl(hf_mems)
     assert mems[0].shape == blob["mems"][0].shape
     with torch.no_grad():
-        out = model(ids[:, -t:], mems=mems)
-    assert len(out.mems) == model.cfg.n_layer
-    assert out.mems[0].shape == (ids.size(0), model.cfg.mem_len, model.cfg.d_model)
+        out = model(ids[:, -t:], Memory(mems))
+    assert len(out.memory.states) == model.cfg.n_layer
+    assert out.memory.states[0].shape == (ids.size(0), model.cfg.mem_len, model.cfg.d_model)
 
 
 def test_converter_config_and_tied_weights() -> None:

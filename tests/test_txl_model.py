@@ -11,6 +11,7 @@ from pipeline.records import BLOCK_TYPE_IDS, BlockType
 from txl import TransformerXLConfig, TransformerXLLM
 from txl.checkpoint import load_model, save_model
 from txl.diagnostics import tag_bias_frame
+from txl.memory import Memory, Packing, Retrieved
 from txl.model import autocast, position_scores
 
 
@@ -52,25 +53,25 @@ def test_segments_with_unlimited_memory_equal_one_causal_pass(opts: dict) -> Non
     doc = ids(2, 24)
     with torch.no_grad():
         full = model(doc, targets=doc.roll(-1, 1))
-        carry: dict = {}
+        memory = None
         hidden, nll = [], []
         for s in range(4):
             x = doc[:, 6 * s : 6 * s + 6]
-            out = model(x, targets=doc.roll(-1, 1)[:, 6 * s : 6 * s + 6], **carry)
-            carry = out.carry()
+            out = model(x, memory, targets=doc.roll(-1, 1)[:, 6 * s : 6 * s + 6])
+            memory = out.memory
             hidden.append(out.hidden)
             nll.append(out.nll)
     torch.testing.assert_close(torch.cat(hidden, 1), full.hidden, rtol=1e-5, atol=1e-5)
     torch.testing.assert_close(torch.cat(nll, 1), full.nll, rtol=1e-5, atol=1e-5)
-    assert [m.size(1) for m in out.mems] == [24] * 3
+    assert [m.size(1) for m in out.memory.states] == [24] * 3
 
 
 def test_memory_carries_no_gradient() -> None:
     model = model_of()
     model.train()
     first = model(ids(2, 6))
-    assert all(not m.requires_grad and m.grad_fn is None for m in first.mems)
-    second = model(ids(2, 6, seed=2), targets=ids(2, 6, seed=3), **first.carry())
+    assert all(not m.requires_grad and m.grad_fn is None for m in first.memory.states)
+    second = model(ids(2, 6, seed=2), first.memory, targets=ids(2, 6, seed=3))
     loss = second.nll.mean()
     (g,) = torch.autograd.grad(loss, first.hidden, allow_unused=True, retain_graph=True)
     assert g is None  # nothing flows back into the previous segment
@@ -82,9 +83,9 @@ def test_mem_len_bounds_memory_and_first_memory_is_empty() -> None:
     model = model_of(mem_len=5)
     with torch.no_grad():
         out = model(ids(2, 3))
-        assert [m.shape for m in out.mems] == [(2, 3, 16)] * 3  # no zero-filled slots
-        out = model(ids(2, 4), **out.carry())
-    assert [m.size(1) for m in out.mems] == [5] * 3
+        assert [m.shape for m in out.memory.states] == [(2, 3, 16)] * 3  # no zero-filled slots
+        out = model(ids(2, 4), out.memory)
+    assert [m.size(1) for m in out.memory.states] == [5] * 3
 
 
 def test_same_length_each_query_sees_exactly_mem_len_keys() -> None:
@@ -93,17 +94,17 @@ def test_same_length_each_query_sees_exactly_mem_len_keys() -> None:
     model = model_of(same_length=True, mem_len=6, n_layer=1)
     x = ids(2, 4, seed=2)
     with torch.no_grad():
-        mems = model(ids(2, 6)).mems
-        base = model(x, mems=mems).hidden
+        mems = model(ids(2, 6)).memory.states
+        base = model(x, Memory(mems)).hidden
         seen = torch.zeros(2, 4, dtype=torch.long)
         for s in range(6):
             bumped = [m.clone() for m in mems]
             bumped[0][:, s] += 1.0
-            seen += ((model(x, mems=bumped).hidden - base).abs().amax(-1) > 1e-6).long()
+            seen += ((model(x, Memory(bumped)).hidden - base).abs().amax(-1) > 1e-6).long()
         for j in range(4):
             y = x.clone()
             y[:, j] = (y[:, j] + 1) % 64
-            seen += ((model(y, mems=mems).hidden - base).abs().amax(-1) > 1e-6).long()
+            seen += ((model(y, Memory(mems)).hidden - base).abs().amax(-1) > 1e-6).long()
     assert seen.eq(6).all(), seen
 
 
@@ -116,11 +117,11 @@ def test_untrained_additions_leave_plain_transformer_xl() -> None:
     conn = torch.rand(2, 6) > 0.5
     with torch.no_grad():
         a = plain(x)
-        a2 = plain(ids(2, 5, seed=4), **a.carry())
+        a2 = plain(ids(2, 5, seed=4), a.memory)
         b = full(x, block_types=types, connective_mask=conn)
         retrieved = [torch.randn(2, 3, 16) for _ in range(3)]
-        b2 = full(ids(2, 5, seed=4), **b.carry(), block_types=types[:, :5], retrieved=retrieved,
-                  retrieved_mask=torch.zeros(2, 3, dtype=torch.bool))
+        b2 = full(ids(2, 5, seed=4), b.memory, Retrieved(retrieved, mask=torch.zeros(2, 3, dtype=torch.bool)),
+                  block_types=types[:, :5])
     assert torch.equal(a.hidden, b.hidden)
     torch.testing.assert_close(b2.hidden, a2.hidden, rtol=1e-6, atol=1e-6)
     # the same inputs with trained (non-zero) additions do change the output: the check above is not empty
@@ -171,12 +172,12 @@ def test_sdpa_path_equals_explicit_path() -> None:
     with torch.no_grad():
         warm = model(ids(2, 6), block_types=torch.randint(0, 21, (2, 6)), connective_mask=torch.rand(2, 6) > 0.5)
         retrieved = [torch.randn(2, 3, 16) for _ in range(3)]
-        extra = dict(retrieved=retrieved, retrieved_types=torch.randint(0, 21, (2, 3)),
-                     mem_keep=torch.tensor([True, False]), **kw)
+        extra = Retrieved(retrieved, types=torch.randint(0, 21, (2, 3)))
+        reset = warm.memory.reset(~torch.tensor([True, False]))
         outs = []
         for sdpa in (True, False):
             model.cfg.use_sdpa = sdpa
-            outs.append(model(ids(2, 5, seed=5), targets=ids(2, 5, seed=6), **warm.carry(), **extra))
+            outs.append(model(ids(2, 5, seed=5), reset, extra, targets=ids(2, 5, seed=6), **kw))
     torch.testing.assert_close(outs[0].hidden, outs[1].hidden, rtol=1e-5, atol=1e-5)
     torch.testing.assert_close(outs[0].nll, outs[1].nll, rtol=1e-5, atol=1e-5)
 
@@ -187,29 +188,29 @@ def test_fp32_matches_fp64() -> None:
     x, types = ids(2, 7), torch.randint(0, 21, (2, 7))
     with torch.no_grad():
         a = model(x, block_types=types)
-        a2 = model(ids(2, 7, seed=9), targets=x, block_types=types, **a.carry())
+        a2 = model(ids(2, 7, seed=9), a.memory, targets=x, block_types=types)
         model.double()
         b = model(x, block_types=types)
-        b2 = model(ids(2, 7, seed=9), targets=x, block_types=types, **b.carry())
+        b2 = model(ids(2, 7, seed=9), b.memory, targets=x, block_types=types)
     assert b2.hidden.dtype == torch.float64
     torch.testing.assert_close(a2.hidden.double(), b2.hidden, rtol=1e-4, atol=1e-4)
     torch.testing.assert_close(a2.nll.double(), b2.nll, rtol=1e-4, atol=1e-4)
 
 
 def test_lane_reset_equals_a_fresh_start() -> None:
-    """mem_keep=False for a lane whose document changed: that lane sees no memory at all."""
+    """memory.reset for a lane whose document changed: that lane sees no memory at all."""
     model = model_of(mem_len=6)
     x1, x2 = ids(2, 6), ids(2, 4, seed=8)
     with torch.no_grad():
         first = model(x1)
-        reset = model(x2, **first.carry(), mem_keep=torch.tensor([True, False]))
+        reset = model(x2, first.memory.reset(~torch.tensor([True, False])))
         fresh = model(x2[1:])
-        kept = model(x2[:1], mems=[m[:1] for m in first.mems])
-        follow = model(ids(2, 3, seed=9), **reset.carry())
-        follow_fresh = model(ids(2, 3, seed=9)[1:], **fresh.carry())
+        kept = model(x2[:1], Memory([m[:1] for m in first.memory.states]))
+        follow = model(ids(2, 3, seed=9), reset.memory)
+        follow_fresh = model(ids(2, 3, seed=9)[1:], fresh.memory)
     torch.testing.assert_close(reset.hidden[1:], fresh.hidden, rtol=1e-5, atol=1e-5)
     torch.testing.assert_close(reset.hidden[:1], kept.hidden, rtol=1e-5, atol=1e-5)
-    assert reset.mem_mask[1].tolist() == [False, False, True, True, True, True]
+    assert reset.memory.mask[1].tolist() == [False, False, True, True, True, True]
     # the hidden slots stay hidden while they are still in the memory
     torch.testing.assert_close(follow.hidden[1:], follow_fresh.hidden, rtol=1e-5, atol=1e-5)
 
@@ -225,21 +226,21 @@ def test_ragged_lanes_equal_each_lane_alone(lens: list[list[int]], grad: bool) -
     with torch.set_grad_enabled(grad):
         alone = []
         for lane in range(b):
-            carry, outs = {}, []
+            memory, outs = None, []
             for s in range(steps):
                 x = ids(1, lens[lane][s], seed=10 * lane + s)
-                out = model(x, block_types=torch.full_like(x, lane), **carry)
-                carry, outs = out.carry(), [*outs, out.hidden[0]]
+                out = model(x, memory, block_types=torch.full_like(x, lane))
+                memory, outs = out.memory, [*outs, out.hidden[0]]
             alone.append(outs)
-        carry = {}
+        memory = None
         for s in range(steps):
             n = [lens[lane][s] for lane in range(b)]
             x = torch.zeros(b, max(n), dtype=torch.long)
             for lane in range(b):
                 x[lane, : n[lane]] = ids(1, n[lane], seed=10 * lane + s)[0]
             types = torch.arange(b)[:, None].expand_as(x)
-            out = model(x, block_types=types, lengths=torch.tensor(n), **carry)
-            carry = out.carry()
+            out = model(x, memory, block_types=types, packing=Packing(lengths=torch.tensor(n)))
+            memory = out.memory
             for lane in range(b):
                 torch.testing.assert_close(out.hidden[lane, : n[lane]], alone[lane][s], rtol=1e-5, atol=1e-5)
 
@@ -256,12 +257,12 @@ def test_packed_segments_equal_one_call_each(lens: list[list[int]], per_call: in
     with torch.no_grad():
         alone = []
         for row, trow in zip(segs, types, strict=True):
-            carry, outs = {}, []
+            memory, outs = None, []
             for x, ty in zip(row, trow, strict=True):
-                out = model(x[None], block_types=ty[None], connective_mask=(x % 3 == 0)[None], **carry)
-                carry, outs = out.carry(), [*outs, out.hidden[0]]
+                out = model(x[None], memory, block_types=ty[None], connective_mask=(x % 3 == 0)[None])
+                memory, outs = out.memory, [*outs, out.hidden[0]]
             alone.append(torch.cat(outs))
-        carry, hidden = {}, [[] for _ in segs]
+        memory, hidden = None, [[] for _ in segs]
         for first in range(0, max(map(len, segs)), per_call):
             picks = [range(first, min(first + per_call, len(row))) for row in segs]
             n = [sum(len(row[s]) for s in pick) for row, pick in zip(segs, picks, strict=True)]
@@ -275,9 +276,9 @@ def test_packed_segments_equal_one_call_each(lens: list[list[int]], per_call: in
                     starts[lane, at : at + k] = at
                     at += k
             # a lane with no segment left takes one padding token (its state is not compared)
-            out = model(x, block_types=ty, connective_mask=x % 3 == 0, lengths=torch.tensor([max(k, 1) for k in n]),
-                        seg_starts=starts, **carry)
-            carry = out.carry()
+            out = model(x, memory, block_types=ty, connective_mask=x % 3 == 0,
+                        packing=Packing(torch.tensor([max(k, 1) for k in n]), starts))
+            memory = out.memory
             for lane in range(len(segs)):
                 hidden[lane].append(out.hidden[lane, : n[lane]])
     for lane in range(len(segs)):
@@ -290,13 +291,13 @@ def test_recurrence_dropout_hides_memory_in_training_only() -> None:
     with torch.no_grad():
         first = model(x1)
         model.train()
-        dropped = model(x2, **first.carry())
+        dropped = model(x2, first.memory)
         model.eval()
-        kept = model(x2, **first.carry())
+        kept = model(x2, first.memory)
         fresh = model(x2)
     torch.testing.assert_close(dropped.hidden, fresh.hidden, rtol=1e-5, atol=1e-5)
     assert not torch.allclose(kept.hidden, fresh.hidden, atol=1e-4)
-    assert dropped.mem_mask is None  # the hiding lasts one step, it is not carried
+    assert dropped.memory.mask is None  # the hiding lasts one step, it is not carried
 
 
 def test_retrieved_slots_are_always_visible_and_far() -> None:
@@ -306,9 +307,9 @@ def test_retrieved_slots_are_always_visible_and_far() -> None:
     r2 = [r.clone() for r in r1]
     r2[0][0, 1] += 1.0
     with torch.no_grad():
-        a = model(x, retrieved=r1, diagnostics=True)
-        b = model(x, retrieved=r2)
-        c = model(x, retrieved=r1[:2])  # n_layer entries are enough
+        a = model(x, retrieved=Retrieved(r1), diagnostics=True)
+        b = model(x, retrieved=Retrieved(r2))
+        c = model(x, retrieved=Retrieved(r1[:2]))  # n_layer entries are enough
     # even the first query (no memory, nothing before it) attends to the retrieved slots
     assert not torch.allclose(a.hidden[:, 0], b.hidden[:, 0])
     torch.testing.assert_close(a.hidden, c.hidden)
@@ -323,10 +324,11 @@ def test_retrieved_slot_sits_at_the_clamp_len_bucket() -> None:
     with torch.no_grad():
         first = model(ids(2, 6))
         x = ids(2, 2, seed=4)
-        as_memory = model(x, mems=first.mems)
+        as_memory = model(x, Memory(first.memory.states))
         hide_oldest = torch.ones(2, 6, dtype=torch.bool)
         hide_oldest[:, 0] = False
-        as_retrieved = model(x, mems=first.mems, mem_mask=hide_oldest, retrieved=[m[:, :1] for m in first.mems])
+        as_retrieved = model(x, Memory(first.memory.states, mask=hide_oldest),
+                             Retrieved([m[:, :1] for m in first.memory.states]))
     torch.testing.assert_close(as_retrieved.hidden, as_memory.hidden, rtol=1e-5, atol=1e-5)
 
 
@@ -334,8 +336,8 @@ def test_diagnostics_table_and_off_by_default() -> None:
     model = model_of()
     with torch.no_grad():
         first = model(ids(2, 6))
-        plain = model(ids(2, 6, seed=3), **first.carry())
-        diag = model(ids(2, 6, seed=3), **first.carry(), connective_mask=torch.rand(2, 6) > 0.5, diagnostics=True)
+        plain = model(ids(2, 6, seed=3), first.memory)
+        diag = model(ids(2, 6, seed=3), first.memory, connective_mask=torch.rand(2, 6) > 0.5, diagnostics=True)
     assert plain.diagnostics is None
     table = diag.diagnostics
     assert list(table.columns[:2]) == ["layer", "head"] and len(table) == 4
@@ -393,13 +395,14 @@ def test_carried_memory_keys_values_equal_recomputing_them(pre_lnorm: bool) -> N
     retrieved = [torch.randn(2, 2, 16) for _ in range(3)]
     with torch.no_grad():
         first = model(ids(2, 5))
-        second = model(ids(2, 5, seed=2), **first.carry())
-        assert [kv.shape for kv in second.mem_kv] == [(2, 7, 32)] * 2
+        second = model(ids(2, 5, seed=2), first.memory)
+        assert [kv.shape for kv in second.memory.kv] == [(2, 7, 32)] * 2
         x = ids(2, 4, seed=3)
-        cached = model(x, **second.carry(), retrieved=retrieved)
-        plain = model(x, **(second.carry() | {"mem_kv": None}), retrieved=retrieved)
+        cached = model(x, second.memory, Retrieved(retrieved))
+        uncached = second.memory
+        plain = model(x, Memory(uncached.states, uncached.types, uncached.connective, uncached.mask), Retrieved(retrieved))
     torch.testing.assert_close(cached.hidden, plain.hidden, rtol=1e-5, atol=1e-5)
-    assert model(x, **second.carry()).mem_kv is None  # autograd on: nothing cached
+    assert model(x, second.memory).memory.kv is None  # autograd on: nothing cached
 
 
 def test_bf16_autocast_runs_close_to_fp32() -> None:
@@ -407,10 +410,10 @@ def test_bf16_autocast_runs_close_to_fp32() -> None:
     model = model_of(div_val=2, d_embed=32, mem_len=6)
     x1, x2 = ids(2, 6), ids(2, 5, seed=2)
     with torch.no_grad():
-        ref = model(x2, targets=x1[:, :5], **model(x1).carry())
+        ref = model(x2, model(x1).memory, targets=x1[:, :5])
         with autocast("cpu", "bfloat16"):
             first = model(x1)
-            out = model(x2, targets=x1[:, :5], **first.carry())
+            out = model(x2, first.memory, targets=x1[:, :5])
     assert out.hidden.isfinite().all() and out.nll.dtype == torch.float32
     assert (out.hidden.float() - ref.hidden).abs().mean() < 0.05
     assert (out.nll - ref.nll).abs().max() < 0.1

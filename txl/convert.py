@@ -117,5 +117,5 @@ _OUR_ADDITIONS = (".tag_bias", ".boost", ".retrieved_bias")
 
 def mems_from_transfo_xl(mems: list[torch.Tensor]) -> list[torch.Tensor]:
     """HF's time-major mems (n_layer of [M, B, d]) -> ours, batch-first. They lack the last layer's
-    output, so pass them as `mems=`; the model then returns n_layer entries as well."""
+    output, so pass them as `memory=Memory(states)`; the model then returns n_layer entries as well."""
     return [m.transpose(0, 1).contiguous() for m in mems]

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import torch
 
-from txl.model import _Keys, position_scores
+from txl.relative import KeyAxis, position_scores
 
 TERMS = ("a", "b", "c", "d")
 
 
 @torch.no_grad()
-def summarize_layer(layer: int, q, k, u, v, rk, probs, keys: _Keys, scale: float) -> list[dict]:
+def summarize_layer(layer: int, q, k, u, v, rk, probs, keys: KeyAxis, scale: float) -> list[dict]:
     b, h, t, _ = q.shape
     n_r = keys.n_retrieved
     kt = k.transpose(-1, -2)

@@ -18,14 +18,16 @@ import contextlib
 import math
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import torch
 
-from txl.recurrence import LaneMemory, run_batch
+from txl.memory import Memory
+from txl.recurrence import memory_for, run_batch
 from txl.streams import IGNORE, EncodedDoc, LaneStream, encode_document
+from txl.windows import PastWindows, remember_windows, retrieve_windows
 
 SETTINGS = ("none", "memory", "retrieved")
 
@@ -51,41 +53,6 @@ class _Sums:
         }
 
 
-@dataclass
-class PastWindows:
-    """One lane's earlier windows of the current document, searchable by key: the in-memory stand-in
-    for a retrieval store (full per-layer states, cosine search). Another store can take its place in
-    `evaluate_lm` (`past_windows=`) if it has the same three methods."""
-
-    max_windows: int = 512
-    keys: list[torch.Tensor] = field(default_factory=list)  # [d] unit vectors
-    states: list[list[torch.Tensor]] = field(default_factory=list)  # per window: n_layer+1 of [n, d]
-    types: list[torch.Tensor] = field(default_factory=list)  # [n]
-
-    def clear(self) -> None:
-        self.keys.clear()
-        self.states.clear()
-        self.types.clear()
-
-    def add(self, key: torch.Tensor, states: list[torch.Tensor], types: torch.Tensor) -> None:
-        self.keys.append(key)
-        self.states.append([s.half() for s in states])
-        self.types.append(types)
-        if len(self.keys) > self.max_windows:
-            self.keys.pop(0)
-            self.states.pop(0)
-            self.types.pop(0)
-
-    def pick(self, query: torch.Tensor, skip_recent: int, k: int) -> list[tuple[list[torch.Tensor], torch.Tensor]]:
-        """(per-layer states, slot types) of the k windows most similar to `query`, in reading order,
-        among all but the `skip_recent` newest (those are still in the model's memory)."""
-        n = len(self.keys) - skip_recent
-        if n <= 0:
-            return []
-        sims = torch.stack(self.keys[:n]) @ query
-        return [(self.states[i], self.types[i]) for i in sims.topk(min(k, n)).indices.sort().values.tolist()]
-
-
 @contextlib.contextmanager
 def _overrides(model, **values):
     """Temporarily change fields of the model's config (eval mem_len, clamp_len)."""
@@ -98,28 +65,6 @@ def _overrides(model, **values):
     finally:
         for k, v in old.items():
             setattr(cfg, k, v)
-
-
-def retrieve_windows(stores: list, query: list[torch.Tensor | None], skip_recent: int, k: int, device) -> dict:
-    """Top-k earlier windows per lane that are no longer in memory, as retrieved-memory keywords."""
-    picked = [store.pick(q, skip_recent, k) if q is not None else [] for store, q in zip(stores, query, strict=True)]
-    width = max(sum(len(t) for _, t in p) for p in picked)
-    if width == 0:
-        return {}
-    n_states, d = next((len(p[0][0]), p[0][0][0].size(-1)) for p in picked if p)
-    ret = [torch.zeros(len(stores), width, d, device=device) for _ in range(n_states)]
-    types = torch.full((len(stores), width), -1, dtype=torch.long, device=device)
-    mask = torch.zeros(len(stores), width, dtype=torch.bool, device=device)
-    for b, windows in enumerate(picked):
-        pos = 0
-        for states, slot_types in windows:
-            n = len(slot_types)
-            for layer in range(n_states):
-                ret[layer][b, pos : pos + n] = states[layer].float()
-            types[b, pos : pos + n] = slot_types
-            mask[b, pos : pos + n] = True
-            pos += n
-    return {"retrieved": ret, "retrieved_types": types, "retrieved_mask": mask}
 
 
 @torch.no_grad()
@@ -173,7 +118,7 @@ def _run_setting(
     for d in docs:
         sums[d.corpus].chars += d.n_chars
     stream = LaneStream(docs, n_lanes, seg_len, shuffle=False)
-    memory = LaneMemory()
+    memory: Memory | None = None
     stores = [past_windows() for _ in range(n_lanes)] if setting == "retrieved" else []
     query: list[torch.Tensor | None] = [None] * n_lanes
     mem_windows = math.ceil(model.cfg.mem_len / seg_len)
@@ -185,12 +130,11 @@ def _run_setting(
             if stores:
                 stores[k].clear()
             query[k] = None
-        kwargs = memory.inputs(batch) if setting != "none" else {}
-        if setting == "retrieved":
-            kwargs.update(retrieve_windows(stores, query, mem_windows, retrieve_k, device))
-        out = run_batch(model, batch, device, **features, **kwargs)
+        mem = memory_for(memory, batch) if setting != "none" else None
+        retrieved = retrieve_windows(stores, query, mem_windows, retrieve_k, device) if stores else None
+        out = run_batch(model, batch, device, mem, retrieved, **features)
         if setting != "none":
-            memory.update(out)
+            memory = out.memory
         nll = out.nll.float().cpu()
         scored = (batch.targets != IGNORE) & ~torch.isin(batch.targets, special)
         after_conn = scored & batch.connective & ~batch.target_connective
@@ -215,20 +159,6 @@ def _run_setting(
         for f in ("tokens", "nll", "chars", "conn_tokens", "conn_nll"):
             setattr(total, f, getattr(total, f) + getattr(s, f))
     return {**{c: s.result() for c, s in sorted(sums.items())}, "all": total.result()}
-
-
-def remember_windows(stores: list, query: list, out, batch) -> None:
-    """Put each lane's window into its store, keyed by its mean top-layer state (also the next query)."""
-    valid = batch.targets != IGNORE
-    t = batch.input_ids.size(1)
-    start = out.mems[0].size(1) - t  # the window's own slots are the newest t of the memory
-    for k, store in enumerate(stores):
-        n = int(valid[k].sum())
-        if n == 0:
-            continue
-        key = torch.nn.functional.normalize(out.hidden[k, :n].float().mean(0), dim=0)
-        store.add(key, [m[k, start : start + n] for m in out.mems], batch.block_types[k, :n].to(key.device))
-        query[k] = key
 
 
 def pick_docs(docs: list[EncodedDoc], per_corpus: int | None, tokens_per_corpus: int | None) -> list[EncodedDoc]:

@@ -1,4 +1,5 @@
-"""Transformer-XL (Dai et al. 2019) for long documents, batch-first, in one file.
+"""Transformer-XL (Dai et al. 2019) for long documents, batch-first (the key axis: txl.relative; the
+memory: txl.memory).
 
 score(i, j) = (q_i + u)·k_j + (q_i + v)·W_kR R_{i-j}, scaled by 1/sqrt(d_head), over keys
 [retrieved; memory; current segment]. On top of the paper, three additive logit biases, all zero at
@@ -13,32 +14,26 @@ initialisation so an untrained model is exactly the plain Transformer-XL:
   query sees, placed at one "far" relative distance (`retrieved_bucket`, default clamp_len), with a
   learned per-head bias.
 
-forward keywords (all optional; B lanes, T tokens, M memory slots, R retrieved slots):
-  mems            list of n_layer + 1 [B, M, d_model] from the previous call (`out.mems`); None = empty;
-                  n_layer entries (HF's layout, see txl.convert) are accepted and returned as n_layer
+forward(input_ids [B, T], memory=None, retrieved=None, *, targets, block_types, connective_mask, packing,
+diagnostics) — B lanes, T tokens, M memory slots, R retrieved slots; all but input_ids optional:
+  memory          txl.memory.Memory from the previous call (`out.memory`); None = empty. Its mask hides
+                  slots (`memory.reset(new_doc)` hides a lane's whole memory where a new document starts —
+                  masked, never zero-filled, so the lane equals a fresh start); its kv cache (made under
+                  torch.no_grad()) spares evaluation re-projecting the memory: valid only with that call's
+                  states and unchanged weights, ignored with autograd on. n_layer states (HF's layout, see
+                  txl.convert) are accepted and returned as n_layer
+  retrieved       txl.memory.Retrieved: per-layer slots in the layout of memory.states, so stored
+                  `out.memory` of another segment can be passed, with their types and validity mask
   targets         [B, T] next-token ids aligned with input_ids -> out.nll [B, T]
-  block_types     [B, T] long; mem_types [B, M] long (carried for you in out.mem_types)
-  connective_mask [B, T] bool; mem_connective [B, M] bool (carried in out.mem_connective)
-  mem_mask        [B, M] bool, True = visible (carried in out.mem_mask)
-  mem_keep        [B] bool: False hides all memory of that lane (a new document starts there) — the
-                  slots are masked, never zero-filled, so the lane equals a fresh start
-  lengths         [B] long: real tokens per lane, the rest of each row is right padding (ragged lanes,
-                  e.g. the segments of different documents in one batch). Causal attention keeps padding
-                  out of the real queries; the carried memory of each lane ends at its last real token
-                  (right-aligned, masked slots on the left), so every lane equals its own unbatched run
-  seg_starts      [B, T] long: several consecutive segments of a lane packed into one call; entry t is the
-                  position (in this call) where token t's segment begins. Each token then sees the mem_len
-                  tokens before its segment and its segment so far, exactly what it would see with one
-                  call per segment, so a packed call equals those calls (far fewer, larger steps)
-  retrieved       list of n_layer + 1 (or n_layer) [B, R, d_model]: entry l is the input of layer l,
-                  i.e. the same layout as `mems`, so stored `out.mems` of another segment can be passed
-  retrieved_types [B, R] long; retrieved_mask [B, R] bool (False = padding slot)
-  mem_kv          the memory's attention keys/values as returned by the previous call under
-                  torch.no_grad() (carried in out.mem_kv): evaluation then projects only the new
-                  tokens. Valid only with that call's mems and unchanged weights; ignored with autograd on
+  block_types     [B, T] long (carried into out.memory.types)
+  connective_mask [B, T] bool (carried into out.memory.connective)
+  packing         txl.memory.Packing: `lengths` [B] (ragged lanes: right padding kept out of the real
+                  queries, the carried memory of each lane ends at its last real token, so every lane equals
+                  its own unbatched run) and `seg_starts` [B, T] (consecutive segments of a lane in one
+                  call, equal to one call per segment)
   diagnostics     True -> out.diagnostics, a per (layer, head) table (txl.diagnostics)
 
-`out.carry()` gives the memory keywords for the next segment: `model(x2, **out.carry())`.
+`out.memory` continues the lanes in the next call: `model(x2, out.memory)`.
 """
 
 from __future__ import annotations
@@ -56,6 +51,9 @@ from torch import nn
 
 from pipeline.records import BlockType
 from txl.adaptive import AdaptiveEmbedding, AdaptiveLogSoftmax
+from txl.diagnostics import summarize_layer, to_table
+from txl.memory import Memory, Packing, Retrieved
+from txl.relative import KeyAxis, Slots, position_scores, sinusoid, type_index
 
 
 @dataclass
@@ -107,67 +105,10 @@ class TransformerXLConfig:
 @dataclass
 class TXLOutput:
     hidden: torch.Tensor  # [B, T, d_model], last layer (after output dropout)
-    mems: list[torch.Tensor] | None  # n_layer + 1 of [B, M, d_model], detached
-    mem_types: torch.Tensor | None = None
-    mem_connective: torch.Tensor | None = None
-    mem_mask: torch.Tensor | None = None
-    mem_kv: list[torch.Tensor] | None = None  # n_layer of [B, M, 2 * n_head * d_head], under no_grad only
+    memory: Memory  # the next call's memory (detached)
     layer_inputs: list[torch.Tensor] | None = None  # n_layer of [B, T, d_model], each layer's input
     nll: torch.Tensor | None = None  # [B, T] when targets were given
     diagnostics: object | None = None  # pandas.DataFrame when diagnostics=True
-
-    def carry(self) -> dict:
-        """Keywords that continue this lane state in the next call."""
-        return {
-            "mems": self.mems,
-            "mem_types": self.mem_types,
-            "mem_connective": self.mem_connective,
-            "mem_mask": self.mem_mask,
-            "mem_kv": self.mem_kv,
-        }
-
-
-def sinusoid(pos: torch.Tensor, d: int) -> torch.Tensor:
-    """[K] float distances -> [K, d] embeddings, sin half then cos half (the reference layout)."""
-    inv_freq = 1.0 / (10000 ** (torch.arange(0.0, d, 2.0, device=pos.device) / d))
-    angles = pos.float()[:, None] * inv_freq[None, :]
-    return torch.cat([angles.sin(), angles.cos()], -1)
-
-
-def rel_shift(padded: torch.Tensor) -> torch.Tensor:
-    """The pad-and-reshape trick of the reference: [.., T, K+1] position scores whose column 0 is zero
-    padding and column c+1 holds distance K-1-c, read as [.., K+1, T] minus its first row, read back as
-    [.., T, K] -> indexed by (query i, key j) with distance i + (K - T) - j. A strided view, no copy;
-    entries with j > i + (K - T) are garbage and must be masked."""
-    *lead, t, k1 = padded.shape
-    padded = padded.contiguous()
-    return padded.as_strided((*lead, t, k1 - 1), (*padded.stride()[:-2], k1 - 1, 1), padded.storage_offset() + t)
-
-
-def position_scores(qv: torch.Tensor, rk: torch.Tensor, n_r: int) -> torch.Tensor:
-    """(q + v)·W_kR R for every (query, key): qv [B, H, T, dh], rk [H, dh, 1 + K (+1 far bucket if n_r)]
-    whose column 0 is zero (W_kR of a zero row, so the scores come out already padded)
-    -> [B, H, T, n_r + K]. Only [T, K] scores are formed, never a [T, K, d] position tensor."""
-    scores = rel_shift(qv @ (rk[..., :-1] if n_r else rk))
-    if n_r:
-        b, h, t, _ = qv.shape
-        scores = torch.cat([(qv @ rk[..., -1:]).expand(b, h, t, n_r), scores], -1)
-    return scores
-
-
-@dataclass
-class _Keys:
-    """Per-call facts about the key axis [retrieved R; memory M; current T], shared by all layers."""
-
-    n_retrieved: int
-    # [B|1, T, K'] long: each (query, key) pair's entry in a layer's bias table (RelativeAttention._bias_table):
-    # query type x (key type, key group: plain / connective / retrieved), or the last entry (-inf) if hidden
-    pair: torch.Tensor
-    visible: torch.Tensor  # [B|1, 1, T, K'] bool
-    k_connective: torch.Tensor | None  # [B, K'] float
-    is_retrieved: torch.Tensor  # [K'] float, 1 on retrieved columns
-    is_memory: torch.Tensor  # [K'] float, 1 on memory columns
-    diagnostics: list | None  # rows are appended here when diagnostics are on
 
 
 class RelativeAttention(nn.Module):
@@ -191,19 +132,11 @@ class RelativeAttention(nn.Module):
             self.boost = nn.Parameter(torch.zeros(h))
         self.retrieved_bias = nn.Parameter(torch.zeros(h))
 
-    def forward(
-        self,
-        x: torch.Tensor,
-        rk: torch.Tensor,
-        mem: torch.Tensor | None,
-        retrieved: torch.Tensor | None,
-        keys: _Keys,
-        u: torch.Tensor,
-        v: torch.Tensor,
-        layer: int,
-        mem_kv: torch.Tensor | None = None,
-    ) -> tuple[torch.Tensor, torch.Tensor]:
-        """-> (output, keys+values of [memory; current] [B, M + T, 2 * H * dh]) for the next kv cache."""
+    def forward(self, x: torch.Tensor, rk: torch.Tensor, mem: torch.Tensor | None, retrieved: torch.Tensor | None,
+                keys: KeyAxis, u: torch.Tensor, v: torch.Tensor, layer: int, mem_kv: torch.Tensor | None = None
+                ) -> tuple[torch.Tensor, torch.Tensor]:
+        """x [B, T, d], mem [B, M, d], retrieved [B, R, d], mem_kv [B, M, 2 * H * dh] (the cache of mem) ->
+        (output [B, T, d], keys+values of [memory; current] [B, M + T, 2 * H * dh]) for the next kv cache."""
         cfg = self.cfg
         b, t, _ = x.shape
         h, dh = cfg.n_head, cfg.d_head
@@ -218,27 +151,30 @@ class RelativeAttention(nn.Module):
         if cached:
             kv = torch.cat([kv[:, :n_r], mem_kv.to(kv.dtype), kv[:, n_r:]], 1)
         # queries only for the current segment; keys and values over [retrieved; memory; current]
-        q = F.linear(inp[:, -t:], w_q).view(b, t, h, dh).transpose(1, 2)
-        k, val = kv.view(b, -1, 2, h, dh).permute(2, 0, 3, 1, 4)
-        pos = position_scores(q + v[:, None], rk, n_r)
+        q = F.linear(inp[:, -t:], w_q).view(b, t, h, dh).transpose(1, 2)  # [B, H, T, dh]
+        k, val = kv.view(b, -1, 2, h, dh).permute(2, 0, 3, 1, 4)  # each [B, H, K', dh]
+        # The paper's four score terms, scaled by 1/sqrt(dh): (a) content-content q·k, (b) content-position
+        # q·W_kR R, (c) global content bias u·k, (d) global position bias v·W_kR R. They are formed as two
+        # products: (a) + (c) = (q + u)·k and (b) + (d) = (q + v)·W_kR R.
+        content_q = q + u[:, None]  # the query of (a) + (c)
+        position_bd = position_scores(q + v[:, None], rk, n_r)  # (b) + (d): [B, H, T, K']
         # tag bias, connective boost, retrieved bias and the mask in one lookup: [H, B|1, T, K'] -> [B|1, H, T, K']
         # (head-major, so that the add below reads both operands along K; 2x faster than a lookup per pair)
-        static = self._bias_table(pos.dtype).index_select(1, keys.pair.view(-1)).view(h, *keys.pair.shape)
+        static = self._bias_table(position_bd.dtype).index_select(1, keys.pair.view(-1)).view(h, *keys.pair.shape)
         static = static.transpose(0, 1)
-        bias = torch.add(static, pos, alpha=self.scale)
+        bias = torch.add(static, position_bd, alpha=self.scale)  # everything but (a) + (c)
 
         if keys.diagnostics is not None or not cfg.use_sdpa:
-            scores = (q + u[:, None]) @ k.transpose(-1, -2) * self.scale + bias
+            content_ac = content_q @ k.transpose(-1, -2)  # (a) + (c): [B, H, T, K']
+            scores = content_ac * self.scale + bias
             probs = torch.softmax(scores.to(torch.promote_types(scores.dtype, torch.float32)), -1).to(val.dtype)
             if keys.diagnostics is not None:
-                from txl.diagnostics import summarize_layer
-
                 keys.diagnostics.extend(summarize_layer(layer, q, k, u, v, rk, probs, keys, self.scale))
             probs = F.dropout(probs, cfg.dropatt, self.training)
-            vec = probs @ val
+            vec = probs @ val  # [B, H, T, dh]
         else:
             vec = F.scaled_dot_product_attention(
-                q + u[:, None], k, val, attn_mask=bias.to(q.dtype), dropout_p=cfg.dropatt if self.training else 0.0
+                content_q, k, val, attn_mask=bias.to(q.dtype), dropout_p=cfg.dropatt if self.training else 0.0
             )
         out = self.drop(self.out(vec.transpose(1, 2).reshape(b, t, h * dh)))
         return (x + out if cfg.pre_lnorm else self.ln(x + out)), kv[:, n_r:]
@@ -246,7 +182,7 @@ class RelativeAttention(nn.Module):
     def _bias_table(self, dtype: torch.dtype) -> torch.Tensor:
         """[H, (n + 1) * 3 * (n + 1) + 1]: the additive logit of every (query type, key group, key type) for
         the n block types and unknown (no tag bias), the key groups plain, connective (+ boost) and
-        retrieved (+ retrieved bias), and last -inf for hidden keys; indexed by _Keys.pair."""
+        retrieved (+ retrieved bias), and last -inf for hidden keys; indexed by KeyAxis.pair."""
         cfg = self.cfg
         h, n = cfg.n_head, cfg.n_block_types
         ref = self.retrieved_bias
@@ -274,21 +210,17 @@ class FeedForward(nn.Module):
         return x + y if self.pre_lnorm else self.ln(x + y)
 
 
-class Block(nn.Module):
+class DecoderLayer(nn.Module):
+    """One Transformer-XL layer: relative attention over [retrieved; memory; current], then feed-forward."""
+
     def __init__(self, cfg: TransformerXLConfig):
         super().__init__()
         self.attn = RelativeAttention(cfg)
         self.ff = FeedForward(cfg)
 
-    def forward(self, x, rk, mem, retrieved, keys: _Keys, u, v, layer: int, mem_kv=None):
+    def forward(self, x, rk, mem, retrieved, keys: KeyAxis, u, v, layer: int, mem_kv=None):
         x, kv = self.attn(x, rk, mem, retrieved, keys, u, v, layer, mem_kv)
         return self.ff(x), kv
-
-
-def _type_index(types: torch.Tensor, n: int) -> torch.Tensor:
-    """Long types (-1 or out of range = unknown) -> 0..n, n standing for unknown (no tag bias)."""
-    types = types.long()
-    return torch.where((types >= 0) & (types < n), types, n)
 
 
 class TransformerXLLM(nn.Module):
@@ -300,7 +232,7 @@ class TransformerXLLM(nn.Module):
         if not cfg.untie_r:
             self.u = nn.Parameter(torch.zeros(cfg.n_head, cfg.d_head))
             self.v = nn.Parameter(torch.zeros(cfg.n_head, cfg.d_head))
-        self.layers = nn.ModuleList(Block(cfg) for _ in range(cfg.n_layer))
+        self.layers = nn.ModuleList(DecoderLayer(cfg) for _ in range(cfg.n_layer))
         self.crit = AdaptiveLogSoftmax(cfg.vocab_size, cfg.d_embed, cfg.d_model, cfg.cutoffs, cfg.div_val)
         self.apply(self._init_weights)
         self._tie()
@@ -351,84 +283,59 @@ class TransformerXLLM(nn.Module):
     def forward(
         self,
         input_ids: torch.Tensor,
-        mems: list[torch.Tensor] | None = None,
+        memory: Memory | None = None,
+        retrieved: Retrieved | None = None,
         *,
         targets: torch.Tensor | None = None,
         block_types: torch.Tensor | None = None,
-        mem_types: torch.Tensor | None = None,
         connective_mask: torch.Tensor | None = None,
-        mem_connective: torch.Tensor | None = None,
-        mem_mask: torch.Tensor | None = None,
-        mem_keep: torch.Tensor | None = None,
-        retrieved: list[torch.Tensor] | None = None,
-        retrieved_types: torch.Tensor | None = None,
-        retrieved_mask: torch.Tensor | None = None,
-        mem_kv: list[torch.Tensor] | None = None,
-        lengths: torch.Tensor | None = None,
-        seg_starts: torch.Tensor | None = None,
+        packing: Packing | None = None,
         diagnostics: bool = False,
     ) -> TXLOutput:
         cfg = self.cfg
         b, t = input_ids.shape
         dev = input_ids.device
-        m = mems[0].size(1) if mems else 0
-        n_r = retrieved[0].size(1) if retrieved else 0
-        if mems and len(mems) not in (cfg.n_layer, cfg.n_layer + 1):
-            raise ValueError(f"mems must hold n_layer + 1 = {cfg.n_layer + 1} tensors, got {len(mems)}")
-        if n_r and len(retrieved) < cfg.n_layer:
-            raise ValueError(f"retrieved must hold n_layer (+1) = {cfg.n_layer} tensors, got {len(retrieved)}")
+        packing = packing or Packing()
+        m = memory.width if memory is not None else 0
+        n_r = retrieved.width if retrieved is not None else 0
+        if memory is not None and len(memory.states) not in (cfg.n_layer, cfg.n_layer + 1):
+            raise ValueError(f"memory must hold n_layer + 1 = {cfg.n_layer + 1} states, got {len(memory.states)}")
+        if n_r and len(retrieved.states) < cfg.n_layer:
+            raise ValueError(f"retrieved must hold n_layer (+1) = {cfg.n_layer} states, got {len(retrieved.states)}")
 
-        word = self.emb(input_ids)
-        # which memory slots stay visible (persisted into out.mem_mask) ...
-        mem_vis = None
-        if m and mem_mask is not None:
-            mem_vis = mem_mask.bool()
-        if m and mem_keep is not None:
-            keep = mem_keep.bool()[:, None].expand(b, m)
-            mem_vis = keep if mem_vis is None else mem_vis & keep
-        # ... and which this call sees (recurrence dropout hides slots for one step only)
-        attn_vis = mem_vis
+        word = self.emb(input_ids)  # [B, T, d]
+        # which memory slots this call sees: the carried mask, and recurrence dropout hides slots for one
+        # step only (not carried)
+        attn_vis = memory.mask.bool() if m and memory.mask is not None else None
         if m and self.training and cfg.drop_mem > 0:
-            kept = torch.rand(b, m, device=dev) >= cfg.drop_mem
+            kept = torch.rand(b, m, device=dev) >= cfg.drop_mem  # [B, M]
             attn_vis = kept if attn_vis is None else attn_vis & kept
-
-        keys = self._keys(b, t, m, n_r, attn_vis, retrieved_mask, block_types, mem_types, retrieved_types,
-                          connective_mask, mem_connective, seg_starts, dev, diagnostics)
+        r_slots = Slots(n_r, retrieved.types, None, retrieved.mask) if n_r else Slots(0)
+        m_slots = Slots(m, memory.types, memory.connective, attn_vis) if m else Slots(0)
+        keys = self._keys(b, r_slots, m_slots, Slots(t, block_types, connective_mask), packing.seg_starts, diagnostics)
         rks = self._position_keys(m + t, n_r, word.dtype, dev)
 
         x = self.drop(word)
         # without autograd (evaluation, encoding) the memory's keys/values are carried, not re-projected
         grad = torch.is_grad_enabled()
         hids, kvs = [], []
-        for i, blk in enumerate(self.layers):
+        for i, layer in enumerate(self.layers):
             hids.append(x)
-            u, v = (blk.attn.u, blk.attn.v) if cfg.untie_r else (self.u, self.v)
-            cached = mem_kv[i] if (mem_kv and m and not grad) else None
-            x, kv = blk(x, rks[i], mems[i] if m else None, retrieved[i] if n_r else None, keys, u, v, i, cached)
+            u, v = (layer.attn.u, layer.attn.v) if cfg.untie_r else (self.u, self.v)
+            cached = memory.kv[i] if (m and memory.kv and not grad) else None
+            mem = memory.states[i] if m else None
+            x, kv = layer(x, rks[i], mem, retrieved.states[i] if n_r else None, keys, u, v, i, cached)
             kvs.append(kv)
         hids.append(x)
         hidden = self.drop(x)
 
-        out = TXLOutput(hidden=hidden, mems=None, layer_inputs=hids[:-1])
         with torch.no_grad():
-            kept = hids[: len(mems)] if mems else hids  # n_layer entries in, n_layer out (HF's layout)
-            full = [(torch.cat([mems[i], h], 1) if m else h).detach() for i, h in enumerate(kept)]
-            if lengths is not None and mem_vis is None:
-                mem_vis = torch.ones(b, m, dtype=torch.bool, device=dev)
-            vis = torch.cat([mem_vis, mem_vis.new_ones(b, t)], 1) if mem_vis is not None else None
-            types = self._carry(mem_types, block_types, b, m, t, -1, dev)
-            conn = self._carry(mem_connective, connective_mask, b, m, t, False, dev)
-            take, valid = self._window(b, m, t, lengths, dev)
-            out.mems = [take(f) for f in full]
-            out.mem_mask = take(vis) if valid is None else take(vis) & valid
-            out.mem_types, out.mem_connective = take(types), take(conn)
-            if not grad:
-                out.mem_kv = [take(kv) for kv in kvs]
+            nxt = Memory.after(memory, hids, None if grad else kvs, block_types, connective_mask, cfg.mem_len,
+                               packing.lengths)
+        out = TXLOutput(hidden=hidden, memory=nxt, layer_inputs=hids[:-1])
         if targets is not None:
             out.nll = self.crit.nll(hidden, targets)
         if diagnostics:
-            from txl.diagnostics import to_table
-
             out.diagnostics = to_table(keys.diagnostics)
         return out
 
@@ -458,83 +365,56 @@ class TransformerXLLM(nn.Module):
             self._rk_cache = (key, rks)
         return rks
 
-    def _window(self, b: int, m: int, t: int, lengths: torch.Tensor | None, dev: torch.device):
-        """(take, valid): `take` maps [B, M + T, ...] to the next memory [B, W, ...] — the newest W =
-        min(mem_len, M + T) slots, or with ragged lanes the W slots that end at each lane's last real
-        token; `valid` [B, W] is False where such a window reaches left of slot 0 (None without lengths)."""
-        w = min(self.cfg.mem_len, m + t)
-        if lengths is None:
-            return (lambda x: None if x is None else x[:, m + t - w :]), None
-        pos = (m + lengths.to(dev).long())[:, None] - w + torch.arange(w, device=dev)  # [B, W]
-        valid = pos >= 0
-        rows = (pos.clamp(min=0) + torch.arange(b, device=dev)[:, None] * (m + t)).view(-1)
-
-        def take(x: torch.Tensor | None) -> torch.Tensor | None:
-            # whole rows of the flattened [B * (M + T), ...]: row copies, not a per-element gather
-            if x is None:
-                return None
-            return x.reshape(b * (m + t), *x.shape[2:]).index_select(0, rows).view(b, w, *x.shape[2:])
-
-        return take, valid
-
-    @staticmethod
-    def _carry(old, new, b, m, t, fill, dev) -> torch.Tensor | None:
-        """Per-slot labels (types, connective flags) of the next memory; None when nothing is known."""
-        if old is None and new is None:
-            return None
-        dtype = torch.long if fill == -1 else torch.bool
-        old = old if old is not None else torch.full((b, m), fill, dtype=dtype, device=dev)
-        new = new if new is not None else torch.full((b, t), fill, dtype=dtype, device=dev)
-        return torch.cat([old[:, :m].to(dtype), new.to(dtype)], 1)
-
-    def _keys(self, b, t, m, n_r, mem_vis, retrieved_mask, block_types, mem_types, retrieved_types,
-              connective_mask, mem_connective, seg_starts, dev, diagnostics) -> _Keys:
+    def _keys(self, b: int, retrieved: Slots, memory: Slots, current: Slots, seg_starts: torch.Tensor | None,
+              diagnostics: bool) -> KeyAxis:
+        """The key axis [retrieved R; memory M; current T] of this call: what each query sees and where
+        each (query, key) pair reads its bias table."""
         cfg = self.cfg
         dtype = self.emb.layers[0].weight.dtype  # fp32, or fp64 for a .double() model
+        n_r, m, t = retrieved.n, memory.n, current.n
+        dev = self.emb.layers[0].weight.device
         k = m + t
-        i = torch.arange(t, device=dev)[:, None]
-        j = torch.arange(k, device=dev)[None, :]
-        vis = j <= i + m
+        i = torch.arange(t, device=dev)[:, None]  # [T, 1]
+        j = torch.arange(k, device=dev)[None, :]  # [1, K]
+        vis = j <= i + m  # [T, K]
         if cfg.same_length:
             # the reference: each query sees the same number of keys (mem_len once memory is full)
             over = k - cfg.mem_len
             vis = vis & (j > i - (t - over if over > 0 else t))
-        vis = vis[None, None]
+        vis = vis[None, None]  # [1, 1, T, K]
         if seg_starts is not None:
             # key column j holds call position j - m: visible from mem_len before the query's segment on
             floor = seg_starts.to(dev).long() + (m - cfg.mem_len)  # [B, T]
-            vis = vis & (j[None] >= floor[:, :, None])[:, None]
-        if mem_vis is not None:
-            vis = vis & torch.cat([mem_vis, mem_vis.new_ones(b, t)], 1)[:, None, None, :]
+            vis = vis & (j[None] >= floor[:, :, None])[:, None]  # [B, 1, T, K]
+        if memory.visible is not None:
+            vis = vis & torch.cat([memory.visible, memory.visible.new_ones(b, t)], 1)[:, None, None, :]
         if n_r:
-            rv = retrieved_mask.bool() if retrieved_mask is not None else torch.ones(1, n_r, dtype=torch.bool, device=dev)
+            rv = retrieved.visible.bool() if retrieved.visible is not None else torch.ones(1, n_r, dtype=torch.bool, device=dev)
             bb = max(vis.size(0), rv.size(0))
-            vis = torch.cat([rv[:, None, None, :].expand(bb, 1, t, n_r), vis.expand(bb, 1, t, k)], -1)
+            vis = torch.cat([rv[:, None, None, :].expand(bb, 1, t, n_r), vis.expand(bb, 1, t, k)], -1)  # [B|1, 1, T, K']
         n = cfg.n_block_types
         k_conn = None
-        if cfg.connective_boost != "off" and (connective_mask is not None or mem_connective is not None):
+        if cfg.connective_boost != "off" and (current.connective is not None or memory.connective is not None):
             parts = [torch.zeros(b, n_r, device=dev),  # retrieved slots carry no connective flag
-                     mem_connective if mem_connective is not None else torch.zeros(b, m, device=dev),
-                     connective_mask if connective_mask is not None else torch.zeros(b, t, device=dev)]
-            k_conn = torch.cat([p.to(dtype) for p in parts], 1)
+                     memory.connective if memory.connective is not None else torch.zeros(b, m, device=dev),
+                     current.connective if current.connective is not None else torch.zeros(b, t, device=dev)]
+            k_conn = torch.cat([p.to(dtype) for p in parts], 1)  # [B, K']
         # bias table coordinates (RelativeAttention._bias_table); type n = unknown, which has no tag bias
         q_type = torch.full((b, t), n, dtype=torch.long, device=dev)
         k_type = torch.full((b, n_r + k), n, dtype=torch.long, device=dev)
-        if cfg.tag_bias and block_types is not None:
-            parts = [retrieved_types if retrieved_types is not None else torch.full((b, n_r), -1, device=dev),
-                     mem_types if mem_types is not None else torch.full((b, m), -1, device=dev),
-                     block_types]
-            q_type = _type_index(block_types, n)
-            k_type = _type_index(torch.cat([p.long().expand(b, -1) for p in parts], 1), n)
+        if cfg.tag_bias and current.types is not None:
+            parts = [s.types if s.types is not None else torch.full((b, s.n), -1, device=dev) for s in (retrieved, memory)]
+            q_type = type_index(current.types, n)
+            k_type = type_index(torch.cat([p.long().expand(b, -1) for p in (*parts, current.types)], 1), n)
         group = torch.zeros(b, n_r + k, dtype=torch.long, device=dev)
         if k_conn is not None:
             group = (k_conn > 0).long()
         group[:, :n_r] = 2
         k_col = group * (n + 1) + k_type  # [B, K']
-        pair = q_type[:, :, None] * (3 * (n + 1)) + k_col[:, None, :]
+        pair = q_type[:, :, None] * (3 * (n + 1)) + k_col[:, None, :]  # [B, T, K']
         pair = pair.masked_fill(~vis[:, 0], 3 * (n + 1) * (n + 1))
         cols = torch.arange(n_r + k, device=dev)
-        return _Keys(
+        return KeyAxis(
             n_retrieved=n_r,
             pair=pair,
             visible=vis,

@@ -26,18 +26,18 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
-import numpy as np
 import torch
 from pydantic import Field
 
 from pipeline.config import Options
 from pipeline.store import atomic_write_bytes, atomic_write_text
 from txl import ddp
-from txl.evaluate import pick_docs, remember_windows, retrieve_windows
+from txl.evaluate import pick_docs
+from txl.memory import Memory
 from txl.model import autocast
-from txl.pooling import pool_states, token_runs
-from txl.recurrence import LaneMemory, run_batch
+from txl.recurrence import memory_for, run_batch
 from txl.streams import IGNORE, Batch, LaneStream, load_split
+from txl.windows import PastWindows, remember_windows, retrieve_windows
 
 STATE_FILE = "train_state.pt"
 METRICS_FILE = "metrics.jsonl"
@@ -118,40 +118,6 @@ def segment_state(hidden: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
     """A window's state: the mean of its top-layer states over real (non-padding) positions, [B, d]."""
     valid = (targets != IGNORE).to(hidden.dtype)[..., None]
     return (hidden * valid).sum(1) / valid.sum(1).clamp(min=1)
-
-
-class PooledWindows:
-    """One lane's earlier windows of its current document, kept compact as the retrieval store keeps
-    segments; the `clear`/`add`/`pick` of txl.evaluate.PastWindows, so evaluation can retrieve from it."""
-
-    def __init__(self, p: int = 16, max_windows: int = 256):
-        self.p, self.max_windows = p, max_windows
-        self.keys: list[torch.Tensor] = []  # [d] unit vectors
-        self.states: list[torch.Tensor] = []  # [n_layer, ≤p, d] float16, on the CPU
-        self.types: list[torch.Tensor] = []  # [≤p] block type of each pooled state (its run's first token)
-
-    def clear(self) -> None:
-        self.keys, self.states, self.types = [], [], []
-
-    def add(self, key: torch.Tensor, states: list[torch.Tensor], types: torch.Tensor) -> None:
-        # states: the window's slots of out.mems, n_layer + 1 entries; the last is no layer's input
-        layers = np.stack([s.detach().float().cpu().numpy() for s in states[:-1]])
-        starts = [int(r[0]) for r in token_runs(layers.shape[1], self.p)]
-        self.keys.append(key.detach())
-        self.states.append(torch.from_numpy(pool_states(layers, self.p)).half())
-        self.types.append(types.detach().cpu()[starts])
-        if len(self.keys) > self.max_windows:
-            del self.keys[0], self.states[0], self.types[0]
-
-    def pick(self, query: torch.Tensor, skip_recent: int, k: int) -> list[tuple[list[torch.Tensor], torch.Tensor]]:
-        """(per-layer pooled states, their types) of the k windows most similar to `query`, in reading
-        order, among all but the `skip_recent` newest (still in the model's memory)."""
-        n = len(self.keys) - skip_recent
-        if n <= 0 or k <= 0:
-            return []
-        sims = torch.stack(self.keys[:n]) @ query
-        picked = sims.topk(min(k, n)).indices.sort().values.tolist()
-        return [(list(self.states[i].to(query.device).unbind(0)), self.types[i].to(query.device)) for i in picked]
 
 
 # ---- checkpoints and logs ---------------------------------------------------------------------------
@@ -250,11 +216,11 @@ class Trainer:
         self.eval_docs = pick_docs(
             load_split(data, "heldout", cfg.corpora), cfg.eval_docs_per_corpus, cfg.eval_tokens_per_corpus
         )
-        self.memory = LaneMemory()  # this process's lanes
+        self.memory: Memory | None = None  # this process's lanes
         if cfg.inject_k and cfg.mem_len < cfg.seg_len:
             raise ValueError("inject_k needs mem_len >= seg_len (a window's states are read from the memory)")
         n_local = cfg.batch_size // self.info.world
-        self.banks = [PooledWindows(cfg.inject_states, cfg.inject_max_windows) for _ in range(n_local)]
+        self.banks = [PastWindows(cfg.inject_states, cfg.inject_max_windows) for _ in range(n_local)]
         self.queries: list[torch.Tensor | None] = [None] * n_local  # each lane's last window key
         self.prev_state: torch.Tensor | None = None  # last window's state per lane (consistency term)
         self.step = 0
@@ -265,7 +231,7 @@ class Trainer:
     # -- state --
     def state_dict(self) -> dict:
         info = self.info
-        memory = self.memory.gathered(lambda t: ddp.gather_lanes(t, info)).to(torch.device("cpu"))
+        memory = self.memory.map(lambda t: ddp.gather_lanes(t, info)).to("cpu") if self.memory is not None else None
         rng = torch.get_rng_state()
         return {
             "step": self.step,
@@ -276,7 +242,7 @@ class Trainer:
             "optimizer": self.opt.state_dict(),
             "scheduler": self.sched.state_dict(),
             "stream": self.stream.state_dict(),
-            "memory": memory.carry,
+            "memory": memory.state_dict() if memory is not None else {},  # the format of earlier runs
             "prev_state": None if self.prev_state is None else ddp.gather_lanes(self.prev_state, info).cpu(),
             "rng": ddp.gather_lanes(rng[None], info) if info.world > 1 else rng[None],
             "cuda_rng": torch.cuda.get_rng_state() if self.info.device.type == "cuda" else None,
@@ -290,7 +256,8 @@ class Trainer:
         self.stream.load_state_dict(state["stream"])
         a, b = self._my_lanes()
         dev = self.info.device
-        self.memory = LaneMemory(state["memory"]).lanes(a, b).to(dev)
+        memory = Memory.from_state_dict(state["memory"])
+        self.memory = memory.lanes(a, b).to(dev) if memory is not None else None
         self.prev_state = None if state["prev_state"] is None else state["prev_state"][a:b].to(dev)
         self.step, self.tokens = int(state["step"]), int(state["tokens"])
         self.warm = json.loads(state.get("warm", "null"))
@@ -335,20 +302,19 @@ class Trainer:
         for c in range(cfg.accum_steps):
             lo, hi = c * chunk, (c + 1) * chunk
             sub = local.lanes(lo, hi)
-            sub_memory = self.memory.lanes(lo, hi)
-            kwargs = sub_memory.inputs(sub, mem_len)
+            mem = memory_for(self.memory.lanes(lo, hi) if self.memory is not None else None, sub, mem_len)
+            retrieved = None
             if cfg.inject_k:
                 # windows older than the memory now holds (eviction shortens it) may be retrieved
                 in_memory = math.ceil(mem_len / cfg.seg_len)
-                kwargs.update(retrieve_windows(self.banks[lo:hi], self.queries[lo:hi], in_memory, cfg.inject_k, info.device))
-                if "retrieved_mask" in kwargs:
-                    n_retrieved += int(kwargs["retrieved_mask"].sum())
+                retrieved = retrieve_windows(self.banks[lo:hi], self.queries[lo:hi], in_memory, cfg.inject_k, info.device)
+                n_retrieved += retrieved.n_real() if retrieved is not None else 0
             sync = c == cfg.accum_steps - 1 or info.world == 1
             ctx = contextlib.nullcontext() if sync else self.model.no_sync()
             # bf16 on CUDA only: CPU training stays fp32 even where inference takes bf16 ("auto" on AMX),
             # so the shipped model and the equality tests of training keep fp32
             with ctx, autocast(info.device, "auto" if info.device.type == "cuda" else "float32"):
-                out = run_batch(self.model, sub, info.device, **kwargs)
+                out = run_batch(self.model, sub, info.device, mem, retrieved)
                 nll_sum = out.nll.float().sum()
                 # normalised by the global token count and scaled by the world size, because DDP
                 # averages gradients over processes: the result is the mean over the combined batch
@@ -367,14 +333,13 @@ class Trainer:
                     remember_windows(self.banks[lo:hi], queries, out, sub)
                     self.queries[lo:hi] = queries
             total_nll += nll_sum.item()
-            sub_memory.update(out)
-            new_memory.append(sub_memory)
+            new_memory.append(out.memory)
             new_states.append(state.detach())
         grad_norm = torch.nn.utils.clip_grad_norm_(self.module.parameters(), cfg.grad_clip)
         self.opt.step()
         self.sched.step()
         self.opt.zero_grad(set_to_none=True)
-        self.memory = LaneMemory.join(new_memory)
+        self.memory = Memory.join(new_memory)
         self.prev_state = torch.cat(new_states, 0)
         self.step += 1
         self.tokens += int(n_global)
@@ -395,7 +360,7 @@ class Trainer:
         result = evaluate_lm(
             self.module, self.eval_docs, cfg.seg_len, settings=("memory", "retrieved") if cfg.inject_k else ("memory",),
             special=self.special, n_lanes=min(8, cfg.batch_size), device=self.info.device, retrieve_k=cfg.inject_k,
-            past_windows=lambda: PooledWindows(cfg.inject_states, cfg.inject_max_windows),
+            past_windows=lambda: PastWindows(cfg.inject_states, cfg.inject_max_windows),
         )
         rec = {}
         for setting, prefix in (("memory", ""), ("retrieved", "retrieved_")):

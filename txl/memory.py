@@ -1,0 +1,363 @@
+"""The Transformer-XL's recurrence memory and retrieved memory as types.
+
+`Memory` is what a forward call leaves for the next one: per layer the states of the last mem_len
+positions, with each slot's block tag, connective mark and visibility, and (without autograd) each
+layer's attention keys/values of those slots. `Retrieved` holds extra slots that every query sees
+(states of distant segments fetched by retrieval), in the same per-layer layout. B lanes, M memory
+slots, R retrieved slots, d = d_model; a layer list holds n_layer + 1 entries (entry l is the input of
+layer l, the last the top layer's output) or n_layer (HF's layout, see txl.convert).
+
+Both own their operations on lanes: select a range of lanes, join them, hide a lane's memory where its
+document changes, take one lane's real slots as a compact copy and stack ragged lanes again (the
+encoder's steps, retrieval/lanes.py). A compact lane keeps all layers in one tensor, so stacking costs
+one copy per lane instead of one per layer; callers see per-layer views either way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import torch
+
+Tensor = torch.Tensor
+
+
+@dataclass
+class Packing:
+    """How a call's rows are laid out. `lengths` [B] long: real tokens per lane, the rest of each row is
+    right padding (ragged lanes); the carried memory of each lane then ends at its last real token.
+    `seg_starts` [B, T] long: several consecutive segments of a lane in one call; entry t is the
+    position (in this call) where token t's segment begins, so each token sees the mem_len tokens before
+    its segment and its segment so far, exactly as with one call per segment."""
+
+    lengths: Tensor | None = None
+    seg_starts: Tensor | None = None
+
+
+def _stack(parts: Sequence[Tensor | None], w: int, fill, template: Tensor, right: bool) -> Tensor:
+    """[1, n_i, ...] tensors (None = no slots) -> [B, w, ...] with `fill` in the free slots, each part
+    right-aligned (memory ends at the newest slot) or left-aligned (retrieved slots); one copy each."""
+    out = torch.full((len(parts), w, *template.shape[2:]), fill, dtype=template.dtype, device=template.device)
+    for b, p in enumerate(parts):
+        n = 0 if p is None else p.size(1)
+        if n:
+            out[b, slice(w - n, w) if right else slice(0, n)] = p[0]
+    return out
+
+
+def _fused(layers: list[Tensor]) -> Tensor:
+    """n of [1, W, c] -> [1, W, n * c]: the layers side by side in one tensor of the lane's own."""
+    return torch.cat(layers, -1)
+
+
+@dataclass(eq=False)
+class Memory:
+    """The recurrence memory of B lanes (see the module docstring)."""
+
+    states: list[Tensor]  # n_layer (+ 1) of [B, M, d], detached
+    types: Tensor | None = None  # [B, M] long block type ids, -1 = unknown; None = all unknown
+    connective: Tensor | None = None  # [B, M] bool connective marks; None = none
+    mask: Tensor | None = None  # [B, M] bool, True = visible; None = all visible
+    kv: list[Tensor] | None = None  # n_layer of [B, M, 2 * n_head * d_head], made under no_grad only
+    # a compact lane (`lane`): its states and kv as [1, M, L * c] tensors whose chunks are `states`, `kv`
+    fused: tuple[Tensor, Tensor | None] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def width(self) -> int:
+        return self.states[0].size(1)
+
+    @property
+    def n_lanes(self) -> int:
+        return self.states[0].size(0)
+
+    # -- after a forward call --
+    @staticmethod
+    def after(
+        prev: Memory | None,
+        outputs: list[Tensor],
+        kv: list[Tensor] | None,
+        block_types: Tensor | None,
+        connective: Tensor | None,
+        mem_len: int,
+        lengths: Tensor | None,
+    ) -> Memory:
+        """The memory for the next call: the previous slots followed by this call's layer outputs
+        (`outputs`: n_layer + 1 of [B, T, d]; as many as `prev` holds) and their labels (block types,
+        connective marks [B, T]), trimmed to the newest mem_len slots, or with ragged lanes (`lengths`)
+        the mem_len slots that end at each lane's last real token. `kv`: n_layer of [B, M + T, c]."""
+        b, t = outputs[0].shape[:2]
+        m = prev.width if prev is not None else 0
+        dev = outputs[0].device
+        mem_vis = prev.mask.bool() if prev is not None and prev.mask is not None and m else None
+        kept = outputs[: len(prev.states)] if prev is not None else outputs  # n_layer in, n_layer out (HF)
+        full = [
+            (torch.cat([prev.states[i], h], 1) if m else h).detach() for i, h in enumerate(kept)
+        ]  # [B, M+T, d]
+        if lengths is not None and mem_vis is None:
+            mem_vis = torch.ones(b, m, dtype=torch.bool, device=dev)
+        vis = torch.cat([mem_vis, mem_vis.new_ones(b, t)], 1) if mem_vis is not None else None  # [B, M+T]
+        types = _labels(prev.types if prev is not None else None, block_types, (b, m, t), -1, dev)
+        conn = _labels(prev.connective if prev is not None else None, connective, (b, m, t), False, dev)
+        take, valid = _window(b, m, t, mem_len, lengths, dev)
+        mask = take(vis) if valid is None else take(vis) & valid
+        kvs = [take(x) for x in kv] if kv is not None else None
+        return Memory([take(f) for f in full], take(types), take(conn), mask, kvs)
+
+    # -- per lane --
+    def reset(self, new_doc: Tensor) -> Memory:
+        """Hide all memory of the lanes marked True in `new_doc` [B] (a new document starts there): the
+        slots are masked, never zero-filled, so such a lane equals a fresh start."""
+        keep = ~new_doc.to(self.states[0].device).bool()[:, None].expand(self.n_lanes, self.width)  # [B, M]
+        mask = keep if self.mask is None else self.mask.bool() & keep
+        return Memory(self.states, self.types, self.connective, mask, self.kv, self.fused)
+
+    def newest(self, max_len: int | None) -> Memory | None:
+        """At most the `max_len` newest slots (progressive eviction); None for max_len 0."""
+        if max_len == 0:
+            return None
+        m = self.width
+        if max_len is None or max_len >= m:
+            return self
+        return self.map(lambda x: x[:, m - max_len :])
+
+    def lanes(self, start: int, stop: int) -> Memory:
+        return self.map(lambda x: x[start:stop])
+
+    @staticmethod
+    def join(parts: Sequence[Memory | None]) -> Memory | None:
+        """Lanes side by side (the same width): gradient-accumulation chunks back into one batch."""
+        if not parts or parts[0] is None:
+            return None
+
+        def cat(get):
+            return None if get(parts[0]) is None else torch.cat([get(p) for p in parts], 0)
+
+        n_kv = len(parts[0].kv) if parts[0].kv is not None else 0
+        return Memory(
+            [torch.cat([p.states[i] for p in parts], 0) for i in range(len(parts[0].states))],
+            cat(lambda p: p.types),
+            cat(lambda p: p.connective),
+            cat(lambda p: p.mask),
+            [torch.cat([p.kv[i] for p in parts], 0) for i in range(n_kv)] if n_kv else None,
+        )
+
+    def lane(self, b: int, keep: int) -> Memory:
+        """Lane b's newest `keep` slots as a compact memory of its own ([1, keep, ...]): a view would keep
+        the whole batch's memory alive for as long as the lane lives. Its layers are fused (one copy
+        here and one in `stack`, instead of one per layer)."""
+        states = _fused([x[b : b + 1, -keep:] for x in self.states])  # [1, W, L * d]
+        kv = _fused([x[b : b + 1, -keep:] for x in self.kv]) if self.kv is not None else None  # [1, W, L * c]
+
+        def own(x: Tensor | None) -> Tensor | None:
+            return None if x is None else x[b : b + 1, -keep:].clone()
+
+        return Memory(
+            list(states.chunk(len(self.states), -1)),
+            own(self.types),
+            own(self.connective),
+            own(self.mask),
+            list(kv.chunk(len(self.kv), -1)) if kv is not None else None,
+            (states, kv),
+        )
+
+    @staticmethod
+    def stack(parts: Sequence[Memory | None]) -> Memory | None:
+        """Ragged lanes (None = no memory yet) as one batch, each right-aligned and left-padded with
+        masked slots to the widest; None when no lane has a slot."""
+        present = [p if p is not None and p.width else None for p in parts]
+        real = [p for p in present if p is not None]
+        if not real:
+            return None
+        w = max(p.width for p in real)
+        first, dev = real[0], real[0].states[0].device
+        n_s, n_kv = len(first.states), len(first.kv) if first.kv is not None else 0
+        with_kv = n_kv and all(p.kv is not None for p in real)  # a lane without its cache: none at all
+
+        def stacked(get, n: int) -> list[Tensor]:
+            # one copy per lane of each [1, W_b, c] part into [B, w, c], then per-layer views of it
+            parts_ = [None if p is None else get(p) for p in present]
+            return list(_stack(parts_, w, 0.0, get(first), True).chunk(n, -1))
+
+        if all(p.fused is not None for p in real):
+            states = stacked(lambda p: p.fused[0], n_s)
+            kv = stacked(lambda p: p.fused[1], n_kv) if with_kv else None
+        else:
+            states = [stacked(lambda p, i=i: p.states[i], 1)[0] for i in range(n_s)]
+            kv = [stacked(lambda p, i=i: p.kv[i], 1)[0] for i in range(n_kv)] if with_kv else None
+
+        def labels(get, dtype: torch.dtype, pad, own=None) -> Tensor | None:
+            # `pad` fills the padding slots, `own` a lane's slots that carry no label (None: no label anywhere)
+            if own is None and all(get(p) is None for p in real):
+                return None
+            fill = pad if own is None else own
+            vals = [
+                None
+                if p is None
+                else get(p)
+                if get(p) is not None
+                else torch.full((1, p.width), fill, dtype=dtype, device=dev)
+                for p in present
+            ]
+            return _stack(vals, w, pad, torch.zeros(1, 0, dtype=dtype, device=dev), True)
+
+        return Memory(
+            states,
+            labels(lambda p: p.types, torch.long, -1),
+            labels(lambda p: p.connective, torch.bool, False),
+            labels(lambda p: p.mask, torch.bool, False, own=True),
+            kv,
+        )  # padding always masked
+
+    # -- whole --
+    def map(self, fn: Callable[[Tensor], Tensor]) -> Memory:
+        """The same memory with `fn` applied to every tensor (lane slices, devices, DDP gathers)."""
+
+        def opt(x):
+            return None if x is None else fn(x)
+
+        return Memory(
+            [fn(x) for x in self.states],
+            opt(self.types),
+            opt(self.connective),
+            opt(self.mask),
+            None if self.kv is None else [fn(x) for x in self.kv],
+        )
+
+    def to(self, device: torch.device | str | None = None, dtype: torch.dtype | None = None) -> Memory:
+        """Moved to `device`; `dtype` applies to the states and the kv cache only (labels keep theirs)."""
+        moved = self.map(lambda x: x.to(device)) if device is not None else self
+        if dtype is None:
+            return moved
+        return Memory(
+            [x.to(dtype) for x in moved.states],
+            moved.types,
+            moved.connective,
+            moved.mask,
+            None if moved.kv is None else [x.to(dtype) for x in moved.kv],
+        )
+
+    def detach(self) -> Memory:
+        return self.map(Tensor.detach)
+
+    def nbytes(self) -> int:
+        if self.fused is not None:
+            tensors = [t for t in self.fused if t is not None]
+        else:
+            tensors = [*self.states, *(self.kv or [])]
+        tensors += [t for t in (self.types, self.connective, self.mask) if t is not None]
+        return sum(t.numel() * t.element_size() for t in tensors)
+
+    # -- checkpoints (the keys of the former keyword dict, so older training states resume) --
+    def state_dict(self) -> dict:
+        return {
+            "mems": self.states,
+            "mem_types": self.types,
+            "mem_connective": self.connective,
+            "mem_mask": self.mask,
+            "mem_kv": self.kv,
+        }
+
+    @staticmethod
+    def from_state_dict(state: dict | None) -> Memory | None:
+        if not state or state.get("mems") is None:
+            return None
+        return Memory(
+            list(state["mems"]),
+            state.get("mem_types"),
+            state.get("mem_connective"),
+            state.get("mem_mask"),
+            state.get("mem_kv"),
+        )
+
+
+def _labels(old: Tensor | None, new: Tensor | None, bmt: tuple[int, int, int], fill, dev) -> Tensor | None:
+    """Per-slot labels (types, connective flags) of [memory; current]: [B, M + T]; None if none known."""
+    if old is None and new is None:
+        return None
+    b, m, t = bmt
+    dtype = torch.long if fill == -1 else torch.bool
+    old = old if old is not None else torch.full((b, m), fill, dtype=dtype, device=dev)
+    new = new if new is not None else torch.full((b, t), fill, dtype=dtype, device=dev)
+    return torch.cat([old[:, :m].to(dtype), new.to(dtype)], 1)
+
+
+def _window(b: int, m: int, t: int, mem_len: int, lengths: Tensor | None, dev: torch.device):
+    """(take, valid): `take` maps [B, M + T, ...] to the next memory [B, W, ...] — the newest W =
+    min(mem_len, M + T) slots, or with ragged lanes the W slots that end at each lane's last real
+    token; `valid` [B, W] is False where such a window reaches left of slot 0 (None without lengths)."""
+    w = min(mem_len, m + t)
+    if lengths is None:
+        return (lambda x: None if x is None else x[:, m + t - w :]), None
+    pos = (m + lengths.to(dev).long())[:, None] - w + torch.arange(w, device=dev)  # [B, W]
+    valid = pos >= 0
+    rows = (pos.clamp(min=0) + torch.arange(b, device=dev)[:, None] * (m + t)).view(-1)  # [B * W]
+
+    def take(x: Tensor | None) -> Tensor | None:
+        # whole rows of the flattened [B * (M + T), ...]: row copies, not a per-element gather
+        if x is None:
+            return None
+        return x.reshape(b * (m + t), *x.shape[2:]).index_select(0, rows).view(b, w, *x.shape[2:])
+
+    return take, valid
+
+
+@dataclass(eq=False)
+class Retrieved:
+    """Extra slots every query sees, placed at one far relative distance (txl.model): entry l of
+    `states` is the input of layer l, the layout of Memory.states, so stored memory of another segment
+    can be passed."""
+
+    states: list[Tensor]  # n_layer (+ 1) of [B, R, d]
+    types: Tensor | None = None  # [B|1, R] long block type ids, -1 = unknown
+    mask: Tensor | None = None  # [B|1, R] bool, False = padding slot; None = all real
+
+    @property
+    def width(self) -> int:
+        return self.states[0].size(1)
+
+    def n_real(self) -> int:
+        return int(self.mask.sum()) if self.mask is not None else self.states[0].size(0) * self.width
+
+    def to(self, device: torch.device | str | None = None, dtype: torch.dtype | None = None) -> Retrieved:
+        def move(x: Tensor) -> Tensor:
+            x = x.to(device) if device is not None else x
+            return x.to(dtype) if dtype is not None else x
+
+        return Retrieved(
+            [move(x) for x in self.states],
+            None if self.types is None or device is None else self.types.to(device),
+            None if self.mask is None or device is None else self.mask.to(device),
+        )
+
+    @staticmethod
+    def stack(parts: Sequence[Retrieved | None]) -> Retrieved | None:
+        """One lane each (None = nothing retrieved) as one batch, left-aligned and padded on the right
+        with masked slots to the widest; None when no lane has a slot."""
+        present = [p if p is not None and p.width else None for p in parts]
+        real = [p for p in present if p is not None]
+        if not real:
+            return None
+        r = max(p.width for p in real)
+        first, dev = real[0], real[0].states[0].device
+        states = [
+            _stack([None if p is None else p.states[i] for p in present], r, 0.0, first.states[i], False)
+            for i in range(len(first.states))
+        ]
+
+        def label(get, dtype: torch.dtype, own, pad) -> Tensor:
+            vals = [
+                None
+                if p is None
+                else get(p)
+                if get(p) is not None
+                else torch.full((1, p.width), own, dtype=dtype, device=dev)
+                for p in present
+            ]
+            return _stack(vals, r, pad, torch.zeros(1, 0, dtype=dtype, device=dev), False)
+
+        return Retrieved(
+            states,
+            label(lambda p: p.types, torch.long, -1, -1),
+            label(lambda p: p.mask, torch.bool, True, False),
+        )

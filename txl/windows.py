@@ -1,0 +1,126 @@
+"""Earlier windows of a document, returned as retrieved memory.
+
+While a lane reads a document window by window, each window's memory slots are kept under a key (its
+mean top-layer state); the k windows most similar to the previous window that have already left the
+model's memory come back as the next call's retrieved slots. Evaluation (`ldx eval lm`'s "retrieved"
+setting) and training with `inject_k` do this, on one interface: `PastWindows` (clear / add / pick).
+It keeps the windows in memory, whole (fp16) or pooled to ≤ P states per layer as a retrieval store
+keeps segments (txl.pooling); a store-backed variant overrides its three storage hooks
+(flows/lm_store.py: the retrieval layer's SegmentStore).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from txl.memory import Retrieved
+from txl.pooling import pool_states, token_runs
+from txl.streams import IGNORE, Batch
+
+Window = tuple[list[torch.Tensor], torch.Tensor]  # (per-layer states n_layer of [n, d], slot types [n])
+
+
+def pool_window(layers: torch.Tensor, types: torch.Tensor, p: int) -> tuple[np.ndarray, torch.Tensor]:
+    """[L, n, d] states and [n] types -> ≤ p pooled states per layer [L, ≤p, d] (means of contiguous
+    runs) and the type of each run's first token."""
+    pooled = pool_states(layers.float().cpu().numpy(), p)
+    starts = [int(r[0]) for r in token_runs(layers.size(1), p)]
+    return pooled, types.cpu()[starts]
+
+
+class PastWindows:
+    """One lane's earlier windows of its current document, searchable by key (cosine). `pool` None keeps
+    every state (fp16), else at most `pool` pooled states per layer; the oldest of more than
+    `max_windows` windows go first."""
+
+    def __init__(self, pool: int | None = None, max_windows: int = 512):
+        self.pool, self.max_windows = pool, max_windows
+        self.n = 0  # windows added since the last clear; window i is the i-th of them
+        self.keys: list[torch.Tensor] = []  # [d] unit vectors
+        self.numbers: list[int] = []
+        self.states: list[torch.Tensor] = []  # [n_layer, n, d] float16
+        self.types: list[torch.Tensor] = []  # [n]
+
+    def clear(self) -> None:
+        """A new document starts in this lane."""
+        self.n = 0
+        self._clear()
+
+    def add(self, key: torch.Tensor, states: list[torch.Tensor], types: torch.Tensor) -> None:
+        """The next window: its key [d], its memory slots (n_layer + 1 of [n, d]; the last, the top
+        layer's output, is no layer's input and is not kept) and their block types [n]."""
+        layers = torch.stack([s.detach() for s in states[:-1]])  # [n_layer, n, d]
+        self._put(self.n, key.detach(), layers, types.detach())
+        self.n += 1
+
+    def pick(self, query: torch.Tensor, skip_recent: int, k: int) -> list[Window]:
+        """(per-layer states, slot types) of the k windows most similar to `query`, in reading order,
+        among all but the `skip_recent` newest (those are still in the model's memory)."""
+        below = self.n - skip_recent
+        if below <= 0 or k <= 0:
+            return []
+        dev = query.device
+        return [
+            (list(layers.to(dev).float().unbind(0)), types.to(dev))
+            for layers, types in self._get(self._search(query, below, k))
+        ]
+
+    # -- storage hooks: kept in memory here --
+    def _clear(self) -> None:
+        self.keys, self.numbers, self.states, self.types = [], [], [], []
+
+    def _put(self, n: int, key: torch.Tensor, layers: torch.Tensor, types: torch.Tensor) -> None:
+        if self.pool is not None:
+            pooled, types = pool_window(layers, types, self.pool)
+            layers = torch.from_numpy(pooled)
+        self.keys.append(key)
+        self.numbers.append(n)
+        self.states.append(layers.half())
+        self.types.append(types)
+        if len(self.keys) > self.max_windows:
+            del self.keys[0], self.numbers[0], self.states[0], self.types[0]
+
+    def _search(self, query: torch.Tensor, below: int, k: int) -> list[int]:
+        """Numbers (< below) of the k windows nearest `query`, ascending."""
+        c = sum(1 for n in self.numbers if n < below)  # numbers ascend: the candidates are a prefix
+        if c == 0:
+            return []
+        sims = torch.stack(self.keys[:c]) @ query  # [c]
+        return [self.numbers[i] for i in sims.topk(min(k, c)).indices.sort().values.tolist()]
+
+    def _get(self, numbers: list[int]) -> list[tuple[torch.Tensor, torch.Tensor]]:
+        at = {n: i for i, n in enumerate(self.numbers)}
+        return [(self.states[at[n]], self.types[at[n]]) for n in numbers]
+
+
+def retrieve_windows(
+    stores: list[PastWindows], query: list[torch.Tensor | None], skip_recent: int, k: int, device
+) -> Retrieved | None:
+    """Top-k earlier windows per lane that are no longer in memory, as the batch's retrieved slots."""
+    lanes = []
+    for store, q in zip(stores, query, strict=True):
+        windows = store.pick(q, skip_recent, k) if q is not None else []
+        if not windows:
+            lanes.append(None)
+            continue
+        states = [torch.cat([w[0][i] for w in windows])[None] for i in range(len(windows[0][0]))]  # [1, R, d]
+        types = torch.cat([w[1] for w in windows])[None]  # [1, R]
+        lanes.append(Retrieved([s.to(device=device, dtype=torch.float32) for s in states], types.to(device)))
+    return Retrieved.stack(lanes)
+
+
+def remember_windows(stores: list[PastWindows], query: list, out, batch: Batch) -> None:
+    """Put each lane's window into its store, keyed by its mean top-layer state (also the next query)."""
+    valid = batch.targets != IGNORE
+    t = batch.input_ids.size(1)
+    states = out.memory.states
+    start = states[0].size(1) - t  # the window's own slots are the newest t of the memory
+    for k, store in enumerate(stores):
+        n = int(valid[k].sum())
+        if n == 0:
+            continue
+        key = F.normalize(out.hidden[k, :n].float().mean(0), dim=0)
+        store.add(key, [m[k, start : start + n] for m in states], batch.block_types[k, :n].to(key.device))
+        query[k] = key
