@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from pipeline.errors import DocumentError
+from pipeline.paths import TOKENIZER_FILE
 from pipeline.records import sha256_file
 from pipeline.store import atomic_write_json
 from txl.streams import EncodedDoc, encode_document, save_corpus
@@ -145,9 +146,9 @@ def prepare(
     log=print,
 ) -> dict:
     """Write one stream file per corpus and a manifest.json under `out_dir`; returns the manifest."""
-    from pipeline.tokenizer import DEFAULT_PATH, load_tokenizer
+    from pipeline.tokenizer import load_tokenizer
 
-    tok_path = Path(tokenizer_path or DEFAULT_PATH)
+    tok_path = Path(tokenizer_path or TOKENIZER_FILE)
     if tok_path.is_dir():
         tok_path = tok_path / "tokenizer.json"
     tok = load_tokenizer(tok_path)
