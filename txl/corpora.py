@@ -16,6 +16,8 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from filelock import FileLock
+
 from pipeline.errors import DocumentError
 from pipeline.paths import TOKENIZER_FILE
 from pipeline.records import sha256_file
@@ -190,10 +192,7 @@ def prepare(
 
 def _merge_manifest(path: Path, new: dict) -> dict:
     """Add these corpora to the folder's manifest (several prepare processes may share a folder)."""
-    import fcntl
-
-    with open(path.with_suffix(".lock"), "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with FileLock(path.with_suffix(".lock")):  # O_NOFOLLOW: a symlinked lock file is refused
         old = json.loads(path.read_text()) if path.exists() else {}
         if old and old.get("tokenizer_sha256") != new["tokenizer_sha256"]:
             old = {}  # another tokenizer: the old streams are not comparable
