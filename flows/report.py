@@ -1,9 +1,9 @@
 """The analyst's review of a run: OUT_DIR/report.html and the run's Prefect artifacts.
 
 The page is one self-contained file (figures as base64 SVG, inline CSS and script, no network), drawn
-from the Jinja2 templates in flows/templates/. Each
-figure is drawn from a DuckDB query over the run's Parquet parts, and the page shows that query
-verbatim: run it with `duckdb` inside OUT_DIR to get the same numbers.
+from the Jinja2 templates in flows/templates/. Each figure is drawn from a DuckDB query over the run's
+Parquet parts, and the page shows that query verbatim: run it with `duckdb` inside OUT_DIR to get the
+same numbers.
 """
 
 from __future__ import annotations
