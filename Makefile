@@ -5,6 +5,7 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 # The CPU wheel; a CUDA user installs their own torch into .venv first and this step is skipped.
 TORCH_SPEC ?= torch==2.13.0
+# pipeline/environment.py's defaults, exported for shells (the CLI and the tests set them themselves)
 export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS ?= 120
 export PREFECT_SERVER_ANALYTICS_ENABLED ?= false
 export HF_HUB_OFFLINE ?= 1
@@ -26,8 +27,11 @@ demo: setup
 test: setup
 	$(PY) -m pytest -q
 
+LINTED := pipeline txl retrieval flows tests benchmarks
+
 lint: setup
-	$(VENV)/bin/ruff check pipeline txl retrieval flows tests benchmarks
+	$(VENV)/bin/ruff check $(LINTED)
+	$(VENV)/bin/ruff format --check $(LINTED)
 
 clean:
 	rm -rf out .pytest_cache

@@ -21,8 +21,7 @@ from pathlib import Path
 
 import torch
 
-ROOT = Path(__file__).resolve().parents[1]
-SHARED = (ROOT / ".." / "shared" / "data").resolve()
+from pipeline.paths import SHARED_DATA
 
 
 def load(n: int):
@@ -33,7 +32,7 @@ def load(n: int):
     cfg = LdxConfig()
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "judgments.jsonl"
-        with gzip.open(SHARED / "zh/judgments/judge_criminal.jsonl.gz", "rt", encoding="utf-8") as f:
+        with gzip.open(SHARED_DATA / "zh/judgments/judge_criminal.jsonl.gz", "rt", encoding="utf-8") as f:
             rows = [json.loads(line) for line in itertools.islice(f, n)]
         path.write_text("".join(json.dumps({"id": r["text_id"], "text": r["fd"]}, ensure_ascii=False) + "\n" for r in rows))
         return [segment(doc, cfg.segment) for doc in iter_documents(path, cfg.parse, errors=[])]

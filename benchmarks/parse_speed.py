@@ -19,6 +19,7 @@ import pymupdf
 
 from pipeline.config import ParseConfig
 from pipeline.parsing import parse_file
+from pipeline.paths import SHARED_DATA
 
 PDF_DIRS = ["zh/pdf", "en/judgments/us_opinions_pdf", "en/patents/pdf", "en/contracts/pdf"]
 
@@ -69,7 +70,7 @@ def llm_rate(paths: list[Path], n_pages: int) -> tuple[int, float]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[1] / ".." / "shared" / "data")
+    ap.add_argument("--data", type=Path, default=SHARED_DATA)
     ap.add_argument("--llm-pages", type=int, default=24, help="pages pymupdf4llm converts (sampled over the files)")
     ap.add_argument("--rounds", type=int, default=3, help="best of this many rounds for the two fast readers")
     args = ap.parse_args()

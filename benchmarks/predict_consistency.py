@@ -12,19 +12,18 @@ head that saw it. The other corpora run the rule checks alone.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pipeline
 from pipeline.analysis.perturb import measure
 from pipeline.config import ParseConfig
 from pipeline.parsing import iter_documents
+from pipeline.paths import SHARED_DATA
 from retrieval.config import PredictConfig
 from retrieval.predict import article_scores
 from txl.classify_train import charge_articles, load_criminal
 from txl.heads import ArticleHead
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-CRIMINAL = DATA / "zh/judgments/judge_criminal.jsonl.gz"
+CRIMINAL = SHARED_DATA / "zh/judgments/judge_criminal.jsonl.gz"
 ARTICLE_THRESHOLD = PredictConfig().article_consistency_threshold
 
 
@@ -59,9 +58,9 @@ def main() -> None:
     criminal = list(iter_documents(CRIMINAL, ParseConfig(jsonl_text_field="fd"), []))
     corpora = {
         "zh judge_criminal (fd)": criminal,
-        "zh clcr_cases": list(iter_documents(DATA / "zh/judgments/clcr_cases.jsonl.gz", ParseConfig(), [])),
+        "zh clcr_cases": list(iter_documents(SHARED_DATA / "zh/judgments/clcr_cases.jsonl.gz", ParseConfig(), [])),
         "en uk_ewca_2020 (LegalDocML)": [pipeline.parse(p) for p in
-                                         sorted((DATA / "en/judgments/uk_ewca_2020_xml").glob("*.xml.gz"))],
+                                         sorted((SHARED_DATA / "en/judgments/uk_ewca_2020_xml").glob("*.xml.gz"))],
     }
     for name, docs in corpora.items():
         print(name, json.dumps(measure(docs, seed=0), ensure_ascii=False))

@@ -22,11 +22,11 @@ import torch
 import pipeline
 from pipeline.config import ParseConfig
 from pipeline.parsing import iter_documents
+from pipeline.paths import SHARED_DATA
 from retrieval.dedup import find_duplicates
 from retrieval.predict import BOILERPLATE
 from retrieval.prefix import chain_hashes, shared_prefix_saving
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 CORPORA = [
     ("zh/judgments/judge_criminal.jsonl.gz", "fd"),
     ("zh/judgments/clcr_cases.jsonl.gz", "text"),
@@ -38,7 +38,7 @@ CORPORA = [
 def load(limit: int | None, skipped: list) -> dict[str, list]:
     segments: dict[str, list] = {}
     for pattern, field in CORPORA:
-        for path in sorted(DATA.glob(pattern)):
+        for path in sorted(SHARED_DATA.glob(pattern)):
             # a corpus line without text is skipped (and counted), as `ldx run` would report it
             docs = iter_documents(path, ParseConfig(jsonl_text_field=field), errors=skipped)
             for doc in itertools.islice(docs, limit):

@@ -25,12 +25,9 @@ import torch
 
 from pipeline.config import ParseConfig
 from pipeline.parsing import iter_documents
+from pipeline.paths import SHARED_DATA, SHIPPED_CHECKPOINT
 from txl.classify_train import HEADS_DIR, eval_roles, is_held_apart, load_india, train_role_head, zh_units
 from txl.heads import TOWERS
-
-ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT.parent / "shared" / "data"
-CHECKPOINT = ROOT / "data" / "models" / "txl_lm.pt"
 
 
 def zh_docs(path: Path, field: str, n: int, held: bool) -> list:
@@ -49,7 +46,7 @@ class CachedEncoder:
     def __init__(self, cache: Path, decay: float):
         from retrieval.encoder import load_encoder
 
-        self.model, self.tokenizer = load_encoder(CHECKPOINT, "cpu")
+        self.model, self.tokenizer = load_encoder(SHIPPED_CHECKPOINT, "cpu")
         self.cache, self.decay = cache, decay
         cache.mkdir(parents=True, exist_ok=True)
         self.seconds = 0.0
@@ -92,12 +89,12 @@ def main() -> None:
     args = ap.parse_args()
     torch.set_num_threads(1)
 
-    india = load_india(DATA / "en/judgments/india_sc_roles.jsonl")
+    india = load_india(SHARED_DATA / "en/judgments/india_sc_roles.jsonl")
     india_train = [d for d in india if not is_held_apart(d.doc_id)]
     india_held = [d for d in india if is_held_apart(d.doc_id)]
-    criminal = DATA / "zh/judgments/judge_criminal.jsonl.gz"
+    criminal = SHARED_DATA / "zh/judgments/judge_criminal.jsonl.gz"
     zh_train = [zh_units(d) for d in zh_docs(criminal, "fd", args.zh_docs, held=False)]
-    zh_train += [zh_units(d) for d in zh_docs(DATA / "zh/judgments/clcr_cases.jsonl.gz", "text", args.clcr_docs, False)]
+    zh_train += [zh_units(d) for d in zh_docs(SHARED_DATA / "zh/judgments/clcr_cases.jsonl.gz", "text", args.clcr_docs, False)]
     held = zh_docs(criminal, "fd", args.held_docs, held=True)
     sets = {
         "india held apart": india_held,
@@ -107,7 +104,7 @@ def main() -> None:
     encode = CachedEncoder(args.cache, decay=0.7)
     from retrieval.role_states import encoder_identity
 
-    identity = encoder_identity(CHECKPOINT)
+    identity = encoder_identity(SHIPPED_CHECKPOINT)
     print(f"training: {len(india_train)} Indian + {len(zh_train)} Chinese judgments; "
           + ", ".join(f"{k}: {len(v)} docs" for k, v in sets.items()))
     report = {}

@@ -25,11 +25,11 @@ import torch
 from flows.config import LdxConfig
 from pipeline import segment
 from pipeline.parsing import iter_documents
+from pipeline.paths import SHARED_DATA
 from retrieval.config import PredictConfig
 from retrieval.encoder import checkpoint_file, load_encoder
 from retrieval.predict import load_heads, predict_stage
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 TASKS = ("roles", "articles", "consistency", "provisos", "duplicates", "connective_attention")
 
 
@@ -48,7 +48,7 @@ def main() -> None:
     cfg = LdxConfig()
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "judgments.jsonl"
-        with gzip.open(DATA / "zh/judgments/judge_criminal.jsonl.gz", "rt", encoding="utf-8") as f, open(
+        with gzip.open(SHARED_DATA / "zh/judgments/judge_criminal.jsonl.gz", "rt", encoding="utf-8") as f, open(
             path, "w", encoding="utf-8"
         ) as out:
             for i, line in enumerate(f):

@@ -27,14 +27,14 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-SHARED = (ROOT / ".." / "shared" / "data").resolve()
+from pipeline.paths import SHARED_DATA
+
 PDF_DIRS = ("zh/pdf", "en/judgments/us_opinions_pdf")
 
 
 def build_input(root: Path, n_docs: int, with_pdfs: bool) -> None:
     root.mkdir(parents=True)
-    with gzip.open(SHARED / "zh/judgments/judge_criminal.jsonl.gz", "rt", encoding="utf-8") as f, open(
+    with gzip.open(SHARED_DATA / "zh/judgments/judge_criminal.jsonl.gz", "rt", encoding="utf-8") as f, open(
         root / "judge_criminal.jsonl", "w", encoding="utf-8"
     ) as out:
         for i, line in enumerate(f):
@@ -44,7 +44,7 @@ def build_input(root: Path, n_docs: int, with_pdfs: bool) -> None:
             out.write(json.dumps({"id": rec["text_id"], "text": rec["fd"]}, ensure_ascii=False) + "\n")
     if with_pdfs:
         for rel in PDF_DIRS:
-            for pdf in sorted((SHARED / rel).glob("*.pdf")):
+            for pdf in sorted((SHARED_DATA / rel).glob("*.pdf")):
                 shutil.copy(pdf, root / pdf.name)
 
 

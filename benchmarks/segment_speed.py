@@ -19,26 +19,24 @@ import argparse  # noqa: E402
 import itertools  # noqa: E402
 import json  # noqa: E402
 import time  # noqa: E402
-from pathlib import Path  # noqa: E402
 
 import pipeline  # noqa: E402
 from pipeline.config import ParseConfig, SegmentConfig  # noqa: E402
 from pipeline.errors import DocumentError  # noqa: E402
+from pipeline.paths import SHARED_DATA  # noqa: E402
 from pipeline.tokenizer import encode_segments, load_tokenizer  # noqa: E402
-
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
 
 def parsed_judgments(n_zh: int, n_en: int) -> tuple[list, float]:
     """Real judgments through the parser, and the seconds the parsing took."""
     start = time.process_time()
     zh = pipeline.load_documents(
-        SHARED / "zh/judgments/judge_criminal.jsonl.gz", ParseConfig(jsonl_text_field="fd")
+        SHARED_DATA / "zh/judgments/judge_criminal.jsonl.gz", ParseConfig(jsonl_text_field="fd")
     )
     docs = list(itertools.islice(zh, n_zh))
     # OCR off: the few image-only pages would time Tesseract, not this stage's neighbours.
     pdf_config = ParseConfig(ocr=False)
-    for path in sorted((SHARED / "en/judgments/us_opinions_pdf").glob("*.pdf"))[:n_en]:
+    for path in sorted((SHARED_DATA / "en/judgments/us_opinions_pdf").glob("*.pdf"))[:n_en]:
         try:
             docs.append(pipeline.parse(path, pdf_config))
         except DocumentError as e:

@@ -8,22 +8,21 @@ from data/tokenizer/training.json (corpora, seed, fraction).
 
 from __future__ import annotations
 
-import os
+from pipeline.environment import set_environment_defaults
 
-os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+set_environment_defaults()  # before `tokenizers` is imported
 
 import argparse  # noqa: E402
 import json  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-from pipeline.tokenizer import DEFAULT_PATH, CorpusSpec, held_out_report, load_tokenizer, split_corpus  # noqa: E402
-
-ROOT = Path(__file__).resolve().parents[1]
+from pipeline.paths import REPO_ROOT, TOKENIZER_FILE  # noqa: E402
+from pipeline.tokenizer import CorpusSpec, held_out_report, load_tokenizer, split_corpus  # noqa: E402
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--tokenizer", type=Path, default=DEFAULT_PATH.parent, help="folder with training.json")
+    ap.add_argument("--tokenizer", type=Path, default=TOKENIZER_FILE.parent, help="folder with training.json")
     args = ap.parse_args()
 
     training = json.loads((args.tokenizer / "training.json").read_text(encoding="utf-8"))
@@ -31,7 +30,7 @@ def main() -> None:
     held = {}
     for corpus in training["corpora"]:
         spec = CorpusSpec.parse(corpus)
-        spec = CorpusSpec(ROOT / spec.path, spec.fields)  # the recorded paths are relative to the repository
+        spec = CorpusSpec(REPO_ROOT / spec.path, spec.fields)  # the recorded paths are relative to the repository
         held[corpus] = split_corpus(spec, training["seed"], training["holdout"], max_chars=0)[1]
     for name, row in held_out_report(tokenizer, held).items():
         print(json.dumps({"corpus": Path(name).name if not name.startswith("all ") else name, **row}))

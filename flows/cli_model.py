@@ -15,12 +15,10 @@ import typer
 
 from flows.cli import app
 from flows.cli_common import ConfigOpt, SetOpt, console, eval_app, existing_path, fail, resolve_config
+from pipeline.paths import SHARED_DATA, SHIPPED_CHECKPOINT, TOKENIZER_FILE
 
 train_app = typer.Typer(help="Train the Transformer-XL language model on document-ordered streams.")
 app.add_typer(train_app, name="train")
-
-SHARED_DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
-
 
 @train_app.command("prepare")
 def train_prepare(
@@ -115,9 +113,8 @@ def eval_lm(
 
     from flows.lm_store import StorePastWindows
     from pipeline.records import sha256_file
-    from pipeline.tokenizer import DEFAULT_PATH, load_tokenizer
+    from pipeline.tokenizer import load_tokenizer
     from txl.checkpoint import load_model
-    from txl.config import SHIPPED_CHECKPOINT
     from txl.evaluate import encode_paths, evaluate_lm
     from txl.lm_metrics import add_subsets, distant_threshold, long_range_report, subset_masks
     from txl.windows import PastWindows
@@ -134,7 +131,7 @@ def eval_lm(
     torch.set_num_threads(threads)
     model, extra = load_model(ckpt)
     tokenizer = load_tokenizer(cfg.segment.tokenizer)
-    tok_file = Path(cfg.segment.tokenizer or DEFAULT_PATH)
+    tok_file = Path(cfg.segment.tokenizer or TOKENIZER_FILE)
     tok_file = tok_file / "tokenizer.json" if tok_file.is_dir() else tok_file
     warnings = []
     want = extra.get("tokenizer_sha256")

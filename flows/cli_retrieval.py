@@ -19,6 +19,7 @@ from flows.cli_common import (
     fail_on_bad_input,
     resolve_config,
 )
+from pipeline.paths import SHARED_DATA
 
 
 def _print_json(obj) -> None:
@@ -193,7 +194,7 @@ def eval_qa(
 def eval_cuad(
     data: Annotated[
         Path, typer.Option(help="Folder with cuad_contracts.jsonl.gz and cuad_qa.jsonl.gz.")
-    ] = Path("../shared/data/en/contracts"),
+    ] = SHARED_DATA / "en" / "contracts",
     contracts: Annotated[int | None, typer.Option(help="Only the first N contracts of the split (CPU cost).")] = 20,
     split: Annotated[str, typer.Option(help="heldout (contracts never trained on), train or all.")] = "heldout",
     k: Annotated[int, typer.Option("--k", min=1, help="Retrieved passages the reader reads per question.")] = 5,

@@ -3,14 +3,14 @@ command-line overrides (`section.key=value`), in that order."""
 
 from __future__ import annotations
 
-import json
 import tomllib
 from pathlib import Path
 from typing import Literal
 
+import tomli_w
 from pydantic import ValidationError
 
-from pipeline.config import Options, ParseConfig, SegmentConfig
+from pipeline.config import ConfigError, Options, ParseConfig, SegmentConfig, apply_overrides
 from retrieval.config import PredictConfig, RetrievalConfig
 from txl.config import ModelConfig
 
@@ -38,17 +38,6 @@ class LdxConfig(Options):
     run: RunConfig = RunConfig()
 
 
-class ConfigError(ValueError):
-    """A config file or override that cannot be applied; the message names the file or key."""
-
-
-def _parse_value(raw: str):
-    try:
-        return json.loads(raw)
-    except json.JSONDecodeError:
-        return raw  # a bare string such as cuda or chi_sim+eng
-
-
 def load_config(path: str | Path | None = None, overrides: list[str] | None = None) -> LdxConfig:
     data: dict = {}
     if path is not None:
@@ -59,12 +48,7 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
             raise ConfigError(f"{path}: config file not found") from None
         except tomllib.TOMLDecodeError as e:
             raise ConfigError(f"{path}: not valid TOML ({e})") from None
-    for item in overrides or []:
-        key, sep, raw = item.partition("=")
-        section, dot, name = key.strip().partition(".")
-        if not sep or not dot or not name:
-            raise ConfigError(f"override {item!r}: expected section.key=value, e.g. segment.max_tokens=256")
-        data.setdefault(section, {})[name] = _parse_value(raw.strip())
+    apply_overrides(data, overrides, min_depth=2, example="segment.max_tokens=256")
     try:
         return LdxConfig.model_validate(data)
     except ValidationError as e:
@@ -76,23 +60,12 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
 
 
 def config_toml(config: LdxConfig) -> str:
-    """The effective config as TOML (what `ldx config show` prints and a file can hold)."""
-    lines: list[str] = []
+    """The effective config as TOML (what `ldx config show` prints and a file can hold). TOML has no
+    null: an unset key is listed as a comment under its section's header, so a file keeps it unset."""
+    sections = []
     for section, values in config.model_dump(mode="json").items():
-        lines.append(f"[{section}]")
-        for key, value in values.items():
-            if value is None:
-                lines.append(f"# {key} = (unset)")
-            else:
-                lines.append(f"{key} = {_toml_value(value)}")
-        lines.append("")
-    return "\n".join(lines)
-
-
-def _toml_value(value) -> str:
-    """JSON spells strings, numbers, booleans and arrays the TOML way; tables are inline tables."""
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{json.dumps(k, ensure_ascii=False)} = {_toml_value(v)}" for k, v in value.items()) + "}"
-    if isinstance(value, list):
-        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
-    return json.dumps(value, ensure_ascii=False)
+        header = f"[{section}]\n"  # tomli-w leaves it out of a section that holds only tables
+        body = tomli_w.dumps({section: {k: v for k, v in values.items() if v is not None}}).removeprefix(header)
+        unset = "".join(f"# {key} = (unset)\n" for key, value in values.items() if value is None)
+        sections.append(header + unset + body)
+    return "\n".join(sections)

@@ -15,10 +15,10 @@ from pathlib import Path
 
 from flows.config import LdxConfig
 from flows.tasks import active_stages, sha256_file
+from pipeline.paths import REPO_ROOT
 from pipeline.store import atomic_write_json
 
 MANIFEST = "manifest.json"
-ROOT = Path(__file__).resolve().parents[1]
 RESUMABLE = ("running", "failed")
 
 
@@ -34,7 +34,7 @@ def new_run_id() -> str:
 def code_version() -> str:
     try:
         out = subprocess.run(
-            ["git", "-C", str(ROOT), "describe", "--always", "--dirty", "--tags"],
+            ["git", "-C", str(REPO_ROOT), "describe", "--always", "--dirty", "--tags"],
             capture_output=True, text=True, timeout=10, check=True,
         )
         return out.stdout.strip()

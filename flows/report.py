@@ -1,18 +1,21 @@
 """The analyst's review of a run: OUT_DIR/report.html and the run's Prefect artifacts.
 
-The page is one self-contained file (figures as base64 SVG, inline CSS and script, no network). Each
-figure is drawn from a DuckDB query over the run's Parquet parts, and the page shows that query
-verbatim: run it with `duckdb` inside OUT_DIR to get the same numbers.
+The page is one self-contained file (figures as base64 SVG, inline CSS and script, no network), drawn
+from the Jinja2 templates in flows/templates/. Each figure is drawn from a DuckDB query over the run's
+Parquet parts, and the page shows that query verbatim: run it with `duckdb` inside OUT_DIR to get the
+same numbers.
 """
 
 from __future__ import annotations
 
 import base64
-import html
 import io
 import json
 from dataclasses import dataclass
 from pathlib import Path
+
+from jinja2 import Environment, PackageLoader, StrictUndefined
+from markupsafe import Markup
 
 from flows.manifest import read_manifest
 from pipeline.store import atomic_write_text
@@ -128,11 +131,18 @@ def _plot(fig: Figure, rows: list[tuple]) -> str:
     return base64.b64encode(buf.getvalue()).decode("ascii")
 
 
-def _esc(value) -> str:
-    return html.escape("" if value is None else str(value))
+# Autoescaped: every value from a document or the manifest reaches the page as text. A None shows empty.
+_TEMPLATES = Environment(
+    loader=PackageLoader("flows", "templates"),
+    autoescape=True,
+    undefined=StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+    finalize=lambda value: "" if value is None else value,
+)
 
 
-def _summary(manifest: dict) -> str:
+def _summary(manifest: dict) -> dict:
     counts: dict = {}
     for key, value in manifest.get("counts", {}).items():  # run stages (index …) report their own counts
         counts.update({f"{key}.{k}": v for k, v in value.items()} if isinstance(value, dict) else {key: value})
@@ -151,23 +161,14 @@ def _summary(manifest: dict) -> str:
         ("model sha256", model.get("sha256") or "—"),
         ("stages", " → ".join(manifest.get("stages", []))),
     ]
-    rows = "".join(f"<tr><th>{_esc(k)}</th><td>{_esc(v)}</td></tr>" for k, v in facts)
-    count_rows = "".join(f"<tr><th>{_esc(k)}</th><td>{_esc(v)}</td></tr>" for k, v in counts.items())
-    stage_rows = "".join(
-        f"<tr><th>{_esc(k)}</th><td>{v:.2f} s</td><td>{100 * v / total:.0f}%</td></tr>" for k, v in seconds.items()
-    )
-    return (
-        "<section class='row'>"
-        f"<div><h2>Run</h2><table class='kv'>{rows}</table></div>"
-        f"<div><h2>Counts</h2><table class='kv'>{count_rows}</table></div>"
-        f"<div><h2>Time per stage</h2><table class='kv'>{stage_rows}</table><p>summed over batches</p></div>"
-        "</section>"
-    )
+    stages = [(k, v, 100 * v / total) for k, v in seconds.items()]
+    return {"facts": facts, "counts": counts, "stages": stages}
 
 
-def _documents(con, out_dir: Path, run_id: str) -> str:
+def _documents(con, out_dir: Path, run_id: str) -> dict | None:
+    """The documents table and the blocks of the first MAX_DOC_BLOCKS documents; None without documents."""
     if not _has_parts(out_dir, "documents", run_id):
-        return "<section><h2>Documents</h2><p>No documents in this run.</p></section>"
+        return None
     docs = con.execute(
         f"SELECT doc_id, kind, language, title, n_pages, n_blocks, source FROM {_parts('documents', run_id)} "
         f"ORDER BY source, doc_id LIMIT {MAX_DOCS}"
@@ -181,68 +182,20 @@ def _documents(con, out_dir: Path, run_id: str) -> str:
         ).fetchall():
             if row[0] in listed:
                 blocks.setdefault(row[0], []).append(row[1:])
-    table_rows = "".join(
-        "<tr>"
-        + (f"<td><a href='#doc-{_esc(d[0])}'>{_esc(d[0])}</a></td>" if d[0] in listed else f"<td>{_esc(d[0])}</td>")
-        + "".join(f"<td>{_esc(v)}</td>" for v in d[1:])
-        + "</tr>"
-        for d in docs
-    )
-    sections = "".join(
-        f"<details id='doc-{_esc(doc_id)}'><summary>{_esc(doc_id)} — {_esc(title or source)}</summary>"
-        "<table><tr><th>#</th><th>type</th><th>page</th><th>text</th></tr>"
-        + "".join(f"<tr><td>{i}</td><td>{_esc(t)}</td><td>{_esc(p)}</td><td>{_esc(x)}</td></tr>" for i, t, p, x in blocks.get(doc_id, []))
-        + "</table></details>"
-        for doc_id, _, _, title, _, _, source in docs[:MAX_DOC_BLOCKS]
-    )
-    header = "".join(f"<th>{h}</th>" for h in ("doc_id", "kind", "language", "title", "pages", "blocks", "source"))
-    note = f"<p>Showing the first {MAX_DOCS} documents.</p>" if len(docs) == MAX_DOCS else ""
-    return (
-        "<section><h2>Documents</h2>"
-        "<input id='filter' type='search' placeholder='Filter documents (any column)…'>"
-        f"{note}<table id='docs'><thead><tr>{header}</tr></thead><tbody>{table_rows}</tbody></table>"
-        f"<h2>Blocks</h2>{sections}</section>"
-    )
+    return {
+        "rows": [(d[0], d[1:]) for d in docs],
+        "linked": listed,
+        "truncated": len(docs) == MAX_DOCS,
+        "listed": [(d[0], d[3] or d[6], blocks.get(d[0], [])) for d in docs[:MAX_DOC_BLOCKS]],
+    }
 
 
-def _errors(con, out_dir: Path, run_id: str) -> str:
+def _errors(con, out_dir: Path, run_id: str) -> list[tuple] | None:
     if not _has_parts(out_dir, "errors", run_id):
-        return ""
-    rows = con.execute(
+        return None
+    return con.execute(
         f"SELECT source, stage, error_type, reason FROM {_parts('errors', run_id)} ORDER BY source LIMIT {MAX_DOCS}"
     ).fetchall()
-    body = "".join("<tr>" + "".join(f"<td>{_esc(v)}</td>" for v in r) + "</tr>" for r in rows)
-    return (
-        "<section><h2>Errors</h2><table><tr><th>source</th><th>stage</th><th>type</th><th>reason</th></tr>"
-        f"{body}</table></section>"
-    )
-
-
-STYLE = """
-body{font-family:system-ui,sans-serif;margin:2rem;max-width:1100px;color:#222}
-table{border-collapse:collapse;margin:.5rem 0;font-size:.85rem}
-td,th{border:1px solid #ddd;padding:.25rem .5rem;text-align:left;vertical-align:top}
-table.kv th{background:#f4f6fa}
-figure{display:inline-block;margin:.5rem 1rem .5rem 0;vertical-align:top;max-width:520px}
-figure img{width:100%}
-pre{background:#f6f8fa;padding:.5rem;white-space:pre-wrap;font-size:.75rem}
-input[type=search]{width:100%;padding:.4rem;margin:.5rem 0}
-details{margin:.25rem 0}
-.row{display:flex;flex-wrap:wrap;gap:2rem}
-"""
-
-SCRIPT = """
-document.getElementById('filter')?.addEventListener('input', function (e) {
-  const q = e.target.value.toLowerCase();
-  for (const tr of document.querySelectorAll('#docs tbody tr')) {
-    tr.style.display = tr.textContent.toLowerCase().includes(q) ? '' : 'none';
-  }
-});
-window.addEventListener('hashchange', function () {
-  const el = document.getElementById(decodeURIComponent(location.hash.slice(1)));
-  if (el && el.tagName === 'DETAILS') el.open = true;
-});
-"""
 
 
 def render_body(out_dir: str | Path, run_id: str) -> str:
@@ -255,16 +208,10 @@ def render_body(out_dir: str | Path, run_id: str) -> str:
         if not _has_parts(out_dir, fig.table, run_id):
             continue
         rows = con.execute(fig.sql).fetchall()
-        if not rows:
-            continue
-        figs.append(
-            f"<figure><img alt='{_esc(fig.title)}' src='data:image/svg+xml;base64,{_plot(fig, rows)}'>"
-            f"<figcaption><pre>{_esc(fig.sql)};</pre></figcaption></figure>"
-        )
-    plots = "".join(figs) or "<p>Nothing to plot: the run wrote no rows.</p>"
-    return (
-        "<section><h2>Figures</h2><p>Each query runs as shown with <code>duckdb</code> started in OUT_DIR.</p>"
-        f"{plots}</section>{_errors(con, out_dir, run_id)}{_documents(con, out_dir, run_id)}"
+        if rows:
+            figs.append({"title": fig.title, "sql": fig.sql, "svg_base64": _plot(fig, rows)})
+    return _TEMPLATES.get_template("body.html.j2").render(
+        figures=figs, errors=_errors(con, out_dir, run_id), documents=_documents(con, out_dir, run_id)
     )
 
 
@@ -275,13 +222,10 @@ def render(out_dir: str | Path, body: str | None = None) -> str:
     if manifest is None:
         raise FileNotFoundError(f"{out_dir}: no manifest.json; is this the OUT_DIR of an `ldx run`?")
     run_id = manifest["run_id"]
-    return (
-        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
-        "<link rel='icon' href='data:,'>"
-        f"<title>LongDoc-XL run {_esc(run_id)}</title><style>{STYLE}</style></head><body>"
-        f"<h1>LongDoc-XL run {_esc(run_id)}</h1>{_summary(manifest)}"
-        f"{render_body(out_dir, run_id) if body is None else body}"
-        f"<script>{SCRIPT}</script></body></html>"
+    body = render_body(out_dir, run_id) if body is None else body
+    # the body is this module's own rendered template, already escaped
+    return _TEMPLATES.get_template("page.html.j2").render(
+        run_id=run_id, body=Markup(body), **_summary(manifest)
     )
 
 

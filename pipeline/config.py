@@ -1,8 +1,42 @@
-"""Typed options of the pipeline stages (parse, segment). Defaults live here, in code."""
+"""Typed options of the pipeline stages (parse, segment), and the `key=value` overrides every config
+(`ldx --set`, the training config) takes. Defaults live here, in code."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterable
+
 from pydantic import BaseModel, ConfigDict
+
+
+class ConfigError(ValueError):
+    """A config file or override that cannot be applied; the message names the file or key."""
+
+
+def parse_value(raw: str):
+    """An override's value: JSON (numbers, booleans, arrays, quoted strings), else the bare string."""
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError:
+        return raw  # a bare string such as cuda or chi_sim+eng
+
+
+def apply_overrides(data: dict, overrides: Iterable[str] | None, min_depth: int = 1, example: str = "") -> dict:
+    """Set each `a.b.c=value` into the nested tables of `data` (in place; returned too). A key needs at
+    least `min_depth` dotted names: 2 where every key lives in a section (`segment.max_tokens=256`)."""
+    for item in overrides or ():
+        key, sep, raw = item.partition("=")
+        names = [name.strip() for name in key.split(".")]
+        if not sep or len(names) < min_depth or not all(names):
+            form = "section.key=value" if min_depth > 1 else "key=value"
+            raise ConfigError(f"override {item!r}: expected {form}" + (f", e.g. {example}" if example else ""))
+        table = data
+        for name in names[:-1]:
+            table = table.setdefault(name, {})
+            if not isinstance(table, dict):
+                raise ConfigError(f"override {item!r}: {name} is a value, not a table")
+        table[names[-1]] = parse_value(raw.strip())
+    return data
 
 
 class Options(BaseModel):

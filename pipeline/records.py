@@ -347,17 +347,3 @@ def error_rows(errors: list[ErrorRecord], run_id: str) -> list[dict]:
 def to_table(name: str, rows: list[dict]) -> pa.Table:
     """Rows to an Arrow table under the table's explicit schema (types are checked, never inferred)."""
     return pa.Table.from_pylist(rows, schema=SCHEMAS[name])
-
-
-def segment_from_row(row: dict) -> Segment:
-    return Segment(
-        doc_id=row["doc_id"],
-        seg_idx=row["seg_idx"],
-        block_idx=row["block_idx"],
-        type=BlockType(row["type"]),
-        text=row["text"],
-        n_tokens=row["n_tokens"],
-        char_start=row["char_start"],
-        char_end=row["char_end"],
-        connectives=[(c["start"], c["end"]) for c in row.get("connectives") or []],
-    )

@@ -101,9 +101,6 @@ class OutputStore:
         atomic_write_table(path, to_table(table, rows), self.file_metadata)
         return path
 
-    def has_part(self, table: str, key: str) -> bool:
-        return self.part_path(table, key).exists()
-
     @contextmanager
     def lock(self):
         """Exclusive writer lock on OUT_DIR; released by the OS even when the process is killed."""

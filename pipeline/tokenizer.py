@@ -32,10 +32,9 @@ from pathlib import Path
 from tokenizers import Encoding, Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
 
 from pipeline.connectives import token_mask
+from pipeline.paths import TOKENIZER_FILE
 from pipeline.records import BLOCK_TYPE_IDS, BlockType, Segment
 from pipeline.store import atomic_write_text
-
-DEFAULT_PATH = Path(__file__).resolve().parent.parent / "data" / "tokenizer" / "tokenizer.json"
 
 PAD = "<pad>"
 DOC = "<doc>"
@@ -168,7 +167,7 @@ def _load_cached(path: str) -> LegalTokenizer:
 
 def load_tokenizer(path: str | Path | None = None) -> LegalTokenizer:
     """The tokenizer at `path` (a tokenizer.json or its folder); None = the shipped one. Cached."""
-    path = Path(path) if path is not None else DEFAULT_PATH
+    path = Path(path) if path is not None else TOKENIZER_FILE
     if path.is_dir():
         path = path / "tokenizer.json"
     if not path.is_file():

@@ -31,7 +31,6 @@ class RetrievalConfig(Options):
     prefix_cache_bytes: int = 256 * 2**20
     bm25: bool = True
     dense: bool = True
-    sentence_model: bool = True
     rrf_k: int = 60
     arm_weights: dict[str, float] = Field(default_factory=dict)  # RRF weight per arm (bm25, txl, minilm); unnamed = 1
     # Chinese queries: MiniLM's English vocabulary maps most Han characters to [UNK]; the shipped encoder's

@@ -9,7 +9,6 @@ already seen persist under OUT_DIR (SignatureStore), so duplicates are found acr
 
 from __future__ import annotations
 
-import fcntl
 import io
 import re
 import zlib
@@ -20,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 from datasketch import MinHash, MinHashLSH
+from filelock import FileLock
 
 from pipeline.records import BlockType, Segment
 from pipeline.store import atomic_write_bytes
@@ -182,8 +182,8 @@ class SignatureStore:
     @contextmanager
     def update(self) -> Iterator[Signatures]:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.path.with_suffix(".lock"), "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
+        # filelock opens the lock file with O_NOFOLLOW: a symlink planted there is refused, not truncated
+        with FileLock(self.path.with_suffix(".lock")):
             sigs = self.load()
             yield sigs
             self._save(sigs)

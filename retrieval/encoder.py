@@ -6,11 +6,9 @@ from pathlib import Path
 
 import numpy as np
 
+from pipeline.paths import SHIPPED_CHECKPOINT
 from pipeline.records import BlockType, Segment, sha256_file  # noqa: F401  (re-exported: checkpoint identity)
-from txl.config import SHIPPED_CHECKPOINT
 from txl.pooling import pool_key
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def checkpoint_file(configured: str | None) -> Path | None:

@@ -44,11 +44,11 @@ import numpy as np
 
 from pipeline.analysis.consistency import check_document
 from pipeline.analysis.provisos import find_provisos
+from pipeline.paths import HEADS_DIR
 from pipeline.records import BlockType, Document, Evidence, Prediction, Segment, sha256_file
 from retrieval.config import PredictConfig
 from retrieval.dedup import SignatureStore, duplicates_of, signatures
 
-HEADS_DIR = Path(__file__).resolve().parents[1] / "data" / "models" / "heads"
 RULES_ID = "rules-v1"
 MINHASH_ID = "minhash-5gram-v1"
 # Every judgment of a court repeats its appeal notice, signature lines and quoted statutes; sharing

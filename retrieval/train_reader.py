@@ -23,7 +23,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from retrieval.encoder import ROOT, checkpoint_file, load_encoder, sha256_file
+from pipeline.paths import MODELS_DIR, REPO_ROOT
+from retrieval.encoder import checkpoint_file, load_encoder, sha256_file
 from retrieval.eval_qa import QAItem, evaluate_qa, load_squad, score
 from retrieval.reader import (
     LABELS,
@@ -42,8 +43,8 @@ from retrieval.reader import (
     prepare_question,
 )
 
-READER_FILE = ROOT / "data" / "models" / "reader.pt"
-CACHE_DIR = ROOT / "out" / "reader_cache"
+READER_FILE = MODELS_DIR / "reader.pt"
+CACHE_DIR = REPO_ROOT / "out" / "reader_cache"
 
 
 @dataclass

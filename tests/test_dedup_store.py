@@ -61,3 +61,15 @@ def test_pair_split_across_batches_is_found_and_reruns_add_nothing(batches, tmp_
     assert _duplicate_rows(predict_stage(first, first_segs, ONLY_DUPLICATES, out_dir=str(tmp_path))) == [
         (original, "refiled-copy")
     ]
+
+
+def test_a_symlink_planted_as_the_lock_file_is_refused_and_its_target_left_alone(tmp_path):
+    store = SignatureStore(tmp_path / "out")
+    store.path.parent.mkdir(parents=True)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me", encoding="utf-8")
+    store.path.with_suffix(".lock").symlink_to(victim)
+    with pytest.raises(OSError), store.update():
+        pass
+    assert victim.read_text(encoding="utf-8") == "keep me"
+    assert not store.path.exists()

@@ -63,7 +63,7 @@ def test_review_writes_a_page_that_chromium_renders_without_errors(out_dir, tmp_
     html = page.read_text(encoding="utf-8")
     assert "http://" not in html and "https://" not in html  # self-contained: nothing to fetch
     assert html.count("data:image/svg+xml;base64,") == 4  # kinds, block types, segment lengths, errors
-    assert "read_parquet(&#x27;segments/run_id=r-test/*.parquet&#x27;)" in html
+    assert "read_parquet(&#39;segments/run_id=r-test/*.parquet&#39;)" in html  # autoescaped (markupsafe)
 
     shot = tmp_path / "shot.png"
     common = [CHROMIUM, *FLAGS, f"--user-data-dir={tmp_path / 'profile'}"]

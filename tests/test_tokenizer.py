@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tokenizers import Tokenizer, models
 
+from pipeline.paths import TOKENIZER_FILE
 from pipeline.records import BlockType, Segment
 from pipeline.tokenizer import (
-    DEFAULT_PATH,
     CorpusSpec,
     TrainOptions,
     encode_segment,
@@ -38,7 +38,7 @@ def tokenizer():
 
 
 def test_shipped_tokenizer(tokenizer):
-    assert DEFAULT_PATH.stat().st_size < 3_000_000
+    assert TOKENIZER_FILE.stat().st_size < 3_000_000
     assert tokenizer.vocab_size >= 16_000
     assert (tokenizer.pad_id, tokenizer.doc_id) == (0, 1)
     assert sorted(tokenizer.block_ids) == sorted(BlockType)
@@ -77,7 +77,7 @@ OTHER_CORPORA = [
 
 
 def test_round_trip_on_every_shared_corpus(tokenizer, shared_data):
-    specs = json.loads((DEFAULT_PATH.parent / "training.json").read_text())["corpora"]
+    specs = json.loads((TOKENIZER_FILE.parent / "training.json").read_text())["corpora"]
     specs = [shared_spec(shared_data, s) for s in specs]
     specs += [CorpusSpec.parse(f"{shared_data}/{s}") for s in OTHER_CORPORA]
     for spec in specs:

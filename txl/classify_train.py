@@ -21,12 +21,12 @@ from pathlib import Path
 import numpy as np
 
 from pipeline.errors import CorruptDocument
+from pipeline.paths import HEADS_DIR
 from pipeline.records import BlockType, Document
 from txl.heads import ROLE_LABELS, ArticleHead, RoleHead, TxlStates
 
 Encode = Callable[[list[list[str]]], TxlStates]  # units of each document -> their encoder states
 
-HEADS_DIR = Path(__file__).resolve().parents[1] / "data" / "models" / "heads"
 
 # DESIGN.md: Facts → FACTS; Argument → CLAIMS or DEFENSE; Statute, Precedent, Ratio → OPINION;
 # Ruling by Lower Court → PROCEDURE; Ruling by Present Court → VERDICT.

@@ -3,12 +3,8 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from pipeline.config import Options
-
-# The shipped language model, the default encoder of every model stage
-SHIPPED_CHECKPOINT = Path(__file__).resolve().parents[1] / "data" / "models" / "txl_lm.pt"
 
 
 class ModelConfig(Options):

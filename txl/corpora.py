@@ -16,7 +16,10 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from filelock import FileLock
+
 from pipeline.errors import DocumentError
+from pipeline.paths import TOKENIZER_FILE
 from pipeline.records import sha256_file
 from pipeline.store import atomic_write_json
 from txl.streams import EncodedDoc, encode_document, save_corpus
@@ -145,9 +148,9 @@ def prepare(
     log=print,
 ) -> dict:
     """Write one stream file per corpus and a manifest.json under `out_dir`; returns the manifest."""
-    from pipeline.tokenizer import DEFAULT_PATH, load_tokenizer
+    from pipeline.tokenizer import load_tokenizer
 
-    tok_path = Path(tokenizer_path or DEFAULT_PATH)
+    tok_path = Path(tokenizer_path or TOKENIZER_FILE)
     if tok_path.is_dir():
         tok_path = tok_path / "tokenizer.json"
     tok = load_tokenizer(tok_path)
@@ -189,10 +192,7 @@ def prepare(
 
 def _merge_manifest(path: Path, new: dict) -> dict:
     """Add these corpora to the folder's manifest (several prepare processes may share a folder)."""
-    import fcntl
-
-    with open(path.with_suffix(".lock"), "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with FileLock(path.with_suffix(".lock")):  # O_NOFOLLOW: a symlinked lock file is refused
         old = json.loads(path.read_text()) if path.exists() else {}
         if old and old.get("tokenizer_sha256") != new["tokenizer_sha256"]:
             old = {}  # another tokenizer: the old streams are not comparable

@@ -10,8 +10,6 @@ import torch
 
 from txl.relative import KeyAxis, position_scores
 
-TERMS = ("a", "b", "c", "d")
-
 
 @torch.no_grad()
 def summarize_layer(layer: int, q, k, u, v, rk, probs, keys: KeyAxis, scale: float) -> list[dict]:

@@ -29,7 +29,7 @@ from pathlib import Path
 import torch
 from pydantic import Field
 
-from pipeline.config import Options
+from pipeline.config import Options, apply_overrides
 from pipeline.store import atomic_write_bytes, atomic_write_text
 from txl import ddp
 from txl.evaluate import pick_docs
@@ -473,18 +473,7 @@ def load_train_config(path: str | Path | None, overrides: list[str] | None = Non
     if path is not None:
         raw = tomllib.loads(Path(path).read_text(encoding="utf-8"))
         data = raw.get("train", raw)
-    for item in overrides or []:
-        key, _, value = item.partition("=")
-        try:
-            parsed = json.loads(value)
-        except json.JSONDecodeError:
-            parsed = value
-        target = data
-        *parents, last = key.strip().split(".")
-        for p in parents:
-            target = target.setdefault(p, {})
-        target[last] = parsed
-    return TrainConfig.model_validate(data)
+    return TrainConfig.model_validate(apply_overrides(data, overrides, example="max_steps=500"))
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -12,7 +12,7 @@ computed by the court; flagging them would flag every judgment.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from pipeline.analysis import zh_numbers
@@ -228,11 +228,3 @@ def check_document(
     if predicted_articles is not None or charge_articles:
         flags += _article_flags(doc, predicted_articles or {}, charge_articles or {}, article_threshold)
     return flags
-
-
-def verdict_charges(doc: Document) -> list[str]:
-    return [m.group(1) for v in _blocks(doc, {BlockType.VERDICT}) for m in CHARGE.finditer(v.text)]
-
-
-def checks_in(flags: Iterable[Flag]) -> set[str]:
-    return {f.check for f in flags}
