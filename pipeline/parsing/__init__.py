@@ -15,6 +15,7 @@ from pipeline.errors import DocumentError, EmptyDocument, UnsupportedFormat
 from pipeline.parsing.detect import detect_kind, detect_language
 from pipeline.parsing.kinds import module_for
 from pipeline.parsing.spans import Extracted, trimmed
+from pipeline.process import fault_point
 from pipeline.records import Block, BlockType, DocKind, DocMeta, Document, doc_id_for_bytes, doc_id_for_file
 
 __all__ = ["parse_file", "iter_documents", "build", "DocumentError"]
@@ -186,8 +187,11 @@ def iter_documents(path, config: ParseConfig | None = None, errors: list | None 
     config = config or ParseConfig()
     for doc_id, source, extracted in _records(Path(path), config, errors):
         try:
-            yield build(extracted, source, doc_id, config)
+            doc = build(extracted, source, doc_id, config)
         except DocumentError as e:
             if errors is None:
                 raise
             errors.append(e)
+            continue
+        fault_point("parse")
+        yield doc
