@@ -45,6 +45,7 @@ def open_or_create(root: Path, model, config: RetrievalConfig, model_id: str = "
         if (root / "manifest.json").exists():
             raise
         return _create(root, cfg, config, model_id)
+    store.discard_uncommitted()
     if "model_id" not in store.manifest and len(store) == 0:
         (root / "manifest.json").unlink()
         return _create(root, cfg, config, model_id)

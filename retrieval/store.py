@@ -159,7 +159,7 @@ class SegmentStore:
         }
         store = cls(root, manifest, _flat(dim), META_SCHEMA.empty_table(), cfg)
         store.commit()
-        store._discard_uncommitted()  # a create killed before its manifest left its temporary files
+        store.discard_uncommitted()  # a create killed before its manifest left its temporary files
         return store
 
     @classmethod
@@ -189,13 +189,12 @@ class SegmentStore:
             raise StoreError(f"{root}: index holds {index.ntotal} keys but metadata {meta.num_rows} rows")
         store = cls(root, manifest, index, meta, config or RetrievalConfig(index_type=manifest["index_type"]), refine)
         store._read_only = mmap
-        if not mmap:
-            store._discard_uncommitted()
         return store
 
-    def _discard_uncommitted(self) -> None:
+    def discard_uncommitted(self) -> None:
         """Remove what a writer killed mid-commit left: files of a generation the manifest never named,
-        and temporary files. Only a writer opens without mmap, and the run lock keeps writers to one."""
+        and temporary files. For the one writer only (the run lock keeps it one): another writer's
+        commit in progress would lose its files."""
         gen = self.manifest["generation"]
         current = {f"keys-{gen}.faiss", f"refine-{gen}.faiss", f"meta-{gen}.parquet", "manifest.json", "states.f16"}
         for path in self.root.iterdir():

@@ -76,3 +76,32 @@ def test_a_run_killed_at_a_point_reruns_to_the_outputs_of_an_uninterrupted_run(s
     np.testing.assert_allclose(got_keys, want_keys, atol=1e-5)
     left = sorted(p.name for p in (out / "index").iterdir())
     assert [n for n in left if n.startswith(".")] == [], left  # nothing half-written stays behind
+
+
+def test_a_writer_discards_a_generation_the_manifest_never_named(tmp_path):
+    """What a commit killed between its writes leaves (the next generation's files, temporary files) is
+    removed when the next writer opens the store; the committed generation reads as before."""
+    from retrieval.store import SegmentEntry
+
+    rng = np.random.default_rng(0)
+    keys = rng.standard_normal((6, 8)).astype(np.float32)
+    keys /= np.linalg.norm(keys, axis=1, keepdims=True)
+    store = SegmentStore.create(tmp_path / "ix", dim=8, model_id="m")
+    store.add([SegmentEntry(f"d:{i}", "d", i, "OTHER") for i in range(6)], keys)
+    store.commit()
+    gen = store.manifest["generation"]
+    left = [
+        f"keys-{gen + 1}.faiss",
+        f"meta-{gen + 1}.parquet",
+        f".keys-{gen + 1}.faiss.tmp",
+        ".manifest.json.x1.tmp",
+    ]
+    for name in left:
+        (tmp_path / "ix" / name).write_bytes(b"half-written")
+    again = SegmentStore.open(tmp_path / "ix")
+    again.discard_uncommitted()
+    assert not [n for n in left if (tmp_path / "ix" / n).exists()]
+    assert again.manifest["model_id"] == "m" and len(again) == 6
+    assert again.search(keys[2], k=1)[0][0][0] == "d:2"
+    again.commit()
+    assert len(SegmentStore.open(tmp_path / "ix", mmap=True)) == 6
