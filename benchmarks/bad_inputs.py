@@ -3,7 +3,7 @@ that came through and one `errors` row per bad file with its reason.
 
 The bad inputs: an `.xml.gz` and a `.jsonl.gz` gzip bomb (about 1 MB inflating to 2.1 GB at full size),
 a blank 60×60-inch and a 200×200-inch page, 1,999 blank pages (OCR on each), NUL bytes in a `.txt`, an
-OLE header followed by junk as `.doc`, a truncated `.jsonl.gz`, cp1252 text, and empty files. The good
+OLE header followed by junk as `.doc`, a truncated `.jsonl.gz`, cp1252 text, an empty and a blank file. The good
 ones are real shared files (PDFs, a LegalDocML `.xml.gz`, a court `.doc`, three judgments as JSONL).
 
     .venv/bin/python benchmarks/bad_inputs.py [--tiny] [--keep DIR] [--set run.stages=[] ...]
@@ -85,7 +85,7 @@ def build_bad(root: Path, tiny: bool) -> None:
     (root / "truncated.jsonl.gz").write_bytes(cut[: len(cut) // 2])
     quoted = "\u201c" + text[:3000].replace("'", "\u2019") + "\u201d \u2014 \u00e9t\u00e9"
     (root / "cp1252.txt").write_bytes(quoted.encode("cp1252", errors="replace"))
-    (root / "empty.txt").write_bytes(b"")
+    (root / "blank.txt").write_bytes(b"  \n\t\n")  # whitespace only (an empty .txt would be empty.pdf again)
     (root / "empty.pdf").write_bytes(b"")
 
 
