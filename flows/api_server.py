@@ -21,9 +21,14 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from importlib.util import find_spec
 
+from pipeline.paths import user_cache_dir
 from pipeline.process import die_with_parent
 
 API_URL = "PREFECT_API_URL"
+PREFECT_HOME = "PREFECT_HOME"
+# The run's own results are never persisted (every task and the flow say persist_result=False); what
+# Prefect would still write (a failed run's exception) goes under the project's cache, not ~/.prefect.
+STORAGE = "PREFECT_LOCAL_STORAGE_PATH"
 UI_URL = "PREFECT_UI_URL"
 PORT_TAKEN = 3  # uvicorn's exit code when it cannot bind its port
 
@@ -56,7 +61,11 @@ class TemporaryAPI:
                 "--host", "127.0.0.1", "--port", str(port), "--log-level", "error", "--lifespan", "on",
             ],
             # the switches Prefect's own temporary server sets: the API alone, its few in-process services
-            env={**os.environ, "PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1", "PREFECT__SERVER_FINAL": "1"},
+            env={
+                PREFECT_HOME: str(user_cache_dir("prefect")),  # its database, not ~/.prefect/prefect.db
+                **os.environ,
+                "PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1", "PREFECT__SERVER_FINAL": "1",
+            },
             # the server ends when the CLI's main thread does, even after a kill -9; it would outlive it otherwise
             preexec_fn=die_with_parent if sys.platform == "linux" else None,
             # out of the terminal's process group: a Ctrl-C stops the run, which still reports to the
@@ -124,6 +133,8 @@ def temporary_api(while_starting: Callable[[], None]) -> Iterator[None]:
             return
         # An empty UI address: the temporary server has no UI, so Prefect logs no link to one.
         env = {API_URL: server.ready(PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS.value()), UI_URL: ""}
+        env[STORAGE] = os.environ.get(STORAGE) or str(user_cache_dir("prefect", "storage"))
+        env["PREFECT_RESULTS_PERSIST_BY_DEFAULT"] = "false"
         before = {key: os.environ.get(key) for key in env}
         os.environ.update(env)  # what Dask's worker processes inherit
         refresh_global_settings_context()  # Prefect read its settings at import, before the URL existed

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from pipeline.process import fault_point
+
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
@@ -34,4 +36,6 @@ def segment(document: Document, config: SegmentConfig | None = None) -> list[Seg
     """Block-respecting segments of a parsed document, with the shipped tokenizer by default."""
     from pipeline.segmenter import segment_document
 
-    return segment_document(document, config)
+    segments = segment_document(document, config)
+    fault_point("segment")
+    return segments

@@ -50,7 +50,16 @@ class ParseConfig(Options):
     ocr: bool = True  # OCR pages without a text layer through Tesseract
     ocr_language: str = "chi_sim+eng"
     ocr_dpi: int = 300
-    ocr_max_pages: int | None = None  # OCR at most this many pages per document (None = all); others warn
+    ocr_max_pages: int | None = 100  # OCR at most this many pages per document (None = all); others warn
+    # A page larger than this many pixels at ocr_dpi is OCR'd at the dpi that fits: a 60-inch blank page
+    # at 300 dpi rendered 324 Mpx (3.9 GB); 16 Mpx keeps A4 and Letter at 300 dpi and A3 at 287 dpi.
+    ocr_max_pixels: int = 16_000_000
+    # Wall time to read one document (checked between pages); over it, the document is an error row.
+    max_doc_seconds: float | None = 300.0
+    # Bytes one input may hold once read (text, XML) or decompressed (.gz): a 1 MB gzip bomb inflates to
+    # 2.1 GB. A JSONL corpus is streamed, so there it bounds time rather than memory.
+    max_decompressed_bytes: int = 512 * 2**20
+    max_line_bytes: int = 64 * 2**20  # one JSONL record (the longest real judgment is about 1.2 MB)
     jsonl_text_field: str = "text"
     jsonl_id_field: str | None = None
     kind: str | None = None  # force a document kind instead of detecting it

@@ -34,5 +34,9 @@ class TooManyPages(DocumentError):
     """More pages than `parse.page_limit`."""
 
 
+class OverLimit(DocumentError):
+    """Over a size or time limit of the parse config (decompressed bytes, line length, wall time)."""
+
+
 class SegmentError(DocumentError):
     stage = "segment"

@@ -1,4 +1,5 @@
-"""Child processes that must not outlive the run that started them (a kill -9 of the run included)."""
+"""Child processes that must not outlive the run that started them (a kill -9 of the run included), and
+the named points where the crash tests kill a process."""
 
 from __future__ import annotations
 
@@ -19,3 +20,21 @@ def die_with_parent(sig: int = signal.SIGTERM, parent: int | None = None) -> Non
         _prctl(PR_SET_PDEATHSIG, sig)
     if parent is not None and os.getppid() != parent:
         os._exit(1)
+
+
+FAULT_ENV = "LDX_FAULT"
+
+
+_reached: dict[str, int] = {}
+
+
+def fault_point(name: str) -> None:
+    """Crash tests (tests/test_flow_kill_points.py): with LDX_FAULT=`name` (or `name:n`, the n-th time this
+    process gets here) in the environment, the process dies here as a kill -9 would, so a test can stop a
+    run at an exact point of its work instead of a random one."""
+    want, _, nth = os.environ.get(FAULT_ENV, "").partition(":")
+    if want != name:
+        return
+    _reached[name] = _reached.get(name, 0) + 1
+    if _reached[name] == int(nth or 1):
+        os.kill(os.getpid(), signal.SIGKILL)

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from pipeline.process import die_with_parent
+from pipeline.process import die_with_parent, fault_point
 from pipeline.records import Segment
 from retrieval.config import RetrievalConfig
 from retrieval.inject import DocInput, encode_stream
@@ -34,19 +34,29 @@ INDEX_DIR = "index"
 
 
 def open_or_create(root: Path, model, config: RetrievalConfig, model_id: str = "") -> SegmentStore:
-    """The store at `root`, created for this model's shapes if absent; refuses one built by another model."""
+    """The store at `root`, created for this model's shapes if absent; refuses one built by another model.
+
+    A store with no model id and no keys is what a run killed before its first commit left behind (code
+    before the model id went into the first manifest): it holds nothing, so it is made anew."""
     cfg = model.cfg
     try:
         store = SegmentStore.open(root, config=config)
     except StoreError:
         if (root / "manifest.json").exists():
             raise
-        store = SegmentStore.create(root, cfg.d_model, (cfg.n_layer, config.states_per_layer, cfg.d_model), config)
-        store.manifest["model_id"] = model_id
-        return store
+        return _create(root, cfg, config, model_id)
+    store.discard_uncommitted()
+    if "model_id" not in store.manifest and len(store) == 0:
+        (root / "manifest.json").unlink()
+        return _create(root, cfg, config, model_id)
     if store.manifest.get("model_id", "") != model_id or store.dim != cfg.d_model:
         raise StoreError(f"{root}: built with model {store.manifest.get('model_id') or '?'}; re-index with a new OUT_DIR")
     return store
+
+
+def _create(root: Path, cfg, config: RetrievalConfig, model_id: str) -> SegmentStore:
+    shape = (cfg.n_layer, config.states_per_layer, cfg.d_model)
+    return SegmentStore.create(root, cfg.d_model, shape, config, model_id=model_id)
 
 
 def index_segments(
@@ -100,6 +110,7 @@ def index_segments(
     stats: dict[str, int] = {}
     for _ in encode_stream(model, to_encode(), store, cfg, stats):
         pass
+    fault_point("index_build")
     gone = list(retracted())
     for doc_id in gone:
         store.delete_document(doc_id)
@@ -128,6 +139,17 @@ class _Worker:
         self.process = spawn.Process(target=_index_child, name="ldx-index", daemon=True,
                                      args=(self.inbox, self.outbox, os.getpid(), str(checkpoint), config))
         self.process.start()
+
+    def close(self) -> None:
+        """End the child and let go of its queues without waiting on them: a queue's feeder thread blocked
+        on a dead child's full pipe would otherwise keep the run from exiting (Queue._finalize_join)."""
+        self.process.join(timeout=10)  # it has sent its result and is exiting
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join(timeout=10)
+        for q in (self.inbox, self.outbox):
+            q.cancel_join_thread()
+            q.close()
 
 
 _prepared: list[_Worker] = []  # the process prepare() started, if any (at most one)
@@ -161,33 +183,41 @@ def index_run_stage(docs: Callable[[], Iterator], ctx) -> dict[str, int]:
     if worker is None or worker.key != _worker_key(path, ctx.config) or not worker.process.is_alive():
         if worker is not None:  # started for another config
             worker.process.kill()
+            worker.close()
         worker = _Worker(path, ctx.config)
-    inbox, outbox, child = worker.inbox, worker.outbox, worker.process
-    inbox.put(_Start(str(ctx.out_dir), ctx.model_id))
+    inbox, child = worker.inbox, worker.process
     try:
+        inbox.put(_Start(str(ctx.out_dir), ctx.model_id))
         for work in docs():
+            if not child.is_alive():
+                break  # its result (an error) is read below; what the batches still make is not needed
             if work is not None and work.segments:
                 inbox.put(work.segments)
-        inbox.put(_End(sorted(getattr(docs, "retracted", ()))))
-        while True:
-            try:
-                status, value = outbox.get(timeout=1.0)
-                break
-            except queue.Empty:
-                if child.is_alive():
-                    continue
-                try:  # it may have written its result just before it ended
-                    status, value = outbox.get(timeout=5.0)
-                    break
-                except queue.Empty:
-                    raise RuntimeError(f"the index process ended without a result (exit code {child.exitcode})") from None
+        else:
+            inbox.put(_End(sorted(getattr(docs, "retracted", ()))))
+        status, value = _result(worker)
     except BaseException:
         child.kill()
         raise
-    child.join()
+    finally:
+        worker.close()
     if status != "ok":
         raise RuntimeError(f"the index process failed: {value}")
     return value
+
+
+def _result(worker: _Worker) -> tuple[str, object]:
+    """The child's (status, value), or an error once it has ended without one."""
+    while True:
+        try:
+            return worker.outbox.get(timeout=1.0)
+        except queue.Empty:
+            if worker.process.is_alive():
+                continue
+        try:  # it may have written its result just before it ended
+            return worker.outbox.get(timeout=5.0)
+        except queue.Empty:
+            return "error", f"it ended without a result (exit code {worker.process.exitcode})"
 
 
 @dataclass

@@ -41,6 +41,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from pipeline.process import fault_point
 from pipeline.store import atomic_write_json, atomic_write_table
 from retrieval.config import RetrievalConfig
 
@@ -132,9 +133,11 @@ class SegmentStore:
     @classmethod
     def create(
         cls, root: str | Path, dim: int, state_shape: tuple[int, int, int] | None = None,
-        config: RetrievalConfig | None = None,
+        config: RetrievalConfig | None = None, **fields,
     ) -> SegmentStore:
-        """An empty store; `state_shape` = (layers, P, d) of the compact states (None: keys only)."""
+        """An empty store; `state_shape` = (layers, P, d) of the compact states (None: keys only).
+        `fields` go into its first manifest (the model id): a store killed before its next commit
+        still says what built it."""
 
         cfg = config or RetrievalConfig()
         root = Path(root)
@@ -152,9 +155,11 @@ class SegmentStore:
             "n_slots": 0,
             "n_keys": 0,
             "refine": False,
+            **fields,
         }
         store = cls(root, manifest, _flat(dim), META_SCHEMA.empty_table(), cfg)
         store.commit()
+        store.discard_uncommitted()  # a create killed before its manifest left its temporary files
         return store
 
     @classmethod
@@ -185,6 +190,19 @@ class SegmentStore:
         store = cls(root, manifest, index, meta, config or RetrievalConfig(index_type=manifest["index_type"]), refine)
         store._read_only = mmap
         return store
+
+    def discard_uncommitted(self) -> None:
+        """Remove what a writer killed mid-commit left: files of a generation the manifest never named,
+        and temporary files. For the one writer only (the run lock keeps it one): another writer's
+        commit in progress would lose its files."""
+        gen = self.manifest["generation"]
+        current = {f"keys-{gen}.faiss", f"refine-{gen}.faiss", f"meta-{gen}.parquet", "manifest.json", "states.f16"}
+        for path in self.root.iterdir():
+            stale = path.name.startswith((".keys-", ".refine-", ".meta-", ".manifest.json.")) or (
+                path.name.startswith(("keys-", "refine-", "meta-")) and path.name not in current
+            )
+            if stale and path.is_file():
+                path.unlink(missing_ok=True)
 
     # ---- reading ---------------------------------------------------------------------------------
 
@@ -448,8 +466,10 @@ class SegmentStore:
         if self.refine is not None:
             self._write_index(self.refine, f"refine-{gen}.faiss")
         atomic_write_table(self.root / f"meta-{gen}.parquet", meta, {"store_version": str(STORE_VERSION)})
+        fault_point("parquet_write")
         self.manifest.update(generation=gen, n_keys=len(rows))
         atomic_write_json(self.root / "manifest.json", self.manifest)
+        fault_point("manifest_write")
         if gen != old:
             for stale in (f"keys-{old}.faiss", f"refine-{old}.faiss", f"meta-{old}.parquet"):
                 (self.root / stale).unlink(missing_ok=True)
@@ -459,6 +479,7 @@ class SegmentStore:
 
         tmp = self.root / f".{name}.tmp"
         faiss.write_index(index, str(tmp))
+        fault_point("faiss_write")
         with open(tmp, "rb") as f:
             os.fsync(f.fileno())
         os.replace(tmp, self.root / name)

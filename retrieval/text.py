@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from functools import cache
 
+from pipeline.paths import user_cache_dir
+
 # A run of CJK ideographs, or a run of latin letters/digits; everything else (punctuation, spaces) splits.
 WORD_RUNS = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+|[A-Za-z0-9][A-Za-z0-9'_-]*")
 HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
@@ -15,6 +17,8 @@ def jieba_module():
     import jieba
 
     jieba.setLogLevel(60)  # its dictionary-loading chatter goes to stderr otherwise
+    # its dictionary cache would go to the shared temp directory, where another user could plant one
+    jieba.dt.tmp_dir = str(user_cache_dir())
     jieba.initialize()
     return jieba
 

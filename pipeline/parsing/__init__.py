@@ -15,6 +15,7 @@ from pipeline.errors import DocumentError, EmptyDocument, UnsupportedFormat
 from pipeline.parsing.detect import detect_kind, detect_language
 from pipeline.parsing.kinds import module_for
 from pipeline.parsing.spans import Extracted, trimmed
+from pipeline.process import fault_point
 from pipeline.records import Block, BlockType, DocKind, DocMeta, Document, doc_id_for_bytes, doc_id_for_file
 
 __all__ = ["parse_file", "iter_documents", "build", "DocumentError"]
@@ -74,19 +75,19 @@ def _read_pdf(path: Path, config: ParseConfig) -> Extracted:
 def _read_text(path: Path, config: ParseConfig) -> Extracted:
     from pipeline.parsing.text import read_text
 
-    return read_text(path)
+    return read_text(path, config)
 
 
 def _read_greenbook(path: Path, config: ParseConfig) -> Extracted:
     from pipeline.parsing.greenbook import read_greenbook
 
-    return read_greenbook(path)
+    return read_greenbook(path, config)
 
 
 def _read_doc(path: Path, config: ParseConfig) -> Extracted:
     from pipeline.parsing.worddoc import read_doc
 
-    return read_doc(path)
+    return read_doc(path, config)
 
 
 _READERS = {
@@ -106,12 +107,12 @@ def _records(path: Path, config: ParseConfig, errors: list | None) -> Iterator[t
     if kind in JSONL_SUFFIXES:
         from pipeline.parsing.text import iter_jsonl
 
-        for r in iter_jsonl(path, config.jsonl_text_field, config.jsonl_id_field, errors):
+        for r in iter_jsonl(path, config, errors):
             yield r.doc_id, r.source, r.extracted
     elif kind in (".xml", ".xml.gz"):
         from pipeline.parsing.xmldoc import extract, iter_xml
 
-        for piece, source in iter_xml(path):
+        for piece, source in iter_xml(path, config.max_decompressed_bytes):
             try:
                 extracted = extract(piece, source)
             except DocumentError as e:
@@ -186,8 +187,11 @@ def iter_documents(path, config: ParseConfig | None = None, errors: list | None 
     config = config or ParseConfig()
     for doc_id, source, extracted in _records(Path(path), config, errors):
         try:
-            yield build(extracted, source, doc_id, config)
+            doc = build(extracted, source, doc_id, config)
         except DocumentError as e:
             if errors is None:
                 raise
             errors.append(e)
+            continue
+        fault_point("parse")
+        yield doc

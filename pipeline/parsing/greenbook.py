@@ -7,8 +7,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from pipeline.config import ParseConfig
 from pipeline.errors import UnsupportedFormat
 from pipeline.parsing.kinds.patent import parse_yyyymmdd, section_for_heading
+from pipeline.parsing.limits import read_capped
 from pipeline.parsing.spans import Extracted, TextBuilder
 from pipeline.parsing.text import decode
 from pipeline.records import BlockType as T
@@ -47,8 +49,8 @@ def records(text: str):
         yield rtype, fields
 
 
-def read_greenbook(path: Path) -> Extracted:
-    text = decode(path.read_bytes(), str(path))
+def read_greenbook(path: Path, config: ParseConfig) -> Extracted:
+    text = decode(read_capped(path, config.max_decompressed_bytes), str(path))
     if not is_greenbook(text[:200]):
         raise UnsupportedFormat(str(path), "not USPTO Greenbook (APS) text: no PATN record")
     b = TextBuilder("\n")

@@ -3,6 +3,7 @@ paragraphs. Pages without a text layer go through Tesseract (PyMuPDF's OCR text 
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pymupdf
@@ -11,6 +12,7 @@ from pipeline.config import ParseConfig
 from pipeline.errors import CorruptDocument, EmptyDocument, EncryptedDocument, TooManyPages
 from pipeline.parsing.cleanup import furniture
 from pipeline.parsing.layout import Line, clean_line, footnotes, paragraphs, reading_order
+from pipeline.parsing.limits import Deadline
 from pipeline.parsing.spans import Extracted, TextBuilder
 from pipeline.records import BlockType
 
@@ -23,8 +25,8 @@ def open_pdf(path: Path, config: ParseConfig) -> pymupdf.Document:
     source = str(path)
     try:
         doc = pymupdf.open(path, filetype="pdf")
-    except (pymupdf.FileDataError, RuntimeError, ValueError) as e:
-        raise CorruptDocument(source, f"cannot open PDF ({e})") from None
+    except (pymupdf.FileDataError, RuntimeError, ValueError, pymupdf.mupdf.FzErrorBase) as e:
+        raise CorruptDocument(source, f"cannot open PDF ({_first_line(e)})") from None
     if doc.needs_pass or doc.is_encrypted:
         doc.close()
         raise EncryptedDocument(source, "password-protected PDF")
@@ -57,8 +59,15 @@ def page_lines(page: pymupdf.Page, textpage=None, ocr: bool = False) -> list[Lin
     return out
 
 
-def _ocr_lines(page: pymupdf.Page, config: ParseConfig) -> list[Line]:
-    textpage = page.get_textpage_ocr(language=config.ocr_language, dpi=config.ocr_dpi, full=True)
+def ocr_dpi(width: float, height: float, config: ParseConfig) -> int:
+    """parse.ocr_dpi, or the lower dpi at which a page of `width` × `height` points renders to at most
+    parse.ocr_max_pixels pixels (the rendered page is what OCR holds in memory)."""
+    fit = 72 * math.sqrt(config.ocr_max_pixels / max(width * height, 1.0))
+    return max(1, min(config.ocr_dpi, math.floor(fit)))
+
+
+def _ocr_lines(page: pymupdf.Page, config: ParseConfig, dpi: int) -> list[Line]:
+    textpage = page.get_textpage_ocr(language=config.ocr_language, dpi=dpi, full=True)
     return page_lines(page, textpage, ocr=True)
 
 
@@ -70,13 +79,15 @@ def extract_lines(
     sizes: list[tuple[float, float]] = []
     warnings: list[str] = []
     ocr_budget = config.ocr_max_pages
+    deadline = Deadline(source, config.max_doc_seconds)
     for pno in range(doc.page_count):
+        deadline.check(f"at page {pno + 1} of {doc.page_count}")
         try:
             page = doc.load_page(pno)
             sizes.append((page.rect.width, page.rect.height))
             lines = page_lines(page)
-        except (RuntimeError, ValueError) as e:
-            warnings.append(f"page {pno + 1}: unreadable ({e})")
+        except (RuntimeError, ValueError, pymupdf.mupdf.FzErrorBase) as e:
+            warnings.append(f"page {pno + 1}: unreadable ({_first_line(e)})")
             pages.append([])
             if len(sizes) == pno:
                 sizes.append((612.0, 792.0))  # US Letter stands in for a page that would not load
@@ -87,14 +98,21 @@ def extract_lines(
             elif ocr_budget is not None and ocr_budget <= 0:
                 warnings.append(f"page {pno + 1}: no text layer; OCR skipped (parse.ocr_max_pages)")
             else:
+                dpi = ocr_dpi(*sizes[-1], config)
+                if dpi < config.ocr_dpi:
+                    warnings.append(f"page {pno + 1}: OCR at {dpi} dpi, a large page (parse.ocr_max_pixels)")
                 try:
-                    lines = _ocr_lines(page, config)
-                except RuntimeError as e:  # Tesseract missing or its language data absent
-                    warnings.append(f"page {pno + 1}: OCR failed ({e})")
+                    lines = _ocr_lines(page, config, dpi)
+                except (RuntimeError, pymupdf.mupdf.FzErrorBase) as e:  # no Tesseract or language data; limits
+                    warnings.append(f"page {pno + 1}: OCR failed ({_first_line(e)})")
                 if ocr_budget is not None:
                     ocr_budget -= 1
         pages.append(lines)
     return pages, sizes, warnings
+
+
+def _first_line(e: BaseException) -> str:
+    return (str(e).strip().splitlines() or [type(e).__name__])[0]
 
 
 def read_pdf(path: Path, config: ParseConfig) -> Extracted:

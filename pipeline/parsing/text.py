@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import gzip
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from pipeline.errors import CorruptDocument, EmptyDocument, UnsupportedFormat
+from pipeline.config import ParseConfig
+from pipeline.errors import CorruptDocument, DocumentError, EmptyDocument, UnsupportedFormat
 from pipeline.parsing.detect import detect_language
+from pipeline.parsing.limits import capped_lines, open_input, read_capped
 from pipeline.parsing.spans import Extracted, paragraph_spans
 from pipeline.records import doc_id_for_bytes
 
@@ -33,8 +34,8 @@ def from_text(text: str, source: str, title: str | None = None) -> Extracted:
     return Extracted(text=text, spans=paragraph_spans(text, language), title=title, language=language)
 
 
-def read_text(path: Path) -> Extracted:
-    return from_text(decode(path.read_bytes(), str(path)), str(path))
+def read_text(path: Path, config: ParseConfig) -> Extracted:
+    return from_text(decode(read_capped(path, config.max_decompressed_bytes), str(path)), str(path))
 
 
 @dataclass
@@ -44,25 +45,23 @@ class JsonlRecord:
     extracted: Extracted
 
 
-def _open_lines(path: Path):
-    return gzip.open(path, "rb") if path.name.endswith(".gz") else open(path, "rb")
-
-
-def iter_jsonl(
-    path: Path, text_field: str, id_field: str | None, errors: list | None = None
-) -> Iterator[JsonlRecord]:
+def iter_jsonl(path: Path, config: ParseConfig, errors: list | None = None) -> Iterator[JsonlRecord]:
     """One record per non-blank line. doc_id hashes the raw line bytes, or the id field's value when one
     is configured (so an edited record keeps its id); either way it is 16 hex chars like every doc_id.
-    A bad line is raised, or appended to `errors` when the caller collects them and goes on."""
-    with _open_lines(path) as f:
-        for line_no, raw in enumerate(f, start=1):
-            raw = raw.rstrip(b"\r\n")
-            if not raw.strip():
-                continue
-            where = f"{path}:{line_no}"
+    A bad line (or one over parse.max_line_bytes) is raised, or appended to `errors` when the caller
+    collects them and goes on."""
+    text_field, id_field = config.jsonl_text_field, config.jsonl_id_field
+    with open_input(path) as f:
+        lines = capped_lines(f, str(path), config.max_line_bytes, config.max_decompressed_bytes)
+        for line_no, raw in enumerate(lines, start=1):
             try:
-                record = _record(raw, where, text_field, id_field, path)
-            except (CorruptDocument, EmptyDocument, UnsupportedFormat) as e:
+                if isinstance(raw, DocumentError):
+                    raise raw
+                raw = raw.rstrip(b"\r\n")
+                if not raw.strip():
+                    continue
+                record = _record(raw, f"{path}:{line_no}", text_field, id_field, path)
+            except DocumentError as e:
                 if errors is None:
                     raise
                 errors.append(e)

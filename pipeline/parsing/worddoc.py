@@ -7,9 +7,10 @@ import re
 from pathlib import Path
 
 import olefile
-from lxml import html
+from lxml import etree, html
 
-from pipeline.errors import CorruptDocument, EmptyDocument, UnsupportedFormat
+from pipeline.config import ParseConfig
+from pipeline.errors import CorruptDocument, DocumentError, EmptyDocument, OverLimit, UnsupportedFormat
 from pipeline.parsing.layout import clean_line
 from pipeline.parsing.spans import Extracted, TextBuilder
 
@@ -40,19 +41,35 @@ def paragraphs(markup: str) -> list[str]:
     return out
 
 
-def read_doc(path: Path) -> Extracted:
+def _word_stream(path: Path, limit: int) -> bytes:
     source = str(path)
     try:
         with olefile.OleFileIO(str(path)) as ole:
             if not ole.exists("WordDocument"):
                 raise UnsupportedFormat(source, "OLE file without a WordDocument stream (not a Word document)")
-            data = ole.openstream("WordDocument").read()
-    except OSError as e:
-        raise CorruptDocument(source, f"damaged OLE container ({e})") from None
+            if ole.get_size("WordDocument") > limit:
+                raise OverLimit(source, "WordDocument stream over parse.max_decompressed_bytes")
+            return ole.openstream("WordDocument").read()
+    except DocumentError:
+        raise
+    # olefile trips over junk after a valid header with whatever its parsing met (ValueError, struct.error,
+    # IndexError, ...): every one of them means a damaged container
+    except Exception as e:  # noqa: BLE001
+        reason = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise CorruptDocument(source, f"damaged OLE container ({reason[:200]})") from None
+
+
+def read_doc(path: Path, config: ParseConfig) -> Extracted:
+    source = str(path)
+    data = _word_stream(path, config.max_decompressed_bytes)
     if not data.lstrip()[:1] == b"<":
         raise UnsupportedFormat(source, "binary Word 97-2003 document; only the court site's HTML .doc is read")
+    try:
+        texts = paragraphs(_decode(data, source))
+    except (etree.ParserError, ValueError) as e:  # markup lxml cannot make a tree of
+        raise CorruptDocument(source, f"unreadable HTML inside the .doc ({e})") from None
     b = TextBuilder("\n")
-    for text in paragraphs(_decode(data, source)):
+    for text in texts:
         b.add(text)
     if not b.spans:
         raise EmptyDocument(source, "no text in the document")

@@ -3,7 +3,6 @@ element. A weekly USPTO bulk file is many XML documents concatenated; each becom
 
 from __future__ import annotations
 
-import gzip
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,6 +10,7 @@ from pathlib import Path
 from lxml import etree
 
 from pipeline.errors import CorruptDocument, EmptyDocument, UnsupportedFormat
+from pipeline.parsing.limits import read_capped
 from pipeline.parsing.spans import Extracted
 
 _DECL = re.compile(rb"<\?xml[^>]*\?>")
@@ -20,13 +20,8 @@ _LENIENT = etree.XMLParser(
 )
 
 
-def read_bytes(path: Path) -> bytes:
-    data = path.read_bytes()
-    if data[:2] == b"\x1f\x8b":
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError) as e:
-            raise CorruptDocument(str(path), f"damaged gzip data ({e})") from None
+def read_bytes(path: Path, limit: int) -> bytes:
+    data = read_capped(path, limit)
     if not data.strip():
         raise EmptyDocument(str(path), "no content")
     return data
@@ -79,9 +74,10 @@ def extract(data: bytes, source: str) -> Extracted:
 _ATTACHMENTS = re.compile(rb"^\s*(?:<\?xml[^>]*\?>\s*)?(?:<!DOCTYPE[^>]*>\s*)?<(?:sequence-cwu|us-sequence-listing)\b")
 
 
-def iter_xml(path: Path) -> Iterator[tuple[bytes, str]]:
-    """(document bytes, source) for each XML document in the file; `extract` reads one."""
-    data = read_bytes(path)
+def iter_xml(path: Path, limit: int) -> Iterator[tuple[bytes, str]]:
+    """(document bytes, source) for each XML document in the file (at most `limit` bytes once
+    decompressed); `extract` reads one."""
+    data = read_bytes(path, limit)
     docs = pieces(data)
     for i, piece in enumerate(docs):
         if len(docs) > 1 and _ATTACHMENTS.match(piece):

@@ -1,0 +1,92 @@
+"""What reading one input may cost before it is refused: bytes once decompressed, the length of a JSONL
+line, wall time (ParseConfig's limits). Over a limit, the input or record is one `OverLimit` error."""
+
+from __future__ import annotations
+
+import gzip
+import time
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import BinaryIO
+
+from pipeline.errors import CorruptDocument, OverLimit
+
+_CHUNK = 1 << 20
+
+
+def _size(n: int) -> str:
+    return f"{n / 2**20:g} MiB" if n >= 2**20 else f"{n} bytes"
+
+
+def is_gzip(path: Path) -> bool:
+    with open(path, "rb") as f:
+        return f.read(2) == b"\x1f\x8b"
+
+
+def open_input(path: Path) -> BinaryIO:
+    """The file's content stream: decompressed when the bytes say gzip, whatever the name says."""
+    return gzip.open(path, "rb") if is_gzip(path) else open(path, "rb")
+
+
+def read_capped(path: Path, limit: int) -> bytes:
+    """The whole content (decompressed if gzip), refused once it passes `limit` bytes: never more than
+    `limit` + 1 bytes are held, however far a gzip bomb would inflate."""
+    source = str(path)
+    chunks: list[bytes] = []
+    size = 0
+    try:
+        with open_input(path) as f:
+            # in chunks: one read of `limit` bytes from a gzip stream peaks at three times that
+            while size <= limit and (chunk := f.read(min(_CHUNK, limit + 1 - size))):
+                chunks.append(chunk)
+                size += len(chunk)
+    except (OSError, EOFError, zlib.error) as e:
+        raise CorruptDocument(source, f"damaged gzip data ({e})") from None
+    data = b"".join(chunks)
+    del chunks
+    if len(data) > limit:
+        raise OverLimit(source, f"content over {_size(limit)} once read (parse.max_decompressed_bytes)")
+    return data
+
+
+def capped_lines(f: BinaryIO, source: str, max_line: int, max_total: int) -> Iterator[bytes | OverLimit]:
+    """The lines of a stream; a line over `max_line` bytes is skipped unheld and comes as its error. Past
+    `max_total` bytes in all, or at damaged gzip data, one error ends the stream."""
+    total = 0
+    line_no = 0
+    try:
+        while raw := f.readline(max_line + 1):
+            line_no += 1
+            total += len(raw)
+            if len(raw) > max_line and not raw.endswith(b"\n"):
+                while (rest := f.readline(_CHUNK)) and not rest.endswith(b"\n"):
+                    total += len(rest)
+                total += len(rest)
+                yield OverLimit(f"{source}:{line_no}", f"line over {_size(max_line)} (parse.max_line_bytes)")
+            else:
+                yield raw
+            if total > max_total:
+                yield OverLimit(
+                    source,
+                    f"over {_size(max_total)} once decompressed; the rest is not read "
+                    "(parse.max_decompressed_bytes)",
+                )
+                return
+    except (OSError, EOFError, zlib.error) as e:
+        yield CorruptDocument(f"{source}:{line_no + 1}", f"damaged gzip data ({e}); the rest is not read")
+
+
+class Deadline:
+    """Wall time left to read one document (`seconds` None: no limit)."""
+
+    def __init__(self, source: str, seconds: float | None):
+        self.source = source
+        self.seconds = seconds
+        self.end = None if seconds is None else time.monotonic() + seconds
+
+    def check(self, where: str) -> None:
+        if self.end is not None and time.monotonic() > self.end:
+            raise OverLimit(
+                self.source, f"reading took over {self.seconds:g} s (parse.max_doc_seconds); stopped {where}"
+            )
