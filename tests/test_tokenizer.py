@@ -122,7 +122,11 @@ def test_encode_segment_aligns_ids_and_mask(tokenizer):
     seg = Segment("d", 0, 3, BlockType.OPINION, text, 0, 0, len(text), connectives=[(0, 2), (11, 18)])
     ids, mask = encode_segment(seg, tokenizer)
     assert ids[:2] == [tokenizer.doc_id, tokenizer.block_ids[BlockType.OPINION]]
-    assert len(ids) == len(mask) and mask[:2] == [False, False] and mask[2]
+    assert len(ids) == len(mask) and mask[:2] == [False, False]
+    # causal flags: on the first token ending past 但是 (被 or 被告), not on 但是 itself
+    enc = tokenizer.hf.encode(text, add_special_tokens=False)
+    first = next(i for i, (_, end) in enumerate(enc.offsets) if end > 2)
+    assert [i for i, m in enumerate(mask[2:]) if m][0] == first and enc.offsets[first][0] >= 2
     assert tokenizer.decode(ids) == text
     assert encode_segments([seg, seg], tokenizer) == [(ids, mask), (ids, mask)]
     later = Segment("d", 5, 3, BlockType.OPINION, text, 0, 0, len(text))
