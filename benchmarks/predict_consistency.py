@@ -18,10 +18,10 @@ import pipeline
 from pipeline.analysis.perturb import measure
 from pipeline.config import ParseConfig
 from pipeline.parsing import iter_documents
-from retrieval.config import PredictConfig
-from retrieval.predict import article_scores
-from txl.classify_train import charge_articles, load_criminal
-from txl.heads import ArticleHead
+from retrieval.predict.config import PredictConfig
+from retrieval.predict.heads import ArticleHead
+from retrieval.predict.stage import article_scores
+from retrieval.predict.train import charge_articles, load_criminal
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 CRIMINAL = DATA / "zh/judgments/judge_criminal.jsonl.gz"

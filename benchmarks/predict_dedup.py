@@ -22,8 +22,8 @@ import torch
 import pipeline
 from pipeline.config import ParseConfig
 from pipeline.parsing import iter_documents
-from retrieval.dedup import find_duplicates
-from retrieval.predict import BOILERPLATE
+from retrieval.predict.dedup import find_duplicates
+from retrieval.predict.stage import BOILERPLATE
 from retrieval.prefix import chain_hashes, shared_prefix_saving
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"

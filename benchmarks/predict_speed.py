@@ -25,9 +25,9 @@ import torch
 from flows.config import LdxConfig
 from pipeline import segment
 from pipeline.parsing import iter_documents
-from retrieval.config import PredictConfig
 from retrieval.encoder import checkpoint_file, load_encoder
-from retrieval.predict import load_heads, predict_stage
+from retrieval.predict.config import PredictConfig
+from retrieval.predict.stage import load_heads, predict_stage
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 TASKS = ("roles", "articles", "consistency", "provisos", "duplicates", "connective_attention")

@@ -47,7 +47,7 @@ def eval_retrieval(
 ) -> None:
     """Document retrieval in the CLCR layout: nDCG@10/@30 and recall@100 for BM25, each dense arm, and their
     hybrid with language-aware weights (retrieval.arm_weights / zh_arm_weights) and with equal weights."""
-    from retrieval.eval_retrieval import DENSE_MODELS, RetrievalEvalConfig, evaluate_retrieval
+    from retrieval.eval.search import DENSE_MODELS, RetrievalEvalConfig, evaluate_retrieval
 
     for path in (corpus, queries, qrels):
         existing_path(path)
@@ -135,12 +135,11 @@ def ask(
 def _load_reader(head: Path | None, cfg):
     """(reader with its encoder) or a clear failure: no head, no encoder, or a head of another encoder."""
     from retrieval.encoder import checkpoint_file, load_encoder, sha256_file
-    from retrieval.reader import ReaderMismatch, load_reader
-    from retrieval.train_reader import READER_FILE
+    from retrieval.reader.runtime import READER_FILE, ReaderMismatch, load_reader
 
     head = head or READER_FILE
     if not head.is_file():
-        fail(f"{head}: no reader checkpoint; train one with `python -m retrieval.train_reader --qa FILE`")
+        fail(f"{head}: no reader checkpoint; train one with `python -m retrieval.reader.train --qa FILE`")
     ckpt = checkpoint_file(cfg.model.checkpoint)
     if ckpt is None or not ckpt.is_file():
         fail("no encoder checkpoint: set model.checkpoint or ship one in data/models/")
@@ -169,7 +168,7 @@ def eval_qa(
 ) -> None:
     """Extractive QA end to end: EM, F1 (char-level, best over golds), YES/NO accuracy, no-answer accuracy,
     beside a trivial baseline (always a span: the clause sharing the most question terms)."""
-    from retrieval.eval_qa import SPLITS, evaluate_qa
+    from retrieval.eval.qa import SPLITS, evaluate_qa
 
     cfg = resolve_config(config, set_)
     existing_path(file)
@@ -205,7 +204,7 @@ def eval_cuad(
 ) -> None:
     """CUAD contracts: BM25 segment recall@1/3/5/10 of the answer, then the reader over the top k passages:
     per-question span F1 and AUPR (CUAD paper's precision-recall over answer confidence), beside a baseline."""
-    from retrieval.eval_cuad import evaluate_cuad
+    from retrieval.eval.cuad import evaluate_cuad
 
     cfg = resolve_config(config, set_)
     existing_path(data, "directory")

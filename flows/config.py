@@ -11,7 +11,8 @@ from typing import Literal
 from pydantic import ValidationError
 
 from pipeline.config import Options, ParseConfig, SegmentConfig
-from retrieval.config import PredictConfig, RetrievalConfig
+from retrieval.config import RetrievalConfig
+from retrieval.predict.config import PredictConfig
 from txl.config import ModelConfig
 
 

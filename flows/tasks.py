@@ -50,7 +50,7 @@ from pipeline.store import OutputStore
 #     (e.g. "index" builds OUT_DIR/index/ whose ids are the run's segment ids), and returns counts; it
 #     writes no Parquet rows (the report is drawn from the tables while the run stages finish).
 # `run.stages` in the config chooses which of them a run executes.
-BATCH_STAGES: dict[str, str] = {"predict": "retrieval.predict:predict_batch_stage"}
+BATCH_STAGES: dict[str, str] = {"predict": "retrieval.predict.stage:predict_batch_stage"}
 RUN_STAGES: dict[str, str] = {"index": "retrieval.stage:index_run_stage"}
 
 # Failures worth another try (a busy disk, a lost connection, a device that ran out of memory);

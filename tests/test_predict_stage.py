@@ -12,8 +12,8 @@ import pipeline
 from pipeline.analysis.perturb import perturbed_copies
 from pipeline.config import ParseConfig
 from pipeline.records import prediction_rows, to_table
-from retrieval.config import PredictConfig
-from retrieval.predict import load_heads, predict_stage
+from retrieval.predict.config import PredictConfig
+from retrieval.predict.stage import load_heads, predict_stage
 
 # the role head encodes every segment with the shipped model: one intra-op thread on a shared runner
 pytestmark = pytest.mark.usefixtures("torch_one_thread")
@@ -96,7 +96,7 @@ def test_connective_attention_with_a_model(batch):
 def test_batch_stage_fills_each_documents_predictions(batch):
     from types import SimpleNamespace
 
-    from retrieval.predict import predict_batch_stage
+    from retrieval.predict.stage import predict_batch_stage
     from txl.config import ModelConfig
 
     docs, segments, _ = batch

@@ -26,6 +26,8 @@ from pipeline.errors import DocumentError
 from pipeline.records import BlockType, Segment
 from retrieval.text import HAN, WORD_RUNS, jieba_module, stemmer, stopwords
 
+READER_FILE = Path(__file__).resolve().parents[2] / "data" / "models" / "reader.pt"  # the shipped head
+
 LABELS = ("SPAN", "YES", "NO", "NONE")
 MAX_ANSWER_TOKENS = 40
 LEXICAL = ("same_token", "same_form", "same_term", "cjk_char_share", "near_term")
@@ -267,7 +269,7 @@ def load_reader(path: Path, model, tokenizer, encoder_sha256: str | None = None)
     trained_on = blob.get("encoder_sha256")
     if encoder_sha256 is not None and trained_on != encoder_sha256:
         raise ReaderMismatch(str(path), f"trained on encoder {str(trained_on)[:12]}, not on {encoder_sha256[:12]}; "
-                             "retrain it with `python -m retrieval.train_reader`")
+                             "retrain it with `python -m retrieval.reader.train`")
     if model is not None and model.cfg.d_model != cfg.d_model:
         raise ReaderMismatch(str(path), f"made for d_model {cfg.d_model}, the encoder has {model.cfg.d_model}")
     head = ReaderHead(cfg)

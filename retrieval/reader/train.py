@@ -1,6 +1,6 @@
 """Train the reader head on a SQuAD-2.0-layout file's training split (CJRC), the encoder frozen.
 
-    nice -n 10 python -m retrieval.train_reader --qa ../shared/data/zh/qa/cjrc_dev.json
+    nice -n 10 python -m retrieval.reader.train --qa ../shared/data/zh/qa/cjrc_dev.json
         [--checkpoint CKPT] [--out data/models/reader.pt] [--minutes 40] [--epochs 20]
         [--cuad ../shared/data/en/contracts --cuad-contracts 40] [--init HEAD]
 
@@ -24,9 +24,10 @@ import torch
 from torch import nn
 
 from retrieval.encoder import ROOT, checkpoint_file, load_encoder, sha256_file
-from retrieval.eval_qa import QAItem, evaluate_qa, load_squad, score
-from retrieval.reader import (
+from retrieval.eval.qa import QAItem, evaluate_qa, load_squad, score
+from retrieval.reader.runtime import (
     LABELS,
+    READER_FILE,
     EncodedText,
     Question,
     Reader,
@@ -42,7 +43,6 @@ from retrieval.reader import (
     prepare_question,
 )
 
-READER_FILE = ROOT / "data" / "models" / "reader.pt"
 CACHE_DIR = ROOT / "out" / "reader_cache"
 
 
@@ -111,7 +111,7 @@ def cuad_examples(data_dir: Path, model, tokenizer, contracts: int, k: int = 3, 
     """Passage-level examples from CUAD's training contracts: every passage holding a gold clause is a SPAN
     example of its question (the category, as `eval cuad` asks it), and the question's other top-k BM25
     passages are NONE examples, so the head learns to say no answer to a passage that only looks related."""
-    from retrieval.eval_cuad import contract_states, find_gold, load_cuad
+    from retrieval.eval.cuad import contract_states, find_gold, load_cuad
     from retrieval.hybrid import HybridIndex
 
     examples = []

@@ -4,7 +4,7 @@
                   model=None, out_dir: str | None = None, dtype: str = "auto") -> list[Prediction]
 
 - `documents` carry their blocks; `segments` are the segments of those documents, in any order.
-- `config` switches each task (retrieval.config.PredictConfig); None = all on with defaults.
+- `config` switches each task (retrieval.predict.config.PredictConfig); None = all on with defaults.
 - `model` is optional: the (TransformerXLLM, LegalTokenizer) pair of `retrieval.encoder.load_encoder`.
   With it, the connective-attention summary is computed from the model's diagnostics; without it that
   task is skipped. The role head brings its own encoder when its towers read one (the checkpoint it was
@@ -45,10 +45,9 @@ import numpy as np
 from pipeline.analysis.consistency import check_document
 from pipeline.analysis.provisos import find_provisos
 from pipeline.records import BlockType, Document, Evidence, Prediction, Segment, sha256_file
-from retrieval.config import PredictConfig
-from retrieval.dedup import SignatureStore, duplicates_of, signatures
+from retrieval.predict.config import HEADS_DIR, PredictConfig
+from retrieval.predict.dedup import SignatureStore, duplicates_of, signatures
 
-HEADS_DIR = Path(__file__).resolve().parents[1] / "data" / "models" / "heads"
 RULES_ID = "rules-v1"
 MINHASH_ID = "minhash-5gram-v1"
 # Every judgment of a court repeats its appeal notice, signature lines and quoted statutes; sharing
@@ -75,7 +74,7 @@ def load_heads(heads_dir: str | None = None, role_encoder: bool = True) -> _Head
     """The shipped (or configured) heads; a missing file leaves its task off rather than failing a run.
     `role_encoder` picks the role head whose towers read the Transformer-XL (roles.npz) or the text-only
     one (roles_text.npz)."""
-    from txl.heads import ArticleHead, RoleHead
+    from retrieval.predict.heads import ArticleHead, RoleHead
 
     root = Path(heads_dir) if heads_dir else HEADS_DIR
     roles_file = root / ("roles.npz" if role_encoder else "roles_text.npz")
@@ -83,7 +82,7 @@ def load_heads(heads_dir: str | None = None, role_encoder: bool = True) -> _Head
     roles = RoleHead.load(roles_file) if roles_file.exists() else None
     encoder = None
     if roles is not None and roles.reads_txl:
-        from retrieval.role_states import head_encoder
+        from retrieval.predict.role_states import head_encoder
 
         encoder = head_encoder(roles)
     if encoder is None and roles is not None and roles.reads_txl:
@@ -121,7 +120,7 @@ def _role_states(by_doc: dict[str, list[Segment]], heads: _Heads, dtype: str) ->
     """The role head's encoder views of every document's segments, encoded as one batch."""
     if not heads.roles.reads_txl:
         return {}
-    from retrieval.role_states import unit_states
+    from retrieval.predict.role_states import unit_states
 
     ids = [d for d, segs in by_doc.items() if segs]
     model, tokenizer = heads.role_encoder
