@@ -31,7 +31,6 @@ from flows.tasks import (
     FileCache,
     FileWork,
     InputFile,
-    StageContext,
     active_stages,
     config_fingerprint,
     document_error,
@@ -47,6 +46,7 @@ from flows.tasks import (
 )
 from pipeline.records import ErrorRecord, error_rows
 from pipeline.store import OutputStore
+from retrieval.stages import StageContext
 
 FRESH = "fresh"
 CACHED = "cached"
@@ -117,8 +117,8 @@ class Driver:
                 ("parse", lambda b: parse_batch.with_options(**retry).submit(b, ctx.config)),
                 ("segment", lambda b: segment_batch.submit(b, ctx.config)),
                 *[
-                    (name, lambda b, name=name, target=target: model_stage_batch.with_options(name=name, **retry).submit(b, name, target, ctx))
-                    for name, target in batch_stages.items()
+                    (name, lambda b, name=name: model_stage_batch.with_options(name=name, **retry).submit(b, name, ctx))
+                    for name in batch_stages
                 ],
                 ("write", lambda b: write_batch.with_options(**retry).submit(b, ctx, cache_dir, fingerprint)),
             ],
@@ -228,8 +228,8 @@ def run_flow(input_dir: str, out_dir: str, config: dict[str, Any] | None = None)
             # with threads the run stages start now and take each batch's documents once it is segmented
             feeds = {name: DocFeed() for name in run_stages} if cfg.run.task_runner == "threads" else {}
             early = {
-                name: model_stage_run.with_options(name=name).submit(name, target, [], cache_dir, fingerprint, ctx, feed)
-                for (name, target), feed in zip(run_stages.items(), feeds.values(), strict=False)
+                name: model_stage_run.with_options(name=name).submit(name, [], cache_dir, fingerprint, ctx, feed)
+                for name, feed in zip(run_stages, feeds.values(), strict=False)
             }
             try:
                 files, tally, seconds = _run_batches(inp, store, ctx, cache_dir, fingerprint, list(feeds.values()))
@@ -241,9 +241,9 @@ def run_flow(input_dir: str, out_dir: str, config: dict[str, Any] | None = None)
             body = drawing.submit(render_body, out, run_id)
             drawing.shutdown(wait=False)
             counts: dict[str, Any] = asdict(tally)
-            for name, target in run_stages.items():
+            for name in run_stages:
                 stage = early.get(name) or model_stage_run.with_options(name=name).submit(
-                    name, target, files, cache_dir, fingerprint, ctx
+                    name, files, cache_dir, fingerprint, ctx
                 )
                 counts[name] = stage.result()
                 seconds[name] += counts[name].pop("stage_seconds")

@@ -13,7 +13,7 @@
   near-duplicates of earlier batches and runs are found; None = within this call only.
 - `dtype`: the precision of the role head's encoding (txl.config.ModelConfig.dtype).
 - The result is flat; group it by `Prediction.doc_id` to attach rows to their documents.
-  `predict_batch_stage(docs, ctx)` does that for `ldx run` (register it as the "predict" batch stage).
+  `PREDICT_STAGE(docs, ctx)` does that for `ldx run` (flows.tasks registers it as the "predict" batch stage).
 
 Tasks (`Prediction.task`) and what their rows hold:
 
@@ -47,6 +47,7 @@ from pipeline.analysis.provisos import find_provisos
 from pipeline.records import BlockType, Document, Evidence, Prediction, Segment, sha256_file
 from retrieval.predict.config import HEADS_DIR, PredictConfig
 from retrieval.predict.dedup import SignatureStore, duplicates_of, signatures
+from retrieval.stages import DocWork, StageConfig, StageContext
 
 RULES_ID = "rules-v1"
 MINHASH_ID = "minhash-5gram-v1"
@@ -325,27 +326,35 @@ def _encoder(checkpoint: str, device: str):
     return load_encoder(Path(checkpoint), device)
 
 
-def predict_batch_stage(docs: list, ctx) -> None:
-    """`ldx run`'s batch stage (flows/tasks.py signature): fills each DocWork's `predictions`.
+class PredictStage:
+    """`ldx run`'s "predict" batch stage (a retrieval.stages.BatchStage): fills each DocWork's `predictions`.
 
-    Reads `ctx.config.predict` (a PredictConfig; defaults when the run config has no such section) and,
-    for the connective-attention summary, the run's checkpoint (`ctx.config.model`) when one exists;
-    near-duplicates are looked up among the documents earlier batches stored under `ctx.out_dir`."""
-    import torch
+    Reads `ctx.config.predict` and, for the connective-attention summary, the run's checkpoint
+    (`ctx.config.model`) when one exists; near-duplicates are looked up among the documents earlier
+    batches stored under `ctx.out_dir`."""
 
-    from retrieval.encoder import checkpoint_file
+    def prepare(self, config: StageConfig) -> None:
+        """Nothing to start ahead: the heads load with the first batch (cached for the later ones)."""
 
-    config = getattr(ctx.config, "predict", None) or PredictConfig()
-    torch.set_num_threads(ctx.config.model.stage_threads())
-    model = None
-    if config.connective_attention:
-        path = checkpoint_file(ctx.config.model.checkpoint)
-        if path is not None and path.exists():
-            model = _encoder(str(path), ctx.config.model.device)
-    preds = predict_stage([w.document for w in docs], [s for w in docs for s in w.segments], config, model,
-                          getattr(ctx, "out_dir", None), ctx.config.model.dtype)
-    by_doc: dict[str, list[Prediction]] = {}
-    for p in preds:
-        by_doc.setdefault(p.doc_id, []).append(p)
-    for w in docs:
-        w.predictions = by_doc.get(w.document.doc_id, [])
+    def __call__(self, docs: list[DocWork], ctx: StageContext) -> None:
+        import torch
+
+        from retrieval.encoder import checkpoint_file
+
+        config = ctx.config.predict
+        torch.set_num_threads(ctx.config.model.stage_threads())
+        model = None
+        if config.connective_attention:
+            path = checkpoint_file(ctx.config.model.checkpoint)
+            if path is not None and path.exists():
+                model = _encoder(str(path), ctx.config.model.device)
+        preds = predict_stage([w.document for w in docs], [s for w in docs for s in w.segments], config, model,
+                              ctx.out_dir, ctx.config.model.dtype)
+        by_doc: dict[str, list[Prediction]] = {}
+        for p in preds:
+            by_doc.setdefault(p.doc_id, []).append(p)
+        for w in docs:
+            w.predictions = by_doc.get(w.document.doc_id, [])
+
+
+PREDICT_STAGE = PredictStage()
