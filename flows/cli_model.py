@@ -113,59 +113,45 @@ def eval_lm(
     import torch
 
     from flows.lm_store import StorePastWindows
-    from pipeline.records import sha256_file
-    from pipeline.tokenizer import DEFAULT_PATH, load_tokenizer
-    from txl.checkpoint import load_model
     from txl.config import SHIPPED_CHECKPOINT
-    from txl.evaluate import PastWindows, encode_paths, evaluate_lm
+    from txl.eval_checkpoint import evaluate_checkpoint
+    from txl.evaluate import PastWindows
 
     for p in paths:
         existing_path(p)
     cfg = resolve_config(config, set_)
-    chosen = [s.strip() for s in settings.split(",") if s.strip()]
-    bad = [s for s in chosen if s not in ("none", "memory", "retrieved")]
-    if bad:
-        fail(f"unknown setting {', '.join(bad)}; choose from none, memory, retrieved")
     ckpt = checkpoint or (Path(cfg.model.checkpoint) if cfg.model.checkpoint else SHIPPED_CHECKPOINT)
     existing_path(ckpt, "checkpoint")
     torch.set_num_threads(threads)
-    model, extra = load_model(ckpt)
-    tokenizer = load_tokenizer(cfg.segment.tokenizer)
-    tok_file = Path(cfg.segment.tokenizer or DEFAULT_PATH)
-    tok_file = tok_file / "tokenizer.json" if tok_file.is_dir() else tok_file
-    warnings = []
-    want = extra.get("tokenizer_sha256")
-    if want and sha256_file(tok_file) != want:
-        warnings.append(f"{tok_file} is not the tokenizer {ckpt.name} was trained with (sha256 {want[:12]}…)")
-    docs, errors = encode_paths(paths, tokenizer, cfg.parse, cfg.segment, max_docs)
-    if not as_json:
-        for message in warnings + [f"skipped: {m}" for _, m in errors]:
-            console.print(message, highlight=False, markup=False)
-    if not docs:
-        fail("no document could be read from the given paths" + (f" ({errors[0][1]})" if errors else ""))
+    model_cfg = cfg.model.model_copy(update={k: v for k, v in (("mem_len", mem_len), ("clamp_len", clamp_len))
+                                             if v is not None})
     with tempfile.TemporaryDirectory(prefix="ldx-eval-") as tmp:
 
         def store_windows() -> StorePastWindows:
             return StorePastWindows(Path(tmp) / uuid.uuid4().hex, cfg.retrieval)
 
-        past = store_windows if store else PastWindows
-        result = evaluate_lm(
-            model, docs, seg_len or int(extra.get("seg_len", 128)), chosen,
-            special=torch.tensor(sorted(tokenizer.special_ids)), n_lanes=lanes,
-            mem_len=mem_len if mem_len is not None else cfg.model.mem_len,
-            clamp_len=clamp_len if clamp_len is not None else cfg.model.clamp_len,
-            retrieve_k=cfg.retrieval.inject_k, past_windows=past,
-        )
+        try:
+            out = evaluate_checkpoint(
+                ckpt, paths, [s.strip() for s in settings.split(",") if s.strip()], cfg.parse, cfg.segment,
+                model_cfg, cfg.retrieval.inject_k, store_windows if store else PastWindows, seg_len, lanes, max_docs,
+            )
+        except ValueError as e:
+            fail(str(e))
     if as_json:
-        print(json.dumps({"checkpoint": str(ckpt), "documents": len(docs), "errors": errors, "warnings": warnings,
-                          "settings": result}))
+        print(json.dumps(out))
         return
+    _print_lm_table(out)
+
+
+def _print_lm_table(out: dict) -> None:
     from rich.table import Table
 
-    table = Table(title=f"{len(docs)} documents, {ckpt.name}")
+    for message in out["warnings"] + [f"skipped: {m}" for _, m in out["errors"]]:
+        console.print(message, highlight=False, markup=False)
+    table = Table(title=f"{out['documents']} documents, {Path(out['checkpoint']).name}")
     for col in ("setting", "corpus", "tokens", "chars", "NLL", "perplexity", "bpc", "ppl after connective"):
         table.add_column(col)
-    for setting, rows in result.items():
+    for setting, rows in out["settings"].items():
         for corpus, r in rows.items():
             table.add_row(setting, corpus, str(r["tokens"]), str(r["chars"]), f"{r['nll']:.3f}", f"{r['ppl']:.2f}",
                           f"{r['bpc']:.3f}", f"{r['after_connective']['ppl']:.2f} ({r['after_connective']['tokens']})")

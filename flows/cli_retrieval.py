@@ -1,4 +1,5 @@
-"""`ldx ask`, `ldx eval retrieval`, `ldx eval qa`: the retrieval work's commands."""
+"""`ldx ask`, `ldx eval retrieval`, `ldx eval qa`, `ldx eval cuad`, `ldx train reader`: the retrieval work's
+commands."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from flows.cli_common import (
     fail_on_bad_input,
     resolve_config,
 )
+from flows.cli_model import train_app
 
 
 def _print_json(obj) -> None:
@@ -139,7 +141,7 @@ def _load_reader(head: Path | None, cfg):
 
     head = head or READER_FILE
     if not head.is_file():
-        fail(f"{head}: no reader checkpoint; train one with `python -m retrieval.reader.train --qa FILE`")
+        fail(f"{head}: no reader checkpoint; train one with `ldx train reader --qa FILE`")
     ckpt = checkpoint_file(cfg.model.checkpoint)
     if ckpt is None or not ckpt.is_file():
         fail("no encoder checkpoint: set model.checkpoint or ship one in data/models/")
@@ -223,3 +225,35 @@ def eval_cuad(
         m = result[name]
         console.print(f"{name:8} span F1 {m['span_f1']}  AUPR {m['aupr']}  P@80%R {m['precision_at_80_recall']}",
                       highlight=False)
+
+
+@train_app.command("reader")
+def train_reader_cmd(
+    qa: Annotated[Path, typer.Option("--qa", help="SQuAD-2.0-layout file; its training split is read.")],
+    checkpoint: Annotated[str | None, typer.Option(help="Encoder checkpoint; default: the shipped one.")] = None,
+    out: Annotated[Path | None, typer.Option(help="Head file; default: data/models/reader.pt.")] = None,
+    contexts: Annotated[int | None, typer.Option(help="Training contexts to encode (CPU cost); default all.")] = None,
+    eval_contexts: Annotated[int | None, typer.Option(help="Held-apart contexts read at the end.")] = None,
+    cuad: Annotated[Path | None, typer.Option(help="Also CUAD's training contracts (folder of cuad_*.jsonl.gz).")] = None,
+    cuad_contracts: Annotated[int, typer.Option(help="CUAD training contracts to encode.")] = 40,
+    init: Annotated[Path | None, typer.Option(help="Start from this head (fine-tuning) instead of afresh.")] = None,
+    epochs: int = 20,
+    minutes: Annotated[float, typer.Option(help="Training time budget (encoding not counted).")] = 40.0,
+    lr: float = 2e-3,
+    threads: Annotated[int, typer.Option(help="Torch intra-op threads.")] = 1,
+) -> None:
+    """Train the reader head on the frozen encoder's states; prints the held-apart metrics."""
+    import torch
+
+    from retrieval.reader.runtime import READER_FILE
+    from retrieval.reader.train import train_reader
+
+    for p in [qa, *([cuad] if cuad else []), *([init] if init else [])]:
+        existing_path(p)
+    torch.set_num_threads(threads)
+    try:
+        metrics = train_reader(qa, out or READER_FILE, checkpoint, contexts, eval_contexts, cuad, cuad_contracts,
+                               init, epochs, minutes, lr)
+    except ValueError as e:
+        fail(str(e))
+    print(json.dumps(metrics["heldout"], ensure_ascii=False, indent=1))

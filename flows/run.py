@@ -26,8 +26,8 @@ from flows import manifest as mf
 from flows.config import LdxConfig
 from flows.report import publish_artifacts, render_body, write_report
 from flows.tasks import (
-    Batch,
     DocFeed,
+    FileBatch,
     FileCache,
     FileWork,
     InputFile,
@@ -128,10 +128,10 @@ class Driver:
             ],
         }
         self.done: queue.Queue[PrefectFuture] = queue.Queue()
-        self.pending: dict[PrefectFuture, tuple[str, int, Batch]] = {}
+        self.pending: dict[PrefectFuture, tuple[str, int, FileBatch]] = {}
         self.next_index = 0
 
-    def submit(self, plan: str, step: int, batch: Batch, upstream: PrefectFuture | None = None) -> None:
+    def submit(self, plan: str, step: int, batch: FileBatch, upstream: PrefectFuture | None = None) -> None:
         # Handing the finished upstream future (not its value) to the task records the lineage in Prefect.
         future = self.plans[plan][step][1](upstream or batch)
         self.pending[future] = (plan, step, batch)
@@ -165,7 +165,7 @@ class Driver:
             else:
                 self.finish(batch)
 
-    def feed(self, batch: Batch) -> None:
+    def feed(self, batch: FileBatch) -> None:
         """Hand the batch's segmented documents to the run stages now, not after its other stages: the
         encoder starts early. A batch that fails later takes them back (give_up)."""
         for work in batch.files:
@@ -173,7 +173,7 @@ class Driver:
             for feed in self.feeds:
                 feed.put(work.docs)
 
-    def finish(self, batch: Batch) -> None:
+    def finish(self, batch: FileBatch) -> None:
         for work in batch.files:
             self.tally.add(work)
         self.seconds.update(batch.seconds)
@@ -188,7 +188,7 @@ class Driver:
         done = 100.0 * self.tally.files / self.total_files if self.total_files else 100.0
         update_progress_artifact(self.artifact, min(done, 100.0))
 
-    def give_up(self, batch: Batch, stage: str, exc: BaseException | Any) -> None:
+    def give_up(self, batch: FileBatch, stage: str, exc: BaseException | Any) -> None:
         """A batch whose stage failed every try: each of its files gets an error row; the run goes on."""
         get_run_logger().error(f"batch {batch.index}: {stage} failed after retries: {exc!r}")
         taken = {d.document.doc_id for w in batch.files for d in w.docs} & self.fed

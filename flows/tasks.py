@@ -1,7 +1,7 @@
 """The run flow's tasks: one Prefect task per stage and per batch of input files, and the per-file cache.
 
 A batch moves through parse → segment → the registered model stages → write. Each task takes and
-returns a `Batch`, so a stage is one task run per batch in the UI, with its own retries and timing.
+returns a `FileBatch`, so a stage is one task run per batch in the UI, with its own retries and timing.
 What a file produced is kept in a Prefect result store keyed on the file's sha256, the effective
 config and the model id; a later run restores it instead of processing the file again.
 """
@@ -83,7 +83,7 @@ class FileWork:
 
 
 @dataclass
-class Batch:
+class FileBatch:
     index: int
     files: list[FileWork]
     seconds: dict[str, float] = field(default_factory=dict)  # stage -> wall time spent on this batch
@@ -200,7 +200,7 @@ def scan_inputs(input_dir: Path) -> tuple[list[InputFile], list[ErrorRecord]]:
     return files, errors
 
 
-def make_batches(files: list[FileWork], batch_size: int, start: int = 0, workers: int = 1) -> list[Batch]:
+def make_batches(files: list[FileWork], batch_size: int, start: int = 0, workers: int = 1) -> list[FileBatch]:
     """Batches of about `batch_size` documents, largest files first so that stragglers come early, and
     small enough that every worker gets one when there are few files.
 
@@ -210,30 +210,30 @@ def make_batches(files: list[FileWork], batch_size: int, start: int = 0, workers
     typical = sorted(w.file.size for w in files)[len(files) // 2] if files else 1
     weights = [max(1.0, w.file.size / max(typical, 1)) for w in ordered]
     target = min(batch_size, max(1, math.floor(sum(weights) / max(workers, 1))))
-    batches: list[Batch] = []
+    batches: list[FileBatch] = []
     current: list[FileWork] = []
     weight = 0.0
     for w, wt in zip(ordered, weights, strict=True):
         current.append(w)
         weight += wt
         if weight >= target:
-            batches.append(Batch(start + len(batches), current))
+            batches.append(FileBatch(start + len(batches), current))
             current, weight = [], 0.0
     if current:
-        batches.append(Batch(start + len(batches), current))
+        batches.append(FileBatch(start + len(batches), current))
     return batches
 
 
 # ---- stage tasks ----------------------------------------------------------------------------------
 
 
-def _timed(batch: Batch, stage: str, t0: float) -> Batch:
+def _timed(batch: FileBatch, stage: str, t0: float) -> FileBatch:
     batch.seconds[stage] = batch.seconds.get(stage, 0.0) + time.perf_counter() - t0
     return batch
 
 
 @task(name="parse", cache_policy=NO_CACHE, persist_result=False)
-def parse_batch(batch: Batch, config: LdxConfig) -> Batch:
+def parse_batch(batch: FileBatch, config: LdxConfig) -> FileBatch:
     """Read every file of the batch into Documents; a bad file or record becomes an error row."""
     from pipeline.parsing import iter_documents
 
@@ -252,7 +252,7 @@ def parse_batch(batch: Batch, config: LdxConfig) -> Batch:
 
 
 @task(name="segment", cache_policy=NO_CACHE, persist_result=False)
-def segment_batch(batch: Batch, config: LdxConfig) -> Batch:
+def segment_batch(batch: FileBatch, config: LdxConfig) -> FileBatch:
     from pipeline import segment
 
     t0 = time.perf_counter()
@@ -271,7 +271,7 @@ def segment_batch(batch: Batch, config: LdxConfig) -> Batch:
 
 
 @task(cache_policy=NO_CACHE, persist_result=False)
-def model_stage_batch(batch: Batch, stage: str, ctx: StageContext) -> Batch:
+def model_stage_batch(batch: FileBatch, stage: str, ctx: StageContext) -> FileBatch:
     """A registered batch stage (predict …) over the batch's live documents."""
     t0 = time.perf_counter()
     BATCH_STAGES[stage](batch.live_docs(), ctx)
@@ -279,7 +279,7 @@ def model_stage_batch(batch: Batch, stage: str, ctx: StageContext) -> Batch:
 
 
 @task(name="write", cache_policy=NO_CACHE, persist_result=False)
-def write_batch(batch: Batch, ctx: StageContext, cache_dir: str, fingerprint: str) -> Batch:
+def write_batch(batch: FileBatch, ctx: StageContext, cache_dir: str, fingerprint: str) -> FileBatch:
     """Write each file's parts (keyed by the file), then remember the file in the cache.
 
     The cache entry comes last: a run killed in between redoes the file and rewrites the same parts.
@@ -295,7 +295,7 @@ def write_batch(batch: Batch, ctx: StageContext, cache_dir: str, fingerprint: st
 
 
 @task(name="restore", cache_policy=NO_CACHE, persist_result=False)
-def restore_batch(batch: Batch, cache_dir: str, fingerprint: str) -> Batch:
+def restore_batch(batch: FileBatch, cache_dir: str, fingerprint: str) -> FileBatch:
     """Cached files' work, read back from the result store; a file whose entry is unreadable stays
     `cached=False` with no documents, and the flow sends it through the stages again."""
     t0 = time.perf_counter()
