@@ -50,12 +50,25 @@ def evaluate_checkpoint(
     warning = tokenizer_warning(checkpoint, extra, segment.tokenizer)
     docs, errors = encode_paths(paths, tokenizer, parse, segment, max_docs)
     if not docs:
-        raise ValueError("no document could be read from the given paths" + (f" ({errors[0][1]})" if errors else ""))
+        raise ValueError(
+            "no document could be read from the given paths" + (f" ({errors[0][1]})" if errors else "")
+        )
     result = evaluate_lm(
-        model, docs, seg_len or int(extra.get("seg_len", 128)), settings,
-        special=torch.tensor(sorted(tokenizer.special_ids)), n_lanes=lanes,
-        mem_len=model_config.mem_len, clamp_len=model_config.clamp_len,
-        retrieve_k=retrieve_k, past_windows=past_windows,
+        model,
+        docs,
+        seg_len or int(extra.get("seg_len", 128)),
+        settings,
+        special=torch.tensor(sorted(tokenizer.special_ids)),
+        n_lanes=lanes,
+        mem_len=model_config.mem_len,
+        clamp_len=model_config.clamp_len,
+        retrieve_k=retrieve_k,
+        past_windows=past_windows,
     )
-    return {"checkpoint": str(checkpoint), "documents": len(docs), "errors": errors,
-            "warnings": [warning] if warning else [], "settings": result}
+    return {
+        "checkpoint": str(checkpoint),
+        "documents": len(docs),
+        "errors": errors,
+        "warnings": [warning] if warning else [],
+        "settings": result,
+    }
