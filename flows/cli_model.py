@@ -69,7 +69,8 @@ def train_run(
     nproc: Annotated[int, typer.Option(help="Processes (DDP through torchrun; gloo on CPU, NCCL on GPUs).")] = 1,
 ) -> None:
     """Train (resuming from out_dir's checkpoint unless --fresh); progress, metrics.jsonl, curves.png."""
-    from txl.train import Trainer, load_train_config
+    from txl.launch import run_training
+    from txl.train import load_train_config
 
     if config is not None:
         existing_path(config)
@@ -80,12 +81,12 @@ def train_run(
     existing_path(Path(cfg.data_dir) / "manifest.json")
     if fresh:
         (Path(cfg.out_dir) / "train_state.pt").unlink(missing_ok=True)
-    if nproc > 1:
-        cmd = [sys.executable, "-m", "torch.distributed.run", f"--nproc-per-node={nproc}", "-m", "txl.train"]
-        cmd += [str(config)] if config else ["-"]
-        cmd += list(set_ or [])
+    if nproc > 1:  # every rank runs this same command, alone (nproc 1) inside torchrun's group
+        cmd = [sys.executable, "-m", "torch.distributed.run", f"--nproc-per-node={nproc}", "-m", "flows.cli",
+               "train", "run", *(["--config", str(config)] if config else [])]
+        cmd += [arg for item in set_ or [] for arg in ("--set", item)]
         raise typer.Exit(subprocess.call(cmd, env={**os.environ}))
-    records = Trainer(cfg).run()
+    records = run_training(cfg)
     last = [r for r in records if r["kind"] == "eval"][-1:] or records[-1:]
     console.print(f"[green]done[/] at step {records[-1]['step'] if records else 0}: {json.dumps(last)}")
 
