@@ -82,7 +82,7 @@ def train_run(
     if fresh:
         (Path(cfg.out_dir) / "train_state.pt").unlink(missing_ok=True)
     if nproc > 1:  # every rank runs this same command, alone (nproc 1) inside torchrun's group
-        cmd = [sys.executable, "-m", "torch.distributed.run", f"--nproc-per-node={nproc}", "-m", "flows.cli",
+        cmd = [sys.executable, "-m", "torch.distributed.run", f"--nproc-per-node={nproc}", "-m", "flows",
                "train", "run", *(["--config", str(config)] if config else [])]
         cmd += [arg for item in set_ or [] for arg in ("--set", item)]
         raise typer.Exit(subprocess.call(cmd, env={**os.environ}))
