@@ -20,7 +20,7 @@ from collections import defaultdict
 
 import numpy as np
 
-from retrieval.eval_retrieval import split_passages
+from retrieval.eval.search import split_passages
 from retrieval.hybrid import HybridIndex, MatrixArm
 from retrieval.sentence import embed
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from retrieval.eval_retrieval import METRICS, RetrievalEvalConfig, build_eval_set, mean_metrics, score_queries
+from retrieval.eval.search import METRICS, RetrievalEvalConfig, build_eval_set, mean_metrics, score_queries
 
 
 def main() -> None:

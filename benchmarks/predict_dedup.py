@@ -23,8 +23,8 @@ import pipeline
 from pipeline.config import ParseConfig
 from pipeline.parsing import iter_documents
 from pipeline.paths import SHARED_DATA
-from retrieval.dedup import find_duplicates
-from retrieval.predict import BOILERPLATE
+from retrieval.predict.dedup import find_duplicates
+from retrieval.predict.stage import BOILERPLATE
 from retrieval.prefix import chain_hashes, shared_prefix_saving
 
 CORPORA = [

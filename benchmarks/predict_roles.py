@@ -1,5 +1,5 @@
 """Block-role head: which towers to ship. Trains the dual tower three ways on the same documents — text
-features only, the Transformer-XL's views only (retrieval.role_states: the unit's key and the states in
+features only, the Transformer-XL's views only (retrieval.predict.role_states: the unit's key and the states in
 the model's memory when it reads the unit), and both — and evaluates each on the Indian judgments held
 apart and on held-apart Chinese criminal judgments with their structural markers removed (and as
 written). Majority-class accuracy is printed as the baseline of each set.
@@ -25,9 +25,9 @@ import torch
 
 from pipeline.config import ParseConfig
 from pipeline.parsing import iter_documents
-from pipeline.paths import SHARED_DATA, SHIPPED_CHECKPOINT
-from txl.classify_train import HEADS_DIR, eval_roles, is_held_apart, load_india, train_role_head, zh_units
-from txl.heads import TOWERS
+from pipeline.paths import HEADS_DIR, SHARED_DATA, SHIPPED_CHECKPOINT
+from retrieval.predict.heads import TOWERS
+from retrieval.predict.train import eval_roles, is_held_apart, load_india, train_role_head, zh_units
 
 
 def zh_docs(path: Path, field: str, n: int, held: bool) -> list:
@@ -41,7 +41,7 @@ def zh_docs(path: Path, field: str, n: int, held: bool) -> list:
 
 
 class CachedEncoder:
-    """retrieval.role_states.unit_states with a disk cache per document (its units' text hashed)."""
+    """retrieval.predict.role_states.unit_states with a disk cache per document (its units' text hashed)."""
 
     def __init__(self, cache: Path, decay: float):
         from retrieval.encoder import load_encoder
@@ -55,7 +55,7 @@ class CachedEncoder:
         return self.cache / (hashlib.sha256("\x1e".join(units).encode()).hexdigest()[:24] + ".npz")
 
     def __call__(self, docs: list[list[str]]):
-        from retrieval.role_states import unit_states
+        from retrieval.predict.role_states import unit_states
 
         missing = [d for d in docs if not self._file(d).exists()]
         t0 = time.process_time()
@@ -102,7 +102,7 @@ def main() -> None:
         "zh as written": [zh_units(d) for d in held],
     }
     encode = CachedEncoder(args.cache, decay=0.7)
-    from retrieval.role_states import encoder_identity
+    from retrieval.predict.role_states import encoder_identity
 
     identity = encoder_identity(SHIPPED_CHECKPOINT)
     print(f"training: {len(india_train)} Indian + {len(zh_train)} Chinese judgments; "

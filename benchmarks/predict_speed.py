@@ -26,9 +26,9 @@ from flows.config import LdxConfig
 from pipeline import segment
 from pipeline.parsing import iter_documents
 from pipeline.paths import SHARED_DATA
-from retrieval.config import PredictConfig
 from retrieval.encoder import checkpoint_file, load_encoder
-from retrieval.predict import load_heads, predict_stage
+from retrieval.predict.config import PredictConfig
+from retrieval.predict.stage import load_heads, predict_stage
 
 TASKS = ("roles", "articles", "consistency", "provisos", "duplicates", "connective_attention")
 

@@ -15,7 +15,7 @@ import typer
 
 from flows.cli import app
 from flows.cli_common import ConfigOpt, SetOpt, console, eval_app, existing_path, fail, resolve_config
-from pipeline.paths import SHARED_DATA, SHIPPED_CHECKPOINT, TOKENIZER_FILE
+from pipeline.paths import SHARED_DATA, SHIPPED_CHECKPOINT
 
 train_app = typer.Typer(help="Train the Transformer-XL language model on document-ordered streams.")
 app.add_typer(train_app, name="train")
@@ -67,7 +67,8 @@ def train_run(
     nproc: Annotated[int, typer.Option(help="Processes (DDP through torchrun; gloo on CPU, NCCL on GPUs).")] = 1,
 ) -> None:
     """Train (resuming from out_dir's checkpoint unless --fresh); progress, metrics.jsonl, curves.png."""
-    from txl.train import Trainer, load_train_config
+    from txl.launch import run_training
+    from txl.train import load_train_config
 
     if config is not None:
         existing_path(config)
@@ -78,12 +79,12 @@ def train_run(
     existing_path(Path(cfg.data_dir) / "manifest.json")
     if fresh:
         (Path(cfg.out_dir) / "train_state.pt").unlink(missing_ok=True)
-    if nproc > 1:
-        cmd = [sys.executable, "-m", "torch.distributed.run", f"--nproc-per-node={nproc}", "-m", "txl.train"]
-        cmd += [str(config)] if config else ["-"]
-        cmd += list(set_ or [])
+    if nproc > 1:  # every rank runs this same command, alone (nproc 1) inside torchrun's group
+        cmd = [sys.executable, "-m", "torch.distributed.run", f"--nproc-per-node={nproc}", "-m", "flows",
+               "train", "run", *(["--config", str(config)] if config else [])]
+        cmd += [arg for item in set_ or [] for arg in ("--set", item)]
         raise typer.Exit(subprocess.call(cmd, env={**os.environ}))
-    records = Trainer(cfg).run()
+    records = run_training(cfg)
     last = [r for r in records if r["kind"] == "eval"][-1:] or records[-1:]
     console.print(f"[green]done[/] at step {records[-1]['step'] if records else 0}: {json.dumps(last)}")
 
@@ -112,85 +113,61 @@ def eval_lm(
     import torch
 
     from flows.lm_store import StorePastWindows
-    from pipeline.records import sha256_file
-    from pipeline.tokenizer import load_tokenizer
-    from txl.checkpoint import load_model
-    from txl.evaluate import encode_paths, evaluate_lm
-    from txl.lm_metrics import add_subsets, distant_threshold, long_range_report, subset_masks
+    from txl.eval_checkpoint import evaluate_checkpoint
     from txl.windows import PastWindows
 
     for p in paths:
         existing_path(p)
     cfg = resolve_config(config, set_)
-    chosen = [s.strip() for s in settings.split(",") if s.strip()]
-    bad = [s for s in chosen if s not in ("none", "memory", "retrieved")]
-    if bad:
-        fail(f"unknown setting {', '.join(bad)}; choose from none, memory, retrieved")
     ckpt = checkpoint or (Path(cfg.model.checkpoint) if cfg.model.checkpoint else SHIPPED_CHECKPOINT)
     existing_path(ckpt, "checkpoint")
     torch.set_num_threads(threads)
-    model, extra = load_model(ckpt)
-    tokenizer = load_tokenizer(cfg.segment.tokenizer)
-    tok_file = Path(cfg.segment.tokenizer or TOKENIZER_FILE)
-    tok_file = tok_file / "tokenizer.json" if tok_file.is_dir() else tok_file
-    warnings = []
-    want = extra.get("tokenizer_sha256")
-    if want and sha256_file(tok_file) != want:
-        warnings.append(f"{tok_file} is not the tokenizer {ckpt.name} was trained with (sha256 {want[:12]}…)")
-    docs, errors = encode_paths(paths, tokenizer, cfg.parse, cfg.segment, max_docs)
-    if not as_json:
-        for message in warnings + [f"skipped: {m}" for _, m in errors]:
-            console.print(message, highlight=False, markup=False)
-    if not docs:
-        fail("no document could be read from the given paths" + (f" ({errors[0][1]})" if errors else ""))
+    model_cfg = cfg.model.model_copy(update={k: v for k, v in (("mem_len", mem_len), ("clamp_len", clamp_len))
+                                             if v is not None})
     with tempfile.TemporaryDirectory(prefix="ldx-eval-") as tmp:
 
         def store_windows() -> StorePastWindows:
             return StorePastWindows(Path(tmp) / uuid.uuid4().hex, cfg.retrieval)
 
-        past = store_windows if store else PastWindows
-        eval_mem_len = mem_len if mem_len is not None else cfg.model.mem_len
-        token_nll: dict = {}
-        result = evaluate_lm(
-            model, docs, seg_len or int(extra.get("seg_len", 128)), chosen,
-            special=torch.tensor(sorted(tokenizer.special_ids)), n_lanes=lanes, mem_len=eval_mem_len,
-            clamp_len=clamp_len if clamp_len is not None else cfg.model.clamp_len,
-            retrieve_k=cfg.retrieval.inject_k, past_windows=past, token_nll=token_nll,
-        )
-    threshold = distant_threshold(model, eval_mem_len)
-    masks = subset_masks(docs, threshold, tokenizer.special_ids, tokenizer, cfg.segment.connectives)
-    report = long_range_report(docs, token_nll, masks, list(zip(chosen[1:], chosen[:-1], strict=True)))
-    for setting, rows in result.items():
-        add_subsets(rows, report["settings"][setting])
+        try:
+            out = evaluate_checkpoint(
+                ckpt, paths, [s.strip() for s in settings.split(",") if s.strip()], cfg.parse, cfg.segment,
+                model_cfg, cfg.retrieval.inject_k, store_windows if store else PastWindows, seg_len, lanes, max_docs,
+            )
+        except ValueError as e:
+            fail(str(e))
     if as_json:
-        print(json.dumps({"checkpoint": str(ckpt), "documents": len(docs), "errors": errors, "warnings": warnings,
-                          "distant_threshold": threshold, "settings": result, "paired": report["paired"]}))
+        print(json.dumps(out))
         return
-    _print_tables(result, report["paired"], f"{len(docs)} documents, {ckpt.name}", threshold)
+    _print_lm_tables(out)
 
 
-def _print_tables(result: dict, paired: dict, title: str, threshold: int) -> None:
+def _print_lm_tables(out: dict) -> None:
     """The per-setting figures, then each pair's per-token NLL differences with their 95% intervals."""
     # lazily, as every model command here: txl pulls in torch, seconds of start-up for the other commands
     from rich.table import Table
 
     from txl.lm_metrics import SUBSETS, format_difference, format_figures
 
-    table = Table(title=title, caption=f"distant recall: trigrams last seen over {threshold} tokens back")
+    for message in out["warnings"] + [f"skipped: {m}" for _, m in out["errors"]]:
+        console.print(message, highlight=False, markup=False)
+    threshold = out["distant_threshold"]
+    table = Table(title=f"{out['documents']} documents, {Path(out['checkpoint']).name}",
+                  caption=f"distant recall: trigrams last seen over {threshold} tokens back")
     for col in ("setting", "corpus", "tokens", "chars", "NLL", "perplexity", "bpc", "ppl distant recall",
                 "ppl after connective"):
         table.add_column(col)
-    for setting, rows in result.items():
+    for setting, rows in out["settings"].items():
         for corpus, r in rows.items():
             table.add_row(setting, corpus, str(r["tokens"]), str(r["chars"]), f"{r['nll']:.3f}", f"{r['ppl']:.2f}",
                           f"{r['bpc']:.3f}", format_figures(r["distant_recall"]), format_figures(r["after_connective"]))
     console.print(table)
-    if not paired:
+    if not out["paired"]:
         return
     diffs = Table(title="paired per-token NLL differences, document-bootstrap 95% intervals")
     for col in ("pair", "corpus", *SUBSETS):
         diffs.add_column(col)
-    for pair, groups in paired.items():
+    for pair, groups in out["paired"].items():
         for corpus, d in groups.items():
             diffs.add_row(pair, corpus, *(format_difference(d[s]) for s in SUBSETS))
     console.print(diffs)

@@ -43,7 +43,7 @@ def _documents(path: Path, text_field: str, limit: int | None, skip=lambda doc: 
 
 
 def _is_india_layout(path: Path) -> bool:
-    from txl.classify_train import read_jsonl
+    from retrieval.predict.train import read_jsonl
 
     first = next(iter(read_jsonl(path)), None)
     return isinstance(first, dict) and "sentences" in first
@@ -61,8 +61,9 @@ def eval_roles_cmd(
 ) -> None:
     """Sentence- (or block-) level accuracy and macro-F1 of the block-role head on documents it was not
     trained on."""
-    from txl.classify_train import HEADS_DIR, eval_roles, load_india, zh_units
-    from txl.heads import RoleHead
+    from pipeline.paths import HEADS_DIR
+    from retrieval.predict.heads import RoleHead
+    from retrieval.predict.train import eval_roles, load_india, zh_units
 
     existing_path(file)
     weights = (heads or HEADS_DIR) / "roles.npz"
@@ -73,7 +74,7 @@ def eval_roles_cmd(
     if head.reads_txl:
         import torch
 
-        from retrieval.role_states import head_encoder, states_of
+        from retrieval.predict.role_states import head_encoder, states_of
 
         # a small model on a shared machine: a second intra-op thread made encoding 16x slower, not faster
         torch.set_num_threads(1)
@@ -112,7 +113,7 @@ def eval_articles_cmd(
 ) -> None:
     """Micro/macro-F1 of article prediction with and without retrieved memory, against the TF-IDF + linear
     baseline, on the same cross-validation folds in one run."""
-    from txl.classify_train import eval_articles
+    from retrieval.predict.train import eval_articles
 
     existing_path(file)
     if folds < 2:
@@ -166,23 +167,24 @@ def train_heads_cmd(
     """Train the role head (dual tower) and the article head; writes roles.npz and articles.npz."""
     import torch
 
-    from txl.classify_train import (
-        HEADS_DIR,
+    from pipeline.paths import HEADS_DIR
+    from retrieval.predict.heads import TOWERS, RoleHead
+    from retrieval.predict.train import (
         is_held_apart,
         load_india,
         train_article_head,
         train_role_head,
         zh_units,
     )
-    from txl.heads import TOWERS, RoleHead
 
     torch.set_num_threads(1)
     if towers not in TOWERS:
         fail(f"--towers must be one of {', '.join(TOWERS)}, not {towers!r}")
     encode, identity = None, None
     if towers != "text":
+        from pipeline.paths import MODELS_DIR
         from retrieval.encoder import checkpoint_file, load_encoder
-        from retrieval.role_states import MODELS_DIR, encoder_identity, states_of
+        from retrieval.predict.role_states import encoder_identity, states_of
 
         path = checkpoint_file(str(encoder) if encoder else None)
         if path is None or not path.is_file() or path.resolve().parent != MODELS_DIR.resolve():

@@ -1,4 +1,5 @@
-"""`ldx ask`, `ldx eval retrieval`, `ldx eval qa`: the retrieval work's commands."""
+"""`ldx ask`, `ldx eval retrieval`, `ldx eval qa`, `ldx eval cuad`, `ldx train reader`: the retrieval work's
+commands."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from flows.cli_common import (
     fail_on_bad_input,
     resolve_config,
 )
+from flows.cli_model import train_app
 from pipeline.paths import SHARED_DATA
 
 
@@ -48,7 +50,7 @@ def eval_retrieval(
 ) -> None:
     """Document retrieval in the CLCR layout: nDCG@10/@30 and recall@100 for BM25, each dense arm, and their
     hybrid with language-aware weights (retrieval.arm_weights / zh_arm_weights) and with equal weights."""
-    from retrieval.eval_retrieval import DENSE_MODELS, RetrievalEvalConfig, evaluate_retrieval
+    from retrieval.eval.search import DENSE_MODELS, RetrievalEvalConfig, evaluate_retrieval
 
     for path in (corpus, queries, qrels):
         existing_path(path)
@@ -136,12 +138,11 @@ def ask(
 def _load_reader(head: Path | None, cfg):
     """(reader with its encoder) or a clear failure: no head, no encoder, or a head of another encoder."""
     from retrieval.encoder import checkpoint_file, load_encoder, sha256_file
-    from retrieval.reader import ReaderMismatch, load_reader
-    from retrieval.train_reader import READER_FILE
+    from retrieval.reader.runtime import READER_FILE, ReaderMismatch, load_reader
 
     head = head or READER_FILE
     if not head.is_file():
-        fail(f"{head}: no reader checkpoint; train one with `python -m retrieval.train_reader --qa FILE`")
+        fail(f"{head}: no reader checkpoint; train one with `ldx train reader --qa FILE`")
     ckpt = checkpoint_file(cfg.model.checkpoint)
     if ckpt is None or not ckpt.is_file():
         fail("no encoder checkpoint: set model.checkpoint or ship one in data/models/")
@@ -170,7 +171,7 @@ def eval_qa(
 ) -> None:
     """Extractive QA end to end: EM, F1 (char-level, best over golds), YES/NO accuracy, no-answer accuracy,
     beside a trivial baseline (always a span: the clause sharing the most question terms)."""
-    from retrieval.eval_qa import SPLITS, evaluate_qa
+    from retrieval.eval.qa import SPLITS, evaluate_qa
 
     cfg = resolve_config(config, set_)
     existing_path(file)
@@ -206,7 +207,7 @@ def eval_cuad(
 ) -> None:
     """CUAD contracts: BM25 segment recall@1/3/5/10 of the answer, then the reader over the top k passages:
     per-question span F1 and AUPR (CUAD paper's precision-recall over answer confidence), beside a baseline."""
-    from retrieval.eval_cuad import evaluate_cuad
+    from retrieval.eval.cuad import evaluate_cuad
 
     cfg = resolve_config(config, set_)
     existing_path(data, "directory")
@@ -225,3 +226,35 @@ def eval_cuad(
         m = result[name]
         console.print(f"{name:8} span F1 {m['span_f1']}  AUPR {m['aupr']}  P@80%R {m['precision_at_80_recall']}",
                       highlight=False)
+
+
+@train_app.command("reader")
+def train_reader_cmd(
+    qa: Annotated[Path, typer.Option("--qa", help="SQuAD-2.0-layout file; its training split is read.")],
+    checkpoint: Annotated[str | None, typer.Option(help="Encoder checkpoint; default: the shipped one.")] = None,
+    out: Annotated[Path | None, typer.Option(help="Head file; default: data/models/reader.pt.")] = None,
+    contexts: Annotated[int | None, typer.Option(help="Training contexts to encode (CPU cost); default all.")] = None,
+    eval_contexts: Annotated[int | None, typer.Option(help="Held-apart contexts read at the end.")] = None,
+    cuad: Annotated[Path | None, typer.Option(help="Also CUAD's training contracts (folder of cuad_*.jsonl.gz).")] = None,
+    cuad_contracts: Annotated[int, typer.Option(help="CUAD training contracts to encode.")] = 40,
+    init: Annotated[Path | None, typer.Option(help="Start from this head (fine-tuning) instead of afresh.")] = None,
+    epochs: int = 20,
+    minutes: Annotated[float, typer.Option(help="Training time budget (encoding not counted).")] = 40.0,
+    lr: float = 2e-3,
+    threads: Annotated[int, typer.Option(help="Torch intra-op threads.")] = 1,
+) -> None:
+    """Train the reader head on the frozen encoder's states; prints the held-apart metrics."""
+    import torch
+
+    from retrieval.reader.runtime import READER_FILE
+    from retrieval.reader.train import train_reader
+
+    for p in [qa, *([cuad] if cuad else []), *([init] if init else [])]:
+        existing_path(p)
+    torch.set_num_threads(threads)
+    try:
+        metrics = train_reader(qa, out or READER_FILE, checkpoint, contexts, eval_contexts, cuad, cuad_contracts,
+                               init, epochs, minutes, lr)
+    except ValueError as e:
+        fail(str(e))
+    print(json.dumps(metrics["heldout"], ensure_ascii=False, indent=1))

@@ -37,74 +37,30 @@ def train_cmd(
     min_frequency: Annotated[int, typer.Option(help="Least count of a pair worth a merge.")] = 3,
 ) -> None:
     """Train the tokenizer; report tokens per character on the held-apart records of each corpus."""
-
     from rich.table import Table
 
-    from pipeline.errors import DocumentError
-    from pipeline.records import sha256_file
-    from pipeline.store import atomic_write_json
-    from pipeline.tokenizer import CorpusSpec, TrainOptions, held_out_report, split_corpus, train
+    from pipeline.tokenizer import CorpusSpec, TrainOptions, train_from_corpora
 
     if not 0 <= holdout < 1:
         fail(f"--holdout must be in [0, 1), got {holdout}")
     specs = [CorpusSpec.parse(c) for c in corpora]
-    for spec in specs:
-        if not spec.path.is_file():
-            fail(f"{spec.path}: no such corpus file")
-    texts: list[str] = []
-    held: dict[str, list[str]] = {}
-    for spec in specs:
-        try:
-            train_texts, held_texts = split_corpus(spec, seed, holdout, max_chars)
-        except (OSError, ValueError, DocumentError) as e:
-            fail(f"{spec.path}: cannot read ({e})")
-        if not any(t.strip() for t in train_texts + held_texts):
-            fail(f"{spec}: no text found (for JSONL, name the text fields: PATH:field,...)")
-        texts.extend(train_texts)
-        held[str(spec)] = held_texts
-    if not any(t.strip() for t in texts):
-        fail("every record was held out; lower --holdout or add corpora")
     options = TrainOptions(vocab_size=vocab_size, min_frequency=min_frequency)
-    with console.status(f"training on {sum(map(len, texts)):,} characters from {len(specs)} corpora"):
+    with console.status(f"training on {len(specs)} corpora"):
         try:
-            tokenizer = train(texts, options)
+            record = train_from_corpora(specs, out, options, seed, holdout, max_chars)
         except ValueError as e:
             fail(str(e))
-
     table = Table(title="held-out tokens per character (baselines: 1 per char, 1 per UTF-8 byte)")
     for col in ("corpus", "lang", "docs", "chars", "tok/char", "B/char", "tok/B"):
         table.add_column(col, justify="left" if col in ("corpus", "lang") else "right")
-    report = held_out_report(tokenizer, held)
-    for name, r in report.items():
+    for name, r in record["held_out"].items():
         table.add_row(
-            Path(name).name,
-            r["language"],
-            str(r["records"]),
-            f"{r['chars']:,}",
-            f"{r['tokens_per_char']:.3f}",
-            f"{r['bytes_per_char']:.2f}",
-            f"{r['ratio_to_byte_baseline']:.3f}",
+            Path(name).name, r["language"], str(r["records"]), f"{r['chars']:,}", f"{r['tokens_per_char']:.3f}",
+            f"{r['bytes_per_char']:.2f}", f"{r['ratio_to_byte_baseline']:.3f}",
         )
-
-    out.mkdir(parents=True, exist_ok=True)
-    tokenizer.save(out / "tokenizer.json")
-    digest = sha256_file(out / "tokenizer.json")
-    atomic_write_json(
-        out / "training.json",
-        {
-            "corpora": [str(s) for s in specs],
-            "vocab_size": tokenizer.vocab_size,
-            "seed": seed,
-            "holdout": holdout,
-            "max_chars_per_corpus": max_chars,
-            "min_frequency": min_frequency,
-            "training_chars": sum(map(len, texts)),
-            "tokenizer_sha256": digest,
-            "held_out": report,
-        },
-    )
     console.print(table)
-    console.print(f"wrote {out / 'tokenizer.json'} ({tokenizer.vocab_size} tokens, sha256 {digest[:12]})")
+    console.print(f"wrote {out / 'tokenizer.json'} ({record['vocab_size']} tokens, "
+                  f"sha256 {record['tokenizer_sha256'][:12]})")
 
 
 @tokenizer_app.command("show")

@@ -11,7 +11,8 @@ import tomli_w
 from pydantic import ValidationError
 
 from pipeline.config import ConfigError, Options, ParseConfig, SegmentConfig, apply_overrides
-from retrieval.config import PredictConfig, RetrievalConfig
+from retrieval.config import RetrievalConfig
+from retrieval.predict.config import PredictConfig
 from txl.config import ModelConfig
 
 

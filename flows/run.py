@@ -26,12 +26,11 @@ from flows import manifest as mf
 from flows.config import LdxConfig
 from flows.report import publish_artifacts, render_body, write_report
 from flows.tasks import (
-    Batch,
     DocFeed,
+    FileBatch,
     FileCache,
     FileWork,
     InputFile,
-    StageContext,
     active_stages,
     config_fingerprint,
     document_error,
@@ -47,6 +46,7 @@ from flows.tasks import (
 )
 from pipeline.records import ErrorRecord, error_rows
 from pipeline.store import OutputStore
+from retrieval.stages import StageContext
 
 FRESH = "fresh"
 CACHED = "cached"
@@ -117,8 +117,8 @@ class Driver:
                 ("parse", lambda b: parse_batch.with_options(**retry).submit(b, ctx.config)),
                 ("segment", lambda b: segment_batch.submit(b, ctx.config)),
                 *[
-                    (name, lambda b, name=name, target=target: model_stage_batch.with_options(name=name, **retry).submit(b, name, target, ctx))
-                    for name, target in batch_stages.items()
+                    (name, lambda b, name=name: model_stage_batch.with_options(name=name, **retry).submit(b, name, ctx))
+                    for name in batch_stages
                 ],
                 ("write", lambda b: write_batch.with_options(**retry).submit(b, ctx, cache_dir, fingerprint)),
             ],
@@ -128,10 +128,10 @@ class Driver:
             ],
         }
         self.done: queue.Queue[PrefectFuture] = queue.Queue()
-        self.pending: dict[PrefectFuture, tuple[str, int, Batch]] = {}
+        self.pending: dict[PrefectFuture, tuple[str, int, FileBatch]] = {}
         self.next_index = 0
 
-    def submit(self, plan: str, step: int, batch: Batch, upstream: PrefectFuture | None = None) -> None:
+    def submit(self, plan: str, step: int, batch: FileBatch, upstream: PrefectFuture | None = None) -> None:
         # Handing the finished upstream future (not its value) to the task records the lineage in Prefect.
         future = self.plans[plan][step][1](upstream or batch)
         self.pending[future] = (plan, step, batch)
@@ -165,7 +165,7 @@ class Driver:
             else:
                 self.finish(batch)
 
-    def feed(self, batch: Batch) -> None:
+    def feed(self, batch: FileBatch) -> None:
         """Hand the batch's segmented documents to the run stages now, not after its other stages: the
         encoder starts early. A batch that fails later takes them back (give_up)."""
         for work in batch.files:
@@ -173,7 +173,7 @@ class Driver:
             for feed in self.feeds:
                 feed.put(work.docs)
 
-    def finish(self, batch: Batch) -> None:
+    def finish(self, batch: FileBatch) -> None:
         for work in batch.files:
             self.tally.add(work)
         self.seconds.update(batch.seconds)
@@ -188,7 +188,7 @@ class Driver:
         done = 100.0 * self.tally.files / self.total_files if self.total_files else 100.0
         update_progress_artifact(self.artifact, min(done, 100.0))
 
-    def give_up(self, batch: Batch, stage: str, exc: BaseException | Any) -> None:
+    def give_up(self, batch: FileBatch, stage: str, exc: BaseException | Any) -> None:
         """A batch whose stage failed every try: each of its files gets an error row; the run goes on."""
         get_run_logger().error(f"batch {batch.index}: {stage} failed after retries: {exc!r}")
         taken = {d.document.doc_id for w in batch.files for d in w.docs} & self.fed
@@ -228,8 +228,8 @@ def run_flow(input_dir: str, out_dir: str, config: dict[str, Any] | None = None)
             # with threads the run stages start now and take each batch's documents once it is segmented
             feeds = {name: DocFeed() for name in run_stages} if cfg.run.task_runner == "threads" else {}
             early = {
-                name: model_stage_run.with_options(name=name).submit(name, target, [], cache_dir, fingerprint, ctx, feed)
-                for (name, target), feed in zip(run_stages.items(), feeds.values(), strict=False)
+                name: model_stage_run.with_options(name=name).submit(name, [], cache_dir, fingerprint, ctx, feed)
+                for name, feed in zip(run_stages, feeds.values(), strict=False)
             }
             try:
                 files, tally, seconds = _run_batches(inp, store, ctx, cache_dir, fingerprint, list(feeds.values()))
@@ -241,9 +241,9 @@ def run_flow(input_dir: str, out_dir: str, config: dict[str, Any] | None = None)
             body = drawing.submit(render_body, out, run_id)
             drawing.shutdown(wait=False)
             counts: dict[str, Any] = asdict(tally)
-            for name, target in run_stages.items():
+            for name in run_stages:
                 stage = early.get(name) or model_stage_run.with_options(name=name).submit(
-                    name, target, files, cache_dir, fingerprint, ctx
+                    name, files, cache_dir, fingerprint, ctx
                 )
                 counts[name] = stage.result()
                 seconds[name] += counts[name].pop("stage_seconds")

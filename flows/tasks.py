@@ -1,7 +1,7 @@
 """The run flow's tasks: one Prefect task per stage and per batch of input files, and the per-file cache.
 
 A batch moves through parse → segment → the registered model stages → write. Each task takes and
-returns a `Batch`, so a stage is one task run per batch in the UI, with its own retries and timing.
+returns a `FileBatch`, so a stage is one task run per batch in the UI, with its own retries and timing.
 What a file produced is kept in a Prefect result store keyed on the file's sha256, the effective
 config and the model id; a later run restores it instead of processing the file again.
 """
@@ -9,14 +9,12 @@ config and the model id; a later run restores it instead of processing the file 
 from __future__ import annotations
 
 import hashlib
-import importlib
 import json
 import math
 import queue
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 
 from prefect import task
@@ -26,10 +24,7 @@ from flows.config import LdxConfig
 from pipeline import __version__ as PIPELINE_VERSION
 from pipeline.errors import DocumentError
 from pipeline.records import (
-    Document,
     ErrorRecord,
-    Prediction,
-    Segment,
     block_rows,
     document_rows,
     error_rows,
@@ -38,20 +33,14 @@ from pipeline.records import (
     sha256_file,
 )
 from pipeline.store import OutputStore
+from retrieval.predict.stage import PREDICT_STAGE
+from retrieval.stage import INDEX_STAGE
+from retrieval.stages import WAITING, BatchStage, DocWork, RunStage, StageContext, Waiting
 
-# Stages after `segment`, registered as "module:function" so that their heavy modules load only when a
-# run reaches them. The retrieval and prediction work add theirs here:
-#   a batch stage is `fn(docs: list[DocWork], ctx: StageContext) -> None`; it fills the `predictions`
-#     of each DocWork in place (e.g. "predict");
-#   a run stage is `fn(docs: Callable[[], Iterator[DocWork | None]], ctx: StageContext) -> dict[str, int]`;
-#     it sees every document of the run, cached ones included, as their batches are segmented (a None
-#     between them says that no document is ready yet); once they run out, the ids in
-#     `getattr(docs, "retracted", ())` are documents whose batch failed afterwards: leave them out
-#     (e.g. "index" builds OUT_DIR/index/ whose ids are the run's segment ids), and returns counts; it
-#     writes no Parquet rows (the report is drawn from the tables while the run stages finish).
-# `run.stages` in the config chooses which of them a run executes.
-BATCH_STAGES: dict[str, str] = {"predict": "retrieval.predict:predict_batch_stage"}
-RUN_STAGES: dict[str, str] = {"index": "retrieval.stage:index_run_stage"}
+# Stages after `segment` (retrieval.stages says what each kind takes and returns); `run.stages` in the
+# config chooses which of them a run executes.
+BATCH_STAGES: dict[str, BatchStage] = {"predict": PREDICT_STAGE}
+RUN_STAGES: dict[str, RunStage] = {"index": INDEX_STAGE}
 
 # Failures worth another try (a busy disk, a lost connection, a device that ran out of memory);
 # anything else that a stage raises for one document is that document's error.
@@ -68,15 +57,6 @@ class InputFile:
     def key(self) -> str:
         """The part key of everything this file produced: its doc_id when it holds one document."""
         return self.sha256[:16]
-
-
-@dataclass
-class DocWork:
-    """One document on its way through the stages."""
-
-    document: Document
-    segments: list[Segment] = field(default_factory=list)
-    predictions: list[Prediction] = field(default_factory=list)
 
 
 @dataclass
@@ -103,7 +83,7 @@ class FileWork:
 
 
 @dataclass
-class Batch:
+class FileBatch:
     index: int
     files: list[FileWork]
     seconds: dict[str, float] = field(default_factory=dict)  # stage -> wall time spent on this batch
@@ -112,46 +92,30 @@ class Batch:
         return [d for f in self.files for d in f.docs]
 
 
-@dataclass(frozen=True)
-class StageContext:
-    config: LdxConfig
-    out_dir: str
-    run_id: str
-    model_id: str
-
-
 def document_error(source: str, stage: str, exc: BaseException, doc_id: str | None = None) -> ErrorRecord:
     if isinstance(exc, DocumentError):
         return ErrorRecord(source=exc.source, stage=stage, error_type=type(exc).__name__, reason=exc.reason, doc_id=doc_id)
     return ErrorRecord(source=source, stage=stage, error_type=type(exc).__name__, reason=str(exc) or repr(exc), doc_id=doc_id)
 
 
-@cache
-def load_stage(target: str) -> Callable:
-    module, _, name = target.partition(":")
-    return getattr(importlib.import_module(module), name)
-
-
 def load_stages(config: LdxConfig) -> None:
-    """Import the chosen stages' modules (torch, the model code) before the first batch needs them, and
-    let a stage module that has a `prepare(config)` start its work (the index stage: its process);
-    `ldx run` does so while its Prefect server starts. Threads only: Dask's workers are other processes."""
+    """Let the chosen stages start their slow set-up (the index stage: its process) before the first batch
+    needs it; `ldx run` does so while its Prefect server starts. Threads only: Dask's workers are other
+    processes."""
     if config.run.task_runner == "threads":
         batch, run = active_stages(config)
-        for target in {**batch, **run}.values():
-            prepare = getattr(importlib.import_module(target.partition(":")[0]), "prepare", None)
-            if prepare is not None:
-                prepare(config)
+        for name in batch:
+            BATCH_STAGES[name].prepare(config)
+        for name in run:
+            RUN_STAGES[name].prepare(config)
 
 
-def active_stages(config: LdxConfig) -> tuple[dict[str, str], dict[str, str]]:
+def active_stages(config: LdxConfig) -> tuple[list[str], list[str]]:
+    """The names of the chosen batch stages and run stages, in registry order."""
     chosen = set(config.run.stages)
     if "encode" in chosen:
         chosen.add("index")
-    return (
-        {k: v for k, v in BATCH_STAGES.items() if k in chosen},
-        {k: v for k, v in RUN_STAGES.items() if k in chosen},
-    )
+    return [k for k in BATCH_STAGES if k in chosen], [k for k in RUN_STAGES if k in chosen]
 
 
 # ---- scanning and the cache -----------------------------------------------------------------------
@@ -236,7 +200,7 @@ def scan_inputs(input_dir: Path) -> tuple[list[InputFile], list[ErrorRecord]]:
     return files, errors
 
 
-def make_batches(files: list[FileWork], batch_size: int, start: int = 0, workers: int = 1) -> list[Batch]:
+def make_batches(files: list[FileWork], batch_size: int, start: int = 0, workers: int = 1) -> list[FileBatch]:
     """Batches of about `batch_size` documents, largest files first so that stragglers come early, and
     small enough that every worker gets one when there are few files.
 
@@ -246,30 +210,30 @@ def make_batches(files: list[FileWork], batch_size: int, start: int = 0, workers
     typical = sorted(w.file.size for w in files)[len(files) // 2] if files else 1
     weights = [max(1.0, w.file.size / max(typical, 1)) for w in ordered]
     target = min(batch_size, max(1, math.floor(sum(weights) / max(workers, 1))))
-    batches: list[Batch] = []
+    batches: list[FileBatch] = []
     current: list[FileWork] = []
     weight = 0.0
     for w, wt in zip(ordered, weights, strict=True):
         current.append(w)
         weight += wt
         if weight >= target:
-            batches.append(Batch(start + len(batches), current))
+            batches.append(FileBatch(start + len(batches), current))
             current, weight = [], 0.0
     if current:
-        batches.append(Batch(start + len(batches), current))
+        batches.append(FileBatch(start + len(batches), current))
     return batches
 
 
 # ---- stage tasks ----------------------------------------------------------------------------------
 
 
-def _timed(batch: Batch, stage: str, t0: float) -> Batch:
+def _timed(batch: FileBatch, stage: str, t0: float) -> FileBatch:
     batch.seconds[stage] = batch.seconds.get(stage, 0.0) + time.perf_counter() - t0
     return batch
 
 
 @task(name="parse", cache_policy=NO_CACHE, persist_result=False)
-def parse_batch(batch: Batch, config: LdxConfig) -> Batch:
+def parse_batch(batch: FileBatch, config: LdxConfig) -> FileBatch:
     """Read every file of the batch into Documents; a bad file or record becomes an error row."""
     from pipeline.parsing import iter_documents
 
@@ -288,7 +252,7 @@ def parse_batch(batch: Batch, config: LdxConfig) -> Batch:
 
 
 @task(name="segment", cache_policy=NO_CACHE, persist_result=False)
-def segment_batch(batch: Batch, config: LdxConfig) -> Batch:
+def segment_batch(batch: FileBatch, config: LdxConfig) -> FileBatch:
     from pipeline import segment
 
     t0 = time.perf_counter()
@@ -307,15 +271,15 @@ def segment_batch(batch: Batch, config: LdxConfig) -> Batch:
 
 
 @task(cache_policy=NO_CACHE, persist_result=False)
-def model_stage_batch(batch: Batch, stage: str, target: str, ctx: StageContext) -> Batch:
-    """A registered batch stage (encode, predict …) over the batch's live documents."""
+def model_stage_batch(batch: FileBatch, stage: str, ctx: StageContext) -> FileBatch:
+    """A registered batch stage (predict …) over the batch's live documents."""
     t0 = time.perf_counter()
-    load_stage(target)(batch.live_docs(), ctx)
+    BATCH_STAGES[stage](batch.live_docs(), ctx)
     return _timed(batch, stage, t0)
 
 
 @task(name="write", cache_policy=NO_CACHE, persist_result=False)
-def write_batch(batch: Batch, ctx: StageContext, cache_dir: str, fingerprint: str) -> Batch:
+def write_batch(batch: FileBatch, ctx: StageContext, cache_dir: str, fingerprint: str) -> FileBatch:
     """Write each file's parts (keyed by the file), then remember the file in the cache.
 
     The cache entry comes last: a run killed in between redoes the file and rewrites the same parts.
@@ -331,7 +295,7 @@ def write_batch(batch: Batch, ctx: StageContext, cache_dir: str, fingerprint: st
 
 
 @task(name="restore", cache_policy=NO_CACHE, persist_result=False)
-def restore_batch(batch: Batch, cache_dir: str, fingerprint: str) -> Batch:
+def restore_batch(batch: FileBatch, cache_dir: str, fingerprint: str) -> FileBatch:
     """Cached files' work, read back from the result store; a file whose entry is unreadable stays
     `cached=False` with no documents, and the flow sends it through the stages again."""
     t0 = time.perf_counter()
@@ -342,12 +306,12 @@ def restore_batch(batch: Batch, cache_dir: str, fingerprint: str) -> Batch:
 
 class DocFeed:
     """The run's documents, handed to a run stage as soon as they are segmented, so that the stage
-    (the encoder) works beside the batch stages instead of after them. A document whose batch fails
-    later is retracted: once the documents run out, `retracted` names those the stage must leave out.
-    Threads only: a queue cannot cross to Dask worker processes."""
+    (the encoder) works beside the batch stages instead of after them (a retrieval.stages.DocSource).
+    A document whose batch fails later is retracted. Threads only: a queue cannot cross to Dask worker
+    processes."""
 
     def __init__(self) -> None:
-        self._queue: queue.Queue[list[DocWork] | None] = queue.Queue()
+        self._queue: queue.Queue[list[DocWork] | None] = queue.Queue()  # None: closed
         self.retracted: set[str] = set()
 
     def put(self, docs: list[DocWork]) -> None:
@@ -359,37 +323,44 @@ class DocFeed:
     def close(self) -> None:
         self._queue.put(None)
 
-    def __call__(self) -> Iterator[DocWork | None]:
-        """The documents in arrival order; a None says none is ready just now (the consumer may work
-        on what it has and ask again, which then waits)."""
+    def documents(self) -> Iterator[DocWork | Waiting]:
         while True:
             try:
                 docs = self._queue.get_nowait()
             except queue.Empty:
-                yield None
+                yield WAITING
                 docs = self._queue.get()
             if docs is None:
                 return
             yield from docs
 
 
-@task(cache_policy=NO_CACHE, persist_result=False)
-def model_stage_run(
-    stage: str, target: str, files: list[InputFile], cache_dir: str, fingerprint: str, ctx: StageContext,
-    feed: DocFeed | None = None,
-) -> dict[str, int]:
-    """A registered run stage (index …) over every document of the run: from `feed` while the batches
-    run, or read back from the cache once they are done."""
+@dataclass(frozen=True)
+class CachedDocs:
+    """A run's documents read back from the file cache once its batches are done (a DocSource)."""
 
-    def docs() -> Iterator[DocWork]:
-        file_cache = FileCache(cache_dir, fingerprint)
-        for f in files:
+    files: list[InputFile]
+    cache_dir: str
+    fingerprint: str
+    retracted: frozenset[str] = frozenset()  # a failed batch left nothing in the cache to take back
+
+    def documents(self) -> Iterator[DocWork]:
+        file_cache = FileCache(self.cache_dir, self.fingerprint)
+        for f in self.files:
             work = file_cache.get(f)
             if work is not None:
                 yield from work.docs
 
+
+@task(cache_policy=NO_CACHE, persist_result=False)
+def model_stage_run(
+    stage: str, files: list[InputFile], cache_dir: str, fingerprint: str, ctx: StageContext,
+    feed: DocFeed | None = None,
+) -> dict[str, int]:
+    """A registered run stage (index …) over every document of the run: from `feed` while the batches
+    run, or read back from the cache once they are done."""
     t0 = time.perf_counter()
-    counts = load_stage(target)(feed or docs, ctx)
+    counts = RUN_STAGES[stage](feed or CachedDocs(files, cache_dir, fingerprint), ctx)
     return {**counts, "stage_seconds": round(time.perf_counter() - t0, 2)}
 
 

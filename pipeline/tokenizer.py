@@ -32,9 +32,10 @@ from pathlib import Path
 from tokenizers import Encoding, Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
 
 from pipeline.connectives import token_mask
+from pipeline.errors import DocumentError
 from pipeline.paths import TOKENIZER_FILE
-from pipeline.records import BLOCK_TYPE_IDS, BlockType, Segment
-from pipeline.store import atomic_write_text
+from pipeline.records import BLOCK_TYPE_IDS, BlockType, Segment, sha256_file
+from pipeline.store import atomic_write_json, atomic_write_text
 
 PAD = "<pad>"
 DOC = "<doc>"
@@ -335,3 +336,45 @@ def held_out_report(tokenizer: LegalTokenizer, held: dict[str, list[str]]) -> di
             **compression(tokenizer, texts),
         }
     return report
+
+
+def train_from_corpora(
+    specs: list[CorpusSpec], out: Path, options: TrainOptions, seed: int = 0, holdout: float = 0.05,
+    max_chars: int | None = 2_000_000,
+) -> dict:
+    """Train on the corpora's records outside the held-out split and write `out`/tokenizer.json beside
+    `out`/training.json (the options, the tokenizer's sha256 and `held_out_report`), which it returns.
+    Bad input raises ValueError naming the corpus and the reason."""
+    if not 0 <= holdout < 1:
+        raise ValueError(f"holdout must be in [0, 1), got {holdout}")
+    texts: list[str] = []
+    held: dict[str, list[str]] = {}
+    for spec in specs:
+        if not spec.path.is_file():
+            raise ValueError(f"{spec.path}: no such corpus file")
+        try:
+            train_texts, held_texts = split_corpus(spec, seed, holdout, max_chars)
+        except (OSError, ValueError, DocumentError) as e:
+            raise ValueError(f"{spec.path}: cannot read ({e})") from e
+        if not any(t.strip() for t in train_texts + held_texts):
+            raise ValueError(f"{spec}: no text found (for JSONL, name the text fields: PATH:field,...)")
+        texts.extend(train_texts)
+        held[str(spec)] = held_texts
+    if not any(t.strip() for t in texts):
+        raise ValueError("every record was held out; lower the holdout or add corpora")
+    tokenizer = train(texts, options)
+    out.mkdir(parents=True, exist_ok=True)
+    tokenizer.save(out / "tokenizer.json")
+    record = {
+        "corpora": [str(s) for s in specs],
+        "vocab_size": tokenizer.vocab_size,
+        "seed": seed,
+        "holdout": holdout,
+        "max_chars_per_corpus": max_chars,
+        "min_frequency": options.min_frequency,
+        "training_chars": sum(map(len, texts)),
+        "tokenizer_sha256": sha256_file(out / "tokenizer.json"),
+        "held_out": held_out_report(tokenizer, held),
+    }
+    atomic_write_json(out / "training.json", record)
+    return record

@@ -140,8 +140,7 @@ class AskSession:
         """The reader head for this encoder: the one given (refused with an error when it was trained on
         another encoder), else the shipped one (left out with a note in that case)."""
         from retrieval.encoder import checkpoint_file, load_encoder, sha256_file
-        from retrieval.reader import ReaderMismatch, load_reader
-        from retrieval.train_reader import READER_FILE
+        from retrieval.reader.runtime import READER_FILE, ReaderMismatch, load_reader
 
         path = checkpoint_file(checkpoint)
         if path is None or not path.is_file():
@@ -183,7 +182,7 @@ class AskSession:
     def read(self, question: str, citations: list[Citation]) -> tuple[str, float | None, str | None]:
         """(answer, confidence, segment_id it came from): the most confident answer the reader finds in
         the cited segments; "none" when every segment says no answer."""
-        from retrieval.reader import EncodedText
+        from retrieval.reader.runtime import EncodedText
 
         q = self.reader.question(question)
         best, best_conf, source = "none", None, None

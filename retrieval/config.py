@@ -1,4 +1,5 @@
-"""Options of the retrieval subsystem: the segment-state store, injection and hybrid search."""
+"""Options of the retrieval subsystem: the segment-state store, injection and hybrid search (the predict
+stage's are in retrieval.predict.config)."""
 
 from __future__ import annotations
 
@@ -41,27 +42,3 @@ class RetrievalConfig(Options):
     anchoring: bool = False  # reset memory when a segment drifts from the document's opening
     anchoring_threshold: float = 0.2  # cosine (sentence model) under which memory is reset
     cache_bytes: int = 512 * 2**20  # session cache of document states
-
-
-class PredictConfig(Options):
-    """The predict stage of `ldx run` (retrieval/predict.py): each analyst task on or off, and its knobs."""
-
-    roles: bool = True  # block role of every segment; a disagreement with the rule type is flagged
-    # the role head whose towers read the Transformer-XL (roles.npz; encodes every segment once more, blind
-    # to the rule types: ~8 s CPU per 100 criminal judgments, benchmarks/predict_speed.py) or its text-only
-    # twin (roles_text.npz, ~0.9 s)
-    role_encoder: bool = True
-    articles: bool = True  # 刑法 articles from the FACTS of Chinese criminal judgments
-    article_memory: bool = True  # join retrieved similar cases' articles as extra memory
-    consistency: bool = True  # verdict–facts consistency flags
-    provisos: bool = True  # 但书 / "provided that" spans with the clause each restricts
-    duplicates: bool = True  # near-duplicates and shared passages, against earlier batches too (OUT_DIR/dedup)
-    connective_attention: bool = True  # per-document attention to connectives (needs a model)
-    heads_dir: str | None = None  # None = the shipped heads in data/models/heads/
-    role_disagreement_min_score: float = 0.7  # flag only confident disagreements with the rule type
-    # predicted articles this sure are compared with the cited: at 0.6, 3.3% of the real criminal judgments
-    # got an article_disagrees flag, at 0.9 0.5%, with the same detection (benchmarks/predict_consistency.py)
-    article_consistency_threshold: float = 0.9
-    duplicate_doc_threshold: float = 0.8  # estimated Jaccard of shingle sets
-    duplicate_passage_threshold: float = 0.8
-    attention_max_segments: int = 8  # segments per document run with diagnostics on (explicit attention path)

@@ -1,9 +1,9 @@
 """The index stage of `ldx run`: encode every segment of the run (with memory injection), then commit
 the segment-state store under OUT_DIR/index/.
 
-For the flow (flows/tasks.py RUN_STAGES), register `"index": "retrieval.stage:index_run_stage"`:
+`INDEX_STAGE` is the flow's "index" run stage (a retrieval.stages.RunStage; flows/tasks.py RUN_STAGES):
 
-    index_run_stage(docs: Callable[[], Iterator[DocWork]], ctx: StageContext) -> dict[str, int]
+    INDEX_STAGE(docs: DocSource, ctx: StageContext) -> dict[str, int]
 
 It reads `work.segments` of each DocWork and `ctx.config` (model, retrieval) and `ctx.out_dir`. The
 plain-Python entry point is `index_segments(out_dir, segments_by_doc, model, tokenizer, config)`; the
@@ -28,6 +28,7 @@ from pipeline.process import die_with_parent, fault_point
 from pipeline.records import Segment
 from retrieval.config import RetrievalConfig
 from retrieval.inject import DocInput, encode_stream
+from retrieval.stages import WAITING, DocSource, DocWork, StageConfig, StageContext, Waiting
 from retrieval.store import SegmentStore, StoreError
 
 INDEX_DIR = "index"
@@ -61,7 +62,7 @@ def _create(root: Path, cfg, config: RetrievalConfig, model_id: str) -> SegmentS
 
 def index_segments(
     out_dir: str | Path,
-    segments_by_doc: Iterable[list[Segment] | None],
+    segments_by_doc: Iterable[list[Segment] | Waiting],
     model,
     tokenizer,
     config: RetrievalConfig | None = None,
@@ -69,8 +70,8 @@ def index_segments(
     segmenter: str = "",
     retracted: Callable[[], Iterable[str]] = tuple,
 ) -> dict[str, int]:
-    """Encode and index documents (each a list of its segments in order; a None says that no document is
-    ready yet); a re-indexed document replaces its old entries. Commits once at the end.
+    """Encode and index documents (each a list of its segments in order; a `WAITING` says that no document
+    is ready yet); a re-indexed document replaces its old entries. Commits once at the end.
 
     `retracted`, asked once the documents run out, names documents to leave out after all (their batch
     failed after they were handed over).
@@ -90,7 +91,7 @@ def index_segments(
 
     def to_encode() -> Iterator[DocInput | None]:
         for segments in segments_by_doc:
-            if segments is None:  # nothing ready yet: the stream works on the documents it has
+            if isinstance(segments, Waiting):  # the stream works on the documents it has (its None says so)
                 yield None
                 continue
             if not segments:
@@ -140,6 +141,19 @@ class _Worker:
                                      args=(self.inbox, self.outbox, os.getpid(), str(checkpoint), config))
         self.process.start()
 
+    def result(self) -> tuple[str, object]:
+        """The child's ("ok", counts) or ("error", message), waiting while it lives."""
+        while True:
+            try:
+                return self.outbox.get(timeout=1.0)
+            except queue.Empty:
+                if self.process.is_alive():
+                    continue
+            try:  # it may have written its result just before it ended
+                return self.outbox.get(timeout=5.0)
+            except queue.Empty:
+                return "error", f"it ended without a result (exit code {self.process.exitcode})"
+
     def close(self) -> None:
         """End the child and let go of its queues without waiting on them: a queue's feeder thread blocked
         on a dead child's full pipe would otherwise keep the run from exiting (Queue._finalize_join)."""
@@ -152,72 +166,61 @@ class _Worker:
             q.close()
 
 
-_prepared: list[_Worker] = []  # the process prepare() started, if any (at most one)
-
-
 def _worker_key(checkpoint: Path, config) -> str:
     return f"{checkpoint}|{config.model.model_dump_json()}|{config.retrieval.model_dump_json()}|{config.segment.model_dump_json()}"
 
 
-def prepare(config) -> None:
-    """Start the index process ahead of the run (its imports and model load take seconds), for `ldx run`
-    to do while its Prefect server starts; the stage takes it if the run's config is the same."""
-    from retrieval.encoder import checkpoint_file
+class IndexStage:
+    """The "index" run stage (a retrieval.stages.RunStage; see the module docstring)."""
 
-    path = checkpoint_file(config.model.checkpoint)
-    if path is not None and path.is_file() and not _prepared:
-        _prepared.append(_Worker(path, config))
+    def __init__(self) -> None:
+        self._prepared: _Worker | None = None  # the process prepare() started, if any
 
+    def prepare(self, config: StageConfig) -> None:
+        """Start the index process ahead of the run (its imports and model load take seconds), for `ldx run`
+        to do while its Prefect server starts; the stage takes it if the run's config is the same."""
+        from retrieval.encoder import checkpoint_file
 
-def index_run_stage(docs: Callable[[], Iterator], ctx) -> dict[str, int]:
-    """The flow's run stage (see the module docstring). The encoding runs in a child process: in the
-    run's own process it would share the interpreter lock with the batch stages (parsing, the predict
-    stage), which left both waiting on 2 cores. The documents go to it through a queue as they come;
-    the child dies with the run."""
-    from retrieval.encoder import checkpoint_file
+        path = checkpoint_file(config.model.checkpoint)
+        if path is not None and path.is_file() and self._prepared is None:
+            self._prepared = _Worker(path, config)
 
-    path = checkpoint_file(ctx.config.model.checkpoint)
-    if path is None or not path.is_file():
-        return {"indexed_documents": 0, "no_model": 1}
-    worker = _prepared.pop() if _prepared else None
-    if worker is None or worker.key != _worker_key(path, ctx.config) or not worker.process.is_alive():
-        if worker is not None:  # started for another config
-            worker.process.kill()
-            worker.close()
-        worker = _Worker(path, ctx.config)
-    inbox, child = worker.inbox, worker.process
-    try:
-        inbox.put(_Start(str(ctx.out_dir), ctx.model_id))
-        for work in docs():
-            if not child.is_alive():
-                break  # its result (an error) is read below; what the batches still make is not needed
-            if work is not None and work.segments:
-                inbox.put(work.segments)
-        else:
-            inbox.put(_End(sorted(getattr(docs, "retracted", ()))))
-        status, value = _result(worker)
-    except BaseException:
-        child.kill()
-        raise
-    finally:
-        worker.close()
-    if status != "ok":
-        raise RuntimeError(f"the index process failed: {value}")
-    return value
+    def __call__(self, docs: DocSource, ctx: StageContext) -> dict[str, int]:
+        """The encoding runs in a child process: in the run's own process it would share the interpreter
+        lock with the batch stages (parsing, the predict stage), which left both waiting on 2 cores. The
+        documents go to it through a queue as they come; the child dies with the run."""
+        from retrieval.encoder import checkpoint_file
 
-
-def _result(worker: _Worker) -> tuple[str, object]:
-    """The child's (status, value), or an error once it has ended without one."""
-    while True:
+        path = checkpoint_file(ctx.config.model.checkpoint)
+        if path is None or not path.is_file():
+            return {"indexed_documents": 0, "no_model": 1}
+        worker, self._prepared = self._prepared, None
+        if worker is None or worker.key != _worker_key(path, ctx.config) or not worker.process.is_alive():
+            if worker is not None:  # started for another config
+                worker.process.kill()
+                worker.close()
+            worker = _Worker(path, ctx.config)
         try:
-            return worker.outbox.get(timeout=1.0)
-        except queue.Empty:
-            if worker.process.is_alive():
-                continue
-        try:  # it may have written its result just before it ended
-            return worker.outbox.get(timeout=5.0)
-        except queue.Empty:
-            return "error", f"it ended without a result (exit code {worker.process.exitcode})"
+            worker.inbox.put(_Start(str(ctx.out_dir), ctx.model_id))
+            for work in docs.documents():
+                if not worker.process.is_alive():
+                    break  # its result (an error) is read below; what the batches still make is not needed
+                if isinstance(work, DocWork) and work.segments:
+                    worker.inbox.put(work.segments)
+            else:
+                worker.inbox.put(_End(sorted(docs.retracted)))
+            status, value = worker.result()
+        except BaseException:
+            worker.process.kill()
+            raise
+        finally:
+            worker.close()
+        if status != "ok":
+            raise RuntimeError(f"the index process failed: {value}")
+        return value
+
+
+INDEX_STAGE = IndexStage()
 
 
 @dataclass
@@ -250,12 +253,12 @@ def _index_child(inbox, outbox, parent: int, checkpoint: str, config) -> None:
         start: _Start = inbox.get()
         retracted: list[str] = []
 
-        def incoming() -> Iterator[list[Segment] | None]:
+        def incoming() -> Iterator[list[Segment] | Waiting]:
             while True:
                 try:
                     item = inbox.get_nowait()
                 except queue.Empty:
-                    yield None  # nothing ready: the encoder works on what it has, then asks again
+                    yield WAITING  # the encoder works on what it has, then asks again
                     item = inbox.get()
                 if isinstance(item, _End):  # the batches are done: the rest of the encoding has the cores
                     retracted.extend(item.retracted)

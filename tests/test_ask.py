@@ -53,7 +53,7 @@ def test_ask_json_answers_from_a_cited_segment(indexed_case, shared_data):
 
 def test_ask_refuses_a_reader_trained_on_another_encoder(indexed_case, tmp_path):
     from flows.cli import app
-    from retrieval.reader import Reader, ReaderConfig, ReaderHead
+    from retrieval.reader.runtime import Reader, ReaderConfig, ReaderHead
 
     out, _ = indexed_case
     head = tmp_path / "other.pt"

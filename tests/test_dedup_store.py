@@ -10,9 +10,9 @@ import pytest
 
 import pipeline
 from pipeline.config import ParseConfig
-from retrieval.config import PredictConfig
-from retrieval.dedup import SignatureStore
-from retrieval.predict import predict_stage
+from retrieval.predict.config import PredictConfig
+from retrieval.predict.dedup import SignatureStore
+from retrieval.predict.stage import predict_stage
 
 ONLY_DUPLICATES = PredictConfig(roles=False, articles=False, consistency=False, provisos=False,
                                 connective_attention=False)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from retrieval.eval_cuad import aupr, jaccard, load_cuad, word_f1
-from retrieval.eval_qa import QAItem, load_squad, score
+from retrieval.eval.cuad import aupr, jaccard, load_cuad, word_f1
+from retrieval.eval.qa import QAItem, load_squad, score
 
 
 def test_score_gives_full_marks_to_gold_and_counts_each_type():

@@ -214,10 +214,15 @@ def test_only_an_unfinished_run_on_the_same_input_and_config_resumes(tmp_path):
 ATTEMPTS: list[int] = []
 
 
-def failing_stage(docs, ctx) -> None:
-    """A model stage whose device keeps going away: a transient error on every try."""
-    ATTEMPTS.append(len(docs))
-    raise OSError("device went away")
+class FailingStage:
+    """A batch stage whose device keeps going away: a transient error on every try."""
+
+    def prepare(self, config) -> None:
+        """Nothing to set up."""
+
+    def __call__(self, docs, ctx) -> None:
+        ATTEMPTS.append(len(docs))
+        raise OSError("device went away")
 
 
 def test_a_stage_failing_every_retry_becomes_error_rows_and_the_run_goes_on(
@@ -226,7 +231,7 @@ def test_a_stage_failing_every_retry_becomes_error_rows_and_the_run_goes_on(
     from flows import tasks
     from flows.run import run_flow
 
-    monkeypatch.setitem(tasks.BATCH_STAGES, "predict", f"{__name__}:failing_stage")
+    monkeypatch.setitem(tasks.BATCH_STAGES, "predict", FailingStage())
     corpus = tmp_path / "in"
     corpus.mkdir()
     write_jsonl_slice(shared_data, corpus / "criminal.jsonl", 2)

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from retrieval.config import RetrievalConfig
-from retrieval.eval_retrieval import split_passages
+from retrieval.eval.search import split_passages
 from retrieval.hybrid import HybridIndex, MatrixArm, arm_weights, han_share, rrf
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from txl.classify_train import eval_articles, load_criminal, multilabel_f1
-from txl.heads import ArticleHead
+from retrieval.predict.heads import ArticleHead
+from retrieval.predict.train import eval_articles, load_criminal, multilabel_f1
 
 
 @pytest.fixture(scope="module")

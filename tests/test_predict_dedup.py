@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 import pipeline
 from pipeline.config import ParseConfig
 from pipeline.records import BlockType, Segment
-from retrieval.dedup import find_duplicates
+from retrieval.predict.dedup import find_duplicates
 from retrieval.prefix import chain_hashes, shared_prefix_saving
 
 

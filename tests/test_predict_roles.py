@@ -14,9 +14,10 @@ from hypothesis import strategies as st
 
 import pipeline
 from pipeline.config import ParseConfig
-from retrieval.role_states import head_encoder, states_of
-from txl.classify_train import (
-    HEADS_DIR,
+from pipeline.paths import HEADS_DIR
+from retrieval.predict.heads import RoleHead, txl_views
+from retrieval.predict.role_states import head_encoder, states_of
+from retrieval.predict.train import (
     LabelledDoc,
     eval_roles,
     is_held_apart,
@@ -24,7 +25,6 @@ from txl.classify_train import (
     train_role_head,
     zh_units,
 )
-from txl.heads import RoleHead, txl_views
 
 
 @pytest.fixture(scope="module")

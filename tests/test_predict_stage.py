@@ -12,8 +12,8 @@ import pipeline
 from pipeline.analysis.perturb import perturbed_copies
 from pipeline.config import ParseConfig
 from pipeline.records import prediction_rows, to_table
-from retrieval.config import PredictConfig
-from retrieval.predict import load_heads, predict_stage
+from retrieval.predict.config import PredictConfig
+from retrieval.predict.stage import load_heads, predict_stage
 
 # the role head encodes every segment with the shipped model: one intra-op thread on a shared runner
 pytestmark = pytest.mark.usefixtures("torch_one_thread")
@@ -93,17 +93,14 @@ def test_connective_attention_with_a_model(batch):
     assert 0 < share < 1 and 0 <= mass <= 1 and lift == pytest.approx(mass / share, rel=1e-2)
 
 
-def test_batch_stage_fills_each_documents_predictions(batch):
-    from types import SimpleNamespace
-
-    from retrieval.predict import predict_batch_stage
-    from txl.config import ModelConfig
+def test_batch_stage_fills_each_documents_predictions(batch, tmp_path):
+    from flows.config import LdxConfig
+    from retrieval.predict.stage import PREDICT_STAGE
+    from retrieval.stages import DocWork, StageContext
 
     docs, segments, _ = batch
-    # flows.tasks.DocWork's fields; the stage reads them by name (importing flows would start Prefect)
-    work = [SimpleNamespace(document=d, segments=[s for s in segments if s.doc_id == d.doc_id], predictions=[])
-            for d in docs]
-    config = SimpleNamespace(predict=PredictConfig(connective_attention=False), model=ModelConfig())
-    predict_batch_stage(work, SimpleNamespace(config=config))
+    work = [DocWork(d, segments=[s for s in segments if s.doc_id == d.doc_id]) for d in docs]
+    config = LdxConfig(predict=PredictConfig(connective_attention=False))
+    PREDICT_STAGE(work, StageContext(config, str(tmp_path), "run", "model"))
     assert all(w.predictions for w in work)
     assert all(p.doc_id == w.document.doc_id for w in work for p in w.predictions)

@@ -14,10 +14,11 @@ from typer.testing import CliRunner
 
 from pipeline.tokenizer import load_tokenizer
 from retrieval.encoder import sha256_file
-from retrieval.eval_qa import in_split, load_squad
-from retrieval.reader import (
+from retrieval.eval.qa import in_split, load_squad
+from retrieval.reader.runtime import (
     LABELS,
     LEXICAL,
+    READER_FILE,
     EncodedText,
     Reader,
     ReaderConfig,
@@ -30,7 +31,7 @@ from retrieval.reader import (
     load_reader,
     prepare_question,
 )
-from retrieval.train_reader import READER_FILE, build_examples, train_head
+from retrieval.reader.train import build_examples, train_head
 from txl.checkpoint import save_model
 
 

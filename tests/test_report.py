@@ -13,10 +13,11 @@ from typer.testing import CliRunner
 from flows.config import LdxConfig
 from flows.manifest import finish_manifest, start_manifest
 from flows.report import figures
-from flows.tasks import DocWork, FileWork, InputFile, sha256_file, write_parts
+from flows.tasks import FileWork, InputFile, sha256_file, write_parts
 from pipeline import load_documents, segment
 from pipeline.errors import CorruptDocument
 from pipeline.store import OutputStore, open_duckdb
+from retrieval.stages import DocWork
 from tests.test_flow import write_jsonl_slice
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"

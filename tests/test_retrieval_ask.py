@@ -72,7 +72,7 @@ def test_ask_json_cites_parquet_segments_on_the_pdf(indexed_run, shared_data):
 
 def test_ask_reads_an_answer_from_the_cited_segments_and_caches_the_document(indexed_run):
     from retrieval.ask import AskSession
-    from retrieval.reader import Reader, ReaderConfig, ReaderHead
+    from retrieval.reader.runtime import Reader, ReaderConfig, ReaderHead
     from txl.checkpoint import load_model
 
     out, ckpt, doc, _ = indexed_run

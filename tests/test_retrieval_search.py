@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from retrieval.eval_retrieval import load_qrels, split_passages
+from retrieval.eval.metrics import best_over_golds, char_f1, ndcg_at_k, recall_at_k
+from retrieval.eval.search import load_qrels, split_passages
 from retrieval.hybrid import Filters, HybridIndex, MatrixArm, rrf
-from retrieval.metrics import best_over_golds, char_f1, ndcg_at_k, recall_at_k
 from retrieval.text import terms
 
 

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from retrieval.config import RetrievalConfig
-from retrieval.eval_retrieval import split_passages
+from retrieval.eval.search import split_passages
 from retrieval.store import SegmentEntry, SegmentStore, StoreError
 from txl.pooling import pool_key, pool_states
 

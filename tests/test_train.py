@@ -99,7 +99,8 @@ def test_ddp_two_processes_equal_one_process(data_dir, tmp_path):
               "eval_every=0", "threads=1", "seed=5", "ckpt_every=100", "log_every=1", "plot=false"]
     env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
     cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node=2", "--master-port=29617",
-           "-m", "txl.train", "-", *common, f"out_dir={json.dumps(str(tmp_path / 'ddp'))}"]
+           "-m", "flows", "train", "run"]
+    cmd += [arg for item in [*common, f"out_dir={json.dumps(str(tmp_path / 'ddp'))}"] for arg in ("--set", item)]
     run = subprocess.run(cmd, env=env, cwd=ROOT, capture_output=True, text=True, timeout=100)
     assert run.returncode == 0, run.stderr[-2000:]
     single = Trainer(_cfg(data_dir, tmp_path / "one", model={**TINY, "dropout": 0.0}, max_steps=4, seed=5))

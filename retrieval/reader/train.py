@@ -1,6 +1,6 @@
 """Train the reader head on a SQuAD-2.0-layout file's training split (CJRC), the encoder frozen.
 
-    nice -n 10 python -m retrieval.train_reader --qa ../shared/data/zh/qa/cjrc_dev.json
+    nice -n 10 ldx train reader --qa ../shared/data/zh/qa/cjrc_dev.json
         [--checkpoint CKPT] [--out data/models/reader.pt] [--minutes 40] [--epochs 20]
         [--cuad ../shared/data/en/contracts --cuad-contracts 40] [--init HEAD]
 
@@ -12,7 +12,6 @@ is written after every epoch, with the encoder's sha256 and its metrics.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import time
@@ -23,11 +22,12 @@ import numpy as np
 import torch
 from torch import nn
 
-from pipeline.paths import MODELS_DIR, REPO_ROOT
+from pipeline.paths import REPO_ROOT
 from retrieval.encoder import checkpoint_file, load_encoder, sha256_file
-from retrieval.eval_qa import QAItem, evaluate_qa, load_squad, score
-from retrieval.reader import (
+from retrieval.eval.qa import QAItem, evaluate_qa, load_squad, score
+from retrieval.reader.runtime import (
     LABELS,
+    READER_FILE,
     EncodedText,
     Question,
     Reader,
@@ -43,7 +43,6 @@ from retrieval.reader import (
     prepare_question,
 )
 
-READER_FILE = MODELS_DIR / "reader.pt"
 CACHE_DIR = REPO_ROOT / "out" / "reader_cache"
 
 
@@ -112,7 +111,7 @@ def cuad_examples(data_dir: Path, model, tokenizer, contracts: int, k: int = 3, 
     """Passage-level examples from CUAD's training contracts: every passage holding a gold clause is a SPAN
     example of its question (the category, as `eval cuad` asks it), and the question's other top-k BM25
     passages are NONE examples, so the head learns to say no answer to a passage that only looks related."""
-    from retrieval.eval_cuad import contract_states, find_gold, load_cuad
+    from retrieval.eval.cuad import contract_states, find_gold, load_cuad
     from retrieval.hybrid import HybridIndex
 
     examples = []
@@ -227,54 +226,50 @@ def train_head(
     return head.eval(), log
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description="Train the reader head on a SQuAD-2.0-layout file.")
-    ap.add_argument("--qa", type=Path, required=True)
-    ap.add_argument("--checkpoint", default=None, help="encoder checkpoint; default: the shipped one")
-    ap.add_argument("--out", type=Path, default=READER_FILE)
-    ap.add_argument("--contexts", type=int, default=None, help="training contexts to encode (CPU cost); default all")
-    ap.add_argument("--eval-contexts", type=int, default=None, help="held-apart contexts read at the end")
-    ap.add_argument("--cuad", type=Path, default=None, help="also CUAD's training contracts (folder of cuad_*.jsonl.gz)")
-    ap.add_argument("--cuad-contracts", type=int, default=40, help="CUAD training contracts to encode")
-    ap.add_argument("--init", type=Path, default=None, help="start from this head (fine-tuning) instead of afresh")
-    ap.add_argument("--epochs", type=int, default=20)
-    ap.add_argument("--minutes", type=float, default=40.0, help="training time budget (encoding not counted)")
-    ap.add_argument("--lr", type=float, default=2e-3)
-    ap.add_argument("--threads", type=int, default=1)
-    args = ap.parse_args()
-    torch.set_num_threads(args.threads)
-    path = checkpoint_file(args.checkpoint)
+def train_reader(
+    qa: Path,
+    out: Path = READER_FILE,
+    checkpoint: str | None = None,
+    contexts: int | None = None,
+    eval_contexts: int | None = None,
+    cuad: Path | None = None,
+    cuad_contracts: int = 40,
+    init: Path | None = None,
+    epochs: int = 20,
+    minutes: float | None = 40.0,
+    lr: float = 2e-3,
+) -> dict:
+    """Train a reader head on `qa`'s training split (and CUAD's training contracts with `cuad`), keep the
+    best validation epoch in `out` as it goes, then read the held-apart split end to end; returns the
+    metrics saved with the head. `minutes` bounds the training, the encoding not counted."""
+    path = checkpoint_file(checkpoint)
     if path is None or not path.is_file():
-        raise SystemExit("no encoder checkpoint: pass --checkpoint or ship one in data/models/")
+        raise ValueError(f"{path or 'data/models/'}: no encoder checkpoint (pass one or ship one in data/models/)")
     encoder_sha = sha256_file(path)
     model, tokenizer = load_encoder(path, "cpu")
     t0 = time.perf_counter()
-    examples = cached(f"{args.qa.resolve()}|{encoder_sha}|{args.contexts}",
-                      lambda: build_examples(args.qa, model, tokenizer, "train", args.contexts))
-    if args.cuad is not None:
-        examples += cached(f"{args.cuad.resolve()}|{encoder_sha}|{args.cuad_contracts}|cuad",
-                           lambda: cuad_examples(args.cuad, model, tokenizer, args.cuad_contracts))
+    examples = cached(f"{qa.resolve()}|{encoder_sha}|{contexts}",
+                      lambda: build_examples(qa, model, tokenizer, "train", contexts))
+    if cuad is not None:
+        examples += cached(f"{cuad.resolve()}|{encoder_sha}|{cuad_contracts}|cuad",
+                           lambda: cuad_examples(cuad, model, tokenizer, cuad_contracts))
     train = [e for e in examples if not is_validation(e.text)]
     valid = [e for e in examples if is_validation(e.text)]
     t1 = time.perf_counter()
     print(f"{len(train)} training / {len(valid)} validation questions, encoded in {t1 - t0:.0f} s", flush=True)
     cfg = ReaderConfig(model.cfg.d_model)
-    record = {"train_file": str(args.qa), "cuad": str(args.cuad) if args.cuad else None,
-              "init": str(args.init) if args.init else None, "train_questions": len(train), "valid_questions": len(valid),
+    record = {"train_file": str(qa), "cuad": str(cuad) if cuad else None,
+              "init": str(init) if init else None, "train_questions": len(train), "valid_questions": len(valid),
               "encoder": path.name, "config": vars(cfg)}
 
     def save(head: ReaderHead, row: dict) -> None:
-        Reader(head, model, tokenizer).save(args.out, encoder_sha, {**record, "best_epoch": row})
+        Reader(head, model, tokenizer).save(out, encoder_sha, {**record, "best_epoch": row})
 
-    init = load_reader(args.init, model, tokenizer, encoder_sha).head if args.init else None
-    head, log = train_head(train, cfg, args.epochs, args.lr, valid=valid, minutes=args.minutes, on_best=save, init=init)
-    reader = Reader(head, model, tokenizer, str(args.out))
-    held = evaluate_qa(args.qa, reader, "heldout", args.eval_contexts)
+    start = load_reader(init, model, tokenizer, encoder_sha).head if init else None
+    head, log = train_head(train, cfg, epochs, lr, valid=valid, minutes=minutes, on_best=save, init=start)
+    reader = Reader(head, model, tokenizer, str(out))
+    held = evaluate_qa(qa, reader, "heldout", eval_contexts)
     metrics = {**record, "train_log": log, "heldout": held, "encode_s": round(t1 - t0, 1),
                "train_s": round(time.perf_counter() - t1, 1)}
-    reader.save(args.out, encoder_sha, metrics)
-    print(json.dumps(held, ensure_ascii=False, indent=1))
-
-
-if __name__ == "__main__":
-    main()
+    reader.save(out, encoder_sha, metrics)
+    return metrics

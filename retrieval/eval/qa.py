@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pipeline.errors import CorruptDocument
-from retrieval.metrics import best_over_golds
+from retrieval.eval.metrics import best_over_golds
 
 SPLITS = ("all", "heldout", "train")
 
@@ -105,7 +105,7 @@ def score(predictions: dict[str, str], items: list[QAItem]) -> dict:
 def evaluate_qa(path: Path, reader, split: str = "all", limit: int | None = None) -> dict:
     """Read every question of the file (context encoded once per paragraph) and score the answers, beside
     the overlap baseline (always a span: the clause sharing the most question terms)."""
-    from retrieval.reader import encode_text, overlap_baseline
+    from retrieval.reader.runtime import encode_text, overlap_baseline
 
     t0 = time.perf_counter()
     predictions: dict[str, str] = {}

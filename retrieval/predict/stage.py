@@ -4,7 +4,7 @@
                   model=None, out_dir: str | None = None, dtype: str = "auto") -> list[Prediction]
 
 - `documents` carry their blocks; `segments` are the segments of those documents, in any order.
-- `config` switches each task (retrieval.config.PredictConfig); None = all on with defaults.
+- `config` switches each task (retrieval.predict.config.PredictConfig); None = all on with defaults.
 - `model` is optional: the (TransformerXLLM, LegalTokenizer) pair of `retrieval.encoder.load_encoder`.
   With it, the connective-attention summary is computed from the model's diagnostics; without it that
   task is skipped. The role head brings its own encoder when its towers read one (the checkpoint it was
@@ -13,7 +13,7 @@
   near-duplicates of earlier batches and runs are found; None = within this call only.
 - `dtype`: the precision of the role head's encoding (txl.config.ModelConfig.dtype).
 - The result is flat; group it by `Prediction.doc_id` to attach rows to their documents.
-  `predict_batch_stage(docs, ctx)` does that for `ldx run` (register it as the "predict" batch stage).
+  `PREDICT_STAGE(docs, ctx)` does that for `ldx run` (flows.tasks registers it as the "predict" batch stage).
 
 Tasks (`Prediction.task`) and what their rows hold:
 
@@ -46,8 +46,9 @@ from pipeline.analysis.consistency import check_document
 from pipeline.analysis.provisos import find_provisos
 from pipeline.paths import HEADS_DIR
 from pipeline.records import BlockType, Document, Evidence, Prediction, Segment, sha256_file
-from retrieval.config import PredictConfig
-from retrieval.dedup import SignatureStore, duplicates_of, signatures
+from retrieval.predict.config import PredictConfig
+from retrieval.predict.dedup import SignatureStore, duplicates_of, signatures
+from retrieval.stages import DocWork, StageConfig, StageContext
 
 RULES_ID = "rules-v1"
 MINHASH_ID = "minhash-5gram-v1"
@@ -75,7 +76,7 @@ def load_heads(heads_dir: str | None = None, role_encoder: bool = True) -> _Head
     """The shipped (or configured) heads; a missing file leaves its task off rather than failing a run.
     `role_encoder` picks the role head whose towers read the Transformer-XL (roles.npz) or the text-only
     one (roles_text.npz)."""
-    from txl.heads import ArticleHead, RoleHead
+    from retrieval.predict.heads import ArticleHead, RoleHead
 
     root = Path(heads_dir) if heads_dir else HEADS_DIR
     roles_file = root / ("roles.npz" if role_encoder else "roles_text.npz")
@@ -83,7 +84,7 @@ def load_heads(heads_dir: str | None = None, role_encoder: bool = True) -> _Head
     roles = RoleHead.load(roles_file) if roles_file.exists() else None
     encoder = None
     if roles is not None and roles.reads_txl:
-        from retrieval.role_states import head_encoder
+        from retrieval.predict.role_states import head_encoder
 
         encoder = head_encoder(roles)
     if encoder is None and roles is not None and roles.reads_txl:
@@ -121,7 +122,7 @@ def _role_states(by_doc: dict[str, list[Segment]], heads: _Heads, dtype: str) ->
     """The role head's encoder views of every document's segments, encoded as one batch."""
     if not heads.roles.reads_txl:
         return {}
-    from retrieval.role_states import unit_states
+    from retrieval.predict.role_states import unit_states
 
     ids = [d for d, segs in by_doc.items() if segs]
     model, tokenizer = heads.role_encoder
@@ -326,27 +327,35 @@ def _encoder(checkpoint: str, device: str):
     return load_encoder(Path(checkpoint), device)
 
 
-def predict_batch_stage(docs: list, ctx) -> None:
-    """`ldx run`'s batch stage (flows/tasks.py signature): fills each DocWork's `predictions`.
+class PredictStage:
+    """`ldx run`'s "predict" batch stage (a retrieval.stages.BatchStage): fills each DocWork's `predictions`.
 
-    Reads `ctx.config.predict` (a PredictConfig; defaults when the run config has no such section) and,
-    for the connective-attention summary, the run's checkpoint (`ctx.config.model`) when one exists;
-    near-duplicates are looked up among the documents earlier batches stored under `ctx.out_dir`."""
-    import torch
+    Reads `ctx.config.predict` and, for the connective-attention summary, the run's checkpoint
+    (`ctx.config.model`) when one exists; near-duplicates are looked up among the documents earlier
+    batches stored under `ctx.out_dir`."""
 
-    from retrieval.encoder import checkpoint_file
+    def prepare(self, config: StageConfig) -> None:
+        """Nothing to start ahead: the heads load with the first batch (cached for the later ones)."""
 
-    config = getattr(ctx.config, "predict", None) or PredictConfig()
-    torch.set_num_threads(ctx.config.model.stage_threads())
-    model = None
-    if config.connective_attention:
-        path = checkpoint_file(ctx.config.model.checkpoint)
-        if path is not None and path.exists():
-            model = _encoder(str(path), ctx.config.model.device)
-    preds = predict_stage([w.document for w in docs], [s for w in docs for s in w.segments], config, model,
-                          getattr(ctx, "out_dir", None), ctx.config.model.dtype)
-    by_doc: dict[str, list[Prediction]] = {}
-    for p in preds:
-        by_doc.setdefault(p.doc_id, []).append(p)
-    for w in docs:
-        w.predictions = by_doc.get(w.document.doc_id, [])
+    def __call__(self, docs: list[DocWork], ctx: StageContext) -> None:
+        import torch
+
+        from retrieval.encoder import checkpoint_file
+
+        config = ctx.config.predict
+        torch.set_num_threads(ctx.config.model.stage_threads())
+        model = None
+        if config.connective_attention:
+            path = checkpoint_file(ctx.config.model.checkpoint)
+            if path is not None and path.exists():
+                model = _encoder(str(path), ctx.config.model.device)
+        preds = predict_stage([w.document for w in docs], [s for w in docs for s in w.segments], config, model,
+                              ctx.out_dir, ctx.config.model.dtype)
+        by_doc: dict[str, list[Prediction]] = {}
+        for p in preds:
+            by_doc.setdefault(p.doc_id, []).append(p)
+        for w in docs:
+            w.predictions = by_doc.get(w.document.doc_id, [])
+
+
+PREDICT_STAGE = PredictStage()

@@ -18,7 +18,7 @@ import numpy as np
 from pipeline.paths import MODELS_DIR
 from pipeline.records import BlockType, Segment, sha256_file
 from retrieval.inject import DocInput, encode_documents
-from txl.heads import RoleHead, TxlStates, txl_views
+from retrieval.predict.heads import RoleHead, TxlStates, txl_views
 from txl.model import autocast
 
 
@@ -38,7 +38,7 @@ def head_encoder(head: RoleHead, device: str = "auto") -> tuple | None:
 
 
 def states_of(encoder: tuple, decay: float) -> Callable[[list[list[str]]], TxlStates]:
-    """The `encode` callable txl.classify_train takes: units of each document -> their states."""
+    """The `encode` callable retrieval.predict.train takes: units of each document -> their states."""
     model, tokenizer = encoder
     return lambda docs: unit_states(model, tokenizer, docs, decay)
 

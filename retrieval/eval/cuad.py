@@ -35,8 +35,8 @@ from pathlib import Path
 import numpy as np
 
 from pipeline.errors import CorruptDocument
-from retrieval.eval_qa import held_apart
-from retrieval.metrics import overlap_f1
+from retrieval.eval.metrics import overlap_f1
+from retrieval.eval.qa import held_apart
 from retrieval.text import terms
 
 KS = (1, 3, 5, 10)
@@ -119,9 +119,9 @@ def _normspace(text: str) -> str:
 def contract_states(model, tokenizer, contract: Contract, passage_chars: int):
     """(passages, per-passage EncodedText): the contract encoded in order with memory."""
     from pipeline.records import BlockType, Segment
-    from retrieval.eval_retrieval import split_passages
+    from retrieval.eval.search import split_passages
     from retrieval.inject import encode_document
-    from retrieval.reader import EncodedText
+    from retrieval.reader.runtime import EncodedText
 
     passages = split_passages(contract.doc_id, "", contract.text, passage_chars)
     encs = tokenizer.hf.encode_batch([p.text for p in passages], add_special_tokens=False)
@@ -143,7 +143,7 @@ def find_gold(gold: str, text: str) -> tuple[int, int] | None:
 def evaluate_cuad(reader, data_dir: Path, contracts: int | None = 20, k: int = 5, passage_chars: int = 1200,
                   split: str = "heldout") -> dict:
     from retrieval.hybrid import HybridIndex
-    from retrieval.reader import overlap_baseline
+    from retrieval.reader.runtime import overlap_baseline
 
     t0 = time.perf_counter()
     recall = {n: [] for n in KS}

@@ -1,4 +1,4 @@
-"""Training and evaluation of the analyst heads (txl.heads) on the documented corpora layouts.
+"""Training and evaluation of the analyst heads (retrieval.predict.heads) on the documented corpora layouts.
 
 - articles: any file in the `judge_criminal` layout (JSON lines, optionally gzipped, with `text` = the
   facts as the prosecution states them, `la` = the 刑法 articles applied). Evaluated by k-fold cross
@@ -23,7 +23,7 @@ import numpy as np
 from pipeline.errors import CorruptDocument
 from pipeline.paths import HEADS_DIR
 from pipeline.records import BlockType, Document
-from txl.heads import ROLE_LABELS, ArticleHead, RoleHead, TxlStates
+from retrieval.predict.heads import ROLE_LABELS, ArticleHead, RoleHead, TxlStates
 
 Encode = Callable[[list[list[str]]], TxlStates]  # units of each document -> their encoder states
 
@@ -250,7 +250,7 @@ def zh_units(doc: Document, strip_markers: bool = False) -> LabelledDoc:
 def eval_roles(head: RoleHead, docs: list[LabelledDoc], encode: Encode | None = None) -> dict[str, float]:
     """Unit-level accuracy and macro-F1; a prediction is right when it is one of the unit's gold types,
     and macro-F1 is over the gold groups (CLAIMS and DEFENSE are one group for India's Argument).
-    `encode` gives the encoder's states of the units (retrieval.role_states) for heads that read them."""
+    `encode` gives the encoder's states of the units (retrieval.predict.role_states) for heads that read them."""
     units = [d.units for d in docs]
     states = encode(units) if head.reads_txl else None
     pred_all, gold_all = [], []

@@ -22,8 +22,8 @@ import numpy as np
 
 from pipeline.errors import CorruptDocument
 from retrieval.config import RetrievalConfig
+from retrieval.eval.metrics import ndcg_at_k, recall_at_k
 from retrieval.hybrid import HybridIndex, MatrixArm, Passage, han_share
-from retrieval.metrics import ndcg_at_k, recall_at_k
 
 DENSE_MODELS = ("minilm", "txl")  # the packaged sentence model; the encoder's pooled states
 

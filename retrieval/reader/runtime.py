@@ -23,8 +23,11 @@ import torch
 from torch import nn
 
 from pipeline.errors import DocumentError
+from pipeline.paths import MODELS_DIR
 from pipeline.records import BlockType, Segment
 from retrieval.text import HAN, WORD_RUNS, jieba_module, stemmer, stopwords
+
+READER_FILE = MODELS_DIR / "reader.pt"  # the shipped head
 
 LABELS = ("SPAN", "YES", "NO", "NONE")
 MAX_ANSWER_TOKENS = 40
@@ -203,7 +206,7 @@ def batch_inputs(items: list[tuple[EncodedText, torch.Tensor, Question]]) -> tup
 
 
 @dataclass
-class Prediction:
+class ReaderAnswer:
     label: str  # one of LABELS
     answer: str  # the span text, "YES", "NO" or "" (no answer)
     confidence: float  # P(label), times the span's start and end probabilities for a span
@@ -212,15 +215,15 @@ class Prediction:
     best_span: tuple[str, float] = ("", 0.0)  # the best span and P(SPAN)·p(start)·p(end), whatever the label
 
 
-def decode(text: str, ctx: EncodedText, start: torch.Tensor, end: torch.Tensor, logits: torch.Tensor) -> Prediction:
+def decode(text: str, ctx: EncodedText, start: torch.Tensor, end: torch.Tensor, logits: torch.Tensor) -> ReaderAnswer:
     """One question's head outputs (unpadded) -> its prediction."""
     probs = torch.softmax(logits.float(), -1)
     label = LABELS[int(probs.argmax())]
     s, e, logp = best_span(torch.log_softmax(start.float(), -1), torch.log_softmax(end.float(), -1))
     candidate = (text[ctx.offsets[s][0] : ctx.offsets[e][1]], float(probs[0]) * float(np.exp(logp)))
     if label != "SPAN":
-        return Prediction(label, "" if label == "NONE" else label, float(probs.max()), None, float(probs.max()), candidate)
-    return Prediction(label, candidate[0], candidate[1], (s, e), float(probs[0]), candidate)
+        return ReaderAnswer(label, "" if label == "NONE" else label, float(probs.max()), None, float(probs.max()), candidate)
+    return ReaderAnswer(label, candidate[0], candidate[1], (s, e), float(probs[0]), candidate)
 
 
 @dataclass
@@ -236,15 +239,15 @@ class Reader:
         return prepare_question(self.model, self.tokenizer, text)
 
     @torch.no_grad()
-    def read_many(self, text: str, ctx: EncodedText, questions: list[Question]) -> list[Prediction]:
+    def read_many(self, text: str, ctx: EncodedText, questions: list[Question]) -> list[ReaderAnswer]:
         """Every question against one encoded context, in one batch."""
         if not ctx.ids:
-            return [Prediction("NONE", "", 0.0, None, 0.0) for _ in questions]
+            return [ReaderAnswer("NONE", "", 0.0, None, 0.0) for _ in questions]
         lex = [lexical_features(text, ctx, q) for q in questions]
         start, end, cls = self.head(*batch_inputs([(ctx, f, q) for f, q in zip(lex, questions, strict=True)]))
         return [decode(text, ctx, start[i], end[i], cls[i]) for i in range(len(questions))]
 
-    def read(self, text: str, ctx: EncodedText, question: Question) -> Prediction:
+    def read(self, text: str, ctx: EncodedText, question: Question) -> ReaderAnswer:
         return self.read_many(text, ctx, [question])[0]
 
     def save(self, path: Path, encoder_sha256: str, metrics: dict) -> None:
@@ -267,7 +270,7 @@ def load_reader(path: Path, model, tokenizer, encoder_sha256: str | None = None)
     trained_on = blob.get("encoder_sha256")
     if encoder_sha256 is not None and trained_on != encoder_sha256:
         raise ReaderMismatch(str(path), f"trained on encoder {str(trained_on)[:12]}, not on {encoder_sha256[:12]}; "
-                             "retrain it with `python -m retrieval.train_reader`")
+                             "retrain it with `ldx train reader`")
     if model is not None and model.cfg.d_model != cfg.d_model:
         raise ReaderMismatch(str(path), f"made for d_model {cfg.d_model}, the encoder has {model.cfg.d_model}")
     head = ReaderHead(cfg)
