@@ -240,4 +240,4 @@ def test_a_stage_failing_every_retry_becomes_error_rows_and_the_run_goes_on(
     assert manifest["counts"]["index"]["index_keys"] == 0
     errors = open_duckdb(tmp_path / "out").execute("SELECT stage, error_type, reason FROM errors").fetchall()
     assert errors == [("predict", "OSError", "device went away")]
-    assert not list((tmp_path / "out" / ".cache").rglob("meta/*"))  # not cached: the next run tries again
+    assert not list((tmp_path / "out" / ".cache").rglob("entries/*"))  # not cached: the next run tries again

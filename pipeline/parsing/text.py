@@ -4,26 +4,46 @@ from __future__ import annotations
 
 import gzip
 import json
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+
+import charset_normalizer
 
 from pipeline.errors import CorruptDocument, EmptyDocument, UnsupportedFormat
 from pipeline.parsing.detect import detect_language
 from pipeline.parsing.spans import Extracted, paragraph_spans
 from pipeline.records import doc_id_for_bytes
 
+# The encodings a text that is not UTF-8 is weighed against: Chinese court sites write GB18030, and
+# Western word processors Windows-1252. GB18030 decodes almost any byte string, so it must be chosen
+# on the evidence, never as the fallback.
+LEGACY_ENCODINGS = ["gb18030", "cp1252"]
+WEAK_GUESS = 0.2  # charset-normalizer's "chaos" (share of odd characters) above which the guess is doubtful
+
+
+def decode_text(data: bytes, source: str) -> tuple[str, list[str]]:
+    """The text and any warning about it: UTF-8 (with or without BOM), else GB18030 or Windows-1252
+    as the bytes say, else refused. A NUL anywhere means the file is not text."""
+    if b"\x00" in data:
+        raise UnsupportedFormat(source, "binary content (NUL bytes) in a text file")
+    warnings: list[str] = []
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        guess = charset_normalizer.from_bytes(data, cp_isolation=LEGACY_ENCODINGS).best()
+        if guess is None:
+            raise UnsupportedFormat(source, "text is neither UTF-8, GB18030 nor Windows-1252") from None
+        text = str(guess)
+        warnings.append(f"not UTF-8; decoded as {guess.encoding}")
+        if guess.chaos > WEAK_GUESS:
+            warnings.append(f"the {guess.encoding} guess is weak ({guess.chaos:.0%} odd characters)")
+    return text.replace("\r\n", "\n").replace("\r", "\n"), warnings
+
 
 def decode(data: bytes, source: str) -> str:
-    """UTF-8 (with or without BOM), else GB18030 — the court sites' encoding — else refuse."""
-    if b"\x00" in data[:4096]:
-        raise UnsupportedFormat(source, "binary content in a text file")
-    for encoding in ("utf-8-sig", "gb18030"):
-        try:
-            return data.decode(encoding).replace("\r\n", "\n").replace("\r", "\n")
-        except UnicodeDecodeError:
-            continue
-    raise UnsupportedFormat(source, "text is neither UTF-8 nor GB18030")
+    return decode_text(data, source)[0]
 
 
 def from_text(text: str, source: str, title: str | None = None) -> Extracted:
@@ -34,7 +54,10 @@ def from_text(text: str, source: str, title: str | None = None) -> Extracted:
 
 
 def read_text(path: Path) -> Extracted:
-    return from_text(decode(path.read_bytes(), str(path)), str(path))
+    text, warnings = decode_text(path.read_bytes(), str(path))
+    extracted = from_text(text, str(path))
+    extracted.warnings += warnings
+    return extracted
 
 
 @dataclass
@@ -54,20 +77,35 @@ def iter_jsonl(
     """One record per non-blank line. doc_id hashes the raw line bytes, or the id field's value when one
     is configured (so an edited record keeps its id); either way it is 16 hex chars like every doc_id.
     A bad line is raised, or appended to `errors` when the caller collects them and goes on."""
-    with _open_lines(path) as f:
-        for line_no, raw in enumerate(f, start=1):
-            raw = raw.rstrip(b"\r\n")
-            if not raw.strip():
-                continue
-            where = f"{path}:{line_no}"
-            try:
-                record = _record(raw, where, text_field, id_field, path)
-            except (CorruptDocument, EmptyDocument, UnsupportedFormat) as e:
-                if errors is None:
-                    raise
-                errors.append(e)
-                continue
-            yield record
+    for line_no, raw in _lines(path, errors):
+        raw = raw.rstrip(b"\r\n")
+        if not raw.strip():
+            continue
+        where = f"{path}:{line_no}"
+        try:
+            record = _record(raw, where, text_field, id_field, path)
+        except (CorruptDocument, EmptyDocument, UnsupportedFormat) as e:
+            if errors is None:
+                raise
+            errors.append(e)
+            continue
+        yield record
+
+
+def _lines(path: Path, errors: list | None) -> Iterator[tuple[int, bytes]]:
+    """(line number, bytes) of each line; damaged gzip data ends the file with one error for it, and
+    the records before the damage stay."""
+    line_no = 0
+    try:
+        with _open_lines(path) as f:
+            for line_no, raw in enumerate(f, start=1):
+                yield line_no, raw
+    except (gzip.BadGzipFile, EOFError, zlib.error) as e:
+        reason = "truncated gzip data" if isinstance(e, EOFError) else f"damaged gzip data ({e})"
+        error = CorruptDocument(str(path), f"{reason} after line {line_no}")
+        if errors is None:
+            raise error from None
+        errors.append(error)
 
 
 def _record(raw: bytes, where: str, text_field: str, id_field: str | None, path: Path) -> JsonlRecord:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import re
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -25,7 +26,7 @@ def read_bytes(path: Path) -> bytes:
     if data[:2] == b"\x1f\x8b":
         try:
             data = gzip.decompress(data)
-        except (OSError, EOFError) as e:
+        except (OSError, EOFError, zlib.error) as e:
             raise CorruptDocument(str(path), f"damaged gzip data ({e})") from None
     if not data.strip():
         raise EmptyDocument(str(path), "no content")
@@ -46,7 +47,10 @@ def parse_xml(data: bytes, source: str) -> tuple[etree._Element, list[str]]:
     try:
         return etree.fromstring(data, _STRICT), []
     except etree.XMLSyntaxError as e:
-        root = etree.fromstring(data, _LENIENT) if data.strip() else None
+        try:
+            root = etree.fromstring(data, _LENIENT) if data.strip() else None
+        except etree.XMLSyntaxError:  # nothing recoverable, e.g. NUL bytes under an .xml name
+            root = None
         if root is None or len(root) == 0:
             raise CorruptDocument(source, f"not well-formed XML ({e.msg})") from None
         return root, [f"malformed XML read leniently ({e.msg}); some content may be missing"]
