@@ -29,7 +29,7 @@ class StoreLocked(RuntimeError):
     """Another process is writing this OUT_DIR."""
 
 
-class StoreError(RuntimeError):
+class TableUnreadable(RuntimeError):
     """A table under OUT_DIR that cannot be read (a truncated or damaged part)."""
 
 
@@ -178,7 +178,7 @@ def open_duckdb(out_dir: str | Path, con=None):
             try:
                 pq.read_metadata(f)
             except (OSError, pa.ArrowInvalid) as e:
-                raise StoreError(f"{f}: the {name} table cannot be read ({e})") from None
+                raise TableUnreadable(f"{f}: the {name} table cannot be read ({e})") from None
         con.register(f"_{name}_parts", ds.dataset(files, schema=schema, format="parquet") if files else schema.empty_table())
         con.execute(f"CREATE OR REPLACE VIEW {name} AS SELECT * FROM _{name}_parts")
     return con

@@ -7,7 +7,7 @@ import os
 import pytest
 
 from pipeline.records import ErrorRecord, error_rows
-from pipeline.store import OutputStore, StoreError, StoreLocked, open_duckdb
+from pipeline.store import OutputStore, StoreLocked, TableUnreadable, open_duckdb
 
 
 def _write(out_dir, n: int, run_id: str = "r1") -> None:
@@ -27,7 +27,7 @@ def test_a_truncated_part_is_a_one_line_error(tmp_path):
     _write(tmp_path, 3)
     part = next((tmp_path / "errors").rglob("*.parquet"))
     part.write_bytes(part.read_bytes()[:40])
-    with pytest.raises(StoreError, match="errors table cannot be read") as info:
+    with pytest.raises(TableUnreadable, match="errors table cannot be read") as info:
         open_duckdb(tmp_path).execute("SELECT count(*) FROM errors").fetchall()
     assert "\n" not in str(info.value)
 
