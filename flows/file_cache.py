@@ -93,7 +93,9 @@ class FileCache:
         tag, payload = data[:TAG], data[TAG:]
         if len(tag) < TAG or not hmac.compare_digest(tag, self._tag(path.name, payload)):
             self.rejected.append(str(path))
-            log.warning("%s: cache entry not signed by this user's key; ignored, the file is processed again", path)
+            log.warning(
+                "%s: cache entry not signed by this user's key; ignored, the file is processed again", path
+            )
             return None
         work = pickle.loads(payload)  # noqa: S301 - authenticated above: written by this user's own runs
         work.file = file  # the same bytes may now live at another path

@@ -38,7 +38,9 @@ def test_a_failure_naming_a_markup_path_is_one_line(tmp_path):
 def small_run(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("ask")
     src = tmp / "opinion.txt"
-    src.write_text("The court held the contract void.\n\nThe appeal is dismissed with costs.\n", encoding="utf-8")
+    src.write_text(
+        "The court held the contract void.\n\nThe appeal is dismissed with costs.\n", encoding="utf-8"
+    )
     write_run_tables(tmp / "out", src)
     return tmp / "out"
 
@@ -66,14 +68,17 @@ def test_ask_over_a_truncated_segments_part_is_one_line(small_run, tmp_path):
     shutil.copytree(small_run, out)
     part = next((out / "segments").rglob("*.parquet"))
     part.write_bytes(part.read_bytes()[:100])
-    res = CliRunner().invoke(app, ["ask", "contract", "--index", str(out), "-s", f"model.checkpoint={tmp_path / 'n.pt'}"])
+    res = CliRunner().invoke(
+        app, ["ask", "contract", "--index", str(out), "-s", f"model.checkpoint={tmp_path / 'n.pt'}"]
+    )
     assert res.exit_code == 2 and "segments table cannot be read" in res.output
     assert len(res.output.strip().splitlines()) == 1
 
 
 def test_ask_json_keeps_control_characters_escaped(small_run, tmp_path):
     res = CliRunner().invoke(
-        app, ["ask", "appeal", "--index", str(small_run), "--json", "-s", f"model.checkpoint={tmp_path / 'n.pt'}"]
+        app,
+        ["ask", "appeal", "--index", str(small_run), "--json", "-s", f"model.checkpoint={tmp_path / 'n.pt'}"],
     )
     assert res.exit_code == 0, res.output
     assert json.loads(res.output)["citations"]

@@ -11,11 +11,15 @@ from pipeline.store import OutputStore, StoreLocked, TableUnreadable, open_duckd
 
 
 def _write(out_dir, n: int, run_id: str = "r1") -> None:
-    rows = error_rows([ErrorRecord(f"{out_dir.name}-{i}.pdf", "parse", "EmptyDocument", "empty") for i in range(n)], run_id)
+    rows = error_rows(
+        [ErrorRecord(f"{out_dir.name}-{i}.pdf", "parse", "EmptyDocument", "empty") for i in range(n)], run_id
+    )
     OutputStore(out_dir, run_id).write("errors", rows, "k")
 
 
-@pytest.mark.parametrize(("name", "sibling"), [("g[1]", "g1"), ("star*dir", "starXdir"), ("q?", "qq"), ("a,b'c", "a")])
+@pytest.mark.parametrize(
+    ("name", "sibling"), [("g[1]", "g1"), ("star*dir", "starXdir"), ("q?", "qq"), ("a,b'c", "a")]
+)
 def test_open_duckdb_reads_only_its_own_out_dir(tmp_path, name, sibling):
     _write(tmp_path / name, 2)
     _write(tmp_path / sibling, 17)
