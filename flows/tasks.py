@@ -54,8 +54,10 @@ from pipeline.store import OutputStore
 BATCH_STAGES: dict[str, str] = {"predict": "retrieval.predict:predict_batch_stage"}
 RUN_STAGES: dict[str, str] = {"index": "retrieval.stage:index_run_stage"}
 
-# Failures worth another try (a busy disk, a lost connection, a device that ran out of memory);
-# anything else that a stage raises for one document is that document's error.
+# Failures worth another try (writing to a busy disk, a lost connection, a device that ran out of
+# memory); anything else that a stage raises for one document is that document's error. Reading an
+# input never lands here: the parser turns its OSError (damaged gzip, a file gone) into that file's
+# DocumentError, so one bad file cannot fail its whole batch.
 TRANSIENT = (OSError, TimeoutError, ConnectionError, MemoryError)
 
 
