@@ -98,3 +98,15 @@ def test_nul_bytes_named_xml_are_refused_in_one_line(tmp_path):
     path.write_bytes(b"\x00" * 200)
     with pytest.raises(DocumentError, match="not well-formed XML"):
         parse_file(path)
+
+
+def test_ldx_parse_of_a_truncated_jsonl_gz_says_why(tmp_path):
+    from typer.testing import CliRunner
+
+    from flows.cli import app
+
+    path = tmp_path / "cut.jsonl.gz"
+    data = _jsonl_gz(path, ["z" * 5000 + str(i) for i in range(20)])
+    path.write_bytes(data[: len(data) // 2])
+    res = CliRunner().invoke(app, ["parse", str(path), "-s", "parse.jsonl_text_field=text"])
+    assert res.exit_code == 2 and "truncated gzip data" in res.output and "Aborted" not in res.output
