@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -9,6 +10,7 @@ from typing import Annotated, NoReturn
 
 import typer
 from rich.console import Console
+from rich.text import Text
 
 from flows.config import ConfigError, LdxConfig, load_config
 
@@ -26,9 +28,24 @@ SetOpt = Annotated[
 ]
 
 
+# C0/C1 controls (ESC starts a terminal command) and the bidi overrides that reorder what is shown;
+# newline and tab stay.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def safe(value) -> str:
+    """Document text or a path as it may reach the terminal: control characters shown escaped."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}", str(value))
+
+
+def plain(value, style: str = "") -> Text:
+    """`value` as literal text for rich: never read as markup, control characters escaped."""
+    return Text(safe(value), style=style)
+
+
 def fail(message: str, code: int = 2) -> NoReturn:
     """Print one clear line on stderr and exit non-zero."""
-    err_console.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    err_console.print(Text.assemble(("error:", "bold red"), " ", safe(message)), highlight=False, soft_wrap=True)
     raise typer.Exit(code)
 
 

@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from flows.cli import app
-from flows.cli_common import ConfigOpt, SetOpt, console, existing_path, fail, resolve_config
+from flows.cli_common import ConfigOpt, SetOpt, console, existing_path, fail, plain, resolve_config, safe
 
 
 def _document_json(doc) -> dict:
@@ -47,17 +47,19 @@ def parse_command(
     from rich.table import Table
 
     meta = {k: v for k, v in asdict(doc.meta).items() if v not in (None, [])}
+    # Everything from the document (title, path, metadata, text) is printed as literal text.
     console.print(
-        f"[bold]{doc.title or doc.source}[/]  kind={doc.kind} language={doc.language} pages={doc.n_pages} "
-        f"blocks={len(doc.blocks)} doc_id={doc.doc_id}",
+        plain(doc.title or doc.source, "bold"),
+        f" kind={doc.kind} language={doc.language} pages={doc.n_pages} blocks={len(doc.blocks)} doc_id={doc.doc_id}",
         highlight=False,
     )
     if meta:
-        console.print(meta, highlight=False)
+        console.print(plain(safe(meta)), highlight=False)
     for w in doc.warnings:
-        console.print(f"[yellow]warning:[/] {w}", highlight=False)
+        console.print(plain("warning:", "yellow"), plain(w), highlight=False)
     table = Table("#", "type", "page", "text", show_lines=False)
     for b in doc.blocks:
         shown = b.text if max_chars <= 0 or len(b.text) <= max_chars else b.text[:max_chars] + "…"
-        table.add_row(str(b.block_idx), str(b.type) + ("*" if b.ocr else ""), "" if b.page is None else str(b.page + 1), shown)
+        page = "" if b.page is None else str(b.page + 1)
+        table.add_row(str(b.block_idx), str(b.type) + ("*" if b.ocr else ""), page, plain(shown))
     console.print(table)

@@ -18,6 +18,7 @@ from flows.cli_common import (
     existing_path,
     fail,
     fail_on_bad_input,
+    plain,
     resolve_config,
 )
 from flows.cli_model import train_app
@@ -99,6 +100,7 @@ def ask(
 ) -> None:
     """Answer a question over an indexed run, with citations (doc, segment, block type, page, bbox, text)."""
     from pipeline.errors import DocumentError
+    from pipeline.store import TableUnreadable
     from retrieval.ask import AskSession, parse_date
     from retrieval.hybrid import Filters
     from retrieval.store import StoreError
@@ -121,18 +123,19 @@ def ask(
     try:
         session = AskSession(index, cfg.retrieval, cfg.model.checkpoint, cfg.model.device, reader)
         answer = session.ask(question, k=k, doc_id=doc, filters=filters)
-    except (DocumentError, StoreError) as e:
+    except (DocumentError, StoreError, TableUnreadable) as e:
         fail(str(e))
     if as_json:
         _print_json(answer.to_dict())
         return
-    console.print(f"[bold]answer:[/] {answer.answer}", highlight=False)
+    console.print(plain("answer:", "bold"), plain(answer.answer), highlight=False)
     for note in answer.notes:
-        console.print(f"[dim]{note}[/]", highlight=False)
+        console.print(plain(note, "dim"), highlight=False)
     for i, c in enumerate(answer.citations, start=1):
         where = f"p.{c.page + 1}" if c.page is not None else "no page"
-        console.print(f"[cyan][{i}][/] {c.segment_id} {c.block_type} {where} score={c.score:.4f}", highlight=False)
-        console.print(f"    {c.text[:200]}", highlight=False, markup=False)
+        console.print(plain(f"[{i}]", "cyan"), plain(f"{c.segment_id} {c.block_type} {where} score={c.score:.4f}"),
+                      highlight=False)
+        console.print(plain(f"    {c.text[:200]}"), highlight=False)
 
 
 def _load_reader(head: Path | None, cfg):

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from flows.cli import app
-from flows.cli_common import ConfigOpt, SetOpt, console, existing_path, fail, resolve_config
+from flows.cli_common import ConfigOpt, SetOpt, console, existing_path, fail, plain, resolve_config
 from flows.config import LdxConfig
 
 OutOpt = Annotated[Path, typer.Option("--out", "-o", help="Output directory (Parquet tables, index/, manifest.json, report.html).")]
@@ -54,6 +54,7 @@ def run(
 
     cfg = _prepared(input_dir, out, config, set_, dask, dask_address)
     from flows.api_server import ServerDidNotStart, temporary_api
+    from flows.manifest import ManifestError
     from pipeline.store import StoreLocked
 
     # At exit the interpreter's last collections walk every object the run left (over a second, measured)
@@ -66,7 +67,7 @@ def run(
             manifest = run_flow.with_options(task_runner=task_runner_for(cfg))(
                 str(input_dir), str(out), cfg.model_dump(mode="json")
             )
-    except StoreLocked as e:
+    except (StoreLocked, ManifestError) as e:
         fail(str(e))
     except ServerDidNotStart as e:
         fail(f"{e}; point PREFECT_API_URL at a running server instead (see `ldx server`)")
@@ -99,14 +100,14 @@ def _print_summary(manifest: dict) -> None:
     for stage, seconds in manifest["seconds"].items():
         table.add_row(f"{stage} (s)", f"{seconds:.2f}")
     console.print(table)
-    console.print(f"outputs in {manifest['out_dir']} · report: {Path(manifest['out_dir']) / 'report.html'}")
+    console.print(plain(f"outputs in {manifest['out_dir']} · report: {Path(manifest['out_dir']) / 'report.html'}"))
 
 
 def _open(path: Path) -> None:
     import webbrowser
 
     if not webbrowser.open(path.resolve().as_uri()):
-        console.print(f"open {path} in a browser")
+        console.print(plain(f"open {path} in a browser"))
 
 
 @app.command("serve")
@@ -170,13 +171,14 @@ def review(
     open_: Annotated[bool, typer.Option("--open/--no-open", help="Open the report in a browser.")] = True,
 ) -> None:
     """Write OUT_DIR/report.html (run summary, figures with their DuckDB queries, documents and blocks)."""
+    from flows.manifest import ManifestError
     from flows.report import write_report
 
     existing_path(out_dir, "directory")
     try:
         path = write_report(out_dir)
-    except FileNotFoundError as e:
+    except (FileNotFoundError, ManifestError) as e:
         fail(str(e))
-    console.print(f"wrote {path}")
+    console.print(plain(f"wrote {path}"))
     if open_:
         _open(path)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 import secrets
 import subprocess
 from importlib import metadata
@@ -20,6 +21,12 @@ from pipeline.store import atomic_write_json
 
 MANIFEST = "manifest.json"
 RESUMABLE = ("running", "failed")
+# What a run id may look like: it becomes a path part (run_id=<id>) and is shown in queries.
+RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
+
+
+class ManifestError(ValueError):
+    """A manifest.json this code did not write: its run id is not one."""
 
 
 def now() -> str:
@@ -55,10 +62,17 @@ def model_identity(config: LdxConfig) -> dict[str, str | None]:
 
 
 def read_manifest(out_dir: Path) -> dict | None:
+    """The manifest, None when there is none; one whose run id has any other form is refused."""
+    path = out_dir / MANIFEST
     try:
-        return json.loads((out_dir / MANIFEST).read_text(encoding="utf-8"))
+        manifest = json.loads(path.read_text(encoding="utf-8"))
     except (FileNotFoundError, json.JSONDecodeError):
         return None
+    run_id = manifest.get("run_id") if isinstance(manifest, dict) else None
+    if not isinstance(run_id, str) or not RUN_ID.fullmatch(run_id):
+        shown = run_id if isinstance(run_id, str) else type(run_id).__name__
+        raise ManifestError(f"{path}: {shown[:60]!r} is not a run id (letters, digits, '-', '_', '.'); refusing it")
+    return manifest
 
 
 def resumable_run(out_dir: Path, input_dir: Path, fingerprint: str) -> dict | None:

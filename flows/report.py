@@ -18,7 +18,8 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
 from flows.manifest import read_manifest
-from pipeline.store import atomic_write_text
+from pipeline.records import SCHEMAS
+from pipeline.store import atomic_write_text, part_files
 
 REPORT = "report.html"
 MAX_DOCS = 2000  # rows of the documents table
@@ -31,61 +32,60 @@ SNIPPET = 300  # characters of block text shown
 class Figure:
     title: str
     table: str
-    sql: str
+    sql: str  # the query as shown: run it with `duckdb` started in OUT_DIR
     kind: str  # "bar", "barh" or "hist"
     xlabel: str
+    query: str  # the same query over the run's part files as listed by `_connect`: what the page runs
 
 
 def _parts(table: str, run_id: str) -> str:
+    """The shown source of a table's rows in one run. Only ever displayed: run ids are checked on
+    reading the manifest (flows.manifest.RUN_ID), and queries that run read `_connect`'s views."""
     return f"read_parquet('{table}/run_id={run_id}/*.parquet')"
 
 
+def _view(table: str) -> str:
+    return f"run_{table}"
+
+
+def _figure(title: str, table: str, template: str, kind: str, xlabel: str, run_id: str) -> Figure:
+    return Figure(title, table, template.format(src=_parts(table, run_id)), kind, xlabel, template.format(src=_view(table)))
+
+
 def figures(run_id: str) -> list[Figure]:
-    return [
-        Figure(
-            "Documents per kind", "documents",
-            f"SELECT kind, count(*) AS documents FROM {_parts('documents', run_id)} GROUP BY kind ORDER BY documents DESC, kind",
-            "bar", "documents",
-        ),
-        Figure(
-            "Block types", "blocks",
-            f"SELECT CAST(type AS VARCHAR) AS type, count(*) AS blocks FROM {_parts('blocks', run_id)} GROUP BY 1 ORDER BY blocks DESC, type",
-            "barh", "blocks",
-        ),
-        Figure(
-            "Segment lengths (tokens)", "segments",
-            f"SELECT n_tokens FROM {_parts('segments', run_id)}",
-            "hist", "tokens per segment",
-        ),
-        Figure(
-            "Errors by reason", "errors",
-            f"SELECT stage || ': ' || error_type AS reason, count(*) AS errors FROM {_parts('errors', run_id)} GROUP BY 1 ORDER BY errors DESC, reason",
-            "barh", "errors",
-        ),
-        Figure(
-            "Predictions per task", "predictions",
-            f"SELECT task, count(*) AS predictions FROM {_parts('predictions', run_id)} GROUP BY task ORDER BY predictions DESC, task",
-            "barh", "predictions",
-        ),
-        Figure(
-            "Prediction scores", "predictions",
-            f"SELECT score FROM {_parts('predictions', run_id)} WHERE score IS NOT NULL",
-            "hist", "score",
-        ),
+    specs = [
+        ("Documents per kind", "documents",
+         "SELECT kind, count(*) AS documents FROM {src} GROUP BY kind ORDER BY documents DESC, kind", "bar", "documents"),
+        ("Block types", "blocks",
+         "SELECT CAST(type AS VARCHAR) AS type, count(*) AS blocks FROM {src} GROUP BY 1 ORDER BY blocks DESC, type",
+         "barh", "blocks"),
+        ("Segment lengths (tokens)", "segments", "SELECT n_tokens FROM {src}", "hist", "tokens per segment"),
+        ("Errors by reason", "errors",
+         "SELECT stage || ': ' || error_type AS reason, count(*) AS errors FROM {src} GROUP BY 1 ORDER BY errors DESC, reason",
+         "barh", "errors"),
+        ("Predictions per task", "predictions",
+         "SELECT task, count(*) AS predictions FROM {src} GROUP BY task ORDER BY predictions DESC, task",
+         "barh", "predictions"),
+        ("Prediction scores", "predictions", "SELECT score FROM {src} WHERE score IS NOT NULL", "hist", "score"),
     ]
+    return [_figure(*spec, run_id) for spec in specs]
 
 
-def _connect(out_dir: Path):
+def _connect(out_dir: Path, run_id: str):
+    """A connection with one view per table over the run's part files, listed here and handed over as
+    a dataset: no character of OUT_DIR or of the run id ever reaches DuckDB as SQL or as a glob."""
     import duckdb
+    import pyarrow.dataset as ds
 
     con = duckdb.connect()
-    # Relative paths in the shown queries resolve against OUT_DIR, exactly as for an analyst there.
-    con.execute("SET file_search_path = ?", [str(out_dir)])
+    for table, schema in SCHEMAS.items():
+        files = part_files(out_dir, table, run_id)
+        con.register(_view(table), ds.dataset(files, schema=schema, format="parquet") if files else schema.empty_table())
     return con
 
 
 def _has_parts(out_dir: Path, table: str, run_id: str) -> bool:
-    return any((out_dir / table / f"run_id={run_id}").glob("*.parquet"))
+    return bool(part_files(out_dir, table, run_id))
 
 
 def load_libraries() -> None:
@@ -170,15 +170,17 @@ def _documents(con, out_dir: Path, run_id: str) -> dict | None:
     if not _has_parts(out_dir, "documents", run_id):
         return None
     docs = con.execute(
-        f"SELECT doc_id, kind, language, title, n_pages, n_blocks, source FROM {_parts('documents', run_id)} "
-        f"ORDER BY source, doc_id LIMIT {MAX_DOCS}"
+        f"SELECT doc_id, kind, language, title, n_pages, n_blocks, source FROM {_view('documents')} "
+        "ORDER BY source, doc_id LIMIT ?",
+        [MAX_DOCS],
     ).fetchall()
     listed = {d[0] for d in docs[:MAX_DOC_BLOCKS]}
     blocks: dict[str, list[tuple]] = {}
     if listed and _has_parts(out_dir, "blocks", run_id):
         for row in con.execute(
-            f"SELECT doc_id, block_idx, CAST(type AS VARCHAR), page, left(text, {SNIPPET}) "
-            f"FROM {_parts('blocks', run_id)} WHERE block_idx < {MAX_BLOCKS} ORDER BY doc_id, block_idx"
+            f"SELECT doc_id, block_idx, CAST(type AS VARCHAR), page, left(text, ?) "
+            f"FROM {_view('blocks')} WHERE block_idx < ? ORDER BY doc_id, block_idx",
+            [SNIPPET, MAX_BLOCKS],
         ).fetchall():
             if row[0] in listed:
                 blocks.setdefault(row[0], []).append(row[1:])
@@ -194,7 +196,7 @@ def _errors(con, out_dir: Path, run_id: str) -> list[tuple] | None:
     if not _has_parts(out_dir, "errors", run_id):
         return None
     return con.execute(
-        f"SELECT source, stage, error_type, reason FROM {_parts('errors', run_id)} ORDER BY source LIMIT {MAX_DOCS}"
+        f"SELECT source, stage, error_type, reason FROM {_view('errors')} ORDER BY source LIMIT ?", [MAX_DOCS]
     ).fetchall()
 
 
@@ -202,12 +204,12 @@ def render_body(out_dir: str | Path, run_id: str) -> str:
     """Everything but the run summary: the figures, errors and documents, from the run's Parquet parts alone
     (the flow draws them while its run stages finish)."""
     out_dir = Path(out_dir).resolve()
-    con = _connect(out_dir)
+    con = _connect(out_dir, run_id)
     figs = []
     for fig in figures(run_id):
         if not _has_parts(out_dir, fig.table, run_id):
             continue
-        rows = con.execute(fig.sql).fetchall()
+        rows = con.execute(fig.query).fetchall()
         if rows:
             figs.append({"title": fig.title, "sql": fig.sql, "svg_base64": _plot(fig, rows)})
     return _TEMPLATES.get_template("body.html.j2").render(

@@ -251,8 +251,12 @@ def run_flow(input_dir: str, out_dir: str, config: dict[str, Any] | None = None)
             mf.finish_manifest(out, manifest, "failed", {}, {})
             raise
         manifest = mf.finish_manifest(out, manifest, "completed", counts, dict(seconds))
-        write_report(out, body.result())
-        publish_artifacts(manifest)
+        try:  # the report is the run's last step: a run whose report failed is not completed
+            write_report(out, body.result())
+            publish_artifacts(manifest)
+        except BaseException:
+            mf.finish_manifest(out, manifest, "failed", counts, dict(seconds))
+            raise
     logger.info(f"run {run_id} completed: {counts['documents']} documents, {counts['errors']} errors")
     return manifest
 

@@ -2,8 +2,8 @@
 
 A batch moves through parse → segment → the registered model stages → write. Each task takes and
 returns a `FileBatch`, so a stage is one task run per batch in the UI, with its own retries and timing.
-What a file produced is kept in a Prefect result store keyed on the file's sha256, the effective
-config and the model id; a later run restores it instead of processing the file again.
+What a file produced is kept in a signed cache (flows/file_cache.py) keyed on the file's sha256, the
+effective config and the model id; a later run restores it instead of processing the file again.
 """
 
 from __future__ import annotations
@@ -17,10 +17,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from prefect import task
+from prefect import get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
 from flows.config import LdxConfig
+from flows.file_cache import FileCache
 from pipeline import __version__ as PIPELINE_VERSION
 from pipeline.errors import DocumentError
 from pipeline.records import (
@@ -42,8 +43,10 @@ from retrieval.stages import WAITING, BatchStage, DocWork, RunStage, StageContex
 BATCH_STAGES: dict[str, BatchStage] = {"predict": PREDICT_STAGE}
 RUN_STAGES: dict[str, RunStage] = {"index": INDEX_STAGE}
 
-# Failures worth another try (a busy disk, a lost connection, a device that ran out of memory);
-# anything else that a stage raises for one document is that document's error.
+# Failures worth another try (writing to a busy disk, a lost connection, a device that ran out of
+# memory); anything else that a stage raises for one document is that document's error. Reading an
+# input never lands here: the parser turns its OSError (damaged gzip, a file gone) into that file's
+# DocumentError, so one bad file cannot fail its whole batch.
 TRANSIENT = (OSError, TimeoutError, ConnectionError, MemoryError)
 
 
@@ -69,7 +72,7 @@ class FileWork:
 
     def fail(self, source: str, stage: str, exc: BaseException, doc_id: str | None = None) -> None:
         self.errors.append(document_error(source, stage, exc, doc_id))
-        self.settled = self.settled and isinstance(exc, DocumentError)
+        self.settled = self.settled and isinstance(exc, DocumentError) and exc.lasting
 
     def tables(self, run_id: str) -> dict[str, list[dict]]:
         rows: dict[str, list[dict]] = {name: [] for name in ("documents", "blocks", "segments", "predictions")}
@@ -139,43 +142,6 @@ def config_fingerprint(config: LdxConfig, model_id: str) -> str:
     return hashlib.sha256(json.dumps(relevant, sort_keys=True).encode()).hexdigest()
 
 
-class FileCache:
-    """A file's finished work in a Prefect result store under `cache_dir`, keyed on sha256 + fingerprint."""
-
-    def __init__(self, cache_dir: str | Path, fingerprint: str):
-        from prefect.filesystems import LocalFileSystem
-        from prefect.results import ResultStore
-
-        root = Path(cache_dir).resolve()
-        self.fingerprint = fingerprint
-        # Metadata apart from the payload makes `has` cheap, and it is written last: an entry whose
-        # metadata exists has a complete payload.
-        self.store = ResultStore(
-            result_storage=LocalFileSystem(basepath=str(root / "results")),
-            metadata_storage=LocalFileSystem(basepath=str(root / "meta")),
-            cache_result_in_memory=False,
-        )
-
-    def key(self, file: InputFile) -> str:
-        return hashlib.sha256(f"{file.sha256}:{self.fingerprint}".encode()).hexdigest()
-
-    def has(self, file: InputFile) -> bool:
-        return self.store.exists(self.key(file))
-
-    def get(self, file: InputFile) -> FileWork | None:
-        try:
-            work = self.store.read(self.key(file)).result
-        except Exception:
-            # A record torn by a killed process, or one a newer code version cannot unpickle: redo it.
-            return None
-        work.file = file  # the same bytes may now live at another path
-        work.cached = True
-        return work
-
-    def put(self, work: FileWork) -> None:
-        self.store.write(work, key=self.key(work.file))
-
-
 def scan_inputs(input_dir: Path) -> tuple[list[InputFile], list[ErrorRecord]]:
     """Every regular, non-hidden file under INPUT_DIR (recursively); the parser judges the formats.
 
@@ -189,14 +155,21 @@ def scan_inputs(input_dir: Path) -> tuple[list[InputFile], list[ErrorRecord]]:
         rel = path.relative_to(input_dir)
         if not path.is_file() or any(part.startswith(".") for part in rel.parts):
             continue
-        digest = sha256_file(path)
+        try:
+            size, digest = path.stat().st_size, sha256_file(path)
+        except OSError as e:  # removed or unreadable since the listing: this file's error alone
+            errors.append(ErrorRecord(str(path), "scan", "UnreadableFile", e.strerror or str(e), None))
+            continue
+        if size == 0:  # every empty file has the same bytes; each is empty, not a copy of another
+            errors.append(ErrorRecord(str(path), "scan", "EmptyFile", "empty file (0 bytes)", None))
+            continue
         if digest in seen:
             errors.append(
                 ErrorRecord(str(path), "scan", "DuplicateDocument", f"same bytes as {seen[digest]}", digest[:16])
             )
             continue
         seen[digest] = str(path)
-        files.append(InputFile(path=str(path), sha256=digest, size=path.stat().st_size))
+        files.append(InputFile(path=str(path), sha256=digest, size=size))
     return files, errors
 
 
@@ -301,6 +274,8 @@ def restore_batch(batch: FileBatch, cache_dir: str, fingerprint: str) -> FileBat
     t0 = time.perf_counter()
     file_cache = FileCache(cache_dir, fingerprint)
     batch.files = [file_cache.get(w.file) or w for w in batch.files]
+    for path in file_cache.rejected:
+        get_run_logger().warning(f"{path}: cache entry failed its signature check; ignored, the file is processed again")
     return _timed(batch, "restore", t0)
 
 

@@ -7,6 +7,7 @@ class DocumentError(Exception):
     """A document that cannot be processed. `str()` is the one-line message users see."""
 
     stage = "parse"
+    lasting = True  # the same bytes fail the same way again, so the failure may be cached
 
     def __init__(self, source: str, reason: str):
         self.source = str(source)
@@ -24,6 +25,13 @@ class EmptyDocument(DocumentError):
 
 class CorruptDocument(DocumentError):
     """Truncated or damaged content the reader cannot open."""
+
+
+class UnreadableFile(DocumentError):
+    """An input the reader could not read (removed or made unreadable during the run): the failure
+    belongs to that file, but it is not a property of its bytes."""
+
+    lasting = False
 
 
 class EncryptedDocument(DocumentError):

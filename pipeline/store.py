@@ -10,6 +10,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import stat
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
@@ -26,6 +27,10 @@ LOCK_NAME = ".ldx.lock"
 
 class StoreLocked(RuntimeError):
     """Another process is writing this OUT_DIR."""
+
+
+class TableUnreadable(RuntimeError):
+    """A table under OUT_DIR that cannot be read (a truncated or damaged part)."""
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
@@ -105,45 +110,72 @@ class OutputStore:
     def lock(self):
         """Exclusive writer lock on OUT_DIR; released by the OS even when the process is killed."""
         self.out_dir.mkdir(parents=True, exist_ok=True)
-        path = self.out_dir / LOCK_NAME
-        f = open(path, "a+")
+        fd = _open_lock_file(self.out_dir / LOCK_NAME)
         try:
-            fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            f.seek(0)
-            holder = f.read().strip() or "another process"
-            f.close()
+            holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip() or "another process"
+            os.close(fd)
             raise StoreLocked(f"{self.out_dir} is being written by {holder}; wait for it to finish") from None
-        f.seek(0)
-        f.truncate()
-        f.write(f"run {self.run_id} (pid {os.getpid()})")
-        f.flush()
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{_HOLDER}{self.run_id} (pid {os.getpid()})".encode(), 0)
         try:
             yield self
         finally:
-            f.truncate(0)
-            fcntl.flock(f.fileno(), fcntl.LOCK_UN)
-            f.close()
+            os.ftruncate(fd, 0)
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
+
+
+_HOLDER = "run "  # how every lock file this code writes begins
+
+
+def _open_lock_file(path: Path) -> int:
+    """The lock file's descriptor: never through a link, and only a file that is a lock file, since the
+    holder line is written over it. Anything else (a link, a directory, a hard link to another file,
+    a file with other content) is refused."""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    except OSError as e:
+        raise StoreLocked(f"{path}: cannot be used as the lock file ({e.strerror}); remove it") from None
+    st = os.fstat(fd)
+    head = os.pread(fd, len(_HOLDER), 0)
+    if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1 or (head and head != _HOLDER.encode()):
+        os.close(fd)
+        raise StoreLocked(f"{path}: not a lock file of ours (a link or another file); remove it")
+    return fd
+
+
+def part_files(out_dir: str | Path, table: str, run_id: str | None = None) -> list[str]:
+    """The Parquet parts of `table` (of one run, or of every run), as listed here: callers hand this
+    list to the reader so that no character of OUT_DIR is ever read as a glob or as SQL."""
+    runs = "run_id=*" if run_id is None else f"run_id={glob_escape(run_id)}"
+    return [str(p) for p in sorted((Path(out_dir) / table).glob(f"{runs}/*.parquet")) if p.is_file()]
+
+
+def glob_escape(part: str) -> str:
+    """`part` matched literally by pathlib's glob, whatever `[`, `*` or `?` it holds."""
+    return "".join(f"[{c}]" if c in "*?[" else c for c in part)
 
 
 def open_duckdb(out_dir: str | Path, con=None):
     """A DuckDB connection with one view per table over every run's Parquet parts under OUT_DIR.
 
-    A table that has no file yet gets an empty view with its schema, so queries never fail on a
-    fresh OUT_DIR.
+    The views read the part files listed here (a pyarrow dataset: DuckDB would expand globs inside
+    any path it is given). A table that has no file yet gets an empty view with its schema, so
+    queries never fail on a fresh OUT_DIR.
     """
     import duckdb
+    import pyarrow.dataset as ds
 
-    out_dir = Path(out_dir)
     con = con or duckdb.connect()
     for name, schema in SCHEMAS.items():
-        files = sorted((out_dir / name).glob("run_id=*/*.parquet"))
-        if files:
-            glob = str(out_dir / name / "run_id=*" / "*.parquet").replace("'", "''")
-            con.execute(
-                f"CREATE OR REPLACE VIEW {name} AS SELECT * FROM read_parquet('{glob}', hive_partitioning = false)"
-            )
-        else:
-            con.register(f"_{name}_empty", schema.empty_table())
-            con.execute(f"CREATE OR REPLACE VIEW {name} AS SELECT * FROM _{name}_empty")
+        files = part_files(out_dir, name)
+        for f in files:  # the dataset reads lazily: a torn part would fail some later query, unnamed
+            try:
+                pq.read_metadata(f)
+            except (OSError, pa.ArrowInvalid) as e:
+                raise TableUnreadable(f"{f}: the {name} table cannot be read ({e})") from None
+        con.register(f"_{name}_parts", ds.dataset(files, schema=schema, format="parquet") if files else schema.empty_table())
+        con.execute(f"CREATE OR REPLACE VIEW {name} AS SELECT * FROM _{name}_parts")
     return con

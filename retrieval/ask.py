@@ -31,6 +31,15 @@ class IndexMissing(DocumentError):
     stage = "ask"
 
 
+class BadQuestion(DocumentError):
+    """A question with nothing to search for (empty, or only punctuation)."""
+
+    stage = "ask"
+
+
+MAX_K = 100  # citations per answer: the reader reads each, so a huge k only buries the answer
+
+
 @dataclass
 class Citation:
     doc_id: str
@@ -203,6 +212,14 @@ class AskSession:
         return Citation(p.doc_id, segment_id, p.block_type, page, bbox, round(float(score), 6), p.text)
 
     def ask(self, question: str, k: int = 10, doc_id: str | None = None, filters: Filters | None = None) -> Answer:
+        if not any(ch.isalnum() for ch in question):
+            raise BadQuestion("question", f"{question[:40]!r} has no words to search for")
+        if k < 1:
+            raise BadQuestion("question", f"k must be at least 1, not {k}")
+        notes = list(self.notes)
+        if k > MAX_K:
+            notes.append(f"k={k} lowered to {MAX_K}")
+            k = MAX_K
         filters = filters or Filters()
         if doc_id is not None:
             filters.doc_ids = {doc_id}
@@ -210,7 +227,7 @@ class AskSession:
                 raise IndexMissing(str(self.out_dir), f"no document {doc_id} in this run")
         hits = self.search_index.search(question, k=k, filters=filters, level="segment", rrf_k=self.config.rrf_k)
         citations = [self.citation(h.segment_id, h.score) for h in hits]
-        answer, score, source, notes = "none", None, None, list(self.notes)
+        answer, score, source = "none", None, None
         if self.reader is None:
             notes.append("no reader for this encoder: answer is 'none'; see the citations")
         else:

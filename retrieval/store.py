@@ -183,7 +183,7 @@ class SegmentStore:
             index = faiss.read_index(str(root / f"keys-{gen}.faiss"), flags)
             refine = faiss.read_index(str(root / f"refine-{gen}.faiss"), flags) if manifest.get("refine") else None
             meta = pq.read_table(root / f"meta-{gen}.parquet", schema=META_SCHEMA)
-        except (RuntimeError, OSError) as e:
+        except (RuntimeError, OSError, pa.ArrowException) as e:  # ArrowInvalid: a truncated file
             raise StoreError(f"{root}: generation {gen} unreadable ({str(e).splitlines()[0]})") from None
         if index.ntotal != meta.num_rows or (refine is not None and refine.ntotal != meta.num_rows):
             raise StoreError(f"{root}: index holds {index.ntotal} keys but metadata {meta.num_rows} rows")

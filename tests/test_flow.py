@@ -125,7 +125,7 @@ def test_bad_inputs_become_one_readable_error_row_each(first_run, corpus):
     assert len(errors) == 6 == manifest["counts"]["errors"]
     assert by_name["truncated.pdf"][1] == "CorruptDocument"
     assert by_name["encrypted.pdf"][1] == "EncryptedDocument"
-    assert by_name["empty.txt"][1] == "EmptyDocument"
+    assert by_name["empty.txt"][1] == "EmptyFile"  # reported at the scan, never as a copy of another empty file
     assert by_name["table.csv"][1] == "UnsupportedFormat" and ".csv" in by_name["table.csv"][2]
     assert by_name["zz_copy_of_contract.pdf"][1:] == ("DuplicateDocument", f"same bytes as {corpus[0] / 'pdf/contract.pdf'}")
     assert by_name["criminal.jsonl"][1] == "CorruptDocument"  # the broken record; its 12 neighbours are documents
@@ -245,4 +245,4 @@ def test_a_stage_failing_every_retry_becomes_error_rows_and_the_run_goes_on(
     assert manifest["counts"]["index"]["index_keys"] == 0
     errors = open_duckdb(tmp_path / "out").execute("SELECT stage, error_type, reason FROM errors").fetchall()
     assert errors == [("predict", "OSError", "device went away")]
-    assert not list((tmp_path / "out" / ".cache").rglob("meta/*"))  # not cached: the next run tries again
+    assert not list((tmp_path / "out" / ".cache").rglob("entries/*"))  # not cached: the next run tries again

@@ -7,11 +7,13 @@ turns the result into the records of DESIGN.md.
 
 from __future__ import annotations
 
+import gzip
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
 from pipeline.config import ParseConfig
-from pipeline.errors import DocumentError, EmptyDocument, UnsupportedFormat
+from pipeline.errors import CorruptDocument, DocumentError, EmptyDocument, UnreadableFile, UnsupportedFormat
 from pipeline.parsing.detect import detect_kind, detect_language
 from pipeline.parsing.kinds import module_for
 from pipeline.parsing.spans import Extracted, trimmed
@@ -48,6 +50,8 @@ _EXPECTED = {".pdf": "pdf", ".doc": "ole", ".jsonl.gz": "gzip", ".xml.gz": "gzip
 def _check(path: Path) -> str:
     """The format to read `path` as, after the checks every input gets (exists, not empty, honest name)."""
     source = str(path)
+    if not path.exists():
+        raise UnreadableFile(source, "no such file (removed during the run?)")
     if not path.is_file():
         raise UnsupportedFormat(source, "not a file")
     if path.stat().st_size == 0:
@@ -185,7 +189,16 @@ def iter_documents(path, config: ParseConfig | None = None, errors: list | None 
     file, else the file's one document. With `errors`, a bad record is appended there and the rest go
     on; otherwise it is raised."""
     config = config or ParseConfig()
-    for doc_id, source, extracted in _records(Path(path), config, errors):
+    records = _records(Path(path), config, errors)
+    while True:
+        try:
+            doc_id, source, extracted = next(records)
+        except StopIteration:
+            return
+        except (OSError, EOFError, zlib.error) as e:
+            # Reading the input failed (damaged compressed data, a file gone or unreadable): that is
+            # this file's error, never a reason to retry its batch.
+            raise _input_error(Path(path), e) from None
         try:
             doc = build(extracted, source, doc_id, config)
         except DocumentError as e:
@@ -195,3 +208,11 @@ def iter_documents(path, config: ParseConfig | None = None, errors: list | None 
             continue
         fault_point("parse")
         yield doc
+
+
+def _input_error(path: Path, exc: BaseException) -> DocumentError:
+    if isinstance(exc, (gzip.BadGzipFile, zlib.error)):
+        return CorruptDocument(str(path), f"damaged compressed data ({exc})")
+    if isinstance(exc, EOFError):
+        return CorruptDocument(str(path), "truncated compressed data")
+    return UnreadableFile(str(path), getattr(exc, "strerror", None) or str(exc) or type(exc).__name__)

@@ -19,6 +19,12 @@ def _size(n: int) -> str:
     return f"{n / 2**20:g} MiB" if n >= 2**20 else f"{n} bytes"
 
 
+def _damage(e: BaseException) -> str:
+    # only the compressed data's own faults: a file that vanished or cannot be read is an OSError the
+    # caller reports as unreadable, not as damage
+    return "truncated gzip data" if isinstance(e, EOFError) else f"damaged gzip data ({e})"
+
+
 def is_gzip(path: Path) -> bool:
     with open(path, "rb") as f:
         return f.read(2) == b"\x1f\x8b"
@@ -41,8 +47,8 @@ def read_capped(path: Path, limit: int) -> bytes:
             while size <= limit and (chunk := f.read(min(_CHUNK, limit + 1 - size))):
                 chunks.append(chunk)
                 size += len(chunk)
-    except (OSError, EOFError, zlib.error) as e:
-        raise CorruptDocument(source, f"damaged gzip data ({e})") from None
+    except (gzip.BadGzipFile, EOFError, zlib.error) as e:
+        raise CorruptDocument(source, _damage(e)) from None
     data = b"".join(chunks)
     del chunks
     if len(data) > limit:
@@ -73,8 +79,8 @@ def capped_lines(f: BinaryIO, source: str, max_line: int, max_total: int) -> Ite
                     "(parse.max_decompressed_bytes)",
                 )
                 return
-    except (OSError, EOFError, zlib.error) as e:
-        yield CorruptDocument(f"{source}:{line_no + 1}", f"damaged gzip data ({e}); the rest is not read")
+    except (gzip.BadGzipFile, EOFError, zlib.error) as e:
+        yield CorruptDocument(f"{source}:{line_no + 1}", f"{_damage(e)}; the rest is not read")
 
 
 class Deadline:

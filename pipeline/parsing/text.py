@@ -7,6 +7,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import charset_normalizer
+
 from pipeline.config import ParseConfig
 from pipeline.errors import CorruptDocument, DocumentError, EmptyDocument, UnsupportedFormat
 from pipeline.parsing.detect import detect_language
@@ -14,17 +16,34 @@ from pipeline.parsing.limits import capped_lines, open_input, read_capped
 from pipeline.parsing.spans import Extracted, paragraph_spans
 from pipeline.records import doc_id_for_bytes
 
+# The encodings a text that is not UTF-8 is weighed against: Chinese court sites write GB18030, and
+# Western word processors Windows-1252. GB18030 decodes almost any byte string, so it must be chosen
+# on the evidence, never as the fallback.
+LEGACY_ENCODINGS = ["gb18030", "cp1252"]
+WEAK_GUESS = 0.2  # charset-normalizer's "chaos" (share of odd characters) above which the guess is doubtful
+
+
+def decode_text(data: bytes, source: str) -> tuple[str, list[str]]:
+    """The text and any warning about it: UTF-8 (with or without BOM), else GB18030 or Windows-1252
+    as the bytes say, else refused. A NUL anywhere means the file is not text."""
+    if b"\x00" in data:
+        raise UnsupportedFormat(source, "binary content (NUL bytes) in a text file")
+    warnings: list[str] = []
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        guess = charset_normalizer.from_bytes(data, cp_isolation=LEGACY_ENCODINGS).best()
+        if guess is None:
+            raise UnsupportedFormat(source, "text is neither UTF-8, GB18030 nor Windows-1252") from None
+        text = str(guess)
+        warnings.append(f"not UTF-8; decoded as {guess.encoding}")
+        if guess.chaos > WEAK_GUESS:
+            warnings.append(f"the {guess.encoding} guess is weak ({guess.chaos:.0%} odd characters)")
+    return text.replace("\r\n", "\n").replace("\r", "\n"), warnings
+
 
 def decode(data: bytes, source: str) -> str:
-    """UTF-8 (with or without BOM), else GB18030 — the court sites' encoding — else refuse."""
-    if b"\x00" in data[:4096]:
-        raise UnsupportedFormat(source, "binary content in a text file")
-    for encoding in ("utf-8-sig", "gb18030"):
-        try:
-            return data.decode(encoding).replace("\r\n", "\n").replace("\r", "\n")
-        except UnicodeDecodeError:
-            continue
-    raise UnsupportedFormat(source, "text is neither UTF-8 nor GB18030")
+    return decode_text(data, source)[0]
 
 
 def from_text(text: str, source: str, title: str | None = None) -> Extracted:
@@ -35,7 +54,10 @@ def from_text(text: str, source: str, title: str | None = None) -> Extracted:
 
 
 def read_text(path: Path, config: ParseConfig) -> Extracted:
-    return from_text(decode(read_capped(path, config.max_decompressed_bytes), str(path)), str(path))
+    text, warnings = decode_text(read_capped(path, config.max_decompressed_bytes), str(path))
+    extracted = from_text(text, str(path))
+    extracted.warnings += warnings
+    return extracted
 
 
 @dataclass

@@ -41,7 +41,10 @@ def parse_xml(data: bytes, source: str) -> tuple[etree._Element, list[str]]:
     try:
         return etree.fromstring(data, _STRICT), []
     except etree.XMLSyntaxError as e:
-        root = etree.fromstring(data, _LENIENT) if data.strip() else None
+        try:
+            root = etree.fromstring(data, _LENIENT) if data.strip() else None
+        except etree.XMLSyntaxError:  # nothing recoverable, e.g. NUL bytes under an .xml name
+            root = None
         if root is None or len(root) == 0:
             raise CorruptDocument(source, f"not well-formed XML ({e.msg})") from None
         return root, [f"malformed XML read leniently ({e.msg}); some content may be missing"]

@@ -1,0 +1,108 @@
+"""The per-file result cache: what a file produced, kept so that a later run restores it.
+
+An entry is a pickle, and unpickling runs code, while OUT_DIR (where the cache lives by default) is
+only as trusted as whoever can write there. So every entry carries an HMAC-SHA256 tag under a key
+kept outside OUT_DIR, in the user's cache directory (created 0600): an entry whose tag does not
+verify was not written by this user's runs and is never unpickled; it is counted, reported and the
+file is processed again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import logging
+import os
+import pickle
+import stat
+from pathlib import Path
+
+from pipeline.store import atomic_write_bytes
+
+KEY_FILE = "cache.key"
+TAG = 32  # bytes of an HMAC-SHA256 tag, stored before the payload
+
+log = logging.getLogger(__name__)
+
+
+class CacheKeyError(RuntimeError):
+    """The HMAC key file exists but is not one this user can trust."""
+
+
+def key_dir() -> Path:
+    """The user's own cache directory, never under OUT_DIR."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "longdoc-xl"
+
+
+def load_key(directory: Path | None = None) -> bytes:
+    """This user's cache key, created on first use (0600, never following a link)."""
+    directory = directory or key_dir()
+    directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+    path = directory / KEY_FILE
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    except FileExistsError:
+        return _read_key(path)
+    with os.fdopen(fd, "wb") as f:
+        f.write(os.urandom(32))
+    return _read_key(path)
+
+
+def _read_key(path: Path) -> bytes:
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(f.fileno())
+        if not stat.S_ISREG(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o077:
+            raise CacheKeyError(f"{path}: the cache key must be a regular file of yours with mode 0600")
+        key = f.read()
+    if len(key) < 32:
+        raise CacheKeyError(f"{path}: the cache key is too short; delete it to make a new one")
+    return key
+
+
+class FileCache:
+    """A file's finished work under `cache_dir/entries`, keyed on sha256 + fingerprint and signed."""
+
+    def __init__(self, cache_dir: str | Path, fingerprint: str, key: bytes | None = None):
+        self.root = Path(cache_dir).resolve() / "entries"
+        self.fingerprint = fingerprint
+        self._key = key or load_key()
+        self.rejected: list[str] = []  # paths of entries whose tag did not verify
+
+    def key(self, file) -> str:
+        return hashlib.sha256(f"{file.sha256}:{self.fingerprint}".encode()).hexdigest()
+
+    def path(self, file) -> Path:
+        return self.root / f"{self.key(file)}.bin"
+
+    def _tag(self, name: str, payload: bytes) -> bytes:
+        # The entry's name is signed too: a valid entry copied under another file's key is refused.
+        return hmac.new(self._key, name.encode() + b"\0" + payload, hashlib.sha256).digest()
+
+    def has(self, file) -> bool:
+        return self.path(file).is_file()
+
+    def get(self, file):
+        """The cached FileWork, or None when there is none or it cannot be trusted (then: redo it)."""
+        path = self.path(file)
+        try:
+            data = path.read_bytes()
+        except OSError:
+            return None
+        tag, payload = data[:TAG], data[TAG:]
+        if len(tag) < TAG or not hmac.compare_digest(tag, self._tag(path.name, payload)):
+            self.rejected.append(str(path))
+            log.warning(
+                "%s: cache entry not signed by this user's key; ignored, the file is processed again", path
+            )
+            return None
+        work = pickle.loads(payload)  # noqa: S301 - authenticated above: written by this user's own runs
+        work.file = file  # the same bytes may now live at another path
+        work.cached = True
+        return work
+
+    def put(self, work) -> None:
+        path = self.path(work.file)
+        payload = pickle.dumps(work, protocol=pickle.HIGHEST_PROTOCOL)
+        atomic_write_bytes(path, self._tag(path.name, payload) + payload)
