@@ -29,22 +29,29 @@ from pipeline.records import Segment
 from retrieval.config import RetrievalConfig
 from retrieval.inject import DocInput, encode_stream
 from retrieval.store import SegmentStore, StoreError
+from txl.keys import key_dim, key_identity
 
 INDEX_DIR = "index"
 
 
 def open_or_create(root: Path, model, config: RetrievalConfig, model_id: str = "") -> SegmentStore:
-    """The store at `root`, created for this model's shapes if absent; refuses one built by another model."""
+    """The store at `root`, created for this model's shapes if absent; refuses one built by another model
+    or with other keys (another key head, or raw keys: txl.keys)."""
     cfg = model.cfg
+    key_head = key_identity(model)
     try:
         store = SegmentStore.open(root, config=config)
     except StoreError:
         if (root / "manifest.json").exists():
             raise
-        store = SegmentStore.create(root, cfg.d_model, (cfg.n_layer, config.states_per_layer, cfg.d_model), config)
+        store = SegmentStore.create(root, key_dim(model), (cfg.n_layer, config.states_per_layer, cfg.d_model), config)
         store.manifest["model_id"] = model_id
+        store.manifest["key_head"] = key_head
         return store
-    if store.manifest.get("model_id", "") != model_id or store.dim != cfg.d_model:
+    if store.manifest.get("key_head", "") != key_head:
+        built = store.manifest.get("key_head") or "raw keys"
+        raise StoreError(f"{root}: built with {built}, not {key_head or 'raw keys'}; re-index with a new OUT_DIR")
+    if store.manifest.get("model_id", "") != model_id or store.dim != key_dim(model):
         raise StoreError(f"{root}: built with model {store.manifest.get('model_id') or '?'}; re-index with a new OUT_DIR")
     return store
 
@@ -215,7 +222,7 @@ def _index_child(inbox, outbox, parent: int, checkpoint: str, config) -> None:
 
         mcfg = config.model
         torch.set_num_threads(mcfg.stage_threads())
-        model, tokenizer = load_encoder(Path(checkpoint), mcfg.device)
+        model, tokenizer = load_encoder(Path(checkpoint), mcfg.device, config.retrieval.keys)
         segmenter = hashlib.sha256(config.segment.model_dump_json().encode()).hexdigest()[:16]
         start: _Start = inbox.get()
         retracted: list[str] = []
