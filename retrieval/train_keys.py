@@ -96,7 +96,9 @@ class PairBuilder:
 
 
 def _lines(path: Path):
-    with (gzip.open(path, "rt", encoding="utf-8") if path.suffix == ".gz" else open(path, encoding="utf-8")) as f:
+    with (
+        gzip.open(path, "rt", encoding="utf-8") if path.suffix == ".gz" else open(path, encoding="utf-8")
+    ) as f:
         yield from (json.loads(line) for line in f if line.strip())
 
 
@@ -138,8 +140,10 @@ def add_cjrc(b: PairBuilder, cfg: KeyTrainConfig) -> None:
                 continue
             ps = [p.text for p in split_passages(f"cjrc{index}", "", context, cfg.passage_chars)]
             qas = [q for q in par["qas"] if q.get("is_impossible") not in (True, "true") and q["answers"]]
-            hits = [(q["question"], next((j for j, p in enumerate(ps) if q["answers"][0]["text"] in p), -1))
-                    for q in qas]
+            hits = [
+                (q["question"], next((j for j, p in enumerate(ps) if q["answers"][0]["text"] in p), -1))
+                for q in qas
+            ]
             hits = [(q, j) for q, j in hits if j >= 0][: cfg.questions_per_context]
             if not ps or not hits or not _kept(n_train, val, cfg):
                 continue
@@ -159,8 +163,10 @@ def add_cuad(b: PairBuilder, cfg: KeyTrainConfig) -> None:
         if held_apart(row["doc_id"]) or not questions[row["doc_id"]]:
             continue
         ps = [p.text for p in split_passages(row["doc_id"], "", row["text"], 600)][: cfg.contract_passages]
-        hits = [(q["category"], next((j for j, p in enumerate(ps) if q["answers"][0]["text"] in p), -1))
-                for q in questions[row["doc_id"]]]
+        hits = [
+            (q["category"], next((j for j, p in enumerate(ps) if q["answers"][0]["text"] in p), -1))
+            for q in questions[row["doc_id"]]
+        ]
         hits = [(c, j) for c, j in hits if j >= 0]
         if not hits or not _kept(n_train, val, cfg):
             continue
@@ -193,8 +199,9 @@ def hard_negatives(b: PairBuilder, rows: list[int]) -> dict[int, int]:
         mine = [r for r in rows if b.rows[r][3] == val and terms(b.text(b.rows[r][0]))]
         if not mine:
             continue
-        found, _ = index.retrieve([terms(b.text(b.rows[r][0])) for r in mine], k=min(8, len(pool)),
-                                  show_progress=False)
+        found, _ = index.retrieve(
+            [terms(b.text(b.rows[r][0])) for r in mine], k=min(8, len(pool)), show_progress=False
+        )
         for r, hits in zip(mine, found, strict=True):
             other = [pool[h] for h in hits if b.passage_group[pool[h]] != b.rows[r][2]]
             if other:
@@ -202,7 +209,9 @@ def hard_negatives(b: PairBuilder, rows: list[int]) -> dict[int, int]:
     return out
 
 
-def pair_tables(b: PairBuilder, negatives: dict[int, int]) -> tuple[PairTable, PairTable, np.ndarray, list[str]]:
+def pair_tables(
+    b: PairBuilder, negatives: dict[int, int]
+) -> tuple[PairTable, PairTable, np.ndarray, list[str]]:
     """(training pairs, validation pairs, validation candidate rows, source of each validation pair)."""
     nq = len(b.queries)
 
@@ -228,16 +237,22 @@ ADDERS = {"clcr": add_clcr, "cjrc": add_cjrc, "cuad": add_cuad}
 
 def per_source(z, val: PairTable, candidates: np.ndarray, sources: list[str]) -> dict[str, dict]:
     names = np.array(sources)
-    return {s: rank_metrics(z, val.take(np.flatnonzero(names == s)), candidates) for s in sorted(set(sources))}
+    return {
+        s: rank_metrics(z, val.take(np.flatnonzero(names == s)), candidates) for s in sorted(set(sources))
+    }
 
 
-def train_keys(checkpoint: str | None = None, out: str | Path = KEYS_FILE, cfg: KeyTrainConfig | None = None) -> dict:
+def train_keys(
+    checkpoint: str | None = None, out: str | Path = KEYS_FILE, cfg: KeyTrainConfig | None = None
+) -> dict:
     """Encode the pairs with the frozen encoder, train the key head, save it to `out`; the report has
     the validation metrics of the raw keys and of the head (overall and per pair source)."""
     cfg = cfg or KeyTrainConfig()
     path = checkpoint_file(checkpoint)
     if path is None or not path.is_file():
-        raise FileNotFoundError(f"{checkpoint or 'data/models/txl_lm.pt'}: no encoder checkpoint to train keys on")
+        raise FileNotFoundError(
+            f"{checkpoint or 'data/models/txl_lm.pt'}: no encoder checkpoint to train keys on"
+        )
     torch.manual_seed(cfg.seed)
     t0 = time.perf_counter()
     b = PairBuilder()
@@ -259,13 +274,19 @@ def train_keys(checkpoint: str | None = None, out: str | Path = KEYS_FILE, cfg: 
     head, report = fit_key_head(raw, train, val, candidates, cfg.fit, encoder)
     with torch.no_grad():
         z = head(torch.from_numpy(raw))
-        report["raw_by_source"] = per_source(torch.nn.functional.normalize(torch.from_numpy(raw), dim=-1),
-                                             val, candidates, sources)
+        report["raw_by_source"] = per_source(
+            torch.nn.functional.normalize(torch.from_numpy(raw), dim=-1), val, candidates, sources
+        )
         report["head_by_source"] = per_source(z, val, candidates, sources)
     report.update(
-        checkpoint=str(path), encoder_sha256=head.encoder_sha256, key_head=head.identity,
-        n_train_pairs=len(train.a), n_val_pairs=len(val.a), n_val_candidates=len(candidates),
-        n_hard_negatives=len(negatives), encode_seconds=round(encode_s, 1),
+        checkpoint=str(path),
+        encoder_sha256=head.encoder_sha256,
+        key_head=head.identity,
+        n_train_pairs=len(train.a),
+        n_val_pairs=len(val.a),
+        n_val_candidates=len(candidates),
+        n_hard_negatives=len(negatives),
+        encode_seconds=round(encode_s, 1),
         median_cosine={"raw": median_cosine(raw), "head": median_cosine(z.numpy())},
         config={**asdict(cfg), "fit": asdict(cfg.fit)},
     )

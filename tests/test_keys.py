@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import tiny_models
 import torch
 
-import tiny_models
 from pipeline.records import sha256_file
 from pipeline.tokenizer import load_tokenizer
 from retrieval.config import RetrievalConfig
@@ -26,8 +26,12 @@ def trained(shared_data, tmp_path_factory, torch_one_thread):
     root = tmp_path_factory.mktemp("keys")
     checkpoint = root / "tiny.pt"
     save_model(checkpoint, tiny_models.tiny_encoder(tok, mem_len=64))
-    cfg = KeyTrainConfig(data=str(shared_data), sources=("cjrc",), max_train_docs=40,
-                         fit=FitConfig(dim=16, batch_size=32, max_epochs=8, patience=8))
+    cfg = KeyTrainConfig(
+        data=str(shared_data),
+        sources=("cjrc",),
+        max_train_docs=40,
+        fit=FitConfig(dim=16, batch_size=32, max_epochs=8, patience=8),
+    )
     report = train_keys(str(checkpoint), root / "keys.pt", cfg)
     return checkpoint, root / "keys.pt", report
 

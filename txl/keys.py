@@ -98,7 +98,9 @@ def load_key_head(path: str | Path) -> KeyHead:
         head = KeyHead(int(blob["d_in"]), int(blob["dim"]), str(blob["encoder_sha256"]), str(blob["pooling"]))
         head.load_state_dict(blob["state_dict"])
     except (OSError, RuntimeError, KeyError, TypeError) as e:
-        raise KeyHeadError(f"{path}: not a key head ({str(e).splitlines()[0] if str(e) else type(e).__name__})") from None
+        raise KeyHeadError(
+            f"{path}: not a key head ({str(e).splitlines()[0] if str(e) else type(e).__name__})"
+        ) from None
     head.extra = blob.get("extra", {})
     return head.eval()
 
@@ -159,7 +161,9 @@ def head_for(checkpoint: str | Path, keys: str = "auto") -> KeyHead | None:
     if head.encoder_sha256 != sha256_file(Path(checkpoint)):
         if keys == "auto":
             return None
-        raise KeyHeadError(f"{path}: trained on encoder {head.encoder_sha256[:12]}, not {Path(checkpoint).name}")
+        raise KeyHeadError(
+            f"{path}: trained on encoder {head.encoder_sha256[:12]}, not {Path(checkpoint).name}"
+        )
     return head
 
 
@@ -173,7 +177,7 @@ class FitConfig:
     lr: float = 2e-3
     weight_decay: float = 1e-4
     max_epochs: int = 100
-    patience: int = 5  # epochs without a better validation MRR before stopping
+    patience: int = 8  # epochs without a better validation MRR before stopping
     time_budget_s: float | None = None  # training stops (keeping the best epoch) after this long
     seed: int = 0
 
@@ -200,8 +204,11 @@ def rank_metrics(z: torch.Tensor, pairs: PairTable, candidates: np.ndarray) -> d
     scores[torch.from_numpy(pairs.a)[:, None] == cand[None]] = -float("inf")
     gold = (z[torch.from_numpy(pairs.a)] * z[torch.from_numpy(pairs.b)]).sum(1, keepdim=True)
     rank = (~(scores <= gold)).sum(1).float() + 1  # a NaN key ranks last, never first
-    return {"mrr": round(float((1 / rank).mean()), 4), "r@1": round(float((rank <= 1).float().mean()), 4),
-            "r@10": round(float((rank <= 10).float().mean()), 4)}
+    return {
+        "mrr": round(float((1 / rank).mean()), 4),
+        "r@1": round(float((rank <= 1).float().mean()), 4),
+        "r@10": round(float((rank <= 10).float().mean()), 4),
+    }
 
 
 def _batch_loss(head: KeyHead, x: torch.Tensor, p: PairTable) -> torch.Tensor:
@@ -225,8 +232,14 @@ def _batch_loss(head: KeyHead, x: torch.Tensor, p: PairTable) -> torch.Tensor:
     return (forward + backward) / 2
 
 
-def fit_key_head(raw: np.ndarray, train: PairTable, val: PairTable, val_candidates: np.ndarray,
-                 cfg: FitConfig, encoder_sha256: str = "") -> tuple[KeyHead, dict]:
+def fit_key_head(
+    raw: np.ndarray,
+    train: PairTable,
+    val: PairTable,
+    val_candidates: np.ndarray,
+    cfg: FitConfig,
+    encoder_sha256: str = "",
+) -> tuple[KeyHead, dict]:
     """A head trained on frozen raw keys [N, d] (unit rows), early-stopped on the validation MRR; the
     report has the raw keys' and the head's validation metrics."""
     torch.manual_seed(cfg.seed)
@@ -246,7 +259,7 @@ def fit_key_head(raw: np.ndarray, train: PairTable, val: PairTable, val_candidat
             opt.zero_grad()
             loss.backward()
             opt.step()
-            losses.append(float(loss))
+            losses.append(loss.item())
         head.eval()
         with torch.no_grad():
             metrics = rank_metrics(head(x), val, val_candidates)
