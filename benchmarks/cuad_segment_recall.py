@@ -7,7 +7,8 @@ The query is the clause category (the CUAD questions are one template around it,
 Law"); a passage contains the answer when a gold answer's text lies inside it (spans cut by a passage
 boundary count as missed). Held apart: contracts whose blake2b hash of doc_id is 0 mod 5, the same
 rule `eval_qa` applies to contexts. `--txl` adds the encoder's keys as an arm (each contract's passages read
-in order with memory, through the key head when one fits the encoder: txl/keys.py) and its hybrid with BM25.
+in order with memory, through the key head when one fits the encoder: txl/keys.py; `--keys raw` without
+it) and its hybrid with BM25.
 Run: `.venv/bin/python benchmarks/cuad_segment_recall.py [--contracts 20] [--txl]`.
 """
 
@@ -51,8 +52,9 @@ def main() -> None:
     ap.add_argument("--passage-chars", type=int, default=600)
     ap.add_argument("--no-dense", action="store_true")
     ap.add_argument("--txl", action="store_true", help="also the encoder's keys (the shipped model)")
+    ap.add_argument("--keys", default="auto", help="key head of the txl arm: auto, raw or a file (retrieval.keys)")
     args = ap.parse_args()
-    model, tok = load_encoder(checkpoint_file(None)) if args.txl else (None, None)
+    model, tok = load_encoder(checkpoint_file(None), keys=args.keys) if args.txl else (None, None)
     contracts = {}
     with gzip.open(DATA + "cuad_contracts.jsonl.gz", "rt", encoding="utf-8") as f:
         for line in f:
