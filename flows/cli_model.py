@@ -89,6 +89,32 @@ def train_run(
     console.print(f"[green]done[/] at step {records[-1]['step'] if records else 0}: {json.dumps(last)}")
 
 
+@train_app.command("keys")
+def train_keys(
+    checkpoint: Annotated[Path | None, typer.Option(help="Encoder; default data/models/txl_lm.pt.")] = None,
+    out: Annotated[Path | None, typer.Option("--out", help="Key head file; default data/models/keys.pt.")] = None,
+    data_root: Annotated[Path, typer.Option("--data-root", help="The shared corpora folder.")] = SHARED_DATA,
+    max_train_docs: Annotated[int | None, typer.Option(help="Training records per source at most.")] = None,
+    time_budget: Annotated[float | None, typer.Option(help="Seconds of training at most (best epoch kept).")] = None,
+    dim: Annotated[int, typer.Option(help="Key dimension.")] = 256,
+    device: Annotated[str, typer.Option(help="cpu, cuda, ...")] = "cpu",
+) -> None:
+    """Train the retrieval key head on the encoder's frozen states (retrieval/train_keys.py): prints the
+    validation MRR / recall of the raw keys and of the head."""
+    from retrieval.train_keys import KeyTrainConfig
+    from retrieval.train_keys import train_keys as run_training
+    from txl.keys import KEYS_FILE, FitConfig
+
+    existing_path(data_root, "folder")
+    if checkpoint is not None:
+        existing_path(checkpoint)
+    cfg = KeyTrainConfig(data=str(data_root.resolve()), max_train_docs=max_train_docs, device=device,
+                         fit=FitConfig(dim=dim, time_budget_s=time_budget))
+    report = run_training(str(checkpoint) if checkpoint else None, out or KEYS_FILE, cfg)
+    report.pop("epochs")
+    console.print_json(json.dumps(report, ensure_ascii=False, default=str))
+
+
 @eval_app.command("lm")
 def eval_lm(
     paths: Annotated[list[Path], typer.Argument(help="Documents: PDFs, text, XML, JSONL corpora ...")],

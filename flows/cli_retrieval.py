@@ -42,7 +42,8 @@ def eval_retrieval(
     passage_chars: Annotated[int, typer.Option(help="Characters per passage (lines packed greedily).")] = 400,
     dense_model: Annotated[
         str, typer.Option(help="Dense arms, comma-separated: minilm (packaged sentence model), txl (the "
-                          "encoder's pooled states, each case read in order with memory).")
+                          "encoder's keys, each case read in order with memory, through the key head "
+                          "retrieval.keys), txl_raw (the same keys without a head).")
     ] = "minilm,txl",
     no_dense: Annotated[bool, typer.Option("--no-dense", help="BM25 only (no dense arm).")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
@@ -61,7 +62,7 @@ def eval_retrieval(
         fail(f"--dense-model: unknown {', '.join(bad)}; choose from {', '.join(DENSE_MODELS)}")
     cfg_all = resolve_config(config, set_)
     cfg = RetrievalEvalConfig(passage_chars=passage_chars, dense_passages=dense_passages, dense_models=models,
-                              checkpoint=cfg_all.model.checkpoint)
+                              checkpoint=cfg_all.model.checkpoint, keys=cfg_all.retrieval.keys)
     with fail_on_bad_input():
         result = evaluate_retrieval(corpus, queries, qrels, cfg, cfg_all.retrieval)
     if as_json:
@@ -74,7 +75,7 @@ def eval_retrieval(
     table.add_column("arm")
     for metric in ("ndcg@10", "ndcg@30", "recall@100"):
         table.add_column(metric, justify="right")
-    for arm in ("bm25", *models, "hybrid", "hybrid_equal"):
+    for arm in ("bm25", *models, "hybrid", "hybrid_equal", "bm25+txl"):
         if arm in result:
             table.add_row(arm, *(f"{result[arm][m]:.4f}" for m in ("ndcg@10", "ndcg@30", "recall@100")))
     console.print(table)

@@ -25,6 +25,7 @@ from retrieval.config import RetrievalConfig
 from retrieval.hybrid import Filters, HybridIndex, Passage
 from retrieval.stage import INDEX_DIR
 from retrieval.store import SegmentStore, StoreError
+from txl.keys import key_identity
 
 
 class IndexMissing(DocumentError):
@@ -140,7 +141,11 @@ class AskSession:
         if built_with and built_with != sha256_file(path):
             self.notes.append(f"dense search off: the index was built with model {built_with[:12]}, not {path.name}")
             return
-        model, tokenizer = load_encoder(path, device)
+        model, tokenizer = load_encoder(path, device, self.config.keys)
+        if store.manifest.get("key_head", "") != key_identity(model):
+            built = store.manifest.get("key_head") or "raw keys"
+            self.notes.append(f"dense search off: the index was built with {built}, not {key_identity(model) or 'raw keys'}")
+            return
         self.model, self.tokenizer = model, tokenizer
         pooling = store.manifest.get("pooling", self.config.pooling)
         self.search_index.add_dense("txl", StoreArm(store, model, tokenizer, self.search_index.passages, pooling))

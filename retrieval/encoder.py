@@ -8,7 +8,7 @@ import numpy as np
 
 from pipeline.paths import SHIPPED_CHECKPOINT
 from pipeline.records import BlockType, Segment, sha256_file  # noqa: F401  (re-exported: checkpoint identity)
-from txl.pooling import pool_key
+from txl.keys import attach, head_for, model_key
 
 
 def checkpoint_file(configured: str | None) -> Path | None:
@@ -27,17 +27,21 @@ def pick_device(name: str = "auto") -> str:
     return name
 
 
-def load_encoder(checkpoint: Path, device: str = "auto"):
-    """(model in eval mode, tokenizer) of a checkpoint; the shipped tokenizer unless the checkpoint names one."""
+def load_encoder(checkpoint: Path, device: str = "auto", keys: str = "auto"):
+    """(model in eval mode, tokenizer) of a checkpoint; the shipped tokenizer unless the checkpoint names one.
+    The model's keys go through the key head `keys` names (txl.keys.head_for: by default the shipped one
+    when it was trained on this checkpoint)."""
     from pipeline.tokenizer import load_tokenizer
     from txl.checkpoint import load_model
 
     model, extra = load_model(checkpoint, pick_device(device))
+    attach(model, head_for(checkpoint, keys))
     return model, load_tokenizer(extra.get("tokenizer"))
 
 
 def encode_query(model, tokenizer, text: str, pooling: str = "mean") -> np.ndarray:
-    """A query as the store sees a segment: encoded alone (no memory), its last layer pooled to one key."""
+    """A query as the store sees a segment: encoded alone (no memory), its last layer pooled to one key
+    (through the model's key head, when it has one)."""
     import torch
 
     from pipeline.tokenizer import encode_segment
@@ -47,4 +51,4 @@ def encode_query(model, tokenizer, text: str, pooling: str = "mean") -> np.ndarr
     device = next(model.parameters()).device
     with torch.no_grad():
         out = model(torch.tensor([ids], device=device))
-    return pool_key(out.hidden[0].float().cpu().numpy(), pooling)
+    return model_key(model, out.hidden[0].float().cpu().numpy(), pooling)

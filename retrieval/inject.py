@@ -27,8 +27,9 @@ from retrieval.config import RetrievalConfig
 from retrieval.lanes import Lane, pick
 from retrieval.prefix import PrefixCache, Reused, chain_hashes
 from retrieval.store import SegmentEntry, SegmentStore
+from txl.keys import model_key
 from txl.memory import Memory, Packing, Retrieved
-from txl.pooling import pool_key, pool_states
+from txl.pooling import pool_states
 
 
 @dataclass
@@ -294,7 +295,7 @@ def _step(model, lanes: list[Lane], store, cfg: RetrievalConfig, device,
         while lane.pos < end:
             n = len(lane.doc.token_ids[lane.pos])
             hidden = out.hidden[b, at : at + n].clone()
-            key = pool_key(hidden.float().cpu().numpy(), cfg.pooling)
+            key = model_key(model, hidden.float().cpu().numpy(), cfg.pooling)
             states = None
             if store is not None:
                 layers = torch.stack([h[b, at : at + n] for h in out.layer_inputs])

@@ -30,34 +30,40 @@ from retrieval.config import RetrievalConfig
 from retrieval.inject import DocInput, encode_stream
 from retrieval.stages import WAITING, DocSource, DocWork, StageConfig, StageContext, Waiting
 from retrieval.store import SegmentStore, StoreError
+from txl.keys import key_dim, key_identity
 
 INDEX_DIR = "index"
 
 
 def open_or_create(root: Path, model, config: RetrievalConfig, model_id: str = "") -> SegmentStore:
-    """The store at `root`, created for this model's shapes if absent; refuses one built by another model.
+    """The store at `root`, created for this model's shapes if absent; refuses one built by another model
+    or with other keys (another key head, or raw keys: txl.keys).
 
     A store with no model id and no keys is what a run killed before its first commit left behind (code
     before the model id went into the first manifest): it holds nothing, so it is made anew."""
-    cfg = model.cfg
+    key_head = key_identity(model)
     try:
         store = SegmentStore.open(root, config=config)
     except StoreError:
         if (root / "manifest.json").exists():
             raise
-        return _create(root, cfg, config, model_id)
+        return _create(root, model, config, model_id)
     store.discard_uncommitted()
     if "model_id" not in store.manifest and len(store) == 0:
         (root / "manifest.json").unlink()
-        return _create(root, cfg, config, model_id)
-    if store.manifest.get("model_id", "") != model_id or store.dim != cfg.d_model:
+        return _create(root, model, config, model_id)
+    if store.manifest.get("key_head", "") != key_head:
+        built = store.manifest.get("key_head") or "raw keys"
+        raise StoreError(f"{root}: built with {built}, not {key_head or 'raw keys'}; re-index with a new OUT_DIR")
+    if store.manifest.get("model_id", "") != model_id or store.dim != key_dim(model):
         raise StoreError(f"{root}: built with model {store.manifest.get('model_id') or '?'}; re-index with a new OUT_DIR")
     return store
 
 
-def _create(root: Path, cfg, config: RetrievalConfig, model_id: str) -> SegmentStore:
+def _create(root: Path, model, config: RetrievalConfig, model_id: str) -> SegmentStore:
+    cfg = model.cfg
     shape = (cfg.n_layer, config.states_per_layer, cfg.d_model)
-    return SegmentStore.create(root, cfg.d_model, shape, config, model_id=model_id)
+    return SegmentStore.create(root, key_dim(model), shape, config, model_id=model_id, key_head=key_identity(model))
 
 
 def index_segments(
@@ -248,7 +254,7 @@ def _index_child(inbox, outbox, parent: int, checkpoint: str, config) -> None:
 
         mcfg = config.model
         torch.set_num_threads(mcfg.stage_threads())
-        model, tokenizer = load_encoder(Path(checkpoint), mcfg.device)
+        model, tokenizer = load_encoder(Path(checkpoint), mcfg.device, config.retrieval.keys)
         segmenter = hashlib.sha256(config.segment.model_dump_json().encode()).hexdigest()[:16]
         start: _Start = inbox.get()
         retracted: list[str] = []

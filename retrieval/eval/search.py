@@ -4,8 +4,10 @@ Layout: CASES.jsonl(.gz) lines `{id, title?, text}`; Q.jsonl lines `{task_id, qu
 header and columns `task_id, annotator, case_id, label` (graded 0/1/2, one row per annotator). The gain
 of a case for a query is its mean label over the annotators who labelled it; a case is relevant when
 that mean is above zero. In one run: BM25 alone, each dense arm alone ("minilm": the packaged sentence
-model; "txl": the encoder's pooled states, each case read in order with memory), their RRF hybrid with the
-language-aware weights of `retrieval.hybrid.arm_weights` ("hybrid") and with equal weights ("hybrid_equal").
+model; "txl": the encoder's keys, each case read in order with memory, through the trained key head when
+there is one for the encoder (txl/keys.py); "txl_raw": the same without the head), their RRF hybrid with
+the language-aware weights of `retrieval.hybrid.arm_weights` ("hybrid"), with equal weights
+("hybrid_equal"), and BM25 with the txl arm alone at equal weights ("bm25+txl").
 """
 
 from __future__ import annotations
@@ -24,19 +26,21 @@ from pipeline.errors import CorruptDocument
 from retrieval.config import RetrievalConfig
 from retrieval.eval.metrics import ndcg_at_k, recall_at_k
 from retrieval.hybrid import HybridIndex, MatrixArm, Passage, han_share
+from txl.keys import key_identity
 
-DENSE_MODELS = ("minilm", "txl")  # the packaged sentence model; the encoder's pooled states
+DENSE_MODELS = ("minilm", "txl", "txl_raw")  # the sentence model; the encoder's keys with / without the key head
 
 
 @dataclass
 class RetrievalEvalConfig:
     passage_chars: int = 400  # lines of a case are packed into passages of at most this many characters
     dense_passages: int = 2  # passages per case given to the dense models (the first ones: title, header, parties)
-    dense_models: tuple[str, ...] = DENSE_MODELS
+    dense_models: tuple[str, ...] = ("minilm", "txl")
     depth: int = 5000  # passages each arm ranks before documents are formed
     rrf_k: int = 60
     batch_size: int = 64
     checkpoint: str | None = None  # encoder for dense_model "txl"; None = the shipped one
+    keys: str = "auto"  # key head of the "txl" arm (retrieval.config.RetrievalConfig.keys)
 
 
 def _open_text(path: Path):
@@ -94,12 +98,12 @@ def load_qrels(path: Path) -> dict[str, dict[str, float]]:
 
 
 def _dense_vectors(name: str, cfg: RetrievalEvalConfig, passages: list[Passage]):
-    """(unit vectors of the passages, query encoder) of the dense model `name`."""
+    """(unit vectors of the passages, query encoder, key head id or "") of the dense model `name`."""
     if name == "minilm":
         from retrieval.sentence import embed
 
-        return embed([p.text for p in passages], batch_size=cfg.batch_size), lambda q: embed([q])[0]
-    if name != "txl":
+        return embed([p.text for p in passages], batch_size=cfg.batch_size), lambda q: embed([q])[0], ""
+    if name not in ("txl", "txl_raw"):
         raise ValueError(f"dense model must be one of {DENSE_MODELS}, not {name!r}")
     from pipeline.records import BlockType, Segment
     from pipeline.tokenizer import encode_segment
@@ -109,7 +113,7 @@ def _dense_vectors(name: str, cfg: RetrievalEvalConfig, passages: list[Passage])
     path = checkpoint_file(cfg.checkpoint)
     if path is None or not path.is_file():
         raise CorruptDocument(str(cfg.checkpoint or "data/models/"), "no encoder checkpoint for the txl dense arm")
-    model, tok = load_encoder(path, "auto")
+    model, tok = load_encoder(path, "auto", "raw" if name == "txl_raw" else cfg.keys)
     by_doc: dict[str, list[Passage]] = defaultdict(list)
     for p in passages:
         by_doc[p.doc_id].append(p)
@@ -119,7 +123,7 @@ def _dense_vectors(name: str, cfg: RetrievalEvalConfig, passages: list[Passage])
         out = encode_document(model, segs, [encode_segment(s, tok)[0] for s in segs])
         keys.update({p.segment_id: e.key for p, e in zip(doc_passages, out, strict=True)})
     vecs = np.stack([keys[p.segment_id] for p in passages]).astype(np.float32)
-    return vecs, lambda q: encode_query(model, tok, q)
+    return vecs, lambda q: encode_query(model, tok, q), key_identity(model)
 
 
 @dataclass
@@ -132,6 +136,7 @@ class EvalSet:
     n_cases: int
     n_dense_passages: int
     seconds: dict[str, float]  # indexing time per arm
+    key_heads: dict[str, str]  # dense arm -> the key head its keys went through ("" = none)
 
 
 def build_eval_set(
@@ -155,14 +160,15 @@ def build_eval_set(
     index = HybridIndex(passages, config=retrieval)
     seconds = {"bm25": round(time.perf_counter() - t0, 1)}
     rows = np.array(dense_rows, dtype=np.int64)
+    heads = {}
     for name in cfg.dense_models:
         t1 = time.perf_counter()
-        vecs, encode = _dense_vectors(name, cfg, [passages[r] for r in rows])
+        vecs, encode, heads[name] = _dense_vectors(name, cfg, [passages[r] for r in rows])
         index.add_dense(name, MatrixArm(vecs, encode, len(passages), rows))
         seconds[name] = round(time.perf_counter() - t1, 1)
     labelled = {q: text for q, text in qs.items() if q in gains}
     n_dense = len(dense_rows) if cfg.dense_models else 0
-    return EvalSet(index, labelled, gains, len(cases), n_dense, seconds)
+    return EvalSet(index, labelled, gains, len(cases), n_dense, seconds, heads)
 
 
 def score_queries(
@@ -201,6 +207,8 @@ def evaluate_retrieval(
     runs: dict[str, tuple[list[str], dict | None]] = {a: ([a], {}) for a in index.arms}
     if len(index.arms) > 1:
         runs.update(hybrid=(index.arms, None), hybrid_equal=(index.arms, {}))
+    if "bm25" in index.arms and "txl" in index.arms:
+        runs["bm25+txl"] = (["bm25", "txl"], {})
     result: dict = {
         "n_cases": es.n_cases,
         "n_passages": len(index.passages),
@@ -211,6 +219,7 @@ def evaluate_retrieval(
         "hybrid_weights": {"arm_weights": index.config.arm_weights, "zh_arm_weights": index.config.zh_arm_weights},
         "n_zh_queries": sum(han_share(t) >= index.config.zh_min_han_share for t in es.queries.values()),
         "index_seconds": es.seconds,
+        "key_heads": {arm: head or "raw keys" for arm, head in es.key_heads.items() if arm.startswith("txl")},
     }
     for name, (use, weights) in runs.items():
         result[name] = mean_metrics(score_queries(es, use, weights, cfg))

@@ -1,0 +1,86 @@
+"""The retrieval key head (txl/keys.py, retrieval/train_keys.py): it trains on a tiny encoder's frozen
+states of real CJRC contexts, saves and loads, changes the keys every key-making path produces, and
+binds the store to the keys it was built with."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import tiny_models
+import torch
+
+from pipeline.records import sha256_file
+from pipeline.tokenizer import load_tokenizer
+from retrieval.config import RetrievalConfig
+from retrieval.encoder import encode_query, load_encoder
+from retrieval.stage import open_or_create
+from retrieval.store import StoreError
+from retrieval.train_keys import KeyTrainConfig, train_keys
+from txl.checkpoint import save_model
+from txl.keys import FitConfig, KeyHeadError, attach, head_for, key_identity, load_key_head, model_key
+
+
+@pytest.fixture(scope="module")
+def trained(shared_data, tmp_path_factory, torch_one_thread):
+    tok = load_tokenizer()
+    root = tmp_path_factory.mktemp("keys")
+    checkpoint = root / "tiny.pt"
+    save_model(checkpoint, tiny_models.tiny_encoder(tok, mem_len=64))
+    cfg = KeyTrainConfig(
+        data=str(shared_data),
+        sources=("cjrc",),
+        max_train_docs=40,
+        fit=FitConfig(dim=16, batch_size=32, max_epochs=8, patience=8),
+    )
+    report = train_keys(str(checkpoint), root / "keys.pt", cfg)
+    return checkpoint, root / "keys.pt", report
+
+
+def test_head_trains_on_real_pairs_and_reports_both_key_kinds(trained):
+    checkpoint, path, report = trained
+    assert report["n_train_pairs"] >= 40 and report["n_val_pairs"] > 0
+    assert report["n_hard_negatives"] > 0
+    assert set(report["raw"]) == set(report["head"]) == {"mrr", "r@1", "r@10"}
+    losses = [e["loss"] for e in report["epochs"]]
+    assert min(losses[1:]) < losses[0]  # the contrastive loss goes down on the training pairs
+    assert report["encoder_sha256"] == sha256_file(checkpoint)
+
+
+def test_saved_head_loads_and_changes_the_keys(trained):
+    checkpoint, path, report = trained
+    head = load_key_head(path)
+    assert head.identity == report["key_head"] and head.dim == 16
+    model, tok = load_encoder(checkpoint, "cpu", keys="raw")
+    raw = encode_query(model, tok, "原告与被告因何离婚？")
+    assert raw.shape == (model.cfg.d_model,) and key_identity(model) == ""
+    attach(model, head_for(checkpoint, str(path)))
+    keyed = encode_query(model, tok, "原告与被告因何离婚？")
+    assert keyed.shape == (16,) and abs(float(np.linalg.norm(keyed)) - 1) < 1e-5
+    np.testing.assert_allclose(keyed, head.apply_np(raw), atol=1e-5)
+    hidden = np.random.default_rng(0).normal(size=(5, model.cfg.d_model)).astype(np.float32)
+    assert model_key(model, hidden).shape == (16,)
+    with pytest.raises(KeyHeadError, match="max"):
+        model_key(model, hidden, "max")
+
+
+def test_head_is_refused_for_another_encoder_and_auto_falls_back(trained, tmp_path):
+    checkpoint, path, _ = trained
+    other = tmp_path / "other.pt"
+    save_model(other, tiny_models.tiny_encoder(load_tokenizer(), seed=1, mem_len=64))
+    with pytest.raises(KeyHeadError, match="trained on encoder"):
+        head_for(other, str(path))
+    assert head_for(other, "raw") is None
+    assert head_for(other, "auto") is None  # the shipped head belongs to the shipped model only
+
+
+def test_store_refuses_other_keys(trained, tmp_path):
+    checkpoint, path, _ = trained
+    model, _ = load_encoder(checkpoint, "cpu", keys=str(path))
+    cfg = RetrievalConfig()
+    store = open_or_create(tmp_path / "index", model, cfg, "m")
+    assert store.dim == 16 and store.manifest["key_head"] == key_identity(model)
+    store.commit()
+    raw_model, _ = load_encoder(checkpoint, "cpu", keys="raw")
+    with pytest.raises(StoreError, match="built with keys@"):
+        open_or_create(tmp_path / "index", raw_model, cfg, "m")
+    assert torch.equal(next(raw_model.parameters()), next(model.parameters()))

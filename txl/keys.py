@@ -1,0 +1,278 @@
+"""The retrieval head over segment keys: what makes a pooled state findable.
+
+A raw key (`txl.pooling.pool_key`: the unit-normalised mean of the last layer's states) is anisotropic:
+every segment's key points in nearly the same direction (median cosine to other windows 0.82–0.91), so
+the inner product ranks by noise. The head centres the key (subtracts the mean key of the training
+segments), maps it linearly to `dim` dimensions and normalises again; the map is trained contrastively
+on frozen states (retrieval/train_keys.py). It reads the raw key, so it is one step after pooling and
+the encoder is untouched.
+
+A head belongs to one encoder: it records the sha256 of the checkpoint it was trained on, and its own
+id (a hash of its weights) is what a store records beside the model id. `attach` ties a head to a
+loaded model, so every caller that computes a key from that model (`model_key`: the index stage,
+injection lookups, the query of `ldx ask`'s dense arm) uses it without another argument.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+import weakref
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+
+from pipeline.records import sha256_file
+from txl.pooling import pool_key
+
+KEYS_FILE = Path(__file__).resolve().parents[1] / "data" / "models" / "keys.pt"
+
+
+class KeyHeadError(ValueError):
+    """A key-head file that cannot be read or does not fit; the message names the file."""
+
+
+class KeyHead(nn.Module):
+    """raw unit key [.., d_in] -> unit key [.., dim]: normalise(W (x - mean))."""
+
+    def __init__(self, d_in: int, dim: int = 256, encoder_sha256: str = "", pooling: str = "mean"):
+        super().__init__()
+        self.pooling = pooling  # the pooling of the raw keys it was trained on
+        self.register_buffer("mean", torch.zeros(d_in))
+        self.proj = nn.Linear(d_in, dim, bias=False)
+        # InfoNCE temperature as log(1/τ); trained with the map, unused at search time
+        self.log_scale = nn.Parameter(torch.tensor(float(np.log(20.0))))
+        self.encoder_sha256 = encoder_sha256
+
+    @property
+    def dim(self) -> int:
+        return self.proj.out_features
+
+    def forward(self, raw: torch.Tensor) -> torch.Tensor:
+        return nn.functional.normalize(self.proj(raw - self.mean), dim=-1)
+
+    def fit_mean(self, raw: torch.Tensor) -> None:
+        """The centre: the mean raw key of the training segments."""
+        with torch.no_grad():
+            self.mean.copy_(raw.float().mean(0))
+            # starting from the identity on the top principal directions keeps the first steps sane
+            _, _, v = torch.linalg.svd(raw.float() - self.mean, full_matrices=False)
+            init = torch.zeros(self.dim, raw.shape[1])
+            n = min(self.dim, v.shape[0])
+            init[:n] = v[:n]
+            self.proj.weight.copy_(init)
+
+    def apply_np(self, raw: np.ndarray) -> np.ndarray:
+        """Numpy in, numpy out ([d_in] or [N, d_in]), float32."""
+        with torch.no_grad():
+            return self(torch.from_numpy(np.asarray(raw, dtype=np.float32))).numpy()
+
+    @property
+    def identity(self) -> str:
+        """A short hash of the weights: what a store records, so keys of another head are refused."""
+        h = hashlib.sha256()
+        for t in (self.mean, self.proj.weight):
+            h.update(t.detach().float().cpu().numpy().tobytes())
+        return "keys@" + h.hexdigest()[:12]
+
+    def save(self, path: str | Path, extra: dict | None = None) -> None:
+        blob = {
+            "d_in": self.mean.numel(),
+            "dim": self.dim,
+            "encoder_sha256": self.encoder_sha256,
+            "pooling": self.pooling,
+            "state_dict": {k: v.detach().cpu() for k, v in self.state_dict().items()},
+            "extra": extra or {},
+        }
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        torch.save(blob, Path(path))
+
+
+def load_key_head(path: str | Path) -> KeyHead:
+    """A saved head, in eval mode on the CPU (weights_only: a key file carries no code)."""
+    try:
+        blob = torch.load(Path(path), map_location="cpu", weights_only=True)
+        head = KeyHead(int(blob["d_in"]), int(blob["dim"]), str(blob["encoder_sha256"]), str(blob["pooling"]))
+        head.load_state_dict(blob["state_dict"])
+    except (OSError, RuntimeError, KeyError, TypeError) as e:
+        raise KeyHeadError(
+            f"{path}: not a key head ({str(e).splitlines()[0] if str(e) else type(e).__name__})"
+        ) from None
+    head.extra = blob.get("extra", {})
+    return head.eval()
+
+
+_HEADS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def attach(model: nn.Module, head: KeyHead | None) -> None:
+    """Keys of `model` go through `head` from now on (None: raw keys again). Held beside the model, not
+    in it, so the model's state_dict and checkpoints stay as they are."""
+    if head is None:
+        _HEADS.pop(model, None)
+        return
+    d_model = model.cfg.d_model
+    if head.mean.numel() != d_model:
+        raise KeyHeadError(f"key head reads {head.mean.numel()}-d keys, the model makes {d_model}-d ones")
+    _HEADS[model] = head
+
+
+def head_of(model: nn.Module) -> KeyHead | None:
+    return _HEADS.get(model)
+
+
+def key_identity(model: nn.Module) -> str:
+    """What a store records about its keys: the attached head's id, "" for raw keys."""
+    head = head_of(model)
+    return head.identity if head is not None else ""
+
+
+def key_dim(model: nn.Module) -> int:
+    head = head_of(model)
+    return head.dim if head is not None else model.cfg.d_model
+
+
+def model_key(model: nn.Module, hidden: np.ndarray, pooling: str = "mean") -> np.ndarray:
+    """[T, d] last-layer states of one segment -> its unit key: pooled, then the model's head if any."""
+    raw = pool_key(hidden, pooling)
+    head = head_of(model)
+    if head is None:
+        return raw
+    if pooling != head.pooling:
+        raise KeyHeadError(f"the key head was trained on {head.pooling!r}-pooled keys, not {pooling!r}")
+    return head.apply_np(raw)
+
+
+def head_for(checkpoint: str | Path, keys: str = "auto") -> KeyHead | None:
+    """The key head to use with an encoder checkpoint. `keys`: "auto" = the shipped data/models/keys.pt
+    when it was trained on this checkpoint (else raw keys), "raw" = none, else a head file, refused when
+    it was trained on another checkpoint."""
+    if keys == "raw":
+        return None
+    path = KEYS_FILE if keys == "auto" else Path(keys)
+    if keys == "auto" and not path.is_file():
+        return None
+    if not path.is_file():
+        raise KeyHeadError(f"{path}: no such key head")
+    head = load_key_head(path)
+    if head.encoder_sha256 != sha256_file(Path(checkpoint)):
+        if keys == "auto":
+            return None
+        raise KeyHeadError(
+            f"{path}: trained on encoder {head.encoder_sha256[:12]}, not {Path(checkpoint).name}"
+        )
+    return head
+
+
+# ---- training on frozen keys ---------------------------------------------------------------------
+
+
+@dataclass
+class FitConfig:
+    dim: int = 256
+    batch_size: int = 256
+    lr: float = 2e-3
+    weight_decay: float = 1e-4
+    max_epochs: int = 100
+    patience: int = 8  # epochs without a better validation MRR before stopping
+    time_budget_s: float | None = None  # training stops (keeping the best epoch) after this long
+    seed: int = 0
+
+
+@dataclass
+class PairTable:
+    """Positive pairs over the rows of a raw-key matrix: row a should find row b. `group` ties rows of
+    one document (never each other's negatives), `neg` a hard negative row (-1: none)."""
+
+    a: np.ndarray
+    b: np.ndarray
+    group: np.ndarray
+    neg: np.ndarray
+
+    def take(self, rows: np.ndarray) -> PairTable:
+        return PairTable(self.a[rows], self.b[rows], self.group[rows], self.neg[rows])
+
+
+def rank_metrics(z: torch.Tensor, pairs: PairTable, candidates: np.ndarray) -> dict[str, float]:
+    """MRR, recall@1 and recall@10 of each pair's b among the candidate rows, scored by z[a]·z[c]
+    (a itself never counts)."""
+    cand = torch.from_numpy(candidates)
+    scores = z[torch.from_numpy(pairs.a)] @ z[cand].T
+    scores[torch.from_numpy(pairs.a)[:, None] == cand[None]] = -float("inf")
+    gold = (z[torch.from_numpy(pairs.a)] * z[torch.from_numpy(pairs.b)]).sum(1, keepdim=True)
+    rank = (~(scores <= gold)).sum(1).float() + 1  # a NaN key ranks last, never first
+    return {
+        "mrr": round(float((1 / rank).mean()), 4),
+        "r@1": round(float((rank <= 1).float().mean()), 4),
+        "r@10": round(float((rank <= 10).float().mean()), 4),
+    }
+
+
+def _batch_loss(head: KeyHead, x: torch.Tensor, p: PairTable) -> torch.Tensor:
+    """Symmetric InfoNCE over the batch: each a against every b (and its own hard negative), each b
+    against every a; pairs of one document are masked out of each other's negatives. Masks fill the
+    scaled logits with a finite floor: -inf times the learned scale would make its gradient NaN."""
+    za, zb = head(x[torch.from_numpy(p.a)]), head(x[torch.from_numpy(p.b)])
+    has_neg = torch.from_numpy(p.neg >= 0)
+    zn = head(x[torch.from_numpy(p.neg[p.neg >= 0])])
+    scale = head.log_scale.exp().clamp(max=100.0)
+    group = torch.from_numpy(p.group)
+    same = group[:, None] == group[None]
+    same.fill_diagonal_(False)
+    ab = (scale * za @ zb.T).masked_fill(same, -1e4)
+    own = torch.zeros(len(p.a), zn.shape[0], dtype=torch.bool)
+    own[has_neg.nonzero()[:, 0], torch.arange(zn.shape[0])] = True
+    an = (scale * za @ zn.T).masked_fill(~own, -1e4)
+    target = torch.arange(len(p.a))
+    forward = nn.functional.cross_entropy(torch.cat([ab, an], 1), target)
+    backward = nn.functional.cross_entropy(ab.T, target)
+    return (forward + backward) / 2
+
+
+def fit_key_head(
+    raw: np.ndarray,
+    train: PairTable,
+    val: PairTable,
+    val_candidates: np.ndarray,
+    cfg: FitConfig,
+    encoder_sha256: str = "",
+) -> tuple[KeyHead, dict]:
+    """A head trained on frozen raw keys [N, d] (unit rows), early-stopped on the validation MRR; the
+    report has the raw keys' and the head's validation metrics."""
+    torch.manual_seed(cfg.seed)
+    rng = np.random.default_rng(cfg.seed)
+    x = torch.from_numpy(np.asarray(raw, dtype=np.float32))
+    head = KeyHead(x.shape[1], cfg.dim, encoder_sha256)
+    train_rows = np.unique(np.concatenate([train.a, train.b]))
+    head.fit_mean(x[torch.from_numpy(train_rows)])
+    opt = torch.optim.AdamW(head.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
+    report = {"raw": rank_metrics(nn.functional.normalize(x, dim=-1), val, val_candidates), "epochs": []}
+    best, best_state, stale, t0 = -1.0, None, 0, time.perf_counter()
+    for epoch in range(cfg.max_epochs):
+        head.train()
+        order, losses = rng.permutation(len(train.a)), []
+        for start in range(0, len(order), cfg.batch_size):
+            loss = _batch_loss(head, x, train.take(order[start : start + cfg.batch_size]))
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+        head.eval()
+        with torch.no_grad():
+            metrics = rank_metrics(head(x), val, val_candidates)
+        report["epochs"].append({"epoch": epoch, "loss": round(float(np.mean(losses)), 4), **metrics})
+        if metrics["mrr"] > best:
+            best, stale = metrics["mrr"], 0
+            best_state = {k: v.clone() for k, v in head.state_dict().items()}
+        else:
+            stale += 1
+        if stale >= cfg.patience or (cfg.time_budget_s and time.perf_counter() - t0 > cfg.time_budget_s):
+            break
+    head.load_state_dict(best_state)
+    with torch.no_grad():
+        report["head"] = rank_metrics(head(x), val, val_candidates)
+    report["train_seconds"] = round(time.perf_counter() - t0, 1)
+    return head.eval(), report
