@@ -11,7 +11,7 @@ Hard negatives: for every pair, the passage BM25 ranks highest for a's text amon
 
 The split is fixed in code. Validation: the records the tokenizer's rule holds apart
 (`pipeline.tokenizer.is_held_out`, seed 0, 5%), so neither the LM nor the head saw them. Never used:
-the contexts and contracts that the QA and CUAD evaluations hold apart (`retrieval.eval_qa.held_apart`)
+the contexts and contracts that the QA and CUAD evaluations hold apart (`retrieval.eval.qa.held_apart`)
 and CLCR's queries and relevance labels (only the case texts are read).
 """
 
@@ -28,16 +28,17 @@ import bm25s
 import numpy as np
 import torch
 
+from pipeline.paths import SHARED_DATA
 from pipeline.records import BlockType, Segment, sha256_file
 from pipeline.tokenizer import encode_segment, is_held_out
-from retrieval.encoder import ROOT, checkpoint_file, encode_query, load_encoder
-from retrieval.eval_qa import held_apart
-from retrieval.eval_retrieval import split_passages
+from retrieval.encoder import checkpoint_file, encode_query, load_encoder
+from retrieval.eval.qa import held_apart
+from retrieval.eval.search import split_passages
 from retrieval.inject import DocInput, encode_documents
 from retrieval.text import terms
 from txl.keys import KEYS_FILE, FitConfig, PairTable, fit_key_head, rank_metrics
 
-DATA = ROOT.parent / "shared" / "data"
+DATA = SHARED_DATA
 CLCR = "zh/judgments/clcr_cases.jsonl.gz"
 CJRC = "zh/qa/cjrc_dev.json"
 CUAD = "en/contracts/cuad_contracts.jsonl.gz"
