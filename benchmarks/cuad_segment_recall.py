@@ -52,7 +52,7 @@ def main() -> None:
     ap.add_argument("--passage-chars", type=int, default=600)
     ap.add_argument("--no-dense", action="store_true")
     ap.add_argument("--txl", action="store_true", help="also the encoder's keys (the shipped model)")
-    ap.add_argument("--keys", default="auto", help="key head of the txl arm: auto, raw or a file (retrieval.keys)")
+    ap.add_argument("--keys", default="auto", help="key head of the txl arm: auto, raw or a file (retrieval.key_head)")
     args = ap.parse_args()
     model, tok = load_encoder(checkpoint_file(None), keys=args.keys) if args.txl else (None, None)
     contracts = {}

@@ -43,7 +43,7 @@ def eval_retrieval(
     dense_model: Annotated[
         str, typer.Option(help="Dense arms, comma-separated: minilm (packaged sentence model), txl (the "
                           "encoder's keys, each case read in order with memory, through the key head "
-                          "retrieval.keys), txl_raw (the same keys without a head).")
+                          "retrieval.key_head), txl_raw (the same keys without a head).")
     ] = "minilm,txl",
     no_dense: Annotated[bool, typer.Option("--no-dense", help="BM25 only (no dense arm).")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
@@ -62,7 +62,7 @@ def eval_retrieval(
         fail(f"--dense-model: unknown {', '.join(bad)}; choose from {', '.join(DENSE_MODELS)}")
     cfg_all = resolve_config(config, set_)
     cfg = RetrievalEvalConfig(passage_chars=passage_chars, dense_passages=dense_passages, dense_models=models,
-                              checkpoint=cfg_all.model.checkpoint, keys=cfg_all.retrieval.keys)
+                              checkpoint=cfg_all.model.checkpoint, keys=cfg_all.retrieval.key_head)
     with fail_on_bad_input():
         result = evaluate_retrieval(corpus, queries, qrels, cfg, cfg_all.retrieval)
     if as_json:

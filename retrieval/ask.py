@@ -141,7 +141,7 @@ class AskSession:
         if built_with and built_with != sha256_file(path):
             self.notes.append(f"dense search off: the index was built with model {built_with[:12]}, not {path.name}")
             return
-        model, tokenizer = load_encoder(path, device, self.config.keys)
+        model, tokenizer = load_encoder(path, device, self.config.key_head)
         if store.manifest.get("key_head", "") != key_identity(model):
             built = store.manifest.get("key_head") or "raw keys"
             self.notes.append(f"dense search off: the index was built with {built}, not {key_identity(model) or 'raw keys'}")

@@ -15,7 +15,7 @@ class RetrievalConfig(Options):
     pooling: Literal["mean", "max", "first", "last"] = "mean"  # how a segment's states become one key vector
     # the key head of the FAISS keys (txl.keys): "auto" = data/models/keys.pt when trained on the encoder,
     # "raw" = pooled states as they are, else a head file
-    keys: str = "auto"
+    key_head: str = "auto"
     states_per_layer: int = 16  # P pooled state vectors stored per segment and layer
     hnsw_m: int = 32  # graph degree of the HNSW index
     hnsw_ef_search: int = 128  # candidates an HNSW query keeps (recall against latency)

@@ -5,9 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import torch
 
 from pipeline.paths import SHIPPED_CHECKPOINT
 from pipeline.records import BlockType, Segment, sha256_file  # noqa: F401  (re-exported: checkpoint identity)
+from pipeline.tokenizer import encode_segment, load_tokenizer
+from txl.checkpoint import load_model
+from txl.ddp import pick_device
 from txl.keys import attach, head_for, model_key
 
 
@@ -19,21 +23,10 @@ def checkpoint_file(configured: str | None) -> Path | None:
     return SHIPPED_CHECKPOINT if SHIPPED_CHECKPOINT.is_file() else None
 
 
-def pick_device(name: str = "auto") -> str:
-    import torch
-
-    if name == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    return name
-
-
 def load_encoder(checkpoint: Path, device: str = "auto", keys: str = "auto"):
     """(model in eval mode, tokenizer) of a checkpoint; the shipped tokenizer unless the checkpoint names one.
     The model's keys go through the key head `keys` names (txl.keys.head_for: by default the shipped one
     when it was trained on this checkpoint)."""
-    from pipeline.tokenizer import load_tokenizer
-    from txl.checkpoint import load_model
-
     model, extra = load_model(checkpoint, pick_device(device))
     attach(model, head_for(checkpoint, keys))
     return model, load_tokenizer(extra.get("tokenizer"))
@@ -42,10 +35,6 @@ def load_encoder(checkpoint: Path, device: str = "auto", keys: str = "auto"):
 def encode_query(model, tokenizer, text: str, pooling: str = "mean") -> np.ndarray:
     """A query as the store sees a segment: encoded alone (no memory), its last layer pooled to one key
     (through the model's key head, when it has one)."""
-    import torch
-
-    from pipeline.tokenizer import encode_segment
-
     seg = Segment("query", 0, 0, BlockType.OTHER, text, 0, 0, len(text))
     ids = encode_segment(seg, tokenizer)[0][: model.cfg.mem_len or None]
     device = next(model.parameters()).device

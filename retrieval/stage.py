@@ -254,7 +254,7 @@ def _index_child(inbox, outbox, parent: int, checkpoint: str, config) -> None:
 
         mcfg = config.model
         torch.set_num_threads(mcfg.stage_threads())
-        model, tokenizer = load_encoder(Path(checkpoint), mcfg.device, config.retrieval.keys)
+        model, tokenizer = load_encoder(Path(checkpoint), mcfg.device, config.retrieval.key_head)
         segmenter = hashlib.sha256(config.segment.model_dump_json().encode()).hexdigest()[:16]
         start: _Start = inbox.get()
         retracted: list[str] = []

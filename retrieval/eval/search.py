@@ -113,7 +113,7 @@ def _dense_vectors(name: str, cfg: RetrievalEvalConfig, passages: list[Passage])
     path = checkpoint_file(cfg.checkpoint)
     if path is None or not path.is_file():
         raise CorruptDocument(str(cfg.checkpoint or "data/models/"), "no encoder checkpoint for the txl dense arm")
-    model, tok = load_encoder(path, "auto", "raw" if name == "txl_raw" else cfg.keys)
+    model, tok = load_encoder(path, "auto", "raw" if name == "txl_raw" else cfg.key_head)
     by_doc: dict[str, list[Passage]] = defaultdict(list)
     for p in passages:
         by_doc[p.doc_id].append(p)

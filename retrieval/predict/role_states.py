@@ -29,12 +29,12 @@ def encoder_identity(checkpoint: Path) -> dict[str, str]:
 def head_encoder(head: RoleHead, device: str = "auto") -> tuple | None:
     """(model, tokenizer) of the checkpoint a role head's encoder towers were trained on, if it is in
     data/models/ unchanged (None otherwise): states of any other model would mean nothing to them."""
-    from retrieval.encoder import load_encoder, pick_device
+    from retrieval.encoder import load_encoder
 
     path = MODELS_DIR / head.encoder.get("file", "")
     if not path.is_file() or encoder_identity(path) != head.encoder:
         return None
-    return load_encoder(path, pick_device(device))
+    return load_encoder(path, device)
 
 
 def states_of(encoder: tuple, decay: float) -> Callable[[list[list[str]]], TxlStates]:
