@@ -306,8 +306,7 @@ class Trainer:
             retrieved = None
             if cfg.inject_k:
                 # windows older than the memory now holds (eviction shortens it) may be retrieved
-                in_memory = math.ceil(mem_len / cfg.seg_len)
-                retrieved = retrieve_windows(self.banks[lo:hi], self.queries[lo:hi], in_memory, cfg.inject_k, info.device)
+                retrieved = retrieve_windows(self.banks[lo:hi], self.queries[lo:hi], mem_len, cfg.inject_k, info.device)
                 n_retrieved += retrieved.n_real() if retrieved is not None else 0
             sync = c == cfg.accum_steps - 1 or info.world == 1
             ctx = contextlib.nullcontext() if sync else self.model.no_sync()
