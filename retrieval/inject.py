@@ -5,6 +5,8 @@ memory slots, from the compact states of the segment-state store.
 The query for segment n is the key of segment n-1: segment n's own states do not exist before it is
 encoded, and neighbouring segments are the best cheap guess of what it will need. Each encoded segment
 is added to the store at once (uncommitted), so later segments of the same document can retrieve it.
+What may be injected is the lane's `Injector` (retrieval/store_windows.py: txl.windows.PastWindows over
+the store, so the rule of what has left the memory is the one training and evaluation use).
 
 `encode_stream` runs many documents this way at once (retrieval/lanes.py: one forward call per step
 over several documents' next segments, each with its own memory) and encodes a prefix that several
@@ -26,7 +28,9 @@ from pipeline.records import BLOCK_TYPE_IDS, BlockType, Segment
 from retrieval.config import RetrievalConfig
 from retrieval.lanes import Lane, pick
 from retrieval.prefix import PrefixCache, Reused, chain_hashes
+from retrieval.stages import Waiting
 from retrieval.store import SegmentEntry, SegmentStore
+from retrieval.store_windows import Injector, retrieved_inputs
 from txl.keys import model_key
 from txl.memory import Memory, Packing, Retrieved
 from txl.pooling import pool_states
@@ -38,76 +42,6 @@ class EncodedSegment:
     key: np.ndarray  # [d] unit vector
     hidden: torch.Tensor  # [T, d] last layer, on the model's device
     retrieved: list[str] = field(default_factory=list)  # segment_ids injected while encoding it
-
-
-def retrieved_inputs(
-    store: SegmentStore, segment_ids: list[str], device: torch.device, dtype: torch.dtype = torch.float32
-) -> Retrieved | None:
-    """The given stored segments as one lane's retrieved slots, in the given order: n_layer states of
-    [1, R, d], their types and validity mask [1, R], R = k·P; None for no segments."""
-    if not segment_ids:
-        return None
-    states, mask = store.states(segment_ids)  # [k, L, P, d], [k, P]
-    k, n_layers, p, d = states.shape
-    per_layer = torch.from_numpy(states.astype(np.float32)).permute(1, 0, 2, 3).reshape(n_layers, 1, k * p, d)
-    types = [BLOCK_TYPE_IDS[BlockType(store.entry(s)["block_type"])] for s in segment_ids]
-    return Retrieved(
-        [per_layer[i].to(device=device, dtype=dtype) for i in range(n_layers)],
-        torch.tensor(types, device=device).repeat_interleave(p)[None],  # [1, R]
-        torch.from_numpy(mask.reshape(1, k * p)).to(device),  # [1, R]
-    )
-
-
-class Injector:
-    """Chooses the stored segments to inject for the next segment of one document."""
-
-    def __init__(self, store: SegmentStore, doc_id: str, config: RetrievalConfig, mem_len: int):
-        self.store = store
-        self.doc_id = doc_id
-        self.k = config.inject_k
-        self.cross_document = config.inject_cross_document
-        self.mem_len = mem_len
-        self._done: list[tuple[str, int]] = []  # (segment_id, n_tokens) since the memory was last empty
-        self._flushed: list[str] = []  # segments encoded before a memory reset
-        self._other_docs: set[str] | None = None
-
-    def _evicted(self) -> list[str]:
-        """This document's encoded segments none of whose tokens are still in memory."""
-        in_memory, out = 0, list(self._flushed)
-        for sid, n in reversed(self._done):
-            if in_memory >= self.mem_len:
-                out.append(sid)
-            in_memory += n
-        return out
-
-    def choose(self, query: np.ndarray | None) -> list[str]:
-        if self.k <= 0 or query is None:
-            return []
-        allowed = set(self._evicted())
-        if self.cross_document:
-            if self._other_docs is None:  # the corpus outside this document does not change meanwhile
-                self._other_docs = {r["segment_id"] for r in self.store.entries() if r["doc_id"] != self.doc_id}
-            allowed |= self._other_docs
-        if not allowed:
-            return []
-        return [sid for sid, _ in self.store.search(query, self.k, only=allowed)[0]]
-
-    def idle_after(self, lengths: list[int]) -> bool:
-        """Whether `choose` is sure to find nothing for a segment that follows the recorded ones and then
-        segments of these token counts: none of this document's segments has left memory by then."""
-        if self.k <= 0:
-            return True
-        if self.cross_document or self._flushed:
-            return False
-        since_first = [n for _, n in self._done[1:]] + (lengths if self._done else lengths[1:])
-        return sum(since_first) < self.mem_len
-
-    def record(self, segment_id: str, n_tokens: int) -> None:
-        self._done.append((segment_id, n_tokens))
-
-    def memory_reset(self) -> None:
-        self._flushed += [sid for sid, _ in self._done]
-        self._done = []
 
 
 @dataclass
@@ -130,15 +64,15 @@ def _batch_retrieved(store: SegmentStore | None, picks: list[list[str]], device:
 @torch.no_grad()
 def encode_stream(
     model,
-    docs: Iterable[DocInput | None],
+    docs: Iterable[DocInput | Waiting],
     store: SegmentStore | None = None,
     config: RetrievalConfig | None = None,
     stats: dict | None = None,
 ) -> Iterator[tuple[int, list[EncodedSegment]]]:
     """Encode many documents at once, each segment by segment with its own recurrence memory (and, with a
     store, injection); yields (input index, the document's EncodedSegments) as each document finishes.
-    A None among `docs` says that the source has nothing ready yet (a live feed): the documents already
-    taken in are worked on meanwhile. Indices count the None entries too.
+    A `Waiting` among `docs` says that the source has nothing ready yet (a live feed): the documents
+    already taken in are worked on meanwhile. Indices count the Waiting entries too.
 
     Up to `config.encode_lanes` documents share one forward call (retrieval.lanes): each document's
     states equal those of encoding it alone. Consecutive segments are packed into one call where nothing
@@ -160,7 +94,7 @@ def encode_stream(
                 nxt = next(pending, None)
                 if nxt is None:
                     break
-                if nxt[1] is None:  # the source has nothing ready: work on what is here, else wait
+                if isinstance(nxt[1], Waiting):  # nothing ready: work on what is here, else wait
                     if active:
                         break
                     continue
@@ -170,7 +104,7 @@ def encode_stream(
                 else:
                     active.append(lane)
             if prefixes is not None:
-                for lane in [lane for lane in active if _advance(lane, prefixes, store)]:
+                for lane in [lane for lane in active if _advance(lane, prefixes)]:
                     active.remove(lane)
                     yield lane.index, lane.out
             if not active:
@@ -221,7 +155,7 @@ def _distinct(lanes: list[Lane]) -> list[Lane]:
     return out
 
 
-def _advance(lane: Lane, prefixes: PrefixCache, store: SegmentStore | None) -> bool:
+def _advance(lane: Lane, prefixes: PrefixCache) -> bool:
     """Move a lane over the kept packs of a shared prefix, its segments getting the prefix's outputs
     under their own ids; True when that finished the document."""
     segs = lane.doc.segments
@@ -230,7 +164,7 @@ def _advance(lane: Lane, prefixes: PrefixCache, store: SegmentStore | None) -> b
         lane.memory = memory
         for item in items:
             _finish_segment(lane, item.key, item.hidden, item.states, item.n_tokens,
-                            [segs[j].segment_id for j in item.retrieved], store)
+                            [segs[j].segment_id for j in item.retrieved])
     return lane.done
 
 
@@ -240,16 +174,15 @@ def _reset_if_due(lane: Lane) -> None:
     if not lane.done and lane.resets[lane.pos]:
         lane.memory = None
         if lane.injector is not None:
-            lane.injector.memory_reset()
+            lane.injector.reset_memory()
 
 
 def _finish_segment(lane: Lane, key: np.ndarray, hidden: torch.Tensor, states: np.ndarray | None, n_tokens: int,
-                    retrieved: list[str], store: SegmentStore | None) -> None:
+                    retrieved: list[str]) -> None:
     """The lane's current segment is encoded (or reused): store it, let later segments retrieve it, move on."""
     seg = lane.doc.segments[lane.pos]
-    if store is not None:
-        store.add([SegmentEntry(seg.segment_id, seg.doc_id, seg.seg_idx, str(seg.type))], key[None], [states])
-        lane.injector.record(seg.segment_id, n_tokens)
+    if lane.injector is not None:  # with a store: the segment goes into it, for later ones to retrieve
+        lane.injector.keep(SegmentEntry(seg.segment_id, seg.doc_id, seg.seg_idx, str(seg.type)), key, states, n_tokens)
     lane.query = key
     lane.out.append(EncodedSegment(seg.segment_id, key, hidden, retrieved))
     lane.pos += 1
@@ -303,7 +236,7 @@ def _step(model, lanes: list[Lane], store, cfg: RetrievalConfig, device,
             injected = picks[b] if at == 0 else []  # a pack's later segments have nothing injected
             if keep:
                 kept.append(Reused(key, hidden, states, n, [index[s] for s in injected]))
-            _finish_segment(lane, key, hidden, states, n, injected, store)
+            _finish_segment(lane, key, hidden, states, n, injected)
             at += n
             segments += 1
         if kept:

@@ -87,35 +87,13 @@ def index_segments(
     as it is: doc ids are content hashes and the store is bound to one model, so its states would not
     change, and a rerun on unchanged input encodes nothing again.
     """
-    from pipeline.tokenizer import encode_segment
-
     cfg = config or RetrievalConfig()
     store = open_or_create(Path(out_dir) / INDEX_DIR, model, cfg, model_id)
     reuse = bool(segmenter) and store.manifest.get("segmenter") == segmenter
     counts = {"docs": 0, "segs": 0, "kept": 0}
     t0 = time.perf_counter()
-
-    def to_encode() -> Iterator[DocInput | None]:
-        for segments in segments_by_doc:
-            if isinstance(segments, Waiting):  # the stream works on the documents it has (its None says so)
-                yield None
-                continue
-            if not segments:
-                continue
-            segments = sorted(segments, key=lambda s: s.seg_idx)
-            doc_id = segments[0].doc_id
-            # segment ids run doc_id:0 … doc_id:n-1, so all present and doc_id:n absent means the same set
-            if reuse and all(s.segment_id in store for s in segments) and f"{doc_id}:{len(segments)}" not in store:
-                counts["kept"] += 1
-                continue
-            store.delete_document(doc_id)
-            encoded = [encode_segment(s, tokenizer) for s in segments]
-            counts["docs"] += 1
-            counts["segs"] += len(segments)
-            yield DocInput(segments, [ids for ids, _ in encoded], [m for _, m in encoded])
-
     stats: dict[str, int] = {}
-    for _ in encode_stream(model, to_encode(), store, cfg, stats):
+    for _ in encode_stream(model, _to_encode(segments_by_doc, store, tokenizer, reuse, counts), store, cfg, stats):
         pass
     fault_point("index_build")
     gone = list(retracted())
@@ -134,6 +112,32 @@ def index_segments(
         "state_bytes_per_segment": store.state_bytes_per_segment,
         "index_ms": int(1000 * (time.perf_counter() - t0)),
     }
+
+
+def _to_encode(
+    segments_by_doc: Iterable[list[Segment] | Waiting], store: SegmentStore, tokenizer, reuse: bool, counts: dict
+) -> Iterator[DocInput | Waiting]:
+    """The documents `index_segments` encodes, each deleted from the store first; with `reuse`, one the
+    store already holds exactly is skipped (counted as kept)."""
+    from pipeline.tokenizer import encode_segment
+
+    for segments in segments_by_doc:
+        if isinstance(segments, Waiting):  # the stream works on the documents it has meanwhile
+            yield segments
+            continue
+        if not segments:
+            continue
+        segments = sorted(segments, key=lambda s: s.seg_idx)
+        doc_id = segments[0].doc_id
+        # segment ids run doc_id:0 … doc_id:n-1, so all present and doc_id:n absent means the same set
+        if reuse and all(s.segment_id in store for s in segments) and f"{doc_id}:{len(segments)}" not in store:
+            counts["kept"] += 1
+            continue
+        store.delete_document(doc_id)
+        encoded = [encode_segment(s, tokenizer) for s in segments]
+        counts["docs"] += 1
+        counts["segs"] += len(segments)
+        yield DocInput(segments, [ids for ids, _ in encoded], [m for _, m in encoded])
 
 
 class _Worker:

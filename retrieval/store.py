@@ -13,20 +13,8 @@ atomically. A reader follows the manifest, so it always sees an index and a meta
 together; a crash mid-commit leaves the previous generation in force. States are append-only, and the
 metadata of the committed generation says which slots are live.
 
-Index choice (`retrieval.index_type`): "flat" is exact and supports delete in place; it is the default
-because a run's corpus is usually ≤ 100k segments, where exact search takes milliseconds. "hnsw" answers
-faster at millions of keys at about 1.5× the memory of flat, but cannot delete in place: a delete rebuilds
-the graph from the stored vectors. "ivfpq" visits `ivf_nprobe` of `ivf_nlist` cells and
-scores keys by their `pq_m`-byte codes (16× smaller than fp32 at d = 256); it deletes in place and
-needs at least `IVFPQ_MIN_TRAIN` keys to train its codebooks, so a smaller store stays flat until then.
-PQ distances are coarse: alone, recall@10 against flat is 0.495 at 100k keys. With
-`ivf_refine_k_factor` = f > 0 (default 8), the IVF-PQ index proposes k·f candidates and their exact
-inner products, from a flat copy of the keys, choose the top k: recall@10 0.998 at f = 8 (0.900 at 4),
-p50 1.6 ms against 65 ms for flat (benchmarks/retrieval_speed.py, 100k clustered keys, d = 256, one
-thread). The price is memory: the refine copy keeps every key in fp32 (d·4 bytes, 1 KB at d = 256, next
-to 32 bytes of code; 98 MB of the 105 MB at 100k keys), so IVF-PQ with refine is a speed choice, not a
-memory one; with f = 0 no copy is kept and the index stays compressed. HNSW is as fast (0.38 ms, recall
-0.988) but builds slower (200 s against 140 s at 100k) and rebuilds on delete.
+Index choice (`retrieval.index_type`: flat, hnsw, ivfpq with refine) and its measured trade-offs: see
+retrieval/faiss_index.py.
 """
 
 from __future__ import annotations
@@ -44,9 +32,9 @@ import pyarrow.parquet as pq
 from pipeline.process import fault_point
 from pipeline.store import atomic_write_json, atomic_write_table
 from retrieval.config import RetrievalConfig
+from retrieval.faiss_index import IVFPQ_MIN_TRAIN, flat_index, index_kind, new_index
 
 STORE_VERSION = 1
-IVFPQ_MIN_TRAIN = 256 * 39  # faiss's rule of thumb: 39 training points per centroid of an 8-bit codebook
 PENDING_BYTES = 64 * 2**20  # added states kept in memory before they are written to states.f16
 META_SCHEMA = pa.schema(
     [
@@ -78,39 +66,6 @@ class SegmentEntry:
     doc_id: str
     seg_idx: int
     block_type: str
-
-
-def _new_index(kind: str, dim: int, cfg: RetrievalConfig, n_train: int):
-    import faiss
-
-    if kind == "hnsw":
-        return faiss.IndexIDMap2(faiss.IndexHNSWFlat(dim, cfg.hnsw_m, faiss.METRIC_INNER_PRODUCT))
-    if kind == "ivfpq" and n_train >= IVFPQ_MIN_TRAIN:
-        nlist = max(1, min(cfg.ivf_nlist, n_train // 39))
-        ivf = faiss.IndexIVFPQ(faiss.IndexFlatIP(dim), dim, nlist, cfg.pq_m, 8, faiss.METRIC_INNER_PRODUCT)
-        ivf.nprobe = min(cfg.ivf_nprobe, nlist)
-        # ids stay in the inverted lists: IndexIDMap2's delete assumes the inner index renumbers its
-        # rows like a flat index does, which IVF does not; the hash table lets keys be reconstructed by id
-        ivf.set_direct_map_type(faiss.DirectMap.Hashtable)
-        return ivf
-    return _flat(dim)
-
-
-def _flat(dim: int):
-    import faiss
-
-    return faiss.IndexIDMap2(faiss.IndexFlatIP(dim))
-
-
-def _kind_of(index) -> str:
-    import faiss
-
-    inner = faiss.downcast_index(index.index) if isinstance(index, faiss.IndexIDMap) else index
-    if isinstance(inner, faiss.IndexHNSW):
-        return "hnsw"
-    if isinstance(inner, faiss.IndexIVF):
-        return "ivfpq"
-    return "flat"
 
 
 class SegmentStore:
@@ -157,7 +112,7 @@ class SegmentStore:
             "refine": False,
             **fields,
         }
-        store = cls(root, manifest, _flat(dim), META_SCHEMA.empty_table(), cfg)
+        store = cls(root, manifest, flat_index(dim), META_SCHEMA.empty_table(), cfg)
         store.commit()
         store.discard_uncommitted()  # a create killed before its manifest left its temporary files
         return store
@@ -370,7 +325,7 @@ class SegmentStore:
             return
         old = self._all_keys()
         train = np.concatenate([old[1], new_keys]) if len(old[0]) else new_keys
-        index = _new_index(want, self.dim, self.config, len(train))
+        index = new_index(want, self.dim, self.config, len(train))
         if not index.is_trained:
             index.train(train)
         if len(old[0]):
@@ -378,7 +333,7 @@ class SegmentStore:
         if want == "ivfpq" and self.config.ivf_refine_k_factor > 0:
             self.refine = self.index  # the flat index built so far holds the exact keys already
         self.index = index
-        self.manifest["built"] = _kind_of(index)
+        self.manifest["built"] = index_kind(index)
         self.manifest["refine"] = self.refine is not None
 
     def _all_keys(self) -> tuple[np.ndarray, np.ndarray]:
@@ -437,7 +392,7 @@ class SegmentStore:
             ids = np.array([r["id"] for r in gone], dtype=np.int64)
             keep = {i: None for i in ids.tolist()}
             survivors = [(r["id"], self.index.reconstruct(r["id"])) for r in self._rows.values() if r["id"] not in keep]
-            self.index = _new_index("hnsw", self.dim, self.config, 0)
+            self.index = new_index("hnsw", self.dim, self.config, 0)
             if survivors:
                 self.index.add_with_ids(
                     np.stack([v for _, v in survivors]), np.array([i for i, _ in survivors], dtype=np.int64)

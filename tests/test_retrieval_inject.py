@@ -14,6 +14,7 @@ from pipeline.records import BLOCK_TYPE_IDS, BlockType, Segment
 from pipeline.tokenizer import encode_segment, load_tokenizer
 from retrieval.config import RetrievalConfig
 from retrieval.inject import DocInput, encode_document, encode_documents, encode_stream, retrieved_inputs
+from retrieval.stages import WAITING
 from retrieval.store import SegmentStore
 
 pytestmark = pytest.mark.usefixtures("torch_one_thread")
@@ -245,11 +246,11 @@ def test_a_pack_ends_at_its_budget_and_before_a_memory_reset():
 
 
 def test_a_live_source_may_say_nothing_is_ready(judgment, real_documents):
-    """None entries (a feed with nothing ready) neither stall the stream nor change any result."""
+    """Waiting entries (a feed with nothing ready) neither stall the stream nor change any result."""
     model = judgment[0]
     docs = real_documents[:3]
     plain = dict(encode_stream(model, docs))
-    live = dict(encode_stream(model, [None, docs[0], None, None, docs[1], docs[2], None]))
+    live = dict(encode_stream(model, [WAITING, docs[0], WAITING, WAITING, docs[1], docs[2], WAITING]))
     assert sorted(live) == [1, 4, 5]
     for i, j in zip((0, 1, 2), (1, 4, 5), strict=True):
         for a, b in zip(plain[i], live[j], strict=True):

@@ -62,8 +62,8 @@ def test_pooled_windows_pick_similar_evicted_windows_in_reading_order():
         states = [torch.full((10, 8), float(i)) for _ in range(3)]  # n_layer + 1 entries of [n, d]
         bank.add(key, states, torch.arange(10))
     assert len(bank.keys) == 3  # the oldest window was dropped
-    picked = bank.pick(keys[1], skip_recent=1, k=2)  # windows 1 and 2 are candidates, 3 is in memory
+    picked = bank.pick(keys[1], k=2, memory_tokens=10)  # windows 1 and 2 are candidates, 3 is in memory
     assert [float(layers[0][0, 0]) for layers, _ in picked] == [1.0, 2.0]
     layers, types = picked[0]
     assert len(layers) == 2 and layers[0].shape == (4, 8) and types.tolist() == [0, 3, 6, 8]
-    assert bank.pick(keys[0], skip_recent=3, k=2) == []
+    assert bank.pick(keys[0], k=2, memory_tokens=30) == []

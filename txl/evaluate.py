@@ -121,7 +121,6 @@ def _run_setting(
     memory: Memory | None = None
     stores = [past_windows() for _ in range(n_lanes)] if setting == "retrieved" else []
     query: list[torch.Tensor | None] = [None] * n_lanes
-    mem_windows = math.ceil(model.cfg.mem_len / seg_len)
     if setting == "retrieved" and model.cfg.mem_len < seg_len:
         raise ValueError("retrieved memory needs mem_len >= seg_len (a window's states come from the memory)")
     task = progress.add_task(setting, total=math.ceil(stream.windows_per_epoch() / n_lanes)) if progress else None
@@ -131,7 +130,7 @@ def _run_setting(
                 stores[k].clear()
             query[k] = None
         mem = memory_for(memory, batch) if setting != "none" else None
-        retrieved = retrieve_windows(stores, query, mem_windows, retrieve_k, device) if stores else None
+        retrieved = retrieve_windows(stores, query, model.cfg.mem_len, retrieve_k, device) if stores else None
         out = run_batch(model, batch, device, mem, retrieved, **features)
         if setting != "none":
             memory = out.memory

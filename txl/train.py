@@ -4,7 +4,9 @@ One loop for one process and for `torchrun` (DDP): AdamW, linear warm-up then co
 clipping, bf16 autocast on CUDA, gradient accumulation over lane chunks (each chunk keeps its own
 memory, so accumulation never breaks the recurrence), evaluation every N steps, and atomic checkpoints
 of everything a run needs to continue exactly: model, optimizer, scheduler, stream position, the lanes'
-memory and the RNG state. Run it as `ldx train` or `torchrun --nproc-per-node N -m txl.train CONFIG`.
+memory and the RNG state. Run it as `ldx train run` (`--nproc N` starts N DDP processes through torchrun, txl.launch).
+The configuration and its schedules are txl/train_config.py; checkpoints, logs and curves
+txl/train_log.py.
 
 Retrieved memory while training (`inject_k` > 0, off by default): every lane keeps its own document's
 earlier windows as a retrieval store keeps segments — a unit key (mean top-layer state) and at most
@@ -17,9 +19,7 @@ checkpoint: after a resume they refill from the next windows on (the memory itse
 from __future__ import annotations
 
 import contextlib
-import io
 import json
-import math
 import signal
 import sys
 import time
@@ -27,89 +27,29 @@ from dataclasses import asdict
 from pathlib import Path
 
 import torch
-from pydantic import Field
 
-from pipeline.config import Options, apply_overrides
-from pipeline.store import atomic_write_bytes, atomic_write_text
+from pipeline.store import atomic_write_text
 from txl import ddp
-from txl.evaluate import pick_docs
+from txl.evaluate import evaluate_lm, pick_docs
 from txl.memory import Memory
-from txl.model import autocast
+from txl.model import TransformerXLConfig, TransformerXLLM, autocast
 from txl.recurrence import memory_for, run_batch
 from txl.streams import IGNORE, Batch, LaneStream, load_split
+from txl.train_config import TrainConfig, lr_factor, memory_len
+from txl.train_log import (
+    METRICS_FILE,
+    STATE_FILE,
+    MetricsLog,
+    export_fp16,
+    load_state,
+    progress_bar,
+    save_state,
+    write_curves,
+)
 from txl.windows import PastWindows, remember_windows, retrieve_windows
 
-STATE_FILE = "train_state.pt"
-METRICS_FILE = "metrics.jsonl"
 
-
-class TrainConfig(Options):
-    """Everything a training run depends on; stored in every checkpoint."""
-
-    data_dir: str = "runs/lm_data"  # written by `ldx train prepare`
-    out_dir: str = "runs/lm"
-    corpora: list[str] | None = None  # None = every corpus of data_dir
-    model: dict = Field(default_factory=dict)  # TransformerXLConfig fields (vocab_size comes from the data)
-    seg_len: int = 128
-    mem_len: int = 128
-    batch_size: int = 8  # lanes of the global batch (all processes together)
-    accum_steps: int = 1  # the lanes are split into this many chunks per optimizer step
-    max_steps: int = 4000
-    max_minutes: float | None = None  # stop (and checkpoint) after this much wall time; resumable
-    lr: float = 5e-4
-    min_lr_ratio: float = 0.1
-    warmup_steps: int = 200
-    weight_decay: float = 0.01
-    betas: tuple[float, float] = (0.9, 0.98)
-    grad_clip: float = 0.25
-    log_every: int = 10
-    eval_every: int = 250
-    eval_docs_per_corpus: int = 4
-    eval_tokens_per_corpus: int = 20_000
-    ckpt_every: int = 50
-    seed: int = 0
-    threads: int = 2
-    device: str = "auto"
-    consistency_beta: float = 0.0  # β of the cache-consistency term β·‖state_i − state_{i−1}‖²; 0 = off
-    evict: bool = False  # progressive cache eviction: full memory early, shrinking later
-    evict_min_frac: float = 0.25  # memory kept at the end of the eviction schedule
-    inject_k: int = 0  # retrieved windows per lane and step (own document, out of memory); 0 = off
-    inject_states: int = 16  # pooled states per layer kept of each past window (the store's P)
-    inject_max_windows: int = 256  # past windows kept per lane; the oldest go first
-    export_fp16: str | None = None  # write the final model here (fp16) with txl.checkpoint.save_model
-    # warm start: a fresh run (nothing to resume) begins from this shipped checkpoint's weights (same
-    # architecture; the optimizer, schedule and streams start anew); its step and tokens carry over
-    init_from: str | None = None
-    plot: bool = True  # metrics.csv and curves.png at the end of a run
-
-
-# ---- schedules -----------------------------------------------------------------------------------
-
-
-def lr_factor(step: int, cfg: TrainConfig) -> float:
-    """Linear warm-up to 1, then cosine decay to `min_lr_ratio` at `max_steps`."""
-    if step < cfg.warmup_steps:
-        return (step + 1) / cfg.warmup_steps
-    progress = min(1.0, (step - cfg.warmup_steps) / max(1, cfg.max_steps - cfg.warmup_steps))
-    return cfg.min_lr_ratio + (1 - cfg.min_lr_ratio) * 0.5 * (1 + math.cos(math.pi * progress))
-
-
-def memory_len(step: int, cfg: TrainConfig) -> int:
-    """The memory length used at `step`. With progressive eviction: all of it for the first 30% of
-    training, then shrinking linearly to `evict_min_frac` of it at 70%, and that to the end."""
-    if not cfg.evict:
-        return cfg.mem_len
-    p = step / max(1, cfg.max_steps)
-    frac = 1.0 if p < 0.3 else max(cfg.evict_min_frac, 1 - (1 - cfg.evict_min_frac) * (p - 0.3) / 0.4)
-    return max(1, round(cfg.mem_len * frac))
-
-
-# ---- the model and one step ------------------------------------------------------------------------
-
-
-def build_model(cfg: TrainConfig, vocab_size: int):
-    from txl import TransformerXLConfig, TransformerXLLM
-
+def build_model(cfg: TrainConfig, vocab_size: int) -> TransformerXLLM:
     fields = {"vocab_size": vocab_size, "mem_len": cfg.mem_len, **cfg.model}
     return TransformerXLLM(TransformerXLConfig(**fields))
 
@@ -118,67 +58,6 @@ def segment_state(hidden: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
     """A window's state: the mean of its top-layer states over real (non-padding) positions, [B, d]."""
     valid = (targets != IGNORE).to(hidden.dtype)[..., None]
     return (hidden * valid).sum(1) / valid.sum(1).clamp(min=1)
-
-
-# ---- checkpoints and logs ---------------------------------------------------------------------------
-
-
-def save_state(path: Path, state: dict) -> None:
-    buf = io.BytesIO()
-    torch.save(state, buf)
-    atomic_write_bytes(path, buf.getvalue())
-
-
-def load_state(path: Path) -> dict:
-    return torch.load(path, map_location="cpu", weights_only=True)
-
-
-class MetricsLog:
-    """JSON lines of training and evaluation metrics; on resume, lines past the checkpoint are dropped
-    so the log matches the run as if it had never stopped."""
-
-    def __init__(self, path: Path, resume_step: int | None):
-        self.path = path
-        if resume_step is None:
-            atomic_write_text(path, "")
-        elif path.exists():
-            keep = [ln for ln in path.read_text().splitlines() if ln and json.loads(ln)["step"] <= resume_step]
-            atomic_write_text(path, "".join(ln + "\n" for ln in keep))
-
-    def write(self, record: dict) -> None:
-        with open(self.path, "a", encoding="utf-8") as f:
-            f.write(json.dumps(record) + "\n")
-
-    def records(self) -> list[dict]:
-        return [json.loads(ln) for ln in self.path.read_text().splitlines() if ln]
-
-
-def write_curves(metrics: list[dict], out_dir: Path) -> None:
-    """metrics.csv and curves.png (training loss and held-apart perplexity against tokens seen)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    import pandas as pd
-
-    train = pd.DataFrame([m for m in metrics if m["kind"] == "train"])
-    evals = pd.DataFrame([m for m in metrics if m["kind"] == "eval"])
-    pd.DataFrame(metrics).to_csv(out_dir / "metrics.csv", index=False)
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
-    if not train.empty:
-        axes[0].plot(train["tokens"] / 1e6, train["loss"], lw=1)
-    axes[0].set(xlabel="tokens seen (M)", ylabel="training NLL (nats/token)", title="training loss")
-    if not evals.empty:
-        for col in sorted(c for c in evals.columns if c.startswith("ppl/")):
-            axes[1].plot(evals["tokens"] / 1e6, evals[col], marker="o", ms=3, label=col[4:])
-        axes[1].set_yscale("log")
-        axes[1].legend(fontsize=7)
-    axes[1].set(xlabel="tokens seen (M)", ylabel="perplexity (memory on)", title="held-apart perplexity")
-    fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110)
-    plt.close(fig)
-    atomic_write_bytes(out_dir / "curves.png", buf.getvalue())
 
 
 # ---- the loop ---------------------------------------------------------------------------------------
@@ -293,48 +172,17 @@ class Trainer:
         mem_len = memory_len(self.step, cfg)
         chunk = local.targets.size(0) // cfg.accum_steps
         self.model.train()
-        total_nll, total_cons, n_retrieved = 0.0, 0.0, 0
-        new_memory, new_states = [], []
         if cfg.inject_k:
             for k in torch.nonzero(local.new_doc).flatten().tolist():
                 self.banks[k].clear()
                 self.queries[k] = None
+        sums = {"nll": 0.0, "consistency": 0.0, "retrieved": 0}
+        new_memory, new_states = [], []
         for c in range(cfg.accum_steps):
-            lo, hi = c * chunk, (c + 1) * chunk
-            sub = local.lanes(lo, hi)
-            mem = memory_for(self.memory.lanes(lo, hi) if self.memory is not None else None, sub, mem_len)
-            retrieved = None
-            if cfg.inject_k:
-                # windows older than the memory now holds (eviction shortens it) may be retrieved
-                in_memory = math.ceil(mem_len / cfg.seg_len)
-                retrieved = retrieve_windows(self.banks[lo:hi], self.queries[lo:hi], in_memory, cfg.inject_k, info.device)
-                n_retrieved += retrieved.n_real() if retrieved is not None else 0
             sync = c == cfg.accum_steps - 1 or info.world == 1
-            ctx = contextlib.nullcontext() if sync else self.model.no_sync()
-            # bf16 on CUDA only: CPU training stays fp32 even where inference takes bf16 ("auto" on AMX),
-            # so the shipped model and the equality tests of training keep fp32
-            with ctx, autocast(info.device, "auto" if info.device.type == "cuda" else "float32"):
-                out = run_batch(self.model, sub, info.device, mem, retrieved)
-                nll_sum = out.nll.float().sum()
-                # normalised by the global token count and scaled by the world size, because DDP
-                # averages gradients over processes: the result is the mean over the combined batch
-                loss = nll_sum * info.world / max(n_global, 1)
-                state = segment_state(out.hidden.float(), sub.targets.to(info.device))
-                if cfg.consistency_beta > 0 and self.prev_state is not None:
-                    prev = self.prev_state[c * chunk : (c + 1) * chunk]
-                    same_doc = (~sub.new_doc).to(info.device, state.dtype)
-                    cons = (((state - prev) ** 2).sum(-1) * same_doc).sum() / cfg.batch_size
-                    loss = loss + cfg.consistency_beta * cons * info.world
-                    total_cons += cons.item()
-            loss.backward()
-            if cfg.inject_k:
-                with torch.no_grad():
-                    queries = self.queries[lo:hi]
-                    remember_windows(self.banks[lo:hi], queries, out, sub)
-                    self.queries[lo:hi] = queries
-            total_nll += nll_sum.item()
-            new_memory.append(out.memory)
-            new_states.append(state.detach())
+            memory, state = self._chunk_step(local, c * chunk, (c + 1) * chunk, mem_len, n_global, sync, sums)
+            new_memory.append(memory)
+            new_states.append(state)
         grad_norm = torch.nn.utils.clip_grad_norm_(self.module.parameters(), cfg.grad_clip)
         self.opt.step()
         self.sched.step()
@@ -344,18 +192,53 @@ class Trainer:
         self.step += 1
         self.tokens += int(n_global)
         return {
-            "loss": ddp.all_sum(total_nll, info) / max(n_global, 1),
-            "consistency": ddp.all_sum(total_cons, info),
+            "loss": ddp.all_sum(sums["nll"], info) / max(n_global, 1),
+            "consistency": ddp.all_sum(sums["consistency"], info),
             "grad_norm": float(grad_norm),
             "lr": self.sched.get_last_lr()[0],
             "mem_len": mem_len,
-            "retrieved_slots": ddp.all_sum(n_retrieved, info),
+            "retrieved_slots": ddp.all_sum(sums["retrieved"], info),
         }
+
+    def _chunk_step(
+        self, local: Batch, lo: int, hi: int, mem_len: int, n_global: int, sync: bool, sums: dict
+    ) -> tuple[Memory, torch.Tensor]:
+        """Forward and backward over lanes lo..hi of this process (one accumulation chunk); adds to
+        `sums` and returns the chunk's new memory and window states."""
+        cfg, info = self.cfg, self.info
+        sub = local.lanes(lo, hi)
+        mem = memory_for(self.memory.lanes(lo, hi) if self.memory is not None else None, sub, mem_len)
+        retrieved = None
+        if cfg.inject_k:
+            # windows older than the memory now holds (eviction shortens it) may be retrieved
+            retrieved = retrieve_windows(self.banks[lo:hi], self.queries[lo:hi], mem_len, cfg.inject_k, info.device)
+            sums["retrieved"] += retrieved.n_real() if retrieved is not None else 0
+        ctx = contextlib.nullcontext() if sync else self.model.no_sync()
+        # bf16 on CUDA only: CPU training stays fp32 even where inference takes bf16 ("auto" on AMX),
+        # so the shipped model and the equality tests of training keep fp32
+        with ctx, autocast(info.device, "auto" if info.device.type == "cuda" else "float32"):
+            out = run_batch(self.model, sub, info.device, mem, retrieved)
+            nll_sum = out.nll.float().sum()
+            # normalised by the global token count and scaled by the world size, because DDP
+            # averages gradients over processes: the result is the mean over the combined batch
+            loss = nll_sum * info.world / max(n_global, 1)
+            state = segment_state(out.hidden.float(), sub.targets.to(info.device))
+            if cfg.consistency_beta > 0 and self.prev_state is not None:
+                same_doc = (~sub.new_doc).to(info.device, state.dtype)
+                cons = (((state - self.prev_state[lo:hi]) ** 2).sum(-1) * same_doc).sum() / cfg.batch_size
+                loss = loss + cfg.consistency_beta * cons * info.world
+                sums["consistency"] += cons.item()
+        loss.backward()
+        if cfg.inject_k:
+            with torch.no_grad():
+                queries = self.queries[lo:hi]
+                remember_windows(self.banks[lo:hi], queries, out, sub)
+                self.queries[lo:hi] = queries
+        sums["nll"] += nll_sum.item()
+        return out.memory, state.detach()
 
     # -- evaluation --
     def evaluate(self) -> dict:
-        from txl.evaluate import evaluate_lm
-
         cfg = self.cfg
         result = evaluate_lm(
             self.module, self.eval_docs, cfg.seg_len, settings=("memory", "retrieved") if cfg.inject_k else ("memory",),
@@ -388,7 +271,7 @@ class Trainer:
             signal.signal(signal.SIGTERM, lambda *_: stop.update(now=True))
         start, t_log, tok_log = time.time(), time.time(), self.tokens
         end_step = cfg.max_steps if stop_after is None else min(cfg.max_steps, self.step + stop_after)
-        progress = _progress(info.is_main)
+        progress = progress_bar(info.is_main)
         task = progress.add_task("train", total=cfg.max_steps, completed=self.step, loss=float("nan"), tps=0.0)
         with progress:
             while self.step < end_step:
@@ -441,52 +324,3 @@ class Trainer:
             "warm_start": json.dumps(self.warm),
         }
 
-
-def export_fp16(module, path: Path, extra: dict) -> None:
-    """The model's weights in float16 (half the disk), loadable by txl.checkpoint.load_model."""
-    import copy
-
-    from txl.checkpoint import save_model
-
-    save_model(path, copy.deepcopy(module).half(), extra)
-
-
-def _progress(enabled: bool):
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-    return Progress(
-        TextColumn("[bold]train"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("loss {task.fields[loss]:.3f}"),
-        TextColumn("{task.fields[tps]:.0f} tok/s"),
-        TimeRemainingColumn(),
-        disable=not enabled,
-    )
-
-
-def load_train_config(path: str | Path | None, overrides: list[str] | None = None) -> TrainConfig:
-    """A TrainConfig from a TOML file (its [train] table or the top level) plus key=value overrides."""
-    import tomllib
-
-    data: dict = {}
-    if path is not None:
-        raw = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-        data = raw.get("train", raw)
-    return TrainConfig.model_validate(apply_overrides(data, overrides, example="max_steps=500"))
-
-
-def main(argv: list[str] | None = None) -> None:
-    """`torchrun --nproc-per-node N -m txl.train CONFIG.toml [key=value ...]`"""
-    argv = sys.argv[1:] if argv is None else argv
-    path = argv[0] if argv and argv[0] != "-" else None  # "-": defaults and overrides only
-    cfg = load_train_config(path, argv[1:])
-    info = ddp.setup(cfg.device)
-    try:
-        Trainer(cfg, info).run()
-    finally:
-        ddp.teardown()
-
-
-if __name__ == "__main__":
-    main()

@@ -3,13 +3,19 @@
 While a lane reads a document window by window, each window's memory slots are kept under a key (its
 mean top-layer state); the k windows most similar to the previous window that have already left the
 model's memory come back as the next call's retrieved slots. Evaluation (`ldx eval lm`'s "retrieved"
-setting) and training with `inject_k` do this, on one interface: `PastWindows` (clear / add / pick).
+setting), training with `inject_k` and the encoder's injection (`ldx run`) do this, on one interface
+and one rule of what has left the memory: `PastWindows` (clear / add / pick).
 It keeps the windows in memory, whole (fp16) or pooled to ≤ P states per layer as a retrieval store
-keeps segments (txl.pooling); a store-backed variant overrides its three storage hooks
-(flows/lm_store.py: the retrieval layer's SegmentStore).
+keeps segments (txl.pooling); store-backed variants override its four storage hooks
+(retrieval/store_windows.py over the retrieval layer's SegmentStore: the encoder's Injector and
+flows/lm_store.py's per-document store for `ldx eval lm`).
 """
 
 from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Sequence
+from itertools import accumulate
 
 import numpy as np
 import torch
@@ -33,11 +39,17 @@ def pool_window(layers: torch.Tensor, types: torch.Tensor, p: int) -> tuple[np.n
 class PastWindows:
     """One lane's earlier windows of its current document, searchable by key (cosine). `pool` None keeps
     every state (fp16), else at most `pool` pooled states per layer; the oldest of more than
-    `max_windows` windows go first."""
+    `max_windows` windows go first.
+
+    A window is out of the model's memory once at least as many tokens as the memory holds have been
+    read after it, or the memory was emptied since (`reset_memory`); only those can be picked. With
+    windows of equal length this is "all but the newest ceil(memory / length)"."""
 
     def __init__(self, pool: int | None = None, max_windows: int = 512):
         self.pool, self.max_windows = pool, max_windows
         self.n = 0  # windows added since the last clear; window i is the i-th of them
+        self.ends: list[int] = []  # tokens read since the last clear up to the end of window i
+        self.flushed = 0  # windows read before the memory was last emptied
         self.keys: list[torch.Tensor] = []  # [d] unit vectors
         self.numbers: list[int] = []
         self.states: list[torch.Tensor] = []  # [n_layer, n, d] float16
@@ -45,7 +57,7 @@ class PastWindows:
 
     def clear(self) -> None:
         """A new document starts in this lane."""
-        self.n = 0
+        self.n, self.ends, self.flushed = 0, [], 0
         self._clear()
 
     def add(self, key: torch.Tensor, states: list[torch.Tensor], types: torch.Tensor) -> None:
@@ -53,18 +65,39 @@ class PastWindows:
         layer's output, is no layer's input and is not kept) and their block types [n]."""
         layers = torch.stack([s.detach() for s in states[:-1]])  # [n_layer, n, d]
         self._put(self.n, key.detach(), layers, types.detach())
+        self.advance(types.numel())
+
+    def advance(self, n_tokens: int) -> None:
+        """The next window, `n_tokens` long, was read (`add` stores it; a subclass that stores its
+        windows otherwise calls this alone)."""
+        self.ends.append((self.ends[-1] if self.ends else 0) + n_tokens)
         self.n += 1
 
-    def pick(self, query: torch.Tensor, skip_recent: int, k: int) -> list[Window]:
-        """(per-layer states, slot types) of the k windows most similar to `query`, in reading order,
-        among all but the `skip_recent` newest (those are still in the model's memory)."""
-        below = self.n - skip_recent
-        if below <= 0 or k <= 0:
+    def reset_memory(self) -> None:
+        """The model's memory was emptied: every window read so far has left it."""
+        self.flushed = self.n
+
+    def out_of_memory(self, memory_tokens: int, then: Sequence[int] = ()) -> int:
+        """How many windows (the oldest ones: windows leave the memory in reading order) are out of a
+        memory of `memory_tokens` tokens, once further windows of `then` tokens are read too."""
+        start = self.ends[-1] if self.ends else 0
+        ends = self.ends + list(accumulate(then, initial=start))[1:] if then else self.ends
+        total = ends[-1] if ends else 0
+        return max(self.flushed, bisect_right(ends, total - memory_tokens))
+
+    def search(self, query: torch.Tensor, k: int, memory_tokens: int) -> list:
+        """The storage's names of the k windows most similar to `query` among those out of a memory of
+        `memory_tokens` tokens (in the order the retrieved slots take)."""
+        if k <= 0:
             return []
+        return self._search(query, self.out_of_memory(memory_tokens), k)
+
+    def pick(self, query: torch.Tensor, k: int, memory_tokens: int) -> list[Window]:
+        """(per-layer states, slot types) of the windows `search` finds."""
         dev = query.device
         return [
             (list(layers.to(dev).float().unbind(0)), types.to(dev))
-            for layers, types in self._get(self._search(query, below, k))
+            for layers, types in self._get(self.search(query, k, memory_tokens))
         ]
 
     # -- storage hooks: kept in memory here --
@@ -83,7 +116,7 @@ class PastWindows:
             del self.keys[0], self.numbers[0], self.states[0], self.types[0]
 
     def _search(self, query: torch.Tensor, below: int, k: int) -> list[int]:
-        """Numbers (< below) of the k windows nearest `query`, ascending."""
+        """Numbers (< below) of the k windows nearest `query`, ascending (reading order)."""
         c = sum(1 for n in self.numbers if n < below)  # numbers ascend: the candidates are a prefix
         if c == 0:
             return []
@@ -96,12 +129,13 @@ class PastWindows:
 
 
 def retrieve_windows(
-    stores: list[PastWindows], query: list[torch.Tensor | None], skip_recent: int, k: int, device
+    stores: list[PastWindows], query: list[torch.Tensor | None], memory_tokens: int, k: int, device
 ) -> Retrieved | None:
-    """Top-k earlier windows per lane that are no longer in memory, as the batch's retrieved slots."""
+    """Top-k earlier windows per lane that are out of a memory of `memory_tokens` tokens, as the batch's
+    retrieved slots."""
     lanes = []
     for store, q in zip(stores, query, strict=True):
-        windows = store.pick(q, skip_recent, k) if q is not None else []
+        windows = store.pick(q, k, memory_tokens) if q is not None else []
         if not windows:
             lanes.append(None)
             continue

@@ -2,14 +2,12 @@
 role of a segment from its text and its context (a dual-tower head).
 
 Both heads read text through a small hashed TF-IDF view so they train in seconds on CPU and ship in a
-few megabytes; `RoleHead`'s towers can read a Transformer-XL instead or as well (`txl_views`: the
+few megabytes (txl/tfidf.py); `RoleHead`'s towers can read a Transformer-XL instead or as well (`txl_views`: the
 segment's pooled final states, and the states in the model's memory when it reads the segment).
 """
 
 from __future__ import annotations
 
-import io
-import json
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -20,60 +18,7 @@ from scipy import sparse
 from torch import nn
 
 from pipeline.records import BlockType
-from pipeline.store import atomic_write_bytes
-
-# ---- a hashed TF-IDF view of text -----------------------------------------------------------------
-
-
-@dataclass
-class HashedTfidf:
-    """Character n-gram counts hashed into `n_features` columns, idf-weighted, sublinear tf, l2-normed.
-
-    Hashing keeps the shipped head free of a vocabulary; character n-grams need no word segmenter for
-    Chinese and still capture English stems.
-    """
-
-    n_features: int = 1 << 14
-    ngram_range: tuple[int, int] = (1, 3)
-    idf: np.ndarray | None = None
-
-    def _vectorizer(self):
-        from sklearn.feature_extraction.text import HashingVectorizer
-
-        return HashingVectorizer(
-            n_features=self.n_features, analyzer="char_wb", ngram_range=self.ngram_range,
-            alternate_sign=False, norm=None, lowercase=True,
-        )
-
-    def fit(self, texts: list[str]) -> HashedTfidf:
-        counts = self._vectorizer().transform(texts)
-        df = np.bincount(counts.indices, minlength=self.n_features)
-        self.idf = (np.log((1 + len(texts)) / (1 + df)) + 1).astype(np.float32)
-        return self
-
-    def transform(self, texts: list[str]) -> sparse.csr_matrix:
-        x = self._vectorizer().transform(texts).astype(np.float32)
-        x.data = 1 + np.log(x.data)
-        x = x @ sparse.diags(self.idf)
-        norms = np.sqrt(x.multiply(x).sum(axis=1)).A.ravel()
-        norms[norms == 0] = 1
-        return sparse.csr_matrix(sparse.diags(1 / norms) @ x, dtype=np.float32)
-
-
-
-
-def _save_npz(path: Path, arrays: dict[str, np.ndarray], meta: dict) -> None:
-    buf = io.BytesIO()
-    np.savez_compressed(buf, meta=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8), **arrays)
-    atomic_write_bytes(path, buf.getvalue())
-
-
-def _load_npz(path: Path) -> tuple[dict[str, np.ndarray], dict]:
-    with np.load(path, allow_pickle=False) as z:
-        arrays = {k: z[k] for k in z.files if k != "meta"}
-        meta = json.loads(bytes(z["meta"]).decode())
-    return arrays, meta
-
+from txl.tfidf import HashedTfidf, load_npz, save_npz
 
 # ---- articles --------------------------------------------------------------------------------------
 
@@ -195,7 +140,7 @@ class ArticleHead:
     # -- persistence
     def save(self, path: str | Path) -> None:
         mx = self.memory_x.tocsr()
-        _save_npz(
+        save_npz(
             Path(path),
             {
                 "idf": self.features.idf.astype(np.float16),
@@ -223,7 +168,7 @@ class ArticleHead:
 
     @classmethod
     def load(cls, path: str | Path) -> ArticleHead:
-        a, meta = _load_npz(Path(path))
+        a, meta = load_npz(Path(path))
         feats = HashedTfidf(meta["n_features"], tuple(meta["ngram_range"]), a["idf"].astype(np.float32))
         n_labels = len(meta["labels"])
         mem_x = sparse.csr_matrix(
@@ -451,7 +396,7 @@ class RoleHead:
         arrays = {f"net{m}.{k}": v.half().numpy() for m, net in enumerate(self.nets) for k, v in net.state_dict().items()}
         if self.reads_text:
             arrays["idf"] = self.features.idf.astype(np.float16)
-        _save_npz(Path(path), arrays, {
+        save_npz(Path(path), arrays, {
             "kind": "roles", "n_features": self.features.n_features,
             "ngram_range": list(self.features.ngram_range), "d_hidden": self.d_hidden, "decay": self.decay,
             "labels": [str(t) for t in ROLE_LABELS], "trained_on": self.trained_on, "towers": self.towers,
@@ -460,7 +405,7 @@ class RoleHead:
 
     @classmethod
     def load(cls, path: str | Path) -> RoleHead:
-        a, meta = _load_npz(Path(path))
+        a, meta = load_npz(Path(path))
         if meta["labels"] != [str(t) for t in ROLE_LABELS]:
             raise ValueError(f"{path}: role labels differ from this code's ROLE_LABELS")
         idf = a["idf"].astype(np.float32) if "idf" in a else None

@@ -1,0 +1,125 @@
+"""Past windows kept in the segment-state store: txl.windows.PastWindows over a SegmentStore.
+
+`StoreWindows` keeps one document's windows as stored segments (a FAISS key and at most P pooled
+states per layer each) and searches them with the store, among those that have left the model's memory
+by PastWindows' rule. `Injector` is the encoder's (retrieval/inject.py): the document's segments are
+written by the encoder as it goes, and with `inject_cross_document` every other document's segments
+can be injected too. flows/lm_store.py keeps `ldx eval lm`'s windows the same way.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from pipeline.records import BLOCK_TYPE_IDS, BlockType
+from retrieval.config import RetrievalConfig
+from retrieval.store import SegmentEntry, SegmentStore
+from txl.memory import Retrieved
+from txl.windows import PastWindows, pool_window
+
+_TYPE_NAMES = {i: str(t) for t, i in BLOCK_TYPE_IDS.items()}
+
+
+def retrieved_inputs(
+    store: SegmentStore, segment_ids: list[str], device: torch.device, dtype: torch.dtype = torch.float32
+) -> Retrieved | None:
+    """The given stored segments as one lane's retrieved slots, in the given order: n_layer states of
+    [1, R, d], their types and validity mask [1, R], R = k·P; None for no segments."""
+    if not segment_ids:
+        return None
+    states, mask = store.states(segment_ids)  # [k, L, P, d], [k, P]
+    k, n_layers, p, d = states.shape
+    per_layer = torch.from_numpy(states.astype(np.float32)).permute(1, 0, 2, 3).reshape(n_layers, 1, k * p, d)
+    types = [BLOCK_TYPE_IDS[BlockType(store.entry(s)["block_type"])] for s in segment_ids]
+    return Retrieved(
+        [per_layer[i].to(device=device, dtype=dtype) for i in range(n_layers)],
+        torch.tensor(types, device=device).repeat_interleave(p)[None],  # [1, R]
+        torch.from_numpy(mask.reshape(1, k * p)).to(device),  # [1, R]
+    )
+
+
+class StoreWindows(PastWindows):
+    """One document's windows in a SegmentStore: window i is the stored segment `ids[i]`. `add` pools a
+    window's states and stores it as `{doc_id}:w{i}`; `keep` stores one that the caller pooled and
+    named. Searches return segment ids, nearest first."""
+
+    def __init__(self, store: SegmentStore | None, doc_id: str, pool: int):
+        super().__init__(pool=pool)
+        self.store = store
+        self.doc_id = doc_id
+        self.ids: list[str] = []
+
+    def keep(self, entry: SegmentEntry, key: np.ndarray, states: np.ndarray | None, n_tokens: int) -> None:
+        """The next window, already pooled: its key [d] and states [L, ≤P, d] go into the store."""
+        self._store(entry, key, states)
+        self.advance(n_tokens)
+
+    def _store(self, entry: SegmentEntry, key: np.ndarray, states: np.ndarray | None) -> None:
+        self.store.add([entry], key[None], [states])
+        self.ids.append(entry.segment_id)
+
+    def _candidates(self, below: int) -> set[str]:
+        """The segments a search may return: the windows out of memory."""
+        return set(self.ids[:below])
+
+    # -- the storage hooks of PastWindows --
+    def _clear(self) -> None:
+        self.ids = []
+
+    def _put(self, n: int, key: torch.Tensor, layers: torch.Tensor, types: torch.Tensor) -> None:
+        pooled, _ = pool_window(layers, types, self.pool)
+        main_type = _TYPE_NAMES[int(types.mode().values)]  # a stored segment has one block type
+        self._store(SegmentEntry(f"{self.doc_id}:w{n}", self.doc_id, n, main_type), key.cpu().numpy(), pooled)
+
+    def _search(self, query: torch.Tensor, below: int, k: int) -> list[str]:
+        allowed = self._candidates(below)
+        if not allowed:
+            return []
+        return [sid for sid, _ in self.store.search(query.cpu().numpy(), k, only=allowed)[0]]
+
+    def _get(self, ids: list[str]) -> list[tuple[torch.Tensor, torch.Tensor]]:
+        """Each segment's filled state slots [L, n, d] and their types [n]."""
+        if not ids:
+            return []
+        r = retrieved_inputs(self.store, ids, torch.device("cpu"))
+        p = r.width // len(ids)
+        out = []
+        for i in range(len(ids)):
+            kept = r.mask[0, i * p : (i + 1) * p]
+            layers = torch.stack([s[0, i * p : (i + 1) * p][kept] for s in r.states])
+            out.append((layers, r.types[0, i * p : (i + 1) * p][kept]))
+        return out
+
+
+class Injector(StoreWindows):
+    """Chooses the stored segments to inject for the next segment of one document: its own segments
+    that have left the memory (at least mem_len tokens read after them, or a memory reset since) and,
+    with `inject_cross_document`, every other document's."""
+
+    def __init__(self, store: SegmentStore, doc_id: str, config: RetrievalConfig, mem_len: int):
+        super().__init__(store, doc_id, config.states_per_layer)
+        self.k = config.inject_k
+        self.cross_document = config.inject_cross_document
+        self.mem_len = mem_len
+        self._other_docs: set[str] | None = None
+
+    def choose(self, query: np.ndarray | None) -> list[str]:
+        return [] if query is None else self.search(torch.from_numpy(query), self.k, self.mem_len)
+
+    def idle_after(self, lengths: list[int]) -> bool:
+        """Whether `choose` is sure to find nothing for a segment that follows the recorded ones and then
+        segments of these token counts: none of this document's segments has left memory by then."""
+        if self.k <= 0:
+            return True
+        return not self.cross_document and self.out_of_memory(self.mem_len, lengths) == 0
+
+    def _candidates(self, below: int) -> set[str]:
+        allowed = super()._candidates(below)
+        if self.cross_document:
+            if self._other_docs is None:  # the corpus outside this document does not change meanwhile
+                self._other_docs = {
+                    r["segment_id"] for r in self.store.entries() if r["doc_id"] != self.doc_id
+                }
+            allowed |= self._other_docs
+        return allowed
