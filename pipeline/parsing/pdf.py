@@ -10,8 +10,17 @@ import pymupdf
 from pipeline.config import ParseConfig
 from pipeline.errors import CorruptDocument, EmptyDocument, EncryptedDocument, TooManyPages
 from pipeline.parsing.cleanup import furniture
-from pipeline.parsing.layout import Line, clean_line, footnotes, paragraphs, reading_order
-from pipeline.parsing.spans import Extracted, TextBuilder
+from pipeline.parsing.layout import (
+    Line,
+    Piece,
+    clean_line,
+    flow,
+    footnotes,
+    join_lines,
+    paragraphs,
+    reading_order,
+)
+from pipeline.parsing.spans import Extracted, PagePart, TextBuilder
 from pipeline.records import BlockType
 
 # Text only: images in the dict output would cost time and memory for nothing.
@@ -110,10 +119,13 @@ def read_pdf(path: Path, config: ParseConfig) -> Extracted:
     ]
     notes = footnotes(paras, [h for _, h in sizes])
     builder = TextBuilder("\n")
-    for pno, page in enumerate(paras):
-        for i, para in enumerate(page):
-            kind = BlockType.APPENDIX if i in notes[pno] else None  # DESIGN: footnotes are APPENDIX
-            builder.add(para.text, kind, page=pno, bbox=tuple(round(v, 2) for v in para.bbox), ocr=para.ocr)
+    for pieces, is_note in flow(paras, notes):
+        text, starts = _joined(pieces)
+        kind = BlockType.APPENDIX if is_note else None  # DESIGN: footnotes are APPENDIX
+        span = builder.add(text, kind, ocr=any(p.ocr for _, p in pieces))
+        if span is not None:
+            span.parts = _page_parts(pieces, starts, span.start)
+            span.page, span.bbox = span.parts[0].page, span.parts[0].bbox
     if not builder.spans:
         if repaired:
             raise CorruptDocument(source, "damaged or truncated PDF: no readable text")
@@ -121,3 +133,26 @@ def read_pdf(path: Path, config: ParseConfig) -> Extracted:
     if repaired:
         warnings.append("the PDF was damaged and repaired on opening; some text may be missing")
     return Extracted(text=builder.text(), spans=builder.spans, n_pages=len(pages), warnings=warnings)
+
+
+def _joined(pieces: list[Piece]) -> tuple[str, list[int]]:
+    """One paragraph's text from its pieces, and where each piece starts in it."""
+    text, starts = "", []
+    for _, para in pieces:
+        text = join_lines(text, para.text)
+        starts.append(len(text) - len(para.text))  # join_lines keeps the second part whole at the end
+    return text, starts
+
+
+def _page_parts(pieces: list[Piece], starts: list[int], offset: int) -> tuple[PagePart, ...]:
+    """One box per page (pieces from two columns of a page share a box)."""
+    parts: list[PagePart] = []
+    for (page, para), start in zip(pieces, starts, strict=True):
+        box = para.bbox
+        if parts and parts[-1].page == page:
+            a = parts[-1].bbox
+            box = (min(a[0], box[0]), min(a[1], box[1]), max(a[2], box[2]), max(a[3], box[3]))
+            parts[-1] = PagePart(parts[-1].start, page, box)
+        else:
+            parts.append(PagePart(offset + start, page, box))
+    return tuple(PagePart(p.start, p.page, tuple(round(v, 2) for v in p.bbox)) for p in parts)
