@@ -98,8 +98,8 @@ def join_lines(a: str, b: str) -> str:
         return b
     if not b:
         return a
-    if a[-1] == "-" and len(a) > 1 and a[-2].isalpha() and b[0].islower():
-        return a[:-1] + b if _hyphenated(a, b) else a + b
+    if a[-1] == "-" and len(a) > 1 and a[-2].isalpha() and b[0].isalpha():
+        return a[:-1] + b if _hyphenated(a, b) else a + b  # a compound keeps its hyphen, without a space
     if _CJK_CHAR.match(a[-1]) or _CJK_CHAR.match(b[0]):
         return a + b
     # a number broken after its group separator ("12,|860元"): in CJK text that comma is never a clause
@@ -147,12 +147,22 @@ def reading_order(lines: list[Line], width: float) -> list[list[Line]]:
     right = [ln for ln in right if id(ln) not in in_left]  # a narrow centred line reads with the left
     groups: list[list[Line]] = []
     bounds = [float("-inf"), *(ln.y0 for ln in spanning), float("inf")]
+    after_spanning = False  # full-width lines with no column lines between them read as one region
     for i, (lo, hi) in enumerate(zip(bounds, bounds[1:], strict=False)):
         for side in (left, right):
-            groups.append(sorted((ln for ln in side if lo <= ln.y0 < hi), key=lambda ln: (ln.y0, ln.x0)))
+            group = sorted((ln for ln in side if lo <= ln.y0 < hi), key=lambda ln: (ln.y0, ln.x0))
+            if group and after_spanning and side is left and not any(lo <= ln.y0 < hi for ln in right):
+                groups[-1].extend(group)  # the short last line of a full-width region, not a column
+            elif group:
+                groups.append(group)
+                after_spanning = False
         if i < len(spanning):
-            groups.append([spanning[i]])
-    return [g for g in groups if g]
+            if after_spanning:
+                groups[-1].append(spanning[i])
+            else:
+                groups.append([spanning[i]])
+            after_spanning = True
+    return groups
 
 
 def paragraphs(columns: list[list[Line]]) -> list[Paragraph]:
@@ -165,7 +175,8 @@ def paragraphs(columns: list[list[Line]]) -> list[Paragraph]:
         pitches = [b.y0 - a.y0 for a, b in zip(col, col[1:], strict=False) if 0 < b.y0 - a.y0 < 3 * a.height + 1]
         pitch = median(pitches) if pitches else None
         x_left = min(ln.x0 for ln in col)
-        x_right = max(ln.x1 for ln in col)
+        # the edge most lines reach: a few wider lines (a full-width footnote under one column) do not move it
+        x_right = sorted(ln.x1 for ln in col)[(3 * len(col)) // 4]
         span = max(x_right - x_left, 1.0)
         cur: list[Line] = []
         first = len(out)
@@ -237,7 +248,7 @@ def _paragraph(lines: list[Line], x_left: float, x_right: float) -> Paragraph:
 
 
 def _full(ln: Line, x_left: float, x_right: float) -> bool:
-    return ln.x1 >= x_right - min(_edge_slack(ln, x_right - x_left), 3 * max(ln.size, 4.0))
+    return ln.x1 >= x_right - _edge_slack(ln, x_right - x_left)
 
 
 def continues(prev: Paragraph, nxt: Paragraph, indenting: bool) -> bool:
@@ -254,17 +265,20 @@ def continues(prev: Paragraph, nxt: Paragraph, indenting: bool) -> bool:
     return indenting and prev.last_full and not nxt.indented and nxt.first_full
 
 
-_NOTE_MARK = re.compile(r"^(?:\d{1,3}|[*†‡§])\s*(?=[A-Z“\"(\[])")
+_NOTE_MARK = re.compile(r"^(?:\d{1,3}|[*†‡§])\s*(?=[A-Z“\"(\[\u4e00-\u9fff])")
 
 
 def footnotes(pages: list[list[Paragraph]], heights: list[float]) -> list[set[int]]:
     """Per page, the paragraphs that are footnotes: in the lower part of the page, opened by a note
     mark, and set smaller or tighter than the document's body text; what follows one on its page too."""
-    body = [p for page in pages for p in page if len(p.text) > 200]
+    body = [p for page in pages for p in page if p.pitch]
     if not body:
         return [set() for _ in pages]
-    body_size = median(p.size for p in body)
-    body_pitch = median(p.pitch for p in body if p.pitch) if any(p.pitch for p in body) else None
+    chars: dict[float, int] = {}
+    for p in body:
+        chars[p.size] = chars.get(p.size, 0) + len(p.text)
+    body_size = max(chars, key=chars.get)  # the size most of the text is set in
+    body_pitch = median(p.pitch for p in body if p.size == body_size)
     out = []
     for page, height in zip(pages, heights, strict=True):
         notes: set[int] = set()

@@ -55,15 +55,34 @@ def page_lines(page: pymupdf.Page, textpage=None, ocr: bool = False) -> list[Lin
     out: list[Line] = []
     for block in data["blocks"]:
         for line in block.get("lines", ()):
-            spans = line["spans"]
-            text = clean_line("".join(s["text"] for s in spans))
-            if not text:
-                continue
             dx, dy = line["dir"]
-            x0, y0, x1, y1 = line["bbox"]
-            size = max(s["size"] for s in spans)
-            out.append(Line(text, x0, y0, x1, y1, size, abs(dy) < 0.05 and dx > 0, ocr))
+            horizontal = abs(dy) < 0.05 and dx > 0
+            for spans in _runs(line["spans"]) if horizontal else [line["spans"]]:
+                text = clean_line("".join(s["text"] for s in spans))
+                if not text:
+                    continue
+                x0, y0, x1, y1 = line["bbox"] if len(spans) == len(line["spans"]) else _union(spans)
+                size = max(s["size"] for s in spans)
+                out.append(Line(text, x0, y0, x1, y1, size, horizontal, ocr))
     return out
+
+
+def _runs(spans: list[dict]) -> list[list[dict]]:
+    """A line's spans cut where a wide gap parts them: PyMuPDF joins the lines of two columns that share
+    a baseline when the gutter is narrow."""
+    runs = [[spans[0]]] if spans else []
+    for s in spans[1:]:
+        prev = runs[-1][-1]
+        if s["bbox"][0] - prev["bbox"][2] > 1.5 * max(prev["size"], s["size"], 1.0):
+            runs.append([s])
+        else:
+            runs[-1].append(s)
+    return runs
+
+
+def _union(spans: list[dict]) -> tuple[float, float, float, float]:
+    boxes = [s["bbox"] for s in spans]
+    return min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes)
 
 
 def _ocr_lines(page: pymupdf.Page, config: ParseConfig) -> list[Line]:
