@@ -39,7 +39,10 @@ _COMPOUND_HEADS = frozenset(
     "self non co cross well ill all ex quasi pro half full long short high low first second third one two "
     "three four five six ten multi semi bi anti counter post pre de mid sub out over under vice so".split()
 )
-_COMPOUND_TAILS = frozenset("based related owned term party time year old like type wide free level made".split())
+_COMPOUND_TAILS = frozenset(
+    "based related owned term party time year old like type wide free level made appointed ordered approved "
+    "specific friendly".split()
+)
 _LAST_WORD = re.compile(r"([A-Za-z]+)-$")
 _FIRST_WORD = re.compile(r"[a-z]+")
 
