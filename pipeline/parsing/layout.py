@@ -198,10 +198,11 @@ def _breaks(prev: Line, ln: Line, pitch: float | None, x_left: float, x_right: f
     step = ln.y0 - prev.y0
     if step < -0.5 * prev.height:
         return True  # moved up: a new column or a new region
+    if _open_end(prev.text) and ln.text[:1].islower() and _near_size(prev.size, ln.size):
+        if pitch is None or step < 2.5 * pitch:
+            return False  # a sentence carried on in lower case (a short line before a long word, a quote)
     if abs(ln.size - prev.size) > 1.2:
         return True
-    if _open_end(prev.text) and ln.text[:1].islower() and (pitch is None or step < 2.5 * pitch):
-        return False  # a sentence carried on in lower case (a short line before a long word, a quote)
     if pitch is not None and step > 1.45 * pitch + 0.5:
         return True
     if pitch is None and ln.y0 - prev.y1 > 0.8 * prev.height:
@@ -220,6 +221,11 @@ def _edge_slack(ln: Line, span: float) -> float:
 
 # Sentence-final punctuation, possibly closed by quotes or brackets.
 _CLOSED = re.compile(r"[.!?。！？;；:：…][\'\"’”)）\]】」』]*$")
+
+
+def _near_size(a: float, b: float) -> bool:
+    """Within a quarter: the text layer under a scan gives each OCR'd line its own size."""
+    return abs(a - b) <= 0.25 * max(a, b)
 
 
 def _open_end(text: str) -> bool:
@@ -258,11 +264,13 @@ def continues(prev: Paragraph, nxt: Paragraph, indenting: bool) -> bool:
     """Whether `nxt`, the first paragraph of a column or page, carries on `prev`, the last of the one
     before (the break between them being the column's or page's end, not the paragraph's). `indenting`
     says whether the document marks its paragraphs by indenting their first lines."""
-    if prev.ocr != nxt.ocr or abs(prev.size - nxt.size) > 1.2 or not prev.text or not nxt.text:
+    if prev.ocr != nxt.ocr or not prev.text or not nxt.text:
+        return False
+    if _open_end(prev.text) and nxt.text[0].islower() and _near_size(prev.size, nxt.size):
+        return True
+    if abs(prev.size - nxt.size) > 1.2:
         return False
     if _open_end(prev.text):
-        if nxt.text[0].islower():
-            return True
         return not nxt.indented and (prev.last_full or bool(_CJK_CHAR.match(prev.text[-1])))
     # a sentence ended at the foot: only a full line at the top that is not indented carries on
     return indenting and prev.last_full and not nxt.indented and nxt.first_full
@@ -279,9 +287,9 @@ def footnotes(pages: list[list[Paragraph]], heights: list[float]) -> list[set[in
         return [set() for _ in pages]
     chars: dict[float, int] = {}
     for p in body:
-        chars[p.size] = chars.get(p.size, 0) + len(p.text)
+        chars[round(p.size, 1)] = chars.get(round(p.size, 1), 0) + len(p.text)
     body_size = max(chars, key=chars.get)  # the size most of the text is set in
-    body_pitch = median(p.pitch for p in body if p.size == body_size)
+    body_pitch = median(p.pitch for p in body if round(p.size, 1) == body_size)
     out = []
     for page, height in zip(pages, heights, strict=True):
         notes: set[int] = set()
