@@ -81,8 +81,8 @@ def _runs(spans: list[dict]) -> list[list[dict]]:
 
 
 def _union(spans: list[dict]) -> tuple[float, float, float, float]:
-    boxes = [s["bbox"] for s in spans]
-    return min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes)
+    x0s, y0s, x1s, y1s = zip(*(s["bbox"] for s in spans), strict=True)
+    return min(x0s), min(y0s), max(x1s), max(y1s)
 
 
 def _ocr_lines(page: pymupdf.Page, config: ParseConfig) -> list[Line]:
