@@ -20,6 +20,7 @@ def _document_json(doc) -> dict:
     data["meta"]["filing_date"] = doc.meta.filing_date.isoformat() if doc.meta.filing_date else None
     for b in data["blocks"]:
         b["type"] = str(b["type"])
+        b["spans"] = [{"page": page, "bbox": list(box)} for page, box in b["spans"]]
     return data
 
 

@@ -101,6 +101,9 @@ class Block:
     page: int | None = None  # 0-based; None for non-paged inputs
     bbox: tuple[float, float, float, float] | None = None  # top-left origin, PDF points
     ocr: bool = False
+    # (page, bbox) for every page the block covers, in reading order; the first is `page`/`bbox`.
+    # Empty for non-paged inputs.
+    spans: list[tuple[int, tuple[float, float, float, float]]] = field(default_factory=list)
 
 
 @dataclass
@@ -168,6 +171,7 @@ class ErrorRecord:
 
 _BLOCK_TYPE = pa.dictionary(pa.int8(), pa.string())
 _SPAN = pa.struct([("start", pa.int32()), ("end", pa.int32())])
+_PAGE_BOX = pa.struct([("page", pa.int32()), ("bbox", pa.list_(pa.float32(), 4))])
 _PARTY = pa.struct([("name", pa.string()), ("role", pa.string())])
 _META = pa.struct(
     [
@@ -214,6 +218,7 @@ SCHEMAS: dict[str, pa.Schema] = {
             ("text", pa.large_string()),
             ("page", pa.int32()),
             ("bbox", pa.list_(pa.float32(), 4)),
+            ("spans", pa.list_(_PAGE_BOX)),
             ("char_start", pa.int64()),
             ("char_end", pa.int64()),
             ("ocr", pa.bool_()),
@@ -295,6 +300,7 @@ def block_rows(blocks: list[Block], run_id: str) -> list[dict]:
             "text": b.text,
             "page": b.page,
             "bbox": list(b.bbox) if b.bbox is not None else None,
+            "spans": [{"page": page, "bbox": list(box)} for page, box in b.spans],
             "char_start": b.char_start,
             "char_end": b.char_end,
             "ocr": b.ocr,

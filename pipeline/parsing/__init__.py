@@ -152,6 +152,7 @@ def build(extracted: Extracted, source: str, doc_id: str, config: ParseConfig) -
             page=s.page,
             bbox=s.bbox,
             ocr=s.ocr,
+            spans=[(p.page, p.bbox) for p in s.parts],
         )
         for i, s in enumerate(spans)
     ]

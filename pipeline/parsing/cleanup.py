@@ -33,7 +33,7 @@ def furniture(pages: list[list[Line]], sizes: list[tuple[float, float]]) -> list
     """For each page, the indexes of its lines that are furniture."""
     n = len(pages)
     on_pages: dict[str, set[int]] = defaultdict(set)
-    heights: dict[str, list[float]] = defaultdict(list)
+    heights: dict[str, list[tuple[float, int]]] = defaultdict(list)
     per_page: list[dict[str, int]] = []
     keys: list[list[str]] = []
     for p, lines in enumerate(pages):
@@ -42,7 +42,7 @@ def furniture(pages: list[list[Line]], sizes: list[tuple[float, float]]) -> list
         for k, ln in zip(page_keys, lines, strict=True):
             counts[k] += 1
             on_pages[k].add(p)
-            heights[k].append(ln.y0 / max(sizes[p][1], 1.0))
+            heights[k].append((ln.y0 / max(sizes[p][1], 1.0), p))
         per_page.append(counts)
         keys.append(page_keys)
     need = max(2, -(-n * 2 // 5))  # on at least 40% of the pages (and two of them)
@@ -66,7 +66,9 @@ def furniture(pages: list[list[Line]], sizes: list[tuple[float, float]]) -> list
                 at_side = ln.x1 <= SIDE * w or ln.x0 >= (1 - SIDE) * w or abs((ln.x0 + ln.x1) / 2 - w / 2) < 0.03 * w
                 if at_side and (repeated or per_page[p][k] >= 5):
                     out.add(i)
-            elif repeated and (in_margin or not ln.horizontal or per_page[p][k] >= 2 or _same_height(heights[k])):
+            elif repeated and (
+                in_margin or not ln.horizontal or per_page[p][k] >= 2 or _at_one_height(heights[k], ln.y0 / h, need)
+            ):
                 out.add(i)
             elif not ln.horizontal and per_page[p][k] >= 2:
                 out.add(i)  # a tiled watermark on a single page
@@ -74,6 +76,7 @@ def furniture(pages: list[list[Line]], sizes: list[tuple[float, float]]) -> list
     return drop
 
 
-def _same_height(ys: list[float]) -> bool:
-    """Running heads sit at one height on every page; body lines that repeat do not."""
-    return max(ys) - min(ys) < 0.01
+def _at_one_height(seen: list[tuple[float, int]], y: float, need: int) -> bool:
+    """Running heads sit at one height on the pages they run over (the first page, set differently, may
+    hold the same words elsewhere); body lines that repeat do not."""
+    return len({p for y2, p in seen if abs(y2 - y) < 0.01}) >= need

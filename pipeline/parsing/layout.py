@@ -6,6 +6,7 @@ Works on plain `Line` records so the same code serves the PDF text layer and OCR
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from statistics import median
 
@@ -14,6 +15,36 @@ _CJK = "\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
 _CJK_CHAR = re.compile(f"[{_CJK}]")
 _HAN_GAP = re.compile(r"(?<=[\u3400-\u9fff])[ \t\u3000\xa0]+(?=[\u3400-\u9fff])")
 _SPACES = re.compile(r"[ \t]{2,}")
+
+
+def _fold_table() -> dict[int, str]:
+    """Ligatures and presentation forms (ﬁ → fi, Arabic/Hebrew presentation forms → letters) by their
+    NFKC mapping; nothing else is normalised, so CJK full-width punctuation stays as written. Soft
+    hyphens, zero-width marks, byte-order marks and control characters are dropped (tab → space)."""
+    table: dict[int, str] = {}
+    for lo, hi in ((0xFB00, 0xFDFF), (0xFE70, 0xFEFE)):
+        for cp in range(lo, hi + 1):
+            folded = unicodedata.normalize("NFKC", chr(cp))
+            if folded != chr(cp):
+                table[cp] = folded
+    for cp in (*range(0x00, 0x20), *range(0x7F, 0xA0), 0xAD, 0x200B, 0x2060, 0xFEFF, 0xFFFE, 0xFFFF):
+        table[cp] = ""
+    table[0x09] = " "
+    return table
+
+
+_FOLD = _fold_table()
+# First halves that keep their hyphen when a line breaks after them: "self-|executing", "non-|party".
+_COMPOUND_HEADS = frozenset(
+    "self non co cross well ill all ex quasi pro half full long short high low first second third one two "
+    "three four five six ten multi semi bi anti counter post pre de mid sub out over under vice so".split()
+)
+_COMPOUND_TAILS = frozenset(
+    "based related owned term party time year old like type wide free level made appointed ordered approved "
+    "specific friendly".split()
+)
+_LAST_WORD = re.compile(r"([A-Za-z]+)-$")
+_FIRST_WORD = re.compile(r"[a-z]+")
 
 
 @dataclass(slots=True)
@@ -39,13 +70,29 @@ class Paragraph:
     ocr: bool
     size: float  # the largest font size in it
     pitch: float | None  # median baseline step between its lines; None for one line
+    # geometry against its column, for deciding whether it carries on a paragraph of the column before
+    indented: bool = False  # first line set in from the column's left edge
+    first_full: bool = False  # first line reaches the column's right edge
+    last_full: bool = False  # last line reaches it (the paragraph may run on)
+    column_start: bool = False  # the first paragraph of its column (or page)
 
 
 def clean_line(text: str) -> str:
-    """One visual line: no spaces between Han characters (PDF producers space out justified CJK text),
-    no-break spaces as plain spaces."""
-    text = _HAN_GAP.sub("", text.strip())
+    """One visual line: ligatures and presentation forms folded, control characters and soft hyphens
+    dropped, no spaces between Han characters (PDF producers space out justified CJK text), no-break
+    spaces as plain spaces."""
+    text = _HAN_GAP.sub("", text.translate(_FOLD).strip())
     return _SPACES.sub(" ", text.replace("\xa0", " "))
+
+
+def _hyphenated(a: str, b: str) -> bool:
+    """A word split by the line break: a lower-case continuation, and not a compound whose hyphen is
+    part of the word ("self-executing", "court-appointed")."""
+    head = _LAST_WORD.search(a)
+    tail = _FIRST_WORD.match(b)
+    if head is None or tail is None:
+        return False
+    return head.group(1).lower() not in _COMPOUND_HEADS and tail.group() not in _COMPOUND_TAILS
 
 
 def join_lines(a: str, b: str) -> str:
@@ -54,8 +101,8 @@ def join_lines(a: str, b: str) -> str:
         return b
     if not b:
         return a
-    if a[-1] == "-" and len(a) > 1 and a[-2].isalpha() and b[0].islower():
-        return a[:-1] + b
+    if a[-1] == "-" and len(a) > 1 and a[-2].isalpha() and b[0].isalpha():
+        return a[:-1] + b if _hyphenated(a, b) else a + b  # a compound keeps its hyphen, without a space
     if _CJK_CHAR.match(a[-1]) or _CJK_CHAR.match(b[0]):
         return a + b
     # a number broken after its group separator ("12,|860元"): in CJK text that comma is never a clause
@@ -94,19 +141,31 @@ def reading_order(lines: list[Line], width: float) -> list[list[Line]]:
     slack = 0.02 * width
     left = [ln for ln in lines if ln.x1 <= mid + slack]
     right = [ln for ln in lines if ln.x0 >= mid - slack]
-    if len(left) < 5 or len(right) < 5:
+    # Columns are lines of text, not the words of one justified line spread over the page.
+    wide = 0.25 * width
+    if sum(ln.x1 - ln.x0 >= wide for ln in left) < 5 or sum(ln.x1 - ln.x0 >= wide for ln in right) < 5:
         return [_merge_same_baseline(lines)]
     spanning = sorted((ln for ln in lines if ln.x1 > mid + slack and ln.x0 < mid - slack), key=lambda ln: ln.y0)
     in_left = {id(ln) for ln in left}
     right = [ln for ln in right if id(ln) not in in_left]  # a narrow centred line reads with the left
     groups: list[list[Line]] = []
     bounds = [float("-inf"), *(ln.y0 for ln in spanning), float("inf")]
+    after_spanning = False  # full-width lines with no column lines between them read as one region
     for i, (lo, hi) in enumerate(zip(bounds, bounds[1:], strict=False)):
         for side in (left, right):
-            groups.append(sorted((ln for ln in side if lo <= ln.y0 < hi), key=lambda ln: (ln.y0, ln.x0)))
+            group = sorted((ln for ln in side if lo <= ln.y0 < hi), key=lambda ln: (ln.y0, ln.x0))
+            if group and after_spanning and side is left and not any(lo <= ln.y0 < hi for ln in right):
+                groups[-1].extend(group)  # the short last line of a full-width region, not a column
+            elif group:
+                groups.append(group)
+                after_spanning = False
         if i < len(spanning):
-            groups.append([spanning[i]])
-    return [g for g in groups if g]
+            if after_spanning:
+                groups[-1].append(spanning[i])
+            else:
+                groups.append([spanning[i]])
+            after_spanning = True
+    return groups
 
 
 def paragraphs(columns: list[list[Line]]) -> list[Paragraph]:
@@ -119,16 +178,19 @@ def paragraphs(columns: list[list[Line]]) -> list[Paragraph]:
         pitches = [b.y0 - a.y0 for a, b in zip(col, col[1:], strict=False) if 0 < b.y0 - a.y0 < 3 * a.height + 1]
         pitch = median(pitches) if pitches else None
         x_left = min(ln.x0 for ln in col)
-        x_right = max(ln.x1 for ln in col)
+        # the edge most lines reach: a few wider lines (a full-width footnote under one column) do not move it
+        x_right = sorted(ln.x1 for ln in col)[(3 * len(col)) // 4]
         span = max(x_right - x_left, 1.0)
         cur: list[Line] = []
+        first = len(out)
         for ln in col:
             if cur and _breaks(cur[-1], ln, pitch, x_left, x_right, span):
-                out.append(_paragraph(cur))
+                out.append(_paragraph(cur, x_left, x_right))
                 cur = []
             cur.append(ln)
         if cur:
-            out.append(_paragraph(cur))
+            out.append(_paragraph(cur, x_left, x_right))
+        out[first].column_start = True
     return out
 
 
@@ -136,22 +198,41 @@ def _breaks(prev: Line, ln: Line, pitch: float | None, x_left: float, x_right: f
     step = ln.y0 - prev.y0
     if step < -0.5 * prev.height:
         return True  # moved up: a new column or a new region
+    if _open_end(prev.text) and ln.text[:1].islower() and _near_size(prev.size, ln.size):
+        if pitch is None or step < 2.5 * pitch:
+            return False  # a sentence carried on in lower case (a short line before a long word, a quote)
+    if abs(ln.size - prev.size) > 1.2:
+        return True
     if pitch is not None and step > 1.45 * pitch + 0.5:
         return True
     if pitch is None and ln.y0 - prev.y1 > 0.8 * prev.height:
         return True
-    if abs(ln.size - prev.size) > 1.2:
-        return True
     em = max(ln.size, 4.0)
     if ln.x0 - x_left > 1.2 * em and prev.x0 - x_left < 0.6 * em:
         return True  # first-line indent
-    # CJK text wraps at any character, so a line that ends over an em short of the edge ended its
-    # paragraph; Latin text wraps at words and leaves a ragged edge of up to a long word
-    slack = 1.5 * em if _CJK_CHAR.match(prev.text[-1:]) else 0.25 * span
-    return span > 20 * em and prev.x1 < x_right - slack
+    return span > 20 * em and prev.x1 < x_right - _edge_slack(prev, span)
 
 
-def _paragraph(lines: list[Line]) -> Paragraph:
+def _edge_slack(ln: Line, span: float) -> float:
+    """How far short of the right edge a line may stop and still have wrapped: CJK text wraps at any
+    character; Latin text wraps at words and leaves a ragged edge of up to a long word."""
+    return 1.5 * max(ln.size, 4.0) if _CJK_CHAR.match(ln.text[-1:]) else 0.25 * span
+
+
+# Sentence-final punctuation, possibly closed by quotes or brackets.
+_CLOSED = re.compile(r"[.!?。！？;；:：…][\'\"’”)）\]】」』]*$")
+
+
+def _near_size(a: float, b: float) -> bool:
+    """Within a quarter: the text layer under a scan gives each OCR'd line its own size."""
+    return abs(a - b) <= 0.25 * max(a, b)
+
+
+def _open_end(text: str) -> bool:
+    return not _CLOSED.search(text.rstrip())
+
+
+def _paragraph(lines: list[Line], x_left: float, x_right: float) -> Paragraph:
     text = ""
     for ln in lines:
         text = join_lines(text, ln.text)
@@ -162,22 +243,53 @@ def _paragraph(lines: list[Line]) -> Paragraph:
         max(ln.y1 for ln in lines),
     )
     steps = [b.y0 - a.y0 for a, b in zip(lines, lines[1:], strict=False)]
+    em = max(lines[0].size, 4.0)
     return Paragraph(
-        text, bbox, any(ln.ocr for ln in lines), max(ln.size for ln in lines), median(steps) if steps else None
+        text,
+        bbox,
+        any(ln.ocr for ln in lines),
+        max(ln.size for ln in lines),
+        median(steps) if steps else None,
+        indented=lines[0].x0 - x_left > 1.2 * em,
+        first_full=_full(lines[0], x_left, x_right),
+        last_full=_full(lines[-1], x_left, x_right),
     )
 
 
-_NOTE_MARK = re.compile(r"^(?:\d{1,3}|[*†‡§])\s*(?=[A-Z“\"(\[])")
+def _full(ln: Line, x_left: float, x_right: float) -> bool:
+    return ln.x1 >= x_right - _edge_slack(ln, x_right - x_left)
+
+
+def continues(prev: Paragraph, nxt: Paragraph, indenting: bool) -> bool:
+    """Whether `nxt`, the first paragraph of a column or page, carries on `prev`, the last of the one
+    before (the break between them being the column's or page's end, not the paragraph's). `indenting`
+    says whether the document marks its paragraphs by indenting their first lines."""
+    if prev.ocr != nxt.ocr or not prev.text or not nxt.text:
+        return False
+    if _open_end(prev.text) and nxt.text[0].islower() and _near_size(prev.size, nxt.size):
+        return True
+    if abs(prev.size - nxt.size) > 1.2:
+        return False
+    if _open_end(prev.text):
+        return not nxt.indented and (prev.last_full or bool(_CJK_CHAR.match(prev.text[-1])))
+    # a sentence ended at the foot: only a full line at the top that is not indented carries on
+    return indenting and prev.last_full and not nxt.indented and nxt.first_full
+
+
+_NOTE_MARK = re.compile(r"^(?:\d{1,3}|[*†‡§])\s*(?=[A-Z“\"(\[\u4e00-\u9fff])")
 
 
 def footnotes(pages: list[list[Paragraph]], heights: list[float]) -> list[set[int]]:
     """Per page, the paragraphs that are footnotes: in the lower part of the page, opened by a note
     mark, and set smaller or tighter than the document's body text; what follows one on its page too."""
-    body = [p for page in pages for p in page if len(p.text) > 200]
+    body = [p for page in pages for p in page if p.pitch]
     if not body:
         return [set() for _ in pages]
-    body_size = median(p.size for p in body)
-    body_pitch = median(p.pitch for p in body if p.pitch) if any(p.pitch for p in body) else None
+    chars: dict[float, int] = {}
+    for p in body:
+        chars[round(p.size, 1)] = chars.get(round(p.size, 1), 0) + len(p.text)
+    body_size = max(chars, key=chars.get)  # the size most of the text is set in
+    body_pitch = median(p.pitch for p in body if round(p.size, 1) == body_size)
     out = []
     for page, height in zip(pages, heights, strict=True):
         notes: set[int] = set()
@@ -192,4 +304,30 @@ def footnotes(pages: list[list[Paragraph]], heights: list[float]) -> list[set[in
             ):
                 notes.add(i)
         out.append(notes)
+    return out
+
+
+Piece = tuple[int, Paragraph]  # (page, paragraph)
+
+
+def flow(pages: list[list[Paragraph]], notes: list[set[int]]) -> list[tuple[list[Piece], bool]]:
+    """The document's paragraphs in reading order, each as the pieces it was cut into by column and page
+    ends, with whether it is a footnote. A footnote follows the paragraph it interrupts."""
+    multi = [p for page in pages for p in page if p.pitch and not p.column_start]
+    indenting = bool(multi) and 2 * sum(p.indented for p in multi) >= len(multi)
+    out: list[tuple[list[Piece], bool]] = []
+    held: list[tuple[list[Piece], bool]] = []  # footnotes waiting for the paragraph they interrupt to end
+    last: list[Piece] | None = None
+    for pno, page in enumerate(pages):
+        for i, p in enumerate(page):
+            if i in notes[pno]:
+                held.append(([(pno, p)], True))
+            elif last is not None and p.column_start and continues(last[-1][1], p, indenting):
+                last.append((pno, p))
+            else:
+                out.extend(held)
+                held = []
+                last = [(pno, p)]
+                out.append((last, False))
+    out.extend(held)
     return out

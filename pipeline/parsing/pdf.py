@@ -11,9 +11,18 @@ import pymupdf
 from pipeline.config import ParseConfig
 from pipeline.errors import CorruptDocument, EmptyDocument, EncryptedDocument, TooManyPages
 from pipeline.parsing.cleanup import furniture
-from pipeline.parsing.layout import Line, clean_line, footnotes, paragraphs, reading_order
+from pipeline.parsing.layout import (
+    Line,
+    Piece,
+    clean_line,
+    flow,
+    footnotes,
+    join_lines,
+    paragraphs,
+    reading_order,
+)
 from pipeline.parsing.limits import Deadline
-from pipeline.parsing.spans import Extracted, TextBuilder
+from pipeline.parsing.spans import Extracted, PagePart, TextBuilder
 from pipeline.records import BlockType
 
 # Text only: images in the dict output would cost time and memory for nothing.
@@ -48,14 +57,15 @@ def page_lines(page: pymupdf.Page, textpage=None, ocr: bool = False) -> list[Lin
     out: list[Line] = []
     for block in data["blocks"]:
         for line in block.get("lines", ()):
-            spans = line["spans"]
-            text = clean_line("".join(s["text"] for s in spans))
-            if not text:
-                continue
             dx, dy = line["dir"]
-            x0, y0, x1, y1 = line["bbox"]
-            size = max(s["size"] for s in spans)
-            out.append(Line(text, x0, y0, x1, y1, size, abs(dy) < 0.05 and dx > 0, ocr))
+            horizontal = abs(dy) < 0.05 and dx > 0
+            for spans in _runs(line["spans"]) if horizontal else [line["spans"]]:
+                text = clean_line("".join(s["text"] for s in spans))
+                if not text:
+                    continue
+                x0, y0, x1, y1 = line["bbox"] if len(spans) == len(line["spans"]) else _union(spans)
+                size = max(s["size"] for s in spans)
+                out.append(Line(text, x0, y0, x1, y1, size, horizontal, ocr))
     return out
 
 
@@ -64,6 +74,24 @@ def ocr_dpi(width: float, height: float, config: ParseConfig) -> int:
     parse.ocr_max_pixels pixels (the rendered page is what OCR holds in memory)."""
     fit = 72 * math.sqrt(config.ocr_max_pixels / max(width * height, 1.0))
     return max(1, min(config.ocr_dpi, math.floor(fit)))
+
+
+def _runs(spans: list[dict]) -> list[list[dict]]:
+    """A line's spans cut where a wide gap parts them: PyMuPDF joins the lines of two columns that share
+    a baseline when the gutter is narrow."""
+    runs = [[spans[0]]] if spans else []
+    for s in spans[1:]:
+        prev = runs[-1][-1]
+        if s["bbox"][0] - prev["bbox"][2] > 1.5 * max(prev["size"], s["size"], 1.0):
+            runs.append([s])
+        else:
+            runs[-1].append(s)
+    return runs
+
+
+def _union(spans: list[dict]) -> tuple[float, float, float, float]:
+    x0s, y0s, x1s, y1s = zip(*(s["bbox"] for s in spans), strict=True)
+    return min(x0s), min(y0s), max(x1s), max(y1s)
 
 
 def _ocr_lines(page: pymupdf.Page, config: ParseConfig, dpi: int) -> list[Line]:
@@ -128,10 +156,13 @@ def read_pdf(path: Path, config: ParseConfig) -> Extracted:
     ]
     notes = footnotes(paras, [h for _, h in sizes])
     builder = TextBuilder("\n")
-    for pno, page in enumerate(paras):
-        for i, para in enumerate(page):
-            kind = BlockType.APPENDIX if i in notes[pno] else None  # DESIGN: footnotes are APPENDIX
-            builder.add(para.text, kind, page=pno, bbox=tuple(round(v, 2) for v in para.bbox), ocr=para.ocr)
+    for pieces, is_note in flow(paras, notes):
+        text, starts = _joined(pieces)
+        kind = BlockType.APPENDIX if is_note else None  # DESIGN: footnotes are APPENDIX
+        span = builder.add(text, kind, ocr=any(p.ocr for _, p in pieces))
+        if span is not None:
+            span.parts = _page_parts(pieces, starts, span.start)
+            span.page, span.bbox = span.parts[0].page, span.parts[0].bbox
     if not builder.spans:
         if repaired:
             raise CorruptDocument(source, "damaged or truncated PDF: no readable text")
@@ -139,3 +170,26 @@ def read_pdf(path: Path, config: ParseConfig) -> Extracted:
     if repaired:
         warnings.append("the PDF was damaged and repaired on opening; some text may be missing")
     return Extracted(text=builder.text(), spans=builder.spans, n_pages=len(pages), warnings=warnings)
+
+
+def _joined(pieces: list[Piece]) -> tuple[str, list[int]]:
+    """One paragraph's text from its pieces, and where each piece starts in it."""
+    text, starts = "", []
+    for _, para in pieces:
+        text = join_lines(text, para.text)
+        starts.append(len(text) - len(para.text))  # join_lines keeps the second part whole at the end
+    return text, starts
+
+
+def _page_parts(pieces: list[Piece], starts: list[int], offset: int) -> tuple[PagePart, ...]:
+    """One box per page (pieces from two columns of a page share a box)."""
+    parts: list[PagePart] = []
+    for (page, para), start in zip(pieces, starts, strict=True):
+        box = para.bbox
+        if parts and parts[-1].page == page:
+            a = parts[-1].bbox
+            box = (min(a[0], box[0]), min(a[1], box[1]), max(a[2], box[2]), max(a[3], box[3]))
+            parts[-1] = PagePart(parts[-1].start, page, box)
+        else:
+            parts.append(PagePart(offset + start, page, box))
+    return tuple(PagePart(p.start, p.page, tuple(round(v, 2) for v in p.bbox)) for p in parts)

@@ -15,6 +15,15 @@ from pipeline.records import BlockType, DocKind, DocMeta
 BBox = tuple[float, float, float, float]
 
 
+@dataclass(frozen=True, slots=True)
+class PagePart:
+    """Where one page's share of a span starts in the text, and its box on that page."""
+
+    start: int
+    page: int
+    bbox: BBox
+
+
 @dataclass
 class Span:
     start: int
@@ -23,10 +32,41 @@ class Span:
     page: int | None = None
     bbox: BBox | None = None
     ocr: bool = False
+    # one per page a paragraph covers (PDF only); `page`/`bbox` are the first one's
+    parts: tuple[PagePart, ...] = ()
 
     def cut(self, start: int, end: int) -> Span:
-        """A piece of this span that keeps its provenance (a split paragraph stays on its page/box)."""
-        return replace(self, start=start, end=end)
+        """A piece of this span that keeps its provenance: the pages (and boxes) its characters lie on."""
+        if len(self.parts) < 2:
+            return replace(self, start=start, end=end)
+        parts = tuple(p for i, p in enumerate(self.parts) if p.start < end and _part_end(self, i) > start)
+        parts = parts or self.parts[:1]
+        return replace(self, start=start, end=end, page=parts[0].page, bbox=parts[0].bbox, parts=parts)
+
+    def joined(self, other: Span) -> Span:
+        """This span run on to the end of `other` (a claim or paragraph layout cut in two); boxes on one page
+        are united."""
+        parts = list(self.parts)
+        for p in other.parts:
+            if parts and parts[-1].page == p.page:
+                a, b = parts[-1].bbox, p.bbox
+                box = (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
+                parts[-1] = PagePart(parts[-1].start, p.page, box)
+            else:
+                parts.append(p)
+        first = parts[0] if parts else None
+        return replace(
+            self,
+            end=other.end,
+            page=first.page if first else self.page,
+            bbox=first.bbox if first else self.bbox,
+            ocr=self.ocr or other.ocr,
+            parts=tuple(parts),
+        )
+
+
+def _part_end(span: Span, i: int) -> int:
+    return span.parts[i + 1].start if i + 1 < len(span.parts) else span.end
 
 
 @dataclass

@@ -136,16 +136,12 @@ def type_spans(text: str, spans: list[Span]) -> list[Span]:
 
 
 def _one_per_claim(text: str, spans: list[Span]) -> list[Span]:
-    """Merge the paragraphs layout cut a claim into: a claim runs until the next claim number (or page)."""
+    """Merge the paragraphs layout cut a claim into: a claim runs until the next claim number, over page
+    breaks too (the block keeps one box per page)."""
     out: list[Span] = []
     for s in spans:
-        prev = out[-1] if out else None
-        if prev is not None and prev.page == s.page and not _CLAIM_NUMBER.match(text[s.start : s.end]):
-            bbox = prev.bbox
-            if bbox is not None and s.bbox is not None:
-                bbox = (min(bbox[0], s.bbox[0]), min(bbox[1], s.bbox[1]), max(bbox[2], s.bbox[2]), max(bbox[3], s.bbox[3]))
-            out[-1] = prev.cut(prev.start, s.end)
-            out[-1].bbox = bbox
+        if out and not _CLAIM_NUMBER.match(text[s.start : s.end]):
+            out[-1] = out[-1].joined(s)
         else:
             out.append(s)
     return out
