@@ -18,7 +18,8 @@ import torch
 
 from txl.evaluate import evaluate_lm, pick_docs
 from txl.streams import load_split
-from txl.train import Trainer, load_train_config
+from txl.train import Trainer
+from txl.train_config import load_train_config
 from txl.windows import PastWindows
 
 

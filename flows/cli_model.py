@@ -68,7 +68,7 @@ def train_run(
 ) -> None:
     """Train (resuming from out_dir's checkpoint unless --fresh); progress, metrics.jsonl, curves.png."""
     from txl.launch import run_training
-    from txl.train import load_train_config
+    from txl.train_config import load_train_config
 
     if config is not None:
         existing_path(config)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from flows.config import ConfigError, config_toml, load_config
-from txl.train import load_train_config
+from txl.train_config import load_train_config
 
 
 def test_defaults():
