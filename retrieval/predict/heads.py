@@ -2,7 +2,7 @@
 role of a segment from its text and its context (a dual-tower head).
 
 Both heads read text through a small hashed TF-IDF view so they train in seconds on CPU and ship in a
-few megabytes (txl/tfidf.py); `RoleHead`'s towers can read a Transformer-XL instead or as well (`txl_views`: the
+few megabytes (retrieval/predict/tfidf.py); `RoleHead`'s towers can read a Transformer-XL instead or as well (`txl_views`: the
 segment's pooled final states, and the states in the model's memory when it reads the segment).
 """
 
@@ -18,7 +18,7 @@ from scipy import sparse
 from torch import nn
 
 from pipeline.records import BlockType
-from txl.tfidf import HashedTfidf, load_npz, save_npz
+from retrieval.predict.tfidf import HashedTfidf, load_npz, save_npz
 
 # ---- articles --------------------------------------------------------------------------------------
 
