@@ -56,15 +56,29 @@ class TemporaryAPI:
         package_dir = os.path.dirname(os.path.dirname(find_spec("prefect").origin))
         self.process = subprocess.Popen(
             [
-                sys.executable, "-m", "uvicorn", "--app-dir", package_dir,
-                "--factory", "prefect.server.api.server:create_app",
-                "--host", "127.0.0.1", "--port", str(port), "--log-level", "error", "--lifespan", "on",
+                sys.executable,
+                "-m",
+                "uvicorn",
+                "--app-dir",
+                package_dir,
+                "--factory",
+                "prefect.server.api.server:create_app",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--log-level",
+                "error",
+                "--lifespan",
+                "on",
             ],
             # the switches Prefect's own temporary server sets: the API alone, its few in-process services
             env={
                 PREFECT_HOME: str(user_cache_dir("prefect")),  # its database, not ~/.prefect/prefect.db
                 **os.environ,
-                "PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1", "PREFECT__SERVER_FINAL": "1",
+                "PREFECT_UI_ENABLED": "0",
+                "PREFECT__SERVER_EPHEMERAL": "1",
+                "PREFECT__SERVER_FINAL": "1",
             },
             # the server ends when the CLI's main thread does, even after a kill -9; it would outlive it otherwise
             preexec_fn=die_with_parent if sys.platform == "linux" else None,
@@ -84,7 +98,9 @@ class TemporaryAPI:
                 self.start()
                 continue
             if code is not None:
-                raise ServerDidNotStart(f"the temporary Prefect server stopped before it answered (exit code {code})")
+                raise ServerDidNotStart(
+                    f"the temporary Prefect server stopped before it answered (exit code {code})"
+                )
             try:
                 with urllib.request.urlopen(f"{self.url}/health", timeout=1) as response:
                     if response.status == 200:
@@ -118,8 +134,11 @@ def temporary_api(while_starting: Callable[[], None]) -> Iterator[None]:
     server = None if os.environ.get(API_URL) else TemporaryAPI().start()
     try:
         while_starting()
+        # start-up: Prefect, ~1.1 s over this module (timed), imported once its server process is launched
         from prefect.context import refresh_global_settings_context
-        from prefect.settings import (
+        from prefect.events.worker import EventsWorker  # start-up: Prefect
+        from prefect.logging.handlers import APILogWorker  # start-up: Prefect
+        from prefect.settings import (  # start-up: Prefect
             PREFECT_API_URL,
             PREFECT_SERVER_EPHEMERAL_ENABLED,
             PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS,
@@ -141,9 +160,6 @@ def temporary_api(while_starting: Callable[[], None]) -> Iterator[None]:
         try:
             yield
         finally:
-            from prefect.events.worker import EventsWorker
-            from prefect.logging.handlers import APILogWorker
-
             # the run's last log lines and events, while the server still listens
             APILogWorker.drain_all(timeout=5)
             EventsWorker.drain_all(timeout=5)

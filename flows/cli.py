@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from flows.cli_common import ConfigOpt, SetOpt, config_app, console, eval_app, resolve_config
+from flows.cli_common import ConfigOpt, SetOpt, config_app, console, eval_app, resolve_config, train_app
 from flows.config import config_toml
 
 app = typer.Typer(
@@ -16,6 +16,7 @@ app = typer.Typer(
 )
 app.add_typer(config_app, name="config")
 app.add_typer(eval_app, name="eval")
+app.add_typer(train_app, name="train")
 
 
 @config_app.command("show")
@@ -24,5 +25,12 @@ def config_show(config: ConfigOpt = None, set_: SetOpt = None) -> None:
     console.print(config_toml(resolve_config(config, set_)), highlight=False, markup=False)
 
 
-# Command modules register their commands on `app` / `eval_app` when imported.
-from flows import cli_model, cli_pipeline, cli_predict, cli_retrieval, cli_run, cli_tokenizer  # noqa: E402,F401
+if __name__ == "__main__":
+    # `python -m flows.cli` runs this file as __main__, beside the `flows.cli` that the command modules
+    # import and register on: run that one.
+    from flows.cli import app as registered
+
+    registered(prog_name="ldx")
+else:
+    # Command modules register their commands on `app` and the sub-apps when imported.
+    from flows import cli_model, cli_pipeline, cli_predict, cli_retrieval, cli_run, cli_tokenizer  # noqa: F401

@@ -13,15 +13,18 @@ from rich.console import Console
 from rich.text import Text
 
 from flows.config import ConfigError, LdxConfig, load_config
+from pipeline.errors import DocumentError
 
 console = Console()
 err_console = Console(stderr=True)
 
 eval_app = typer.Typer(help="Evaluate on any file in the documented layouts; --json for one JSON object.")
 config_app = typer.Typer(help="Inspect the effective configuration.")
+train_app = typer.Typer(help="Train the Transformer-XL language model on document-ordered streams.")
 
 ConfigOpt = Annotated[
-    Path | None, typer.Option("--config", "-c", help="TOML file with [parse] [segment] [model] [retrieval] [run].")
+    Path | None,
+    typer.Option("--config", "-c", help="TOML file with [parse] [segment] [model] [retrieval] [run]."),
 ]
 SetOpt = Annotated[
     list[str] | None, typer.Option("--set", "-s", help="Override one key: section.key=value (repeatable).")
@@ -35,7 +38,10 @@ _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 def safe(value) -> str:
     """Document text or a path as it may reach the terminal: control characters shown escaped."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}", str(value))
+    return _CONTROL.sub(
+        lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}",
+        str(value),
+    )
 
 
 def plain(value, style: str = "") -> Text:
@@ -45,7 +51,9 @@ def plain(value, style: str = "") -> Text:
 
 def fail(message: str, code: int = 2) -> NoReturn:
     """Print one clear line on stderr and exit non-zero."""
-    err_console.print(Text.assemble(("error:", "bold red"), " ", safe(message)), highlight=False, soft_wrap=True)
+    err_console.print(
+        Text.assemble(("error:", "bold red"), " ", safe(message)), highlight=False, soft_wrap=True
+    )
     raise typer.Exit(code)
 
 
@@ -66,8 +74,6 @@ def existing_path(path: Path, what: str = "file") -> Path:
 def fail_on_bad_input() -> Iterator[None]:
     """A document the pipeline cannot read (pipeline.errors.DocumentError, which names the file and the
     reason) ends the command with that one line."""
-    from pipeline.errors import DocumentError
-
     try:
         yield
     except DocumentError as e:

@@ -1,4 +1,9 @@
-"""`ldx train …` and `ldx eval lm`: the model work's commands (registered on the root app and eval_app)."""
+"""`ldx train …` and `ldx eval lm`: the model work's commands (registered on train_app and eval_app).
+
+txl/ and retrieval/ import torch, which adds ~1.4 s to the start-up of every `ldx` command (0.4 s
+without it; measured with `python -X importtime` and timed imports after `import flows.cli`): each
+command imports them itself, on lines marked `# start-up`.
+"""
 
 from __future__ import annotations
 
@@ -12,63 +17,89 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.table import Table
 
-from flows.cli import app
-from flows.cli_common import ConfigOpt, SetOpt, console, eval_app, existing_path, fail, resolve_config
+from flows.cli import app  # noqa: F401  (the root app exists first)
+from flows.cli_common import (
+    ConfigOpt,
+    SetOpt,
+    console,
+    eval_app,
+    existing_path,
+    fail,
+    resolve_config,
+    train_app,
+)
 from pipeline.paths import SHARED_DATA, SHIPPED_CHECKPOINT
+from txl.train_config import load_train_config
 
-train_app = typer.Typer(help="Train the Transformer-XL language model on document-ordered streams.")
-app.add_typer(train_app, name="train")
 
 @train_app.command("prepare")
 def train_prepare(
-    out: Annotated[Path, typer.Option("--out", help="Folder for the stream files (git-ignored, e.g. runs/).")] = Path(
-        "runs/lm_data"
-    ),
+    out: Annotated[
+        Path, typer.Option("--out", help="Folder for the stream files (git-ignored, e.g. runs/).")
+    ] = Path("runs/lm_data"),
     data_root: Annotated[Path, typer.Option("--data-root", help="The shared corpora folder.")] = SHARED_DATA,
     corpus: Annotated[
-        list[str] | None, typer.Option("--corpus", help="Only these corpora (names of txl.corpora.DEFAULT_CORPORA).")
+        list[str] | None,
+        typer.Option("--corpus", help="Only these corpora (names of txl.corpora.DEFAULT_CORPORA)."),
     ] = None,
     max_docs: Annotated[int | None, typer.Option(help="At most this many documents per corpus.")] = None,
     holdout: Annotated[float, typer.Option(help="Fraction of each corpus's documents held apart.")] = 0.05,
     seed: Annotated[int, typer.Option(help="Seed of the held-apart choice.")] = 0,
     max_train_docs: Annotated[
         list[str] | None,
-        typer.Option(help="NAME=N: at most N training documents of that corpus (a seeded sample); repeatable."),
+        typer.Option(
+            help="NAME=N: at most N training documents of that corpus (a seeded sample); repeatable."
+        ),
     ] = None,
 ) -> None:
     """Parse, segment and tokenize the shared corpora into per-corpus stream files with a held-apart split."""
-    from txl.corpora import DEFAULT_CORPORA, prepare
+    from txl.corpora import DEFAULT_CORPORA, prepare  # start-up: torch
 
     existing_path(data_root, "folder")
     chosen = tuple(c for c in DEFAULT_CORPORA if not corpus or c.name in corpus)
     unknown = set(corpus or []) - {c.name for c in DEFAULT_CORPORA}
     if unknown:
-        fail(f"unknown corpus {', '.join(sorted(unknown))}; known: {', '.join(c.name for c in DEFAULT_CORPORA)}")
+        fail(
+            f"unknown corpus {', '.join(sorted(unknown))}; known: {', '.join(c.name for c in DEFAULT_CORPORA)}"
+        )
     caps = {}
     for item in max_train_docs or []:
         name, _, n = item.partition("=")
         if not n.isdigit():
             fail(f"--max-train-docs {item!r}: expected NAME=N, e.g. en_ewca=60")
         caps[name] = int(n)
-    manifest = prepare(out, data_root.resolve(), chosen, holdout=holdout, seed=seed, max_docs=max_docs,
-                       max_train_docs=caps,
-                       log=lambda line: console.print(line, highlight=False, markup=False))
+    manifest = prepare(
+        out,
+        data_root.resolve(),
+        chosen,
+        holdout=holdout,
+        seed=seed,
+        max_docs=max_docs,
+        max_train_docs=caps,
+        log=lambda line: console.print(line, highlight=False, markup=False),
+    )
     console.print(f"[green]wrote[/] {out} ({len(manifest['corpora'])} corpora)")
 
 
 @train_app.command("run")
 def train_run(
-    config: Annotated[Path | None, typer.Option("--config", "-c", help="TOML training config ([train] table).")] = None,
+    config: Annotated[
+        Path | None, typer.Option("--config", "-c", help="TOML training config ([train] table).")
+    ] = None,
     set_: Annotated[
         list[str] | None, typer.Option("--set", "-s", help="Override one key: key=value, e.g. max_steps=500.")
     ] = None,
-    fresh: Annotated[bool, typer.Option("--fresh", help="Start over instead of resuming out_dir's checkpoint.")] = False,
-    nproc: Annotated[int, typer.Option(help="Processes (DDP through torchrun; gloo on CPU, NCCL on GPUs).")] = 1,
+    fresh: Annotated[
+        bool, typer.Option("--fresh", help="Start over instead of resuming out_dir's checkpoint.")
+    ] = False,
+    nproc: Annotated[
+        int, typer.Option(help="Processes (DDP through torchrun; gloo on CPU, NCCL on GPUs).")
+    ] = 1,
 ) -> None:
     """Train (resuming from out_dir's checkpoint unless --fresh); progress, metrics.jsonl, curves.png."""
-    from txl.launch import run_training
-    from txl.train_config import load_train_config
+    from txl.launch import run_training  # start-up: torch
 
     if config is not None:
         existing_path(config)
@@ -80,8 +111,17 @@ def train_run(
     if fresh:
         (Path(cfg.out_dir) / "train_state.pt").unlink(missing_ok=True)
     if nproc > 1:  # every rank runs this same command, alone (nproc 1) inside torchrun's group
-        cmd = [sys.executable, "-m", "torch.distributed.run", f"--nproc-per-node={nproc}", "-m", "flows",
-               "train", "run", *(["--config", str(config)] if config else [])]
+        cmd = [
+            sys.executable,
+            "-m",
+            "torch.distributed.run",
+            f"--nproc-per-node={nproc}",
+            "-m",
+            "flows",
+            "train",
+            "run",
+            *(["--config", str(config)] if config else []),
+        ]
         cmd += [arg for item in set_ or [] for arg in ("--set", item)]
         raise typer.Exit(subprocess.call(cmd, env={**os.environ}))
     records = run_training(cfg)
@@ -92,24 +132,32 @@ def train_run(
 @train_app.command("keys")
 def train_keys(
     checkpoint: Annotated[Path | None, typer.Option(help="Encoder; default data/models/txl_lm.pt.")] = None,
-    out: Annotated[Path | None, typer.Option("--out", help="Key head file; default data/models/keys.pt.")] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Key head file; default data/models/keys.pt.")
+    ] = None,
     data_root: Annotated[Path, typer.Option("--data-root", help="The shared corpora folder.")] = SHARED_DATA,
     max_train_docs: Annotated[int | None, typer.Option(help="Training records per source at most.")] = None,
-    time_budget: Annotated[float | None, typer.Option(help="Seconds of training at most (best epoch kept).")] = None,
+    time_budget: Annotated[
+        float | None, typer.Option(help="Seconds of training at most (best epoch kept).")
+    ] = None,
     dim: Annotated[int, typer.Option(help="Key dimension.")] = 256,
     device: Annotated[str, typer.Option(help="cpu, cuda, ...")] = "cpu",
 ) -> None:
     """Train the retrieval key head on the encoder's frozen states (retrieval/train_keys.py): prints the
     validation MRR / recall of the raw keys and of the head."""
-    from retrieval.train_keys import KeyTrainConfig
-    from retrieval.train_keys import train_keys as run_training
-    from txl.keys import KEYS_FILE, FitConfig
+    from retrieval.train_keys import KeyTrainConfig  # start-up: torch
+    from retrieval.train_keys import train_keys as run_training  # start-up: torch
+    from txl.keys import KEYS_FILE, FitConfig  # start-up: torch
 
     existing_path(data_root, "folder")
     if checkpoint is not None:
         existing_path(checkpoint)
-    cfg = KeyTrainConfig(data=str(data_root.resolve()), max_train_docs=max_train_docs, device=device,
-                         fit=FitConfig(dim=dim, time_budget_s=time_budget))
+    cfg = KeyTrainConfig(
+        data=str(data_root.resolve()),
+        max_train_docs=max_train_docs,
+        device=device,
+        fit=FitConfig(dim=dim, time_budget_s=time_budget),
+    )
     report = run_training(str(checkpoint) if checkpoint else None, out or KEYS_FILE, cfg)
     report.pop("epochs")
     console.print_json(json.dumps(report, ensure_ascii=False, default=str))
@@ -119,16 +167,28 @@ def train_keys(
 def eval_lm(
     paths: Annotated[list[Path], typer.Argument(help="Documents: PDFs, text, XML, JSONL corpora ...")],
     checkpoint: Annotated[Path | None, typer.Option(help="Model file; default: the shipped one.")] = None,
-    settings: Annotated[str, typer.Option(help="Comma-separated: none, memory, retrieved.")] = "none,memory,retrieved",
-    mem_len: Annotated[int | None, typer.Option(help="Evaluation memory length (default: the model's).")] = None,
-    clamp_len: Annotated[int | None, typer.Option(help="Relative-distance clamp (default: the model's).")] = None,
+    settings: Annotated[
+        str, typer.Option(help="Comma-separated: none, memory, retrieved.")
+    ] = "none,memory,retrieved",
+    mem_len: Annotated[
+        int | None, typer.Option(help="Evaluation memory length (default: the model's).")
+    ] = None,
+    clamp_len: Annotated[
+        int | None, typer.Option(help="Relative-distance clamp (default: the model's).")
+    ] = None,
     seg_len: Annotated[int | None, typer.Option(help="Window length (default: the training one).")] = None,
     lanes: Annotated[int, typer.Option(help="Documents evaluated side by side.")] = 8,
     max_docs: Annotated[int | None, typer.Option(help="At most this many documents in all.")] = None,
-    threads: Annotated[int, typer.Option(help="Torch intra-op threads (1 is fastest on a busy shared machine).")] = 1,
+    threads: Annotated[
+        int, typer.Option(help="Torch intra-op threads (1 is fastest on a busy shared machine).")
+    ] = 1,
     store: Annotated[
-        bool, typer.Option("--store/--no-store", help="Retrieve from a retrieval SegmentStore (pooled states) "
-                           "or from txl's in-memory stand-in (full states).")
+        bool,
+        typer.Option(
+            "--store/--no-store",
+            help="Retrieve from a retrieval SegmentStore (pooled states) "
+            "or from txl's in-memory stand-in (full states).",
+        ),
     ] = True,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     config: ConfigOpt = None,
@@ -136,11 +196,7 @@ def eval_lm(
 ) -> None:
     """Perplexity and bits per character with memory off, on, and on + retrieved memory; also on distant
     recalls and connective clauses (txl.lm_metrics), and each setting against the one before it."""
-    import torch
-
-    from flows.lm_store import StorePastWindows
-    from txl.eval_checkpoint import evaluate_checkpoint
-    from txl.windows import PastWindows
+    import torch  # start-up: torch
 
     for p in paths:
         existing_path(p)
@@ -148,45 +204,86 @@ def eval_lm(
     ckpt = checkpoint or (Path(cfg.model.checkpoint) if cfg.model.checkpoint else SHIPPED_CHECKPOINT)
     existing_path(ckpt, "checkpoint")
     torch.set_num_threads(threads)
-    model_cfg = cfg.model.model_copy(update={k: v for k, v in (("mem_len", mem_len), ("clamp_len", clamp_len))
-                                             if v is not None})
-    with tempfile.TemporaryDirectory(prefix="ldx-eval-") as tmp:
-
-        def store_windows() -> StorePastWindows:
-            return StorePastWindows(Path(tmp) / uuid.uuid4().hex, cfg.retrieval)
-
-        try:
-            out = evaluate_checkpoint(
-                ckpt, paths, [s.strip() for s in settings.split(",") if s.strip()], cfg.parse, cfg.segment,
-                model_cfg, cfg.retrieval.inject_k, store_windows if store else PastWindows, seg_len, lanes, max_docs,
-            )
-        except ValueError as e:
-            fail(str(e))
+    model_cfg = cfg.model.model_copy(
+        update={k: v for k, v in (("mem_len", mem_len), ("clamp_len", clamp_len)) if v is not None}
+    )
+    out = _evaluate(ckpt, paths, settings, cfg, model_cfg, store, seg_len, lanes, max_docs)
     if as_json:
         print(json.dumps(out))
         return
     _print_lm_tables(out)
 
 
+def _evaluate(
+    ckpt: Path, paths: list[Path], settings: str, cfg, model_cfg, store: bool, seg_len, lanes, max_docs
+) -> dict:
+    """evaluate_checkpoint over the chosen settings; retrieved memory from a SegmentStore per document
+    (in a temporary folder) when `store`, else from txl's in-memory stand-in."""
+    from flows.lm_store import StorePastWindows  # start-up: torch
+    from txl.eval_checkpoint import evaluate_checkpoint  # start-up: torch
+    from txl.windows import PastWindows  # start-up: torch
+
+    chosen = [s.strip() for s in settings.split(",") if s.strip()]
+    with tempfile.TemporaryDirectory(prefix="ldx-eval-") as tmp:
+
+        def store_windows() -> StorePastWindows:
+            return StorePastWindows(Path(tmp) / uuid.uuid4().hex, cfg.retrieval)
+
+        windows = store_windows if store else PastWindows
+        try:
+            return evaluate_checkpoint(
+                ckpt,
+                paths,
+                chosen,
+                cfg.parse,
+                cfg.segment,
+                model_cfg,
+                cfg.retrieval.inject_k,
+                windows,
+                seg_len,
+                lanes,
+                max_docs,
+            )
+        except ValueError as e:
+            fail(str(e))
+
+
 def _print_lm_tables(out: dict) -> None:
     """The per-setting figures, then each pair's per-token NLL differences with their 95% intervals."""
-    # lazily, as every model command here: txl pulls in torch, seconds of start-up for the other commands
-    from rich.table import Table
-
-    from txl.lm_metrics import SUBSETS, format_difference, format_figures
+    from txl.lm_metrics import SUBSETS, format_difference, format_figures  # start-up: torch
 
     for message in out["warnings"] + [f"skipped: {m}" for _, m in out["errors"]]:
         console.print(message, highlight=False, markup=False)
     threshold = out["distant_threshold"]
-    table = Table(title=f"{out['documents']} documents, {Path(out['checkpoint']).name}",
-                  caption=f"distant recall: trigrams last seen over {threshold} tokens back")
-    for col in ("setting", "corpus", "tokens", "chars", "NLL", "perplexity", "bpc", "ppl distant recall",
-                "ppl after connective"):
+    table = Table(
+        title=f"{out['documents']} documents, {Path(out['checkpoint']).name}",
+        caption=f"distant recall: trigrams last seen over {threshold} tokens back",
+    )
+    for col in (
+        "setting",
+        "corpus",
+        "tokens",
+        "chars",
+        "NLL",
+        "perplexity",
+        "bpc",
+        "ppl distant recall",
+        "ppl after connective",
+    ):
         table.add_column(col)
     for setting, rows in out["settings"].items():
         for corpus, r in rows.items():
-            table.add_row(setting, corpus, str(r["tokens"]), str(r["chars"]), f"{r['nll']:.3f}", f"{r['ppl']:.2f}",
-                          f"{r['bpc']:.3f}", format_figures(r["distant_recall"]), format_figures(r["after_connective"]))
+            table.add_row(
+                setting,
+                corpus,
+                str(r["tokens"]),
+                str(r["chars"]),
+                f"{r['nll']:.3f}",
+                f"{r['ppl']:.2f}",
+                f"{r['bpc']:.3f}",
+                format_figures(r["distant_recall"]),
+                format_figures(r["after_connective"]),
+            )
     console.print(table)
     if not out["paired"]:
         return

@@ -1,4 +1,9 @@
-"""`ldx` commands of the predict work: `eval roles`, `eval articles`, `eval consistency`, `train heads`."""
+"""`ldx` commands of the predict work: `eval roles`, `eval articles`, `eval consistency`, `train heads`.
+
+What the commands run is imported inside them, on lines marked `# start-up`, for what it adds to every
+`ldx` command's start-up (0.4 s alone; timed after `import flows.cli`): retrieval.predict and
+retrieval.encoder import torch (~1.4 s), pipeline.parsing its parsers (~0.16 s), pipeline.analysis ~0.12 s.
+"""
 
 from __future__ import annotations
 
@@ -10,11 +15,25 @@ import typer
 from rich.table import Table
 
 from flows.cli import app  # noqa: F401  (the root app exists first)
-from flows.cli_common import console, eval_app, existing_path, fail, fail_on_bad_input
-from flows.cli_model import train_app
+from flows.cli_common import console, eval_app, existing_path, fail, fail_on_bad_input, train_app
+from pipeline.config import ParseConfig
+from pipeline.paths import HEADS_DIR, MODELS_DIR
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
-HeadsOpt = Annotated[Path | None, typer.Option("--heads", help="Folder of head weights; default: data/models/heads/.")]
+TowersOpt = Annotated[
+    str,
+    typer.Option(
+        help="What the role head's towers read: text, txl (the Transformer-XL's "
+        "states of the segment and of its memory) or both."
+    ),
+]
+EncoderOpt = Annotated[
+    Path | None,
+    typer.Option(help="Checkpoint in data/models/ the txl towers read; default: the shipped one."),
+]
+HeadsOpt = Annotated[
+    Path | None, typer.Option("--heads", help="Folder of head weights; default: data/models/heads/.")
+]
 
 
 def _table(title: str, rows: dict[str, dict[str, float]]) -> Table:
@@ -30,8 +49,7 @@ def _table(title: str, rows: dict[str, dict[str, float]]) -> Table:
 
 def _documents(path: Path, text_field: str, limit: int | None, skip=lambda doc: False) -> tuple[list, list]:
     """Parsed documents of a corpus (bad records are collected, not fatal), at most `limit` kept."""
-    from pipeline.config import ParseConfig
-    from pipeline.parsing import iter_documents
+    from pipeline.parsing import iter_documents  # start-up: parsers
 
     docs, errors = [], []
     for doc in iter_documents(path, ParseConfig(jsonl_text_field=text_field), errors):
@@ -43,7 +61,7 @@ def _documents(path: Path, text_field: str, limit: int | None, skip=lambda doc: 
 
 
 def _is_india_layout(path: Path) -> bool:
-    from retrieval.predict.train import read_jsonl
+    from retrieval.predict.train import read_jsonl  # start-up: torch
 
     first = next(iter(read_jsonl(path)), None)
     return isinstance(first, dict) and "sentences" in first
@@ -51,19 +69,28 @@ def _is_india_layout(path: Path) -> bool:
 
 @eval_app.command("roles")
 def eval_roles_cmd(
-    file: Annotated[Path, typer.Argument(help="india_sc_roles layout (sentences with labels), or a JSONL corpus "
-                                              "of Chinese judgments (evaluated against the parser's types with "
-                                              "the structural markers removed).")],
-    text_field: Annotated[str, typer.Option(help="Text field of a judgment corpus (e.g. fd, text).")] = "text",
+    file: Annotated[
+        Path,
+        typer.Argument(
+            help="india_sc_roles layout (sentences with labels), or a JSONL corpus "
+            "of Chinese judgments (evaluated against the parser's types with "
+            "the structural markers removed)."
+        ),
+    ],
+    text_field: Annotated[
+        str, typer.Option(help="Text field of a judgment corpus (e.g. fd, text).")
+    ] = "text",
     limit: Annotated[int | None, typer.Option(help="At most this many documents.")] = None,
     heads: HeadsOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Sentence- (or block-) level accuracy and macro-F1 of the block-role head on documents it was not
     trained on."""
-    from pipeline.paths import HEADS_DIR
-    from retrieval.predict.heads import RoleHead
-    from retrieval.predict.train import eval_roles, load_india, zh_units
+    import torch  # start-up: torch
+
+    from retrieval.predict.heads import RoleHead  # start-up: torch
+    from retrieval.predict.role_states import head_encoder, states_of  # start-up: torch
+    from retrieval.predict.train import eval_roles, load_india, zh_units  # start-up: torch
 
     existing_path(file)
     weights = (heads or HEADS_DIR) / "roles.npz"
@@ -72,17 +99,14 @@ def eval_roles_cmd(
     head = RoleHead.load(weights)
     encode = None
     if head.reads_txl:
-        import torch
-
-        from retrieval.predict.role_states import head_encoder, states_of
-
         # a small model on a shared machine: a second intra-op thread made encoding 16x slower, not faster
         torch.set_num_threads(1)
-
         encoder = head_encoder(head)
         if encoder is None:
-            fail(f"{weights}: its towers read {head.encoder.get('file', '?')} (sha256 "
-                 f"{head.encoder.get('sha256', '?')[:12]}), which is not in data/models/ unchanged")
+            fail(
+                f"{weights}: its towers read {head.encoder.get('file', '?')} (sha256 "
+                f"{head.encoder.get('sha256', '?')[:12]}), which is not in data/models/ unchanged"
+            )
         encode = states_of(encoder, head.decay)
     trained = set(head.trained_on)
     with fail_on_bad_input():
@@ -91,11 +115,13 @@ def eval_roles_cmd(
             settings = {"held_apart": docs}
         else:
             parsed, _ = _documents(file, text_field, limit, lambda doc: doc.doc_id in trained)
-            settings = {"markers_removed": [zh_units(d, strip_markers=True) for d in parsed],
-                        "as_written": [zh_units(d) for d in parsed]}
+            settings = {
+                "markers_removed": [zh_units(d, strip_markers=True) for d in parsed],
+                "as_written": [zh_units(d) for d in parsed],
+            }
     if not any(settings.values()):
         fail(f"{file}: every document in it was used to train the head; nothing is held apart")
-    results = {name: {**eval_roles(head, docs, encode), "documents": len(docs)} for name, docs in settings.items()}
+    results = {n: {**eval_roles(head, d, encode), "documents": len(d)} for n, d in settings.items()}
     report = {"file": str(file), "heads": str(weights), "towers": head.towers, "results": results}
     if as_json:
         typer.echo(json.dumps(report, ensure_ascii=False))
@@ -105,7 +131,9 @@ def eval_roles_cmd(
 
 @eval_app.command("articles")
 def eval_articles_cmd(
-    file: Annotated[Path, typer.Argument(help="judge_criminal layout: JSON lines with text (facts) and la (articles).")],
+    file: Annotated[
+        Path, typer.Argument(help="judge_criminal layout: JSON lines with text (facts) and la (articles).")
+    ],
     folds: Annotated[int, typer.Option(help="Cross-validation folds.")] = 5,
     limit: Annotated[int | None, typer.Option(help="At most this many cases.")] = None,
     seed: Annotated[int, typer.Option(help="Seed of the folds.")] = 0,
@@ -113,7 +141,7 @@ def eval_articles_cmd(
 ) -> None:
     """Micro/macro-F1 of article prediction with and without retrieved memory, against the TF-IDF + linear
     baseline, on the same cross-validation folds in one run."""
-    from retrieval.predict.train import eval_articles
+    from retrieval.predict.train import eval_articles  # start-up: torch
 
     existing_path(file)
     if folds < 2:
@@ -123,12 +151,16 @@ def eval_articles_cmd(
     if as_json:
         typer.echo(json.dumps(report, ensure_ascii=False))
     else:
-        console.print(_table(f"articles: {file.name} ({report['cases']} cases, {folds} folds)", report["results"]))
+        console.print(
+            _table(f"articles: {file.name} ({report['cases']} cases, {folds} folds)", report["results"])
+        )
 
 
 @eval_app.command("consistency")
 def eval_consistency_cmd(
-    file: Annotated[Path, typer.Argument(help="A JSONL corpus of judgments (or any file `ldx parse` reads).")],
+    file: Annotated[
+        Path, typer.Argument(help="A JSONL corpus of judgments (or any file `ldx parse` reads).")
+    ],
     text_field: Annotated[str, typer.Option(help="Text field of a JSONL corpus (e.g. fd, text).")] = "text",
     limit: Annotated[int | None, typer.Option(help="At most this many documents.")] = None,
     seed: Annotated[int, typer.Option(help="Seed of the perturbations.")] = 0,
@@ -136,7 +168,7 @@ def eval_consistency_cmd(
 ) -> None:
     """False-positive rate of the verdict–facts checks on the real judgments, and their detection rate on
     copies with a name, an amount or a charge swapped in from another case."""
-    from pipeline.analysis.perturb import measure
+    from pipeline.analysis.perturb import measure  # start-up: pipeline.analysis
 
     existing_path(file)
     with fail_on_bad_input():
@@ -145,31 +177,36 @@ def eval_consistency_cmd(
     if as_json:
         typer.echo(json.dumps(report, ensure_ascii=False))
         return
-    console.print(f"{report['documents']} judgments with a verdict; false-positive rate "
-                  f"{report['false_positive_rate']:.3f}")
+    console.print(
+        f"{report['documents']} judgments with a verdict; false-positive rate "
+        f"{report['false_positive_rate']:.3f}"
+    )
     console.print(_table("detection on perturbed copies", report["detection"]))
 
 
 @train_app.command("heads")
 def train_heads_cmd(
-    india: Annotated[Path, typer.Option(help="india_sc_roles layout; its held-apart quarter is not trained on.")],
+    india: Annotated[
+        Path, typer.Option(help="india_sc_roles layout; its held-apart quarter is not trained on.")
+    ],
     criminal: Annotated[Path, typer.Option(help="judge_criminal layout (facts, articles, full judgments).")],
-    zh: Annotated[list[str] | None, typer.Option(help="Chinese judgment corpus for the role head, PATH or "
-                                                    "PATH=TEXT_FIELD (repeatable).")] = None,
+    zh: Annotated[
+        list[str] | None,
+        typer.Option(help="Chinese judgment corpus for the role head, PATH or PATH=TEXT_FIELD (repeatable)."),
+    ] = None,
     zh_docs: Annotated[int, typer.Option(help="At most this many Chinese judgments per corpus.")] = 400,
     out: Annotated[Path | None, typer.Option(help="Output folder; default: data/models/heads/.")] = None,
-    towers: Annotated[str, typer.Option(help="What the role head's towers read: text, txl (the Transformer-XL's "
-                                             "states of the segment and of its memory) or both.")] = "both",
-    encoder: Annotated[Path | None, typer.Option(help="Checkpoint in data/models/ the txl towers read; default: "
-                                                      "the shipped one.")] = None,
+    towers: TowersOpt = "both",
+    encoder: EncoderOpt = None,
     seed: int = 0,
 ) -> None:
     """Train the role head (dual tower) and the article head; writes roles.npz and articles.npz."""
-    import torch
+    import torch  # start-up: torch
 
-    from pipeline.paths import HEADS_DIR
-    from retrieval.predict.heads import TOWERS, RoleHead
-    from retrieval.predict.train import (
+    from retrieval.encoder import checkpoint_file, load_encoder  # start-up: torch
+    from retrieval.predict.heads import TOWERS, RoleHead  # start-up: torch
+    from retrieval.predict.role_states import encoder_identity, states_of  # start-up: torch
+    from retrieval.predict.train import (  # start-up: torch
         is_held_apart,
         load_india,
         train_article_head,
@@ -182,10 +219,6 @@ def train_heads_cmd(
         fail(f"--towers must be one of {', '.join(TOWERS)}, not {towers!r}")
     encode, identity = None, None
     if towers != "text":
-        from pipeline.paths import MODELS_DIR
-        from retrieval.encoder import checkpoint_file, load_encoder
-        from retrieval.predict.role_states import encoder_identity, states_of
-
         path = checkpoint_file(str(encoder) if encoder else None)
         if path is None or not path.is_file() or path.resolve().parent != MODELS_DIR.resolve():
             fail(f"{path}: the txl towers need a checkpoint in {MODELS_DIR} (the run loads it from there)")
@@ -200,8 +233,11 @@ def train_heads_cmd(
     for corpus, field in corpora:
         docs, _ = _documents(corpus, field or "text", zh_docs, lambda doc: is_held_apart(doc.doc_id))
         zh_docs_all += [zh_units(d) for d in docs]
-    train_role_head(india_docs, zh_docs_all, out / "roles.npz", seed=seed, towers=towers, encode=encode,
-                    encoder=identity)
+    train_role_head(
+        india_docs, zh_docs_all, out / "roles.npz", seed=seed, towers=towers, encode=encode, encoder=identity
+    )
     train_article_head(criminal, out / "articles.npz", seed=seed)
-    console.print(f"wrote {out / 'roles.npz'} ({len(india_docs)} Indian, {len(zh_docs_all)} Chinese judgments) "
-                  f"and {out / 'articles.npz'}")
+    console.print(
+        f"wrote {out / 'roles.npz'} ({len(india_docs)} Indian, {len(zh_docs_all)} Chinese judgments) "
+        f"and {out / 'articles.npz'}"
+    )

@@ -1,5 +1,11 @@
 """`ldx ask`, `ldx eval retrieval`, `ldx eval qa`, `ldx eval cuad`, `ldx train reader`: the retrieval work's
-commands."""
+commands.
+
+What the commands run is imported inside them, on lines marked `# start-up`, for what it adds to every
+`ldx` command's start-up (0.4 s alone; timed after `import flows.cli`): retrieval.ask, retrieval.eval.search,
+retrieval.encoder and retrieval.reader import torch (~1.4 s); retrieval.store and pipeline.store pyarrow
+(~0.15 s); retrieval.hybrid and retrieval.eval.cuad numpy (~0.12 s).
+"""
 
 from __future__ import annotations
 
@@ -8,6 +14,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.table import Table
 
 from flows.cli import app  # noqa: F401  (imported for its side effect order: the root app exists first)
 from flows.cli_common import (
@@ -20,9 +27,18 @@ from flows.cli_common import (
     fail_on_bad_input,
     plain,
     resolve_config,
+    train_app,
 )
-from flows.cli_model import train_app
+from pipeline.errors import DocumentError
 from pipeline.paths import SHARED_DATA
+from retrieval.eval.qa import SPLITS, evaluate_qa
+
+KindOpt = Annotated[
+    list[str] | None, typer.Option("--kind", help="Only documents of this kind (repeatable).")
+]
+CourtOpt = Annotated[str | None, typer.Option("--court", help="Only documents whose court contains this.")]
+DateFromOpt = Annotated[str | None, typer.Option("--from", help="Only documents dated on/after YYYY-MM-DD.")]
+DateToOpt = Annotated[str | None, typer.Option("--to", help="Only documents dated on/before YYYY-MM-DD.")]
 
 
 def _print_json(obj) -> None:
@@ -31,19 +47,25 @@ def _print_json(obj) -> None:
 
 @eval_app.command("retrieval")
 def eval_retrieval(
-    corpus: Annotated[Path, typer.Option("--corpus", help="CASES.jsonl(.gz): one {id, title, text} per line.")],
+    corpus: Annotated[
+        Path, typer.Option("--corpus", help="CASES.jsonl(.gz): one {id, title, text} per line.")
+    ],
     queries: Annotated[Path, typer.Option("--queries", help="Q.jsonl: one {task_id, query} per line.")],
     qrels: Annotated[
-        Path, typer.Option("--qrels", help="QRELS.tsv with header: task_id, annotator, case_id, label (graded).")
+        Path,
+        typer.Option("--qrels", help="QRELS.tsv with header: task_id, annotator, case_id, label (graded)."),
     ],
     dense_passages: Annotated[
         int, typer.Option(help="Passages per case embedded by the dense models (their cost grows with this).")
     ] = 2,
     passage_chars: Annotated[int, typer.Option(help="Characters per passage (lines packed greedily).")] = 400,
     dense_model: Annotated[
-        str, typer.Option(help="Dense arms, comma-separated: minilm (packaged sentence model), txl (the "
-                          "encoder's keys, each case read in order with memory, through the key head "
-                          "retrieval.key_head), txl_raw (the same keys without a head).")
+        str,
+        typer.Option(
+            help="Dense arms, comma-separated: minilm (packaged sentence model), txl (the "
+            "encoder's keys, each case read in order with memory, through the key head "
+            "retrieval.key_head), txl_raw (the same keys without a head)."
+        ),
     ] = "minilm,txl",
     no_dense: Annotated[bool, typer.Option("--no-dense", help="BM25 only (no dense arm).")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
@@ -52,7 +74,7 @@ def eval_retrieval(
 ) -> None:
     """Document retrieval in the CLCR layout: nDCG@10/@30 and recall@100 for BM25, each dense arm, and their
     hybrid with language-aware weights (retrieval.arm_weights / zh_arm_weights) and with equal weights."""
-    from retrieval.eval.search import DENSE_MODELS, RetrievalEvalConfig, evaluate_retrieval
+    from retrieval.eval.search import DENSE_MODELS, RetrievalEvalConfig, evaluate_retrieval  # start-up: torch
 
     for path in (corpus, queries, qrels):
         existing_path(path)
@@ -61,17 +83,22 @@ def eval_retrieval(
     if bad:
         fail(f"--dense-model: unknown {', '.join(bad)}; choose from {', '.join(DENSE_MODELS)}")
     cfg_all = resolve_config(config, set_)
-    cfg = RetrievalEvalConfig(passage_chars=passage_chars, dense_passages=dense_passages, dense_models=models,
-                              checkpoint=cfg_all.model.checkpoint, keys=cfg_all.retrieval.key_head)
+    cfg = RetrievalEvalConfig(
+        passage_chars=passage_chars,
+        dense_passages=dense_passages,
+        dense_models=models,
+        checkpoint=cfg_all.model.checkpoint,
+        keys=cfg_all.retrieval.key_head,
+    )
     with fail_on_bad_input():
         result = evaluate_retrieval(corpus, queries, qrels, cfg, cfg_all.retrieval)
     if as_json:
         _print_json(result)
         return
-    from rich.table import Table
-
-    table = Table(title=f"retrieval: {result['n_queries']} queries ({result['n_zh_queries']} Chinese), "
-                        f"{result['n_cases']} cases")
+    table = Table(
+        title=f"retrieval: {result['n_queries']} queries ({result['n_zh_queries']} Chinese), "
+        f"{result['n_cases']} cases"
+    )
     table.add_column("arm")
     for metric in ("ndcg@10", "ndcg@30", "recall@100"):
         table.add_column(metric, justify="right")
@@ -87,24 +114,25 @@ def ask(
     index: Annotated[Path, typer.Option("--index", help="OUT_DIR written by `ldx run`.")],
     k: Annotated[int, typer.Option("--k", min=1, help="Segments to retrieve and cite.")] = 10,
     doc: Annotated[str | None, typer.Option("--doc", help="Only this document (doc_id).")] = None,
-    kind: Annotated[list[str] | None, typer.Option("--kind", help="Only documents of this kind (repeatable).")] = None,
+    kind: KindOpt = None,
     block_type: Annotated[
         list[str] | None, typer.Option("--block-type", help="Only segments of this block type (repeatable).")
     ] = None,
-    court: Annotated[str | None, typer.Option("--court", help="Only documents whose court contains this.")] = None,
-    date_from: Annotated[str | None, typer.Option("--from", help="Only documents dated on/after YYYY-MM-DD.")] = None,
-    date_to: Annotated[str | None, typer.Option("--to", help="Only documents dated on/before YYYY-MM-DD.")] = None,
+    court: CourtOpt = None,
+    date_from: DateFromOpt = None,
+    date_to: DateToOpt = None,
     reader: Annotated[Path | None, typer.Option(help="Reader head; default data/models/reader.pt.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     config: ConfigOpt = None,
     set_: SetOpt = None,
 ) -> None:
     """Answer a question over an indexed run, with citations (doc, segment, block type, page, bbox, text)."""
-    from pipeline.errors import DocumentError
-    from pipeline.store import TableUnreadable
-    from retrieval.ask import AskSession, parse_date
-    from retrieval.hybrid import Filters
-    from retrieval.store import StoreError
+    import torch  # start-up: torch
+
+    from pipeline.store import TableUnreadable  # start-up: pyarrow
+    from retrieval.ask import AskSession, parse_date  # start-up: torch
+    from retrieval.hybrid import Filters  # start-up: numpy
+    from retrieval.store import StoreError  # start-up: pyarrow
 
     cfg = resolve_config(config, set_)
     existing_path(index, "directory")
@@ -118,8 +146,6 @@ def ask(
         )
     except ValueError as e:
         fail(f"bad date: {e}")
-    import torch
-
     torch.set_num_threads(cfg.model.threads or 1)  # more threads than free cores crawls on a shared machine
     try:
         session = AskSession(index, cfg.retrieval, cfg.model.checkpoint, cfg.model.device, reader)
@@ -134,15 +160,20 @@ def ask(
         console.print(plain(note, "dim"), highlight=False)
     for i, c in enumerate(answer.citations, start=1):
         where = f"p.{c.page + 1}" if c.page is not None else "no page"
-        console.print(plain(f"[{i}]", "cyan"), plain(f"{c.segment_id} {c.block_type} {where} score={c.score:.4f}"),
-                      highlight=False)
+        console.print(
+            plain(f"[{i}]", "cyan"),
+            plain(f"{c.segment_id} {c.block_type} {where} score={c.score:.4f}"),
+            highlight=False,
+        )
         console.print(plain(f"    {c.text[:200]}"), highlight=False)
 
 
 def _load_reader(head: Path | None, cfg):
     """(reader with its encoder) or a clear failure: no head, no encoder, or a head of another encoder."""
-    from retrieval.encoder import checkpoint_file, load_encoder, sha256_file
-    from retrieval.reader.runtime import READER_FILE, ReaderMismatch, load_reader
+    import torch  # start-up: torch
+
+    from retrieval.encoder import checkpoint_file, load_encoder, sha256_file  # start-up: torch
+    from retrieval.reader.runtime import READER_FILE, ReaderMismatch, load_reader  # start-up: torch
 
     head = head or READER_FILE
     if not head.is_file():
@@ -154,8 +185,6 @@ def _load_reader(head: Path | None, cfg):
         load_reader(head, None, None, sha256_file(ckpt))  # refuse before loading the encoder
     except ReaderMismatch as e:
         fail(str(e))
-    import torch
-
     torch.set_num_threads(cfg.model.threads or 1)  # more threads than free cores crawls on a shared machine
     model, tokenizer = load_encoder(ckpt, cfg.model.device)
     return load_reader(head, model, tokenizer)
@@ -175,8 +204,6 @@ def eval_qa(
 ) -> None:
     """Extractive QA end to end: EM, F1 (char-level, best over golds), YES/NO accuracy, no-answer accuracy,
     beside a trivial baseline (always a span: the clause sharing the most question terms)."""
-    from retrieval.eval.qa import SPLITS, evaluate_qa
-
     cfg = resolve_config(config, set_)
     existing_path(file)
     if split not in SPLITS:
@@ -200,10 +227,18 @@ def eval_cuad(
     data: Annotated[
         Path, typer.Option(help="Folder with cuad_contracts.jsonl.gz and cuad_qa.jsonl.gz.")
     ] = SHARED_DATA / "en" / "contracts",
-    contracts: Annotated[int | None, typer.Option(help="Only the first N contracts of the split (CPU cost).")] = 20,
-    split: Annotated[str, typer.Option(help="heldout (contracts never trained on), train or all.")] = "heldout",
-    k: Annotated[int, typer.Option("--k", min=1, help="Retrieved passages the reader reads per question.")] = 5,
-    passage_chars: Annotated[int, typer.Option(help="Characters per passage (lines packed greedily).")] = 1200,
+    contracts: Annotated[
+        int | None, typer.Option(help="Only the first N contracts of the split (CPU cost).")
+    ] = 20,
+    split: Annotated[
+        str, typer.Option(help="heldout (contracts never trained on), train or all.")
+    ] = "heldout",
+    k: Annotated[
+        int, typer.Option("--k", min=1, help="Retrieved passages the reader reads per question.")
+    ] = 5,
+    passage_chars: Annotated[
+        int, typer.Option(help="Characters per passage (lines packed greedily).")
+    ] = 1200,
     reader: Annotated[Path | None, typer.Option(help="Reader head; default data/models/reader.pt.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     config: ConfigOpt = None,
@@ -211,7 +246,7 @@ def eval_cuad(
 ) -> None:
     """CUAD contracts: BM25 segment recall@1/3/5/10 of the answer, then the reader over the top k passages:
     per-question span F1 and AUPR (CUAD paper's precision-recall over answer confidence), beside a baseline."""
-    from retrieval.eval.cuad import evaluate_cuad
+    from retrieval.eval.cuad import evaluate_cuad  # start-up: numpy
 
     cfg = resolve_config(config, set_)
     existing_path(data, "directory")
@@ -224,41 +259,65 @@ def eval_cuad(
         _print_json(result)
         return
     rec = "  ".join(f"R{n} {v}" for n, v in result["segment_recall"].items())
-    console.print(f"{result['contracts']} contracts, {result['questions']} questions "
-                  f"({result['answerable']} answerable): segment recall {rec}", highlight=False)
+    console.print(
+        f"{result['contracts']} contracts, {result['questions']} questions "
+        f"({result['answerable']} answerable): segment recall {rec}",
+        highlight=False,
+    )
     for name in ("reader", "baseline"):
         m = result[name]
-        console.print(f"{name:8} span F1 {m['span_f1']}  AUPR {m['aupr']}  P@80%R {m['precision_at_80_recall']}",
-                      highlight=False)
+        console.print(
+            f"{name:8} span F1 {m['span_f1']}  AUPR {m['aupr']}  P@80%R {m['precision_at_80_recall']}",
+            highlight=False,
+        )
 
 
 @train_app.command("reader")
 def train_reader_cmd(
     qa: Annotated[Path, typer.Option("--qa", help="SQuAD-2.0-layout file; its training split is read.")],
-    checkpoint: Annotated[str | None, typer.Option(help="Encoder checkpoint; default: the shipped one.")] = None,
+    checkpoint: Annotated[
+        str | None, typer.Option(help="Encoder checkpoint; default: the shipped one.")
+    ] = None,
     out: Annotated[Path | None, typer.Option(help="Head file; default: data/models/reader.pt.")] = None,
-    contexts: Annotated[int | None, typer.Option(help="Training contexts to encode (CPU cost); default all.")] = None,
+    contexts: Annotated[
+        int | None, typer.Option(help="Training contexts to encode (CPU cost); default all.")
+    ] = None,
     eval_contexts: Annotated[int | None, typer.Option(help="Held-apart contexts read at the end.")] = None,
-    cuad: Annotated[Path | None, typer.Option(help="Also CUAD's training contracts (folder of cuad_*.jsonl.gz).")] = None,
+    cuad: Annotated[
+        Path | None, typer.Option(help="Also CUAD's training contracts (folder of cuad_*.jsonl.gz).")
+    ] = None,
     cuad_contracts: Annotated[int, typer.Option(help="CUAD training contracts to encode.")] = 40,
-    init: Annotated[Path | None, typer.Option(help="Start from this head (fine-tuning) instead of afresh.")] = None,
+    init: Annotated[
+        Path | None, typer.Option(help="Start from this head (fine-tuning) instead of afresh.")
+    ] = None,
     epochs: int = 20,
     minutes: Annotated[float, typer.Option(help="Training time budget (encoding not counted).")] = 40.0,
     lr: float = 2e-3,
     threads: Annotated[int, typer.Option(help="Torch intra-op threads.")] = 1,
 ) -> None:
     """Train the reader head on the frozen encoder's states; prints the held-apart metrics."""
-    import torch
+    import torch  # start-up: torch
 
-    from retrieval.reader.runtime import READER_FILE
-    from retrieval.reader.train import train_reader
+    from retrieval.reader.runtime import READER_FILE  # start-up: torch
+    from retrieval.reader.train import train_reader  # start-up: torch
 
     for p in [qa, *([cuad] if cuad else []), *([init] if init else [])]:
         existing_path(p)
     torch.set_num_threads(threads)
     try:
-        metrics = train_reader(qa, out or READER_FILE, checkpoint, contexts, eval_contexts, cuad, cuad_contracts,
-                               init, epochs, minutes, lr)
+        metrics = train_reader(
+            qa,
+            out or READER_FILE,
+            checkpoint,
+            contexts,
+            eval_contexts,
+            cuad,
+            cuad_contracts,
+            init,
+            epochs,
+            minutes,
+            lr,
+        )
     except ValueError as e:
         fail(str(e))
     print(json.dumps(metrics["heldout"], ensure_ascii=False, indent=1))

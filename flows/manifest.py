@@ -18,6 +18,7 @@ from flows.config import LdxConfig
 from flows.tasks import active_stages, sha256_file
 from pipeline.paths import REPO_ROOT
 from pipeline.store import atomic_write_json
+from retrieval.encoder import checkpoint_file  # the same lookup the model stages make
 
 MANIFEST = "manifest.json"
 RESUMABLE = ("running", "failed")
@@ -42,7 +43,10 @@ def code_version() -> str:
     try:
         out = subprocess.run(
             ["git", "-C", str(REPO_ROOT), "describe", "--always", "--dirty", "--tags"],
-            capture_output=True, text=True, timeout=10, check=True,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=True,
         )
         return out.stdout.strip()
     except (OSError, subprocess.SubprocessError):
@@ -51,8 +55,6 @@ def code_version() -> str:
 
 def model_identity(config: LdxConfig) -> dict[str, str | None]:
     """The model a run uses, by checkpoint sha256; none when no model stage is registered and chosen."""
-    from retrieval.encoder import checkpoint_file  # the same lookup the model stages make
-
     batch, run = active_stages(config)
     path = checkpoint_file(config.model.checkpoint) if batch or run else None
     if path is None or not path.is_file():
@@ -71,14 +73,21 @@ def read_manifest(out_dir: Path) -> dict | None:
     run_id = manifest.get("run_id") if isinstance(manifest, dict) else None
     if not isinstance(run_id, str) or not RUN_ID.fullmatch(run_id):
         shown = run_id if isinstance(run_id, str) else type(run_id).__name__
-        raise ManifestError(f"{path}: {shown[:60]!r} is not a run id (letters, digits, '-', '_', '.'); refusing it")
+        raise ManifestError(
+            f"{path}: {shown[:60]!r} is not a run id (letters, digits, '-', '_', '.'); refusing it"
+        )
     return manifest
 
 
 def resumable_run(out_dir: Path, input_dir: Path, fingerprint: str) -> dict | None:
     """The unfinished run to continue: same input and same effective config, not completed."""
     m = read_manifest(out_dir)
-    if m and m.get("status") in RESUMABLE and m.get("input_dir") == str(input_dir) and m.get("fingerprint") == fingerprint:
+    if (
+        m
+        and m.get("status") in RESUMABLE
+        and m.get("input_dir") == str(input_dir)
+        and m.get("fingerprint") == fingerprint
+    ):
         return m
     return None
 
@@ -116,6 +125,8 @@ def start_manifest(
 
 
 def finish_manifest(out_dir: Path, manifest: dict, status: str, counts: dict, seconds: dict) -> dict:
-    manifest.update(status=status, ended_at=now(), counts=counts, seconds={k: round(v, 3) for k, v in seconds.items()})
+    manifest.update(
+        status=status, ended_at=now(), counts=counts, seconds={k: round(v, 3) for k, v in seconds.items()}
+    )
     atomic_write_json(out_dir / MANIFEST, manifest)
     return manifest

@@ -14,12 +14,20 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+import duckdb
+import matplotlib
+import pyarrow.dataset as ds
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
+from prefect.artifacts import create_markdown_artifact, create_table_artifact
 
 from flows.manifest import read_manifest
 from pipeline.records import SCHEMAS
 from pipeline.store import atomic_write_text, part_files
+
+matplotlib.use("Agg")  # figures drawn to SVG, no display; set before pyplot is imported
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 REPORT = "report.html"
 MAX_DOCS = 2000  # rows of the documents table
@@ -49,24 +57,54 @@ def _view(table: str) -> str:
 
 
 def _figure(title: str, table: str, template: str, kind: str, xlabel: str, run_id: str) -> Figure:
-    return Figure(title, table, template.format(src=_parts(table, run_id)), kind, xlabel, template.format(src=_view(table)))
+    return Figure(
+        title,
+        table,
+        template.format(src=_parts(table, run_id)),
+        kind,
+        xlabel,
+        template.format(src=_view(table)),
+    )
 
 
 def figures(run_id: str) -> list[Figure]:
     specs = [
-        ("Documents per kind", "documents",
-         "SELECT kind, count(*) AS documents FROM {src} GROUP BY kind ORDER BY documents DESC, kind", "bar", "documents"),
-        ("Block types", "blocks",
-         "SELECT CAST(type AS VARCHAR) AS type, count(*) AS blocks FROM {src} GROUP BY 1 ORDER BY blocks DESC, type",
-         "barh", "blocks"),
+        (
+            "Documents per kind",
+            "documents",
+            "SELECT kind, count(*) AS documents FROM {src} GROUP BY kind ORDER BY documents DESC, kind",
+            "bar",
+            "documents",
+        ),
+        (
+            "Block types",
+            "blocks",
+            "SELECT CAST(type AS VARCHAR) AS type, count(*) AS blocks FROM {src} GROUP BY 1 ORDER BY blocks DESC, type",
+            "barh",
+            "blocks",
+        ),
         ("Segment lengths (tokens)", "segments", "SELECT n_tokens FROM {src}", "hist", "tokens per segment"),
-        ("Errors by reason", "errors",
-         "SELECT stage || ': ' || error_type AS reason, count(*) AS errors FROM {src} GROUP BY 1 ORDER BY errors DESC, reason",
-         "barh", "errors"),
-        ("Predictions per task", "predictions",
-         "SELECT task, count(*) AS predictions FROM {src} GROUP BY task ORDER BY predictions DESC, task",
-         "barh", "predictions"),
-        ("Prediction scores", "predictions", "SELECT score FROM {src} WHERE score IS NOT NULL", "hist", "score"),
+        (
+            "Errors by reason",
+            "errors",
+            "SELECT stage || ': ' || error_type AS reason, count(*) AS errors FROM {src} GROUP BY 1 ORDER BY errors DESC, reason",
+            "barh",
+            "errors",
+        ),
+        (
+            "Predictions per task",
+            "predictions",
+            "SELECT task, count(*) AS predictions FROM {src} GROUP BY task ORDER BY predictions DESC, task",
+            "barh",
+            "predictions",
+        ),
+        (
+            "Prediction scores",
+            "predictions",
+            "SELECT score FROM {src} WHERE score IS NOT NULL",
+            "hist",
+            "score",
+        ),
     ]
     return [_figure(*spec, run_id) for spec in specs]
 
@@ -74,13 +112,13 @@ def figures(run_id: str) -> list[Figure]:
 def _connect(out_dir: Path, run_id: str):
     """A connection with one view per table over the run's part files, listed here and handed over as
     a dataset: no character of OUT_DIR or of the run id ever reaches DuckDB as SQL or as a glob."""
-    import duckdb
-    import pyarrow.dataset as ds
-
     con = duckdb.connect()
     for table, schema in SCHEMAS.items():
         files = part_files(out_dir, table, run_id)
-        con.register(_view(table), ds.dataset(files, schema=schema, format="parquet") if files else schema.empty_table())
+        con.register(
+            _view(table),
+            ds.dataset(files, schema=schema, format="parquet") if files else schema.empty_table(),
+        )
     return con
 
 
@@ -88,20 +126,7 @@ def _has_parts(out_dir: Path, table: str, run_id: str) -> bool:
     return bool(part_files(out_dir, table, run_id))
 
 
-def load_libraries() -> None:
-    """DuckDB and matplotlib (drawing to SVG, no display); `ldx run` imports them while it starts."""
-    import duckdb  # noqa: F401
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot  # noqa: F401
-
-
 def _plot(fig: Figure, rows: list[tuple]) -> str:
-    load_libraries()
-    import matplotlib.pyplot as plt
-    from matplotlib.ticker import MaxNLocator
-
     with plt.rc_context({"svg.fonttype": "none", "font.size": 9}):
         if fig.kind == "hist":
             values = [r[0] for r in rows]
@@ -145,7 +170,9 @@ _TEMPLATES = Environment(
 def _summary(manifest: dict) -> dict:
     counts: dict = {}
     for key, value in manifest.get("counts", {}).items():  # run stages (index …) report their own counts
-        counts.update({f"{key}.{k}": v for k, v in value.items()} if isinstance(value, dict) else {key: value})
+        counts.update(
+            {f"{key}.{k}": v for k, v in value.items()} if isinstance(value, dict) else {key: value}
+        )
     seconds = manifest.get("seconds", {})
     total = sum(seconds.values()) or 1.0
     model = manifest.get("model") or {}
@@ -239,14 +266,15 @@ def write_report(out_dir: str | Path, body: str | None = None) -> Path:
 
 def publish_artifacts(manifest: dict) -> None:
     """A table (per stage) and a markdown summary on the Prefect flow run, for the UI."""
-    from prefect.artifacts import create_markdown_artifact, create_table_artifact
-
     seconds = manifest.get("seconds", {})
     total = sum(seconds.values()) or 1.0
     counts = manifest.get("counts", {})
     create_table_artifact(
         key="ldx-run-stages",
-        table=[{"stage": k, "seconds": round(v, 2), "share": f"{100 * v / total:.0f}%"} for k, v in seconds.items()],
+        table=[
+            {"stage": k, "seconds": round(v, 2), "share": f"{100 * v / total:.0f}%"}
+            for k, v in seconds.items()
+        ],
         description=f"Time per stage of run {manifest['run_id']}",
     )
     lines = [

@@ -18,6 +18,7 @@ from prefect.artifacts import create_progress_artifact, update_progress_artifact
 from prefect.cache_policies import NO_CACHE
 from prefect.context import get_run_context
 from prefect.futures import PrefectFuture
+from prefect.task_runners import ThreadPoolTaskRunner
 from prefect.tasks import exponential_backoff
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -78,13 +79,12 @@ class Tally:
 
 def task_runner_for(config: LdxConfig):
     if config.run.task_runner == "dask":
+        # start-up: prefect_dask adds ~0.2 s to every run's import of this module; only --dask runs need it
         from prefect_dask import DaskTaskRunner
 
         if config.run.dask_address:
             return DaskTaskRunner(address=config.run.dask_address)
         return DaskTaskRunner(cluster_kwargs={"n_workers": config.run.workers, "threads_per_worker": 1})
-    from prefect.task_runners import ThreadPoolTaskRunner
-
     # one more thread per run stage: those take the batches' documents while the batches run
     return ThreadPoolTaskRunner(max_workers=config.run.workers + len(active_stages(config)[1]))
 
@@ -97,10 +97,21 @@ def scan(input_dir: str) -> tuple[list[InputFile], list[ErrorRecord]]:
 class Driver:
     """Submits each batch's next stage as soon as its previous one finishes; collects the outcome."""
 
-    def __init__(self, ctx: StageContext, cache_dir: str, fingerprint: str, progress: Progress, bar, total: int,
-                 feeds: list[DocFeed]):
+    def __init__(
+        self,
+        ctx: StageContext,
+        cache_dir: str,
+        fingerprint: str,
+        progress: Progress,
+        bar,
+        total: int,
+        feeds: list[DocFeed],
+    ):
         cfg = ctx.config.run
-        retry = {"retries": cfg.retries, "retry_delay_seconds": exponential_backoff(cfg.retry_delay_s)(max(cfg.retries, 1))}
+        retry = {
+            "retries": cfg.retries,
+            "retry_delay_seconds": exponential_backoff(cfg.retry_delay_s)(max(cfg.retries, 1)),
+        }
         batch_stages, _ = active_stages(ctx.config)
         self.ctx, self.cache_dir, self.fingerprint = ctx, cache_dir, fingerprint
         self.store = OutputStore(ctx.out_dir, ctx.run_id, ctx.model_id)
@@ -117,7 +128,12 @@ class Driver:
                 ("parse", lambda b: parse_batch.with_options(**retry).submit(b, ctx.config)),
                 ("segment", lambda b: segment_batch.submit(b, ctx.config)),
                 *[
-                    (name, lambda b, name=name: model_stage_batch.with_options(name=name, **retry).submit(b, name, ctx))
+                    (
+                        name,
+                        lambda b, name=name: model_stage_batch.with_options(name=name, **retry).submit(
+                            b, name, ctx
+                        ),
+                    )
                     for name in batch_stages
                 ],
                 ("write", lambda b: write_batch.with_options(**retry).submit(b, ctx, cache_dir, fingerprint)),
@@ -228,11 +244,15 @@ def run_flow(input_dir: str, out_dir: str, config: dict[str, Any] | None = None)
             # with threads the run stages start now and take each batch's documents once it is segmented
             feeds = {name: DocFeed() for name in run_stages} if cfg.run.task_runner == "threads" else {}
             early = {
-                name: model_stage_run.with_options(name=name).submit(name, [], cache_dir, fingerprint, ctx, feed)
+                name: model_stage_run.with_options(name=name).submit(
+                    name, [], cache_dir, fingerprint, ctx, feed
+                )
                 for name, feed in zip(run_stages, feeds.values(), strict=False)
             }
             try:
-                files, tally, seconds = _run_batches(inp, store, ctx, cache_dir, fingerprint, list(feeds.values()))
+                files, tally, seconds = _run_batches(
+                    inp, store, ctx, cache_dir, fingerprint, list(feeds.values())
+                )
             finally:
                 for feed in feeds.values():
                     feed.close()
@@ -267,7 +287,9 @@ def _drop_unfinished_writes(out: Path, run_id: str) -> None:
         tmp.unlink(missing_ok=True)
 
 
-def _run_batches(inp: Path, store: OutputStore, ctx: StageContext, cache_dir: str, fingerprint: str, feeds: list[DocFeed]):
+def _run_batches(
+    inp: Path, store: OutputStore, ctx: StageContext, cache_dir: str, fingerprint: str, feeds: list[DocFeed]
+):
     files, scan_errors = scan.submit(str(inp)).result()
     if scan_errors:
         store.write("errors", error_rows(scan_errors, store.run_id), "scan")
@@ -277,7 +299,13 @@ def _run_batches(inp: Path, store: OutputStore, ctx: StageContext, cache_dir: st
     cached = [w for w in works if w.file.sha256 in hit]
     fresh = [w for w in works if w.file.sha256 not in hit]
     console = Console(stderr=True)
-    columns = (TextColumn("[bold]ldx run"), BarColumn(), MofNCompleteColumn(), TextColumn("files · {task.description}"), TimeElapsedColumn())
+    columns = (
+        TextColumn("[bold]ldx run"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("files · {task.description}"),
+        TimeElapsedColumn(),
+    )
     with Progress(*columns, console=console, transient=False) as progress:
         bar = progress.add_task(f"{len(cached)} cached files", total=len(works))
         driver = Driver(ctx, cache_dir, fingerprint, progress, bar, len(works), feeds)

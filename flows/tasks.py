@@ -23,7 +23,9 @@ from prefect.cache_policies import NO_CACHE
 from flows.config import LdxConfig
 from flows.file_cache import FileCache
 from pipeline import __version__ as PIPELINE_VERSION
+from pipeline import segment
 from pipeline.errors import DocumentError
+from pipeline.parsing import iter_documents
 from pipeline.records import (
     ErrorRecord,
     block_rows,
@@ -75,7 +77,9 @@ class FileWork:
         self.settled = self.settled and isinstance(exc, DocumentError) and exc.lasting
 
     def tables(self, run_id: str) -> dict[str, list[dict]]:
-        rows: dict[str, list[dict]] = {name: [] for name in ("documents", "blocks", "segments", "predictions")}
+        rows: dict[str, list[dict]] = {
+            name: [] for name in ("documents", "blocks", "segments", "predictions")
+        }
         for w in self.docs:
             rows["documents"] += document_rows(w.document, run_id)
             rows["blocks"] += block_rows(w.document.blocks, run_id)
@@ -97,8 +101,12 @@ class FileBatch:
 
 def document_error(source: str, stage: str, exc: BaseException, doc_id: str | None = None) -> ErrorRecord:
     if isinstance(exc, DocumentError):
-        return ErrorRecord(source=exc.source, stage=stage, error_type=type(exc).__name__, reason=exc.reason, doc_id=doc_id)
-    return ErrorRecord(source=source, stage=stage, error_type=type(exc).__name__, reason=str(exc) or repr(exc), doc_id=doc_id)
+        return ErrorRecord(
+            source=exc.source, stage=stage, error_type=type(exc).__name__, reason=exc.reason, doc_id=doc_id
+        )
+    return ErrorRecord(
+        source=source, stage=stage, error_type=type(exc).__name__, reason=str(exc) or repr(exc), doc_id=doc_id
+    )
 
 
 def load_stages(config: LdxConfig) -> None:
@@ -122,8 +130,6 @@ def active_stages(config: LdxConfig) -> tuple[list[str], list[str]]:
 
 
 # ---- scanning and the cache -----------------------------------------------------------------------
-
-
 
 
 def config_fingerprint(config: LdxConfig, model_id: str) -> str:
@@ -165,7 +171,9 @@ def scan_inputs(input_dir: Path) -> tuple[list[InputFile], list[ErrorRecord]]:
             continue
         if digest in seen:
             errors.append(
-                ErrorRecord(str(path), "scan", "DuplicateDocument", f"same bytes as {seen[digest]}", digest[:16])
+                ErrorRecord(
+                    str(path), "scan", "DuplicateDocument", f"same bytes as {seen[digest]}", digest[:16]
+                )
             )
             continue
         seen[digest] = str(path)
@@ -208,8 +216,6 @@ def _timed(batch: FileBatch, stage: str, t0: float) -> FileBatch:
 @task(name="parse", cache_policy=NO_CACHE, persist_result=False)
 def parse_batch(batch: FileBatch, config: LdxConfig) -> FileBatch:
     """Read every file of the batch into Documents; a bad file or record becomes an error row."""
-    from pipeline.parsing import iter_documents
-
     t0 = time.perf_counter()
     for work in batch.files:
         bad: list[DocumentError] = []
@@ -226,8 +232,6 @@ def parse_batch(batch: FileBatch, config: LdxConfig) -> FileBatch:
 
 @task(name="segment", cache_policy=NO_CACHE, persist_result=False)
 def segment_batch(batch: FileBatch, config: LdxConfig) -> FileBatch:
-    from pipeline import segment
-
     t0 = time.perf_counter()
     for work in batch.files:
         kept: list[DocWork] = []
@@ -275,7 +279,9 @@ def restore_batch(batch: FileBatch, cache_dir: str, fingerprint: str) -> FileBat
     file_cache = FileCache(cache_dir, fingerprint)
     batch.files = [file_cache.get(w.file) or w for w in batch.files]
     for path in file_cache.rejected:
-        get_run_logger().warning(f"{path}: cache entry failed its signature check; ignored, the file is processed again")
+        get_run_logger().warning(
+            f"{path}: cache entry failed its signature check; ignored, the file is processed again"
+        )
     return _timed(batch, "restore", t0)
 
 
@@ -329,7 +335,11 @@ class CachedDocs:
 
 @task(cache_policy=NO_CACHE, persist_result=False)
 def model_stage_run(
-    stage: str, files: list[InputFile], cache_dir: str, fingerprint: str, ctx: StageContext,
+    stage: str,
+    files: list[InputFile],
+    cache_dir: str,
+    fingerprint: str,
+    ctx: StageContext,
     feed: DocFeed | None = None,
 ) -> dict[str, int]:
     """A registered run stage (index …) over every document of the run: from `feed` while the batches
