@@ -15,8 +15,14 @@ from retrieval.predict.config import PredictConfig
 from retrieval.predict.stage import predict_stage
 
 GRANTS = "en/patents/uspto_grants_patentsview_fixtures/us_patents_parsed.jsonl.gz"
-OFF = dict(roles=False, articles=False, consistency=False, provisos=False, duplicates=False,
-           connective_attention=False)
+OFF = dict(
+    roles=False,
+    articles=False,
+    consistency=False,
+    provisos=False,
+    duplicates=False,
+    connective_attention=False,
+)
 
 
 def _patent_text(record: dict) -> str:
@@ -37,9 +43,19 @@ def _grants(shared_data):
             if not record["claims"]:
                 continue
             source = f"{GRANTS}:{n + 1}"
-            doc = build(from_text(_patent_text(record), source, record["title"]), source, f"grant-{n}",
-                        ParseConfig(kind="patent"))
-            yield doc, {int(c["num"]): {int(d.rpartition("-")[2]) for d in c["depends_on"]} for c in record["claims"]}
+            doc = build(
+                from_text(_patent_text(record), source, record["title"]),
+                source,
+                f"grant-{n}",
+                ParseConfig(kind="patent"),
+            )
+            yield (
+                doc,
+                {
+                    int(c["num"]): {int(d.rpartition("-")[2]) for d in c["depends_on"]}
+                    for c in record["claims"]
+                },
+            )
 
 
 def test_claim_tree_agrees_with_the_uspto_markup(shared_data):
@@ -62,9 +78,13 @@ def test_claim_tree_agrees_with_the_uspto_markup(shared_data):
             dependent += bool(parents)
             dependent_right += ok and bool(parents)
             if not ok and len(wrong) < 5:
-                wrong.append(f"{doc.doc_id} claim {number}: {sorted(found.get(number, {-1}))} != {sorted(parents)}")
-    print(f"\nclaim tree over {docs} USPTO grants: {right}/{claims} claims with the right parents = "
-          f"{right / claims:.2%}; dependent claims {dependent_right}/{dependent} = {dependent_right / dependent:.2%}")
+                wrong.append(
+                    f"{doc.doc_id} claim {number}: {sorted(found.get(number, {-1}))} != {sorted(parents)}"
+                )
+    print(
+        f"\nclaim tree over {docs} USPTO grants: {right}/{claims} claims with the right parents = "
+        f"{right / claims:.2%}; dependent claims {dependent_right}/{dependent} = {dependent_right / dependent:.2%}"
+    )
     print("\n".join(wrong))
     assert docs > 400
     assert right / claims >= 0.95 and dependent_right / dependent >= 0.95

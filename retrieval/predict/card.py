@@ -34,8 +34,14 @@ def _load(path: Path) -> dict:
 
 def _entry(task: str, model_id: str, card: dict) -> dict:
     _, _, digest = model_id.rpartition("@")
-    found = next(((name, m) for name, m in card["models"].items()
-                  if digest and m.get("sha256", "").startswith(digest)), None)
+    found = next(
+        (
+            (name, m)
+            for name, m in card["models"].items()
+            if digest and m.get("sha256", "").startswith(digest)
+        ),
+        None,
+    )
     if found is not None:
         name, model = found
         entry = {"file": name, "held_apart": model.get("held_apart"), "measured": model.get("measured")}
