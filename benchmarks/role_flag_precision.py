@@ -178,16 +178,21 @@ def main() -> None:
     if chosen is None:
         print(f"no threshold of the grid reaches precision {TARGET}")
         return
-    base_cfg = PredictConfig().role_disagreement_min_score
+    config = PredictConfig()
+    now = (
+        config.role_disagreement_min_score
+        if heads.roles.reads_txl
+        else config.text_role_disagreement_min_score
+    )
     rows = {
-        f"today: every kind, score >= {0.7}": flag_figures(everything, 0.7),
+        "today: every kind, score >= 0.7": flag_figures(everything, 0.7),
         f"chosen: judgments only, score >= {chosen}": flag_figures(everything, chosen, ROLE_KINDS),
     }
     for name in sets:
         rows[f"  chosen on {name}"] = flag_figures(units[name], chosen, ROLE_KINDS)
     print(
         f"\nthreshold chosen: {chosen} (smallest of the grid with flag precision >= {TARGET} on each set of "
-        f"known types and on both together; PredictConfig.role_disagreement_min_score is now {base_cfg})"
+        f"known types and on both together; PredictConfig has {now} for this head)"
     )
     for name, f in rows.items():
         print(

@@ -20,7 +20,7 @@ Tasks (`Prediction.task`) and what their rows hold:
 | task | one row per | value / values | evidence |
 |---|---|---|---|
 | block_role | segment of a judgment | predicted type / [predicted, rule type] | the segment |
-| block_role_disagrees | disagreement above role_disagreement_min_score | predicted type / [predicted, rule type] | the segment |
+| block_role_disagrees | disagreement above (text_)role_disagreement_min_score | predicted type / [predicted, rule type] | the segment |
 | claim_tree | claim of a patent | "independent" or "dependent" / [claim number, parent claims…] | the reference words ("as claimed in claim 3"); an independent claim: the claim |
 | articles | zh criminal judgment | "264,67" / article numbers | FACTS segments, retrieved cases |
 | consistency:<check> | flag (pipeline.analysis.consistency) | message / [check] | the quoted words |
@@ -138,12 +138,13 @@ def _role_states(by_doc: dict[str, list[Segment]], heads: _Heads, dtype: str) ->
 
 def _roles(doc: Document, segs: list[Segment], heads: _Heads, config: PredictConfig, states) -> list[Prediction]:
     out = []
+    threshold = config.role_disagreement_min_score if heads.roles.reads_txl else config.text_role_disagreement_min_score
     (predicted,) = heads.roles.predict([[s.text for s in segs]], [states] if states is not None else None)
     for s, (role, score) in zip(segs, predicted, strict=True):
         values = [str(role), str(s.type)]
         ev = [_segment_evidence(s)]
         out.append(Prediction(doc.doc_id, "block_role", str(role), score, heads.roles_id, s.segment_id, values, ev))
-        if role != s.type and score >= config.role_disagreement_min_score:
+        if role != s.type and score >= threshold:
             out.append(Prediction(doc.doc_id, "block_role_disagrees", str(role), score, heads.roles_id,
                                   s.segment_id, values, ev))
     return out
