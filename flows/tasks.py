@@ -36,6 +36,7 @@ from pipeline.records import (
     sha256_file,
 )
 from pipeline.store import OutputStore
+from retrieval.predict.card import model_card
 from retrieval.predict.stage import PREDICT_STAGE
 from retrieval.stage import INDEX_STAGE
 from retrieval.stages import WAITING, BatchStage, DocWork, RunStage, StageContext, Waiting
@@ -352,4 +353,7 @@ def model_stage_run(
 def write_parts(store: OutputStore, work: FileWork) -> None:
     for table, rows in work.tables(store.run_id).items():
         if rows:
-            store.write(table, rows, work.file.key)
+            # what each prediction rests on: its model's held-apart figures (retrieval.predict.card)
+            extra = ({"model_card": json.dumps(model_card((r["task"], r["model_id"]) for r in rows),
+                                               ensure_ascii=False)} if table == "predictions" else None)
+            store.write(table, rows, work.file.key, extra)

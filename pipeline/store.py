@@ -98,12 +98,13 @@ class OutputStore:
     def part_path(self, table: str, key: str) -> Path:
         return self.out_dir / table / f"run_id={self.run_id}" / f"part-{_safe_key(key)}.parquet"
 
-    def write(self, table: str, rows: list[dict], key: str) -> Path:
-        """Write one part of `table`; the same key in the same run replaces the earlier part."""
+    def write(self, table: str, rows: list[dict], key: str, metadata: dict[str, str] | None = None) -> Path:
+        """Write one part of `table`; the same key in the same run replaces the earlier part. `metadata`
+        joins the run's file metadata (the predictions' model_card)."""
         if table not in SCHEMAS:
             raise KeyError(f"unknown table {table!r}; known: {', '.join(TABLES)}")
         path = self.part_path(table, key)
-        atomic_write_table(path, to_table(table, rows), self.file_metadata)
+        atomic_write_table(path, to_table(table, rows), {**self.file_metadata, **(metadata or {})})
         return path
 
     @contextmanager

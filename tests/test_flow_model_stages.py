@@ -43,7 +43,13 @@ def test_predictions_cite_existing_segments(full_run):
     con = open_duckdb(out)
     tasks = dict(con.execute("SELECT task, count(*) FROM predictions GROUP BY task").fetchall())
     n_segments = manifest["counts"]["segments"]
-    assert tasks["block_role"] == n_segments  # one role per segment
+    judgment_segments = con.execute(
+        "SELECT count(*) FROM segments s JOIN documents d USING (doc_id) "
+        "WHERE d.kind IN ('zh_judgment', 'en_judgment')"
+    ).fetchone()[0]
+    # one role per segment of a judgment; the patent keeps its rule types and gets its claim tree
+    assert tasks["block_role"] == judgment_segments < n_segments
+    assert tasks["claim_tree"] >= 1
     assert tasks["proviso"] >= 1  # the civil judgment's 但…的除外 and the patent's "provided that"
     # the criminal sample applies 刑法 264, 67, 52 and 53: the article head must find the theft article
     articles = con.execute("SELECT values FROM predictions WHERE task = 'articles'").fetchall()

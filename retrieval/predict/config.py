@@ -19,9 +19,18 @@ class PredictConfig(Options):
     consistency: bool = True  # verdict–facts consistency flags
     provisos: bool = True  # 但书 / "provided that" spans with the clause each restricts
     duplicates: bool = True  # near-duplicates and shared passages, against earlier batches too (OUT_DIR/dedup)
+    claim_tree: bool = True  # each patent claim independent or dependent, with its parent claims
     connective_attention: bool = True  # per-document attention to connectives (needs a model)
     heads_dir: str | None = None  # None = the shipped heads in data/models/heads/
-    role_disagreement_min_score: float = 0.7  # flag only confident disagreements with the rule type
+    # a disagreement with the rule type is flagged above this score: the smallest (of 0.5 … 0.999) whose flags
+    # were >= 80% right on held-apart judgments parsed blind (benchmarks/role_flag_precision.py --zh-docs 60,
+    # roles.npz: 60 Chinese criminal judgments with their markers cut out, precision 0.927 / recall 0.592;
+    # 13 Indian judgments, 0.802 / 0.324; together 0.868 / 0.436, against 0.748 / 0.588 at the old 0.7
+    # on every kind, which also flagged 22 of the demo patent's 26 segments)
+    role_disagreement_min_score: float = 0.97
+    # the same for the text-only twin (role_encoder = false; same run with --text-only): zh 0.948 / 0.830,
+    # Indian 0.822 / 0.319, together 0.900 / 0.532 (at 0.97 the Indian precision was 0.781)
+    text_role_disagreement_min_score: float = 0.99
     # predicted articles this sure are compared with the cited: at 0.6, 3.3% of the real criminal judgments
     # got an article_disagrees flag, at 0.9 0.5%, with the same detection (benchmarks/predict_consistency.py)
     article_consistency_threshold: float = 0.9

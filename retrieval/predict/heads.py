@@ -79,6 +79,8 @@ class ArticleHead:
 
     # -- training
     def fit(self, texts: list[str], articles: list[list[int]], seed: int = 0) -> ArticleHead:
+        # scikit-learn costs ~0.8 s to import (measured after flows.tasks, which every ldx command loads);
+        # only training needs it, so a run that loads this head never pays it
         from sklearn.linear_model import LogisticRegression
         from sklearn.model_selection import KFold
 

@@ -17,6 +17,7 @@ import numpy as np
 
 from pipeline.paths import MODELS_DIR
 from pipeline.records import BlockType, Segment, sha256_file
+from retrieval.encoder import load_encoder
 from retrieval.inject import DocInput, encode_documents
 from retrieval.predict.heads import RoleHead, TxlStates, txl_views
 from txl.model import autocast
@@ -29,8 +30,6 @@ def encoder_identity(checkpoint: Path) -> dict[str, str]:
 def head_encoder(head: RoleHead, device: str = "auto") -> tuple | None:
     """(model, tokenizer) of the checkpoint a role head's encoder towers were trained on, if it is in
     data/models/ unchanged (None otherwise): states of any other model would mean nothing to them."""
-    from retrieval.encoder import load_encoder
-
     path = MODELS_DIR / head.encoder.get("file", "")
     if not path.is_file() or encoder_identity(path) != head.encoder:
         return None

@@ -19,14 +19,18 @@ Tasks (`Prediction.task`) and what their rows hold:
 
 | task | one row per | value / values | evidence |
 |---|---|---|---|
-| block_role | segment | predicted type / [predicted, rule type] | the segment |
-| block_role_disagrees | confident disagreement | predicted type / [predicted, rule type] | the segment |
+| block_role | segment of a judgment | predicted type / [predicted, rule type] | the segment |
+| block_role_disagrees | disagreement above (text_)role_disagreement_min_score | predicted type / [predicted, rule type] | the segment |
+| claim_tree | claim of a patent | "independent" or "dependent" / [claim number, parent claims…] | the reference words ("as claimed in claim 3"); an independent claim: the claim |
 | articles | zh criminal judgment | "264,67" / article numbers | FACTS segments, retrieved cases |
 | consistency:<check> | flag (pipeline.analysis.consistency) | message / [check] | the quoted words |
 | proviso | proviso | marker / [marker] | the proviso, then the restricted clause |
 | near_duplicate | document pair (row on each side in this call; this side for an earlier one) | other doc_id | — |
 | shared_passage | segment with a near-identical one elsewhere | other segment_id / all of them | the segment |
 | connective_attention | document (with a model) | lift / [mass, share, lift] | — |
+
+The role head was trained on judgments' parts (HEADER … VERDICT): patents, contracts and generic documents
+keep their rule types and get no block_role rows.
 
 Evidence offsets (`char_start`, `char_end`) are offsets into `Document.text`; `segment_id` names the
 segment that holds the start of the span.
@@ -41,13 +45,19 @@ from functools import cache
 from pathlib import Path
 
 import numpy as np
+import torch
 
 from pipeline.analysis.consistency import check_document
 from pipeline.analysis.provisos import find_provisos
+from pipeline.parsing.kinds.patent import claim_number, claim_references
 from pipeline.paths import HEADS_DIR
-from pipeline.records import BlockType, Document, Evidence, Prediction, Segment, sha256_file
+from pipeline.records import BlockType, DocKind, Document, Evidence, Prediction, Segment, sha256_file
+from pipeline.tokenizer import encode_segments
+from retrieval.encoder import checkpoint_file, load_encoder
 from retrieval.predict.config import PredictConfig
 from retrieval.predict.dedup import SignatureStore, duplicates_of, signatures
+from retrieval.predict.heads import ArticleHead, RoleHead
+from retrieval.predict.role_states import head_encoder, unit_states
 from retrieval.stages import DocWork, StageConfig, StageContext
 
 RULES_ID = "rules-v1"
@@ -55,6 +65,8 @@ MINHASH_ID = "minhash-5gram-v1"
 # Every judgment of a court repeats its appeal notice, signature lines and quoted statutes; sharing
 # them is not what an analyst looks for in a shared passage.
 BOILERPLATE = frozenset({BlockType.HEADER, BlockType.NOTICE, BlockType.SIGNATURE, BlockType.APPENDIX})
+# The kinds whose parts the role head knows (it was trained on judgments only).
+ROLE_KINDS = frozenset({DocKind.ZH_JUDGMENT, DocKind.EN_JUDGMENT})
 _CITATION = re.compile(r"《[^《》]*》(?:第[零〇一二三四五六七八九十百千0-9]+条(?:第[^，。；、]{1,4}款)?[、，和及]?)+")
 
 
@@ -76,16 +88,12 @@ def load_heads(heads_dir: str | None = None, role_encoder: bool = True) -> _Head
     """The shipped (or configured) heads; a missing file leaves its task off rather than failing a run.
     `role_encoder` picks the role head whose towers read the Transformer-XL (roles.npz) or the text-only
     one (roles_text.npz)."""
-    from retrieval.predict.heads import ArticleHead, RoleHead
-
     root = Path(heads_dir) if heads_dir else HEADS_DIR
     roles_file = root / ("roles.npz" if role_encoder else "roles_text.npz")
     articles_file = root / "articles.npz"
     roles = RoleHead.load(roles_file) if roles_file.exists() else None
     encoder = None
     if roles is not None and roles.reads_txl:
-        from retrieval.predict.role_states import head_encoder
-
         encoder = head_encoder(roles)
     if encoder is None and roles is not None and roles.reads_txl:
         roles = None
@@ -122,8 +130,6 @@ def _role_states(by_doc: dict[str, list[Segment]], heads: _Heads, dtype: str) ->
     """The role head's encoder views of every document's segments, encoded as one batch."""
     if not heads.roles.reads_txl:
         return {}
-    from retrieval.predict.role_states import unit_states
-
     ids = [d for d, segs in by_doc.items() if segs]
     model, tokenizer = heads.role_encoder
     states = unit_states(model, tokenizer, [[s.text for s in by_doc[d]] for d in ids], heads.roles.decay, dtype=dtype)
@@ -132,14 +138,32 @@ def _role_states(by_doc: dict[str, list[Segment]], heads: _Heads, dtype: str) ->
 
 def _roles(doc: Document, segs: list[Segment], heads: _Heads, config: PredictConfig, states) -> list[Prediction]:
     out = []
+    threshold = config.role_disagreement_min_score if heads.roles.reads_txl else config.text_role_disagreement_min_score
     (predicted,) = heads.roles.predict([[s.text for s in segs]], [states] if states is not None else None)
     for s, (role, score) in zip(segs, predicted, strict=True):
         values = [str(role), str(s.type)]
         ev = [_segment_evidence(s)]
         out.append(Prediction(doc.doc_id, "block_role", str(role), score, heads.roles_id, s.segment_id, values, ev))
-        if role != s.type and score >= config.role_disagreement_min_score:
+        if role != s.type and score >= threshold:
             out.append(Prediction(doc.doc_id, "block_role_disagrees", str(role), score, heads.roles_id,
                                   s.segment_id, values, ev))
+    return out
+
+
+def claim_tree(doc: Document, locator: _Locator) -> list[Prediction]:
+    """One row per CLAIM block: independent or dependent, and the claims it refers back to, from its
+    wording (pipeline.parsing.kinds.patent.claim_references). A claim without a leading number takes
+    its place among the claims."""
+    out = []
+    claims = [b for b in doc.blocks if b.type == BlockType.CLAIM]
+    for n, b in enumerate(claims, 1):
+        refs = claim_references(b.text)
+        parents = sorted({p for _, _, numbers in refs for p in numbers})
+        number = claim_number(b.text) or n
+        spans = [(b.char_start + s, b.char_start + e) for s, e, _ in refs] or [(b.char_start, b.char_end)]
+        out.append(Prediction(doc.doc_id, "claim_tree", "dependent" if parents else "independent", 1.0, RULES_ID,
+                              locator.segment_id(spans[0][0]), [str(number), *map(str, parents)],
+                              [locator.evidence(doc, s, e) for s, e in spans]))
     return out
 
 
@@ -218,10 +242,6 @@ def connective_attention(doc: Document, segs: list[Segment], model, max_segments
     model looks at connectives more than their number alone explains), over the document's first
     segments read as one causal window of at most seg + memory = 2·mem_len tokens — the widest span of
     keys the model attends over when it encodes — in a single diagnostics pass."""
-    import torch
-
-    from pipeline.tokenizer import encode_segments
-
     net, tokenizer = model
     ids, mask = [], []
     for seg_ids, seg_mask in encode_segments(segs[:max_segments], tokenizer):
@@ -296,13 +316,17 @@ def predict_stage(
         by_doc.setdefault(s.doc_id, []).append(s)
     for segs in by_doc.values():
         segs.sort(key=lambda s: s.seg_idx)
-    role_states = _role_states(by_doc, heads, dtype) if config.roles and heads.roles is not None else {}
+    judgments = {d.doc_id for d in documents if d.kind in ROLE_KINDS}
+    roles_on = config.roles and heads.roles is not None
+    role_states = _role_states({d: by_doc[d] for d in judgments}, heads, dtype) if roles_on else {}
     preds: list[Prediction] = []
     for doc in documents:
         segs = by_doc[doc.doc_id]
         locator = _Locator(segs)
-        if config.roles and heads.roles is not None and segs:
+        if roles_on and segs and doc.doc_id in judgments:
             preds += _roles(doc, segs, heads, config, role_states.get(doc.doc_id))
+        if config.claim_tree and doc.kind == DocKind.PATENT:
+            preds += claim_tree(doc, locator)
         probs = None
         if config.articles and heads.articles is not None and is_criminal_judgment(doc):
             probs, rows = _articles(doc, segs, heads, config)
@@ -322,8 +346,6 @@ def predict_stage(
 
 @cache
 def _encoder(checkpoint: str, device: str):
-    from retrieval.encoder import load_encoder
-
     return load_encoder(Path(checkpoint), device)
 
 
@@ -338,10 +360,6 @@ class PredictStage:
         """Nothing to start ahead: the heads load with the first batch (cached for the later ones)."""
 
     def __call__(self, docs: list[DocWork], ctx: StageContext) -> None:
-        import torch
-
-        from retrieval.encoder import checkpoint_file
-
         config = ctx.config.predict
         torch.set_num_threads(ctx.config.model.stage_threads())
         model = None

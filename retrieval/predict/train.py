@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from pipeline.analysis.consistency import CHARGE
 from pipeline.errors import CorruptDocument
 from pipeline.paths import HEADS_DIR
 from pipeline.records import BlockType, Document
@@ -112,6 +113,8 @@ def tfidf_linear_baseline(train_texts, train_labels, test_texts) -> list[set[int
     """The baseline: scikit-learn TF-IDF over character 1–3-grams and one linear SVM per article
     (labels seen at least twice), an article predicted where its decision value is positive, at least
     the best one per case."""
+    # scikit-learn costs ~0.8 s to import (measured after flows.tasks, which every ldx command loads);
+    # only training and evaluation need it, so a run never pays it
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.multiclass import OneVsRestClassifier
     from sklearn.preprocessing import MultiLabelBinarizer
@@ -138,6 +141,7 @@ def tfidf_linear_baseline(train_texts, train_labels, test_texts) -> list[set[int
 def eval_articles(path: str | Path, folds: int = 5, seed: int = 0, limit: int | None = None) -> dict:
     """Cross-validated micro/macro-F1 of the baseline and of ArticleHead without and with retrieved
     memory (the memory bank of each fold holds only that fold's training cases)."""
+    # scikit-learn: ~0.8 s import, training and evaluation only (see tfidf_linear_baseline)
     from sklearn.model_selection import KFold
 
     cases = load_criminal(path, limit)
@@ -167,8 +171,6 @@ def eval_articles(path: str | Path, folds: int = 5, seed: int = 0, limit: int | 
 def charge_articles(cases: list[CriminalCase], min_support: int = 2) -> dict[str, list[int]]:
     """Which special-part articles (102 on) each convicted charge comes with: a special-part article
     that appears with a charge in most of its cases, seen at least `min_support` times."""
-    from pipeline.analysis.consistency import CHARGE
-
     seen: dict[str, int] = {}
     pairs: dict[tuple[str, int], int] = {}
     for c in cases:

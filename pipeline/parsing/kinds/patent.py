@@ -53,25 +53,39 @@ _DEP = re.compile(
 _NUM = re.compile(r"\d+|to|through|-|–", _I)
 
 
-def claim_dependencies(text: str) -> list[int]:
-    """Claims a claim refers back to, from its wording ("as claimed in claim 1", "any of claims 2 to 4")."""
-    body = _CLAIM_NUMBER.sub("", text, count=1)
-    deps: list[int] = []
-    for m in _DEP.finditer(body):
+def claim_references(text: str) -> list[tuple[int, int, list[int]]]:
+    """(start, end, claim numbers) of each back-reference in a claim's wording ("as claimed in claim 1",
+    "any of claims 2 to 4"): offsets into `text`, the claim's own leading number skipped."""
+    lead = _CLAIM_NUMBER.match(text)
+    refs: list[tuple[int, int, list[int]]] = []
+    for m in _DEP.finditer(text, lead.end() if lead else 0):
         tokens = [m.group(1), *_NUM.findall(m.group(2))]
+        numbers: list[int] = []
         prev: int | None = None
         ranged = False
         for tok in tokens:
             if tok.isdigit():
                 n = int(tok)
                 if ranged and prev is not None and prev < n <= prev + 200:
-                    deps.extend(range(prev + 1, n + 1))
+                    numbers.extend(range(prev + 1, n + 1))
                 else:
-                    deps.append(n)
+                    numbers.append(n)
                 prev, ranged = n, False
             else:
                 ranged = True
-    return sorted(set(deps))
+        refs.append((m.start(), m.end(), numbers))
+    return refs
+
+
+def claim_dependencies(text: str) -> list[int]:
+    """Claims a claim refers back to, from its wording ("as claimed in claim 1", "any of claims 2 to 4")."""
+    return sorted({n for _, _, numbers in claim_references(text) for n in numbers})
+
+
+def claim_number(text: str) -> int | None:
+    """The number a claim opens with ("3. The device of claim 1"), if it has one."""
+    lead = _CLAIM_NUMBER.match(text)
+    return int(lead.group(1)) if lead else None
 
 
 _STRONG_CUES = re.compile(
