@@ -16,7 +16,9 @@ class RetrievalConfig(Options):
     # the key head of the FAISS keys (txl.keys): "auto" = data/models/keys.pt when trained on the encoder,
     # "raw" = pooled states as they are, else a head file
     key_head: str = "auto"
-    states_per_layer: int = 16  # P pooled state vectors stored per segment and layer
+    # P pooled state vectors stored per segment and layer: 32 as the shipped model was trained to read
+    # (txl_lm_v2.toml inject_states); 4 layers x 32 x 256 fp16 = 64 KiB per segment
+    states_per_layer: int = 32
     hnsw_m: int = 32  # graph degree of the HNSW index
     hnsw_ef_search: int = 128  # candidates an HNSW query keeps (recall against latency)
     ivf_nlist: int = 1024  # IVF cells (fewer when the store is small)
