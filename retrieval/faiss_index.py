@@ -16,7 +16,7 @@ memory one; with f = 0 no copy is kept and the index stays compressed. HNSW is a
 0.988) but builds slower (200 s against 140 s at 100k) and rebuilds on delete.
 
 faiss is imported inside the functions, as retrieval/store.py does, so that reading a store's metadata
-and states does not load it (about 50 ms, measured with python -X importtime, and its OpenMP runtime).
+and states does not load it (about 30-50 ms, measured with python -X importtime, and its OpenMP runtime).
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ IVFPQ_MIN_TRAIN = 256 * 39  # faiss's rule of thumb: 39 training points per cent
 def new_index(kind: str, dim: int, cfg: RetrievalConfig, n_train: int):
     """An empty index of `kind` for `dim`-dimensional keys; IVF-PQ only with enough keys to train it
     (`n_train`), else flat."""
+    # lazy, a start-up cost: faiss adds ~30 ms and its OpenMP runtime (measured); see the module docstring
     import faiss
 
     if kind == "hnsw":
@@ -46,6 +47,7 @@ def new_index(kind: str, dim: int, cfg: RetrievalConfig, n_train: int):
 
 def flat_index(dim: int):
     """Exact inner-product search over int64 ids."""
+    # lazy, a start-up cost: faiss adds ~30 ms and its OpenMP runtime (measured); see the module docstring
     import faiss
 
     return faiss.IndexIDMap2(faiss.IndexFlatIP(dim))
@@ -53,6 +55,7 @@ def flat_index(dim: int):
 
 def index_kind(index) -> str:
     """Which of the kinds an index is (what the manifest records as `built`)."""
+    # lazy, a start-up cost: faiss adds ~30 ms and its OpenMP runtime (measured); see the module docstring
     import faiss
 
     inner = faiss.downcast_index(index.index) if isinstance(index, faiss.IndexIDMap) else index

@@ -155,7 +155,10 @@ class HybridIndex:
     `config` gives the fusion weights (`arm_weights`, `zh_arm_weights`, `zh_min_han_share`)."""
 
     def __init__(
-        self, passages: list[Passage], bm25: bool = True, show_progress: bool = False,
+        self,
+        passages: list[Passage],
+        bm25: bool = True,
+        show_progress: bool = False,
         config: RetrievalConfig | None = None,
     ):
         self.passages = passages
@@ -164,6 +167,7 @@ class HybridIndex:
         self.dense: dict[str, DenseArm] = {}
         self.bm25 = None
         if bm25 and passages:
+            # lazy, a start-up cost: bm25s adds ~0.15 s to `import retrieval.hybrid` (measured)
             import bm25s
 
             self.bm25 = bm25s.BM25()
@@ -181,7 +185,9 @@ class HybridIndex:
             return None
         return np.fromiter((filters.allows(p) for p in self.passages), dtype=bool, count=len(self.passages))
 
-    def arm_top(self, arm: str, query: str, n: int, allowed: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    def arm_top(
+        self, arm: str, query: str, n: int, allowed: np.ndarray | None
+    ) -> tuple[np.ndarray, np.ndarray]:
         """The `n` best passage rows of one arm with their scores."""
         if arm == "bm25":
             q = terms(query)

@@ -25,6 +25,7 @@ import numpy as np
 import torch
 
 from pipeline.records import BLOCK_TYPE_IDS, BlockType, Segment
+from retrieval.anchoring import drift_resets
 from retrieval.config import RetrievalConfig
 from retrieval.lanes import Lane, pick
 from retrieval.prefix import PrefixCache, Reused, chain_hashes
@@ -128,8 +129,6 @@ def _start(index: int, doc: DocInput, model, store: SegmentStore | None, cfg: Re
     injector = Injector(store, segments[0].doc_id, cfg, model.cfg.mem_len) if store is not None and segments else None
     resets = [False] * len(segments)
     if cfg.anchoring and segments:
-        from retrieval.anchoring import drift_resets
-
         resets = drift_resets([s.text for s in segments], cfg.anchoring_threshold)
     chain = None
     if prefixes is not None:

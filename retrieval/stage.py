@@ -24,13 +24,18 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import torch
+
 from pipeline.process import die_with_parent, fault_point
 from pipeline.records import Segment
+from pipeline.tokenizer import encode_segment
 from retrieval.config import RetrievalConfig
+from retrieval.encoder import checkpoint_file, load_encoder
 from retrieval.inject import DocInput, encode_stream
 from retrieval.stages import WAITING, DocSource, DocWork, StageConfig, StageContext, Waiting
 from retrieval.store import SegmentStore, StoreError
 from txl.keys import key_dim, key_identity
+from txl.model import autocast
 
 INDEX_DIR = "index"
 
@@ -119,8 +124,6 @@ def _to_encode(
 ) -> Iterator[DocInput | Waiting]:
     """The documents `index_segments` encodes, each deleted from the store first; with `reuse`, one the
     store already holds exactly is skipped (counted as kept)."""
-    from pipeline.tokenizer import encode_segment
-
     for segments in segments_by_doc:
         if isinstance(segments, Waiting):  # the stream works on the documents it has meanwhile
             yield segments
@@ -189,8 +192,6 @@ class IndexStage:
     def prepare(self, config: StageConfig) -> None:
         """Start the index process ahead of the run (its imports and model load take seconds), for `ldx run`
         to do while its Prefect server starts; the stage takes it if the run's config is the same."""
-        from retrieval.encoder import checkpoint_file
-
         path = checkpoint_file(config.model.checkpoint)
         if path is not None and path.is_file() and self._prepared is None:
             self._prepared = _Worker(path, config)
@@ -199,8 +200,6 @@ class IndexStage:
         """The encoding runs in a child process: in the run's own process it would share the interpreter
         lock with the batch stages (parsing, the predict stage), which left both waiting on 2 cores. The
         documents go to it through a queue as they come; the child dies with the run."""
-        from retrieval.encoder import checkpoint_file
-
         path = checkpoint_file(ctx.config.model.checkpoint)
         if path is None or not path.is_file():
             return {"indexed_documents": 0, "no_model": 1}
@@ -251,11 +250,6 @@ class _End:
 def _index_child(inbox, outbox, parent: int, checkpoint: str, config) -> None:
     die_with_parent(parent=parent)
     try:
-        import torch
-
-        from retrieval.encoder import load_encoder
-        from txl.model import autocast
-
         mcfg = config.model
         torch.set_num_threads(mcfg.stage_threads())
         model, tokenizer = load_encoder(Path(checkpoint), mcfg.device, config.retrieval.key_head)

@@ -121,6 +121,7 @@ class SegmentStore:
     def open(cls, root: str | Path, mmap: bool = False, config: RetrievalConfig | None = None) -> SegmentStore:
         """The committed generation. `mmap=True` maps the index read-only (for search-only use); `config`
         carries the search knobs (HNSW ef, IVF refine factor)."""
+        # lazy, a start-up cost: faiss and its OpenMP runtime (see retrieval/faiss_index.py)
         import faiss
 
         root = Path(root)
@@ -193,6 +194,7 @@ class SegmentStore:
         self, queries: np.ndarray, k: int, only: set[str] | None = None, exclude: set[str] | None = None
     ) -> list[list[tuple[str, float]]]:
         """Top-k (segment_id, inner product) per query row; `only`/`exclude` restrict by segment_id."""
+        # lazy, a start-up cost: faiss and its OpenMP runtime (see retrieval/faiss_index.py)
         import faiss
 
         q = np.ascontiguousarray(np.atleast_2d(queries), dtype=np.float32)
@@ -430,6 +432,7 @@ class SegmentStore:
                 (self.root / stale).unlink(missing_ok=True)
 
     def _write_index(self, index, name: str) -> None:
+        # lazy, a start-up cost: faiss and its OpenMP runtime (see retrieval/faiss_index.py)
         import faiss
 
         tmp = self.root / f".{name}.tmp"

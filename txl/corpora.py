@@ -16,12 +16,18 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+import numpy as np
 from filelock import FileLock
 
+import pipeline
+from pipeline.config import ParseConfig
 from pipeline.errors import DocumentError
+from pipeline.parsing import build
+from pipeline.parsing.text import from_text
 from pipeline.paths import TOKENIZER_FILE
-from pipeline.records import sha256_file
+from pipeline.records import BLOCK_TYPE_IDS, doc_id_for_bytes, sha256_file
 from pipeline.store import atomic_write_json
+from pipeline.tokenizer import encode_segment, is_held_out, load_tokenizer, record_text
 from txl.streams import EncodedDoc, encode_document, save_corpus
 
 
@@ -58,12 +64,6 @@ def iter_records(
     """(record index among non-blank lines, Document) for every record the parser accepts (only the
     indices in `wanted`, when given). The text goes through the parser's own typing (`build`); reading
     the lines here lets unwanted records be skipped before any parsing."""
-    from pipeline.config import ParseConfig
-    from pipeline.parsing import build
-    from pipeline.parsing.text import from_text
-    from pipeline.records import doc_id_for_bytes
-    from pipeline.tokenizer import record_text
-
     path = root / corpus.path
     config = ParseConfig(kind=corpus.kind)
     fields = corpus.fields or (corpus.text_field,)
@@ -97,8 +97,6 @@ def count_records(path: Path) -> int:
 def chosen_records(n: int, corpus: LMCorpus, holdout: float, seed: int, max_train: int | None) -> set[int]:
     """Every held-apart record, and at most `max_train` training records in a seeded order (a sample
     spread over the whole file, not its first lines)."""
-    from pipeline.tokenizer import is_held_out
-
     held = {i for i in range(n) if is_held_out(corpus.path, i, seed, holdout)}
     train = sorted(set(range(n)) - held, key=lambda i: hashlib.sha256(f"{seed}:{corpus.name}:{i}".encode()).digest())
     return held | set(train[:max_train] if max_train is not None else train)
@@ -114,9 +112,6 @@ def encode_corpus(
     max_train_docs: int | None = None,
 ) -> tuple[list[EncodedDoc], list[bool], list]:
     """The corpus's documents as token streams, their held-apart flags, and the records that failed."""
-    import pipeline
-    from pipeline.tokenizer import encode_segment, is_held_out
-
     wanted = None
     if max_train_docs is not None:
         wanted = chosen_records(count_records(root / corpus.path), corpus, holdout, seed, max_train_docs)
@@ -148,8 +143,6 @@ def prepare(
     log=print,
 ) -> dict:
     """Write one stream file per corpus and a manifest.json under `out_dir`; returns the manifest."""
-    from pipeline.tokenizer import load_tokenizer
-
     tok_path = Path(tokenizer_path or TOKENIZER_FILE)
     if tok_path.is_dir():
         tok_path = tok_path / "tokenizer.json"
@@ -206,9 +199,5 @@ def _merge_manifest(path: Path, new: dict) -> dict:
 
 def _type_counts(docs: list[EncodedDoc]) -> dict[str, int]:
     """Tokens per block type: how much of the corpus the parser typed (OTHER = untyped)."""
-    import numpy as np
-
-    from pipeline.records import BLOCK_TYPE_IDS
-
     counts = np.bincount(np.concatenate([d.types for d in docs]).astype(np.int64), minlength=len(BLOCK_TYPE_IDS))
     return {str(t): int(counts[i]) for t, i in BLOCK_TYPE_IDS.items() if counts[i]}

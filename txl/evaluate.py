@@ -24,6 +24,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
+import pipeline
+from pipeline.errors import DocumentError
+from pipeline.tokenizer import encode_segment
 from txl.memory import Memory
 from txl.recurrence import memory_for, run_batch
 from txl.streams import IGNORE, EncodedDoc, LaneStream, encode_document
@@ -181,10 +184,6 @@ def encode_paths(paths: list[Path], tokenizer, parse_config=None, segment_config
     Returns (documents, errors); a document that fails is reported as (source, message) and skipped.
     The corpus name of a document is its file's name.
     """
-    import pipeline
-    from pipeline.errors import DocumentError
-    from pipeline.tokenizer import encode_segment
-
     clause = bool(segment_config and segment_config.connective_clause)
     docs, errors = [], []
     for path in paths:

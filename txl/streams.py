@@ -10,6 +10,7 @@ lane idles and every window of an epoch is read exactly once.
 
 from __future__ import annotations
 
+import io
 import json
 import math
 from collections.abc import Callable, Iterable, Iterator
@@ -72,8 +73,6 @@ def encode_document(
 
 def save_corpus(path: Path, docs: list[EncodedDoc], heldout: list[bool], meta: dict) -> None:
     """One corpus as a single .npz of concatenated arrays (+ offsets) and a .json of its facts."""
-    import io
-
     offsets = np.cumsum([0] + [len(d.ids) for d in docs]).astype(np.int64)
     buf = io.BytesIO()
     np.savez(

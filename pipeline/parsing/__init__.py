@@ -15,8 +15,12 @@ from pathlib import Path
 from pipeline.config import ParseConfig
 from pipeline.errors import CorruptDocument, DocumentError, EmptyDocument, UnreadableFile, UnsupportedFormat
 from pipeline.parsing.detect import detect_kind, detect_language
+from pipeline.parsing.greenbook import read_greenbook
 from pipeline.parsing.kinds import module_for
 from pipeline.parsing.spans import Extracted, trimmed
+from pipeline.parsing.text import iter_jsonl, read_text
+from pipeline.parsing.worddoc import read_doc
+from pipeline.parsing.xmldoc import extract, iter_xml
 from pipeline.process import fault_point
 from pipeline.records import Block, BlockType, DocKind, DocMeta, Document, doc_id_for_bytes, doc_id_for_file
 
@@ -71,35 +75,18 @@ def _check(path: Path) -> str:
 
 
 def _read_pdf(path: Path, config: ParseConfig) -> Extracted:
+    # lazy, a start-up cost: pymupdf adds ~0.7 s to `import pipeline.parsing` (measured), paid only for PDFs
     from pipeline.parsing.pdf import read_pdf
 
     return read_pdf(path, config)
 
 
-def _read_text(path: Path, config: ParseConfig) -> Extracted:
-    from pipeline.parsing.text import read_text
-
-    return read_text(path, config)
-
-
-def _read_greenbook(path: Path, config: ParseConfig) -> Extracted:
-    from pipeline.parsing.greenbook import read_greenbook
-
-    return read_greenbook(path, config)
-
-
-def _read_doc(path: Path, config: ParseConfig) -> Extracted:
-    from pipeline.parsing.worddoc import read_doc
-
-    return read_doc(path, config)
-
-
 _READERS = {
     ".pdf": _read_pdf,
-    **dict.fromkeys(TEXT_SUFFIXES, _read_text),
-    ".greenbook": _read_greenbook,
-    ".aps": _read_greenbook,
-    ".doc": _read_doc,
+    **dict.fromkeys(TEXT_SUFFIXES, read_text),
+    ".greenbook": read_greenbook,
+    ".aps": read_greenbook,
+    ".doc": read_doc,
     ".xml": None,  # possibly several documents: see _records
     ".xml.gz": None,
 }
@@ -109,13 +96,9 @@ def _records(path: Path, config: ParseConfig, errors: list | None) -> Iterator[t
     """(doc_id, source, extracted) for every document in the file."""
     kind = _check(path)
     if kind in JSONL_SUFFIXES:
-        from pipeline.parsing.text import iter_jsonl
-
         for r in iter_jsonl(path, config, errors):
             yield r.doc_id, r.source, r.extracted
     elif kind in (".xml", ".xml.gz"):
-        from pipeline.parsing.xmldoc import extract, iter_xml
-
         for piece, source in iter_xml(path, config.max_decompressed_bytes):
             try:
                 extracted = extract(piece, source)
@@ -124,7 +107,11 @@ def _records(path: Path, config: ParseConfig, errors: list | None) -> Iterator[t
                     raise
                 errors.append(e)
                 continue
-            yield (doc_id_for_file(path) if source == str(path) else doc_id_for_bytes(piece)), source, extracted
+            yield (
+                (doc_id_for_file(path) if source == str(path) else doc_id_for_bytes(piece)),
+                source,
+                extracted,
+            )
     else:
         yield doc_id_for_file(path), str(path), _READERS[kind](path, config)
 

@@ -10,13 +10,22 @@ from pathlib import Path
 from lxml import etree
 
 from pipeline.errors import CorruptDocument, EmptyDocument, UnsupportedFormat
+from pipeline.parsing.legaldocml import read_akn
 from pipeline.parsing.limits import read_capped
+from pipeline.parsing.patent_xml import SCHEMAS, read_patent
 from pipeline.parsing.spans import Extracted
 
 _DECL = re.compile(rb"<\?xml[^>]*\?>")
-_STRICT = etree.XMLParser(resolve_entities=False, load_dtd=False, no_network=True, huge_tree=True, remove_comments=True)
+_STRICT = etree.XMLParser(
+    resolve_entities=False, load_dtd=False, no_network=True, huge_tree=True, remove_comments=True
+)
 _LENIENT = etree.XMLParser(
-    resolve_entities=False, load_dtd=False, no_network=True, huge_tree=True, remove_comments=True, recover=True
+    resolve_entities=False,
+    load_dtd=False,
+    no_network=True,
+    huge_tree=True,
+    remove_comments=True,
+    recover=True,
 )
 
 
@@ -55,15 +64,11 @@ def _local(tag: str) -> str:
 
 
 def extract(data: bytes, source: str) -> Extracted:
-    from pipeline.parsing.patent_xml import SCHEMAS, read_patent
-
     root, warnings = parse_xml(data, source)
     name = _local(root.tag)
     if name in SCHEMAS:
         extracted = read_patent(root, SCHEMAS[name])
     elif name == "akomaNtoso":
-        from pipeline.parsing.legaldocml import read_akn
-
         extracted = read_akn(root)
     else:
         raise UnsupportedFormat(source, f"XML with root <{name}> is not a format the parser reads")
@@ -74,7 +79,9 @@ def extract(data: bytes, source: str) -> Extracted:
 
 
 # Bulk files carry these alongside the patents they belong to; they are not documents of their own.
-_ATTACHMENTS = re.compile(rb"^\s*(?:<\?xml[^>]*\?>\s*)?(?:<!DOCTYPE[^>]*>\s*)?<(?:sequence-cwu|us-sequence-listing)\b")
+_ATTACHMENTS = re.compile(
+    rb"^\s*(?:<\?xml[^>]*\?>\s*)?(?:<!DOCTYPE[^>]*>\s*)?<(?:sequence-cwu|us-sequence-listing)\b"
+)
 
 
 def iter_xml(path: Path, limit: int) -> Iterator[tuple[bytes, str]]:

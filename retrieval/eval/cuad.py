@@ -29,14 +29,19 @@ import re
 import string
 import time
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from pipeline.errors import CorruptDocument
+from pipeline.records import BlockType, Segment
 from retrieval.eval.metrics import overlap_f1
 from retrieval.eval.qa import held_apart
+from retrieval.eval.search import split_passages
+from retrieval.hybrid import HybridIndex
+from retrieval.inject import encode_document
+from retrieval.reader.runtime import EncodedText, overlap_baseline
 from retrieval.text import terms
 
 KS = (1, 3, 5, 10)
@@ -75,7 +80,9 @@ def load_cuad(data_dir: Path, split: str = "heldout", limit: int | None = None) 
             for line in f:
                 q = json.loads(line)
                 if q["doc_id"] in contracts:
-                    golds = [] if q["is_impossible"] else [a["text"] for a in q["answers"] if a["text"].strip()]
+                    golds = (
+                        [] if q["is_impossible"] else [a["text"] for a in q["answers"] if a["text"].strip()]
+                    )
                     contracts[q["doc_id"]].questions.append(CuadQuestion(q["id"], q["category"], golds))
     except (OSError, json.JSONDecodeError, KeyError, TypeError) as e:
         raise CorruptDocument(str(path), f"not a CUAD file ({type(e).__name__}: {e})") from None
@@ -118,19 +125,18 @@ def _normspace(text: str) -> str:
 
 def contract_states(model, tokenizer, contract: Contract, passage_chars: int):
     """(passages, per-passage EncodedText): the contract encoded in order with memory."""
-    from pipeline.records import BlockType, Segment
-    from retrieval.eval.search import split_passages
-    from retrieval.inject import encode_document
-    from retrieval.reader.runtime import EncodedText
-
     passages = split_passages(contract.doc_id, "", contract.text, passage_chars)
     encs = tokenizer.hf.encode_batch([p.text for p in passages], add_special_tokens=False)
-    segments = [Segment(contract.doc_id, i, 0, BlockType.CLAUSE, p.text, len(e.ids), 0, len(p.text))
-                for i, (p, e) in enumerate(zip(passages, encs, strict=True))]
+    segments = [
+        Segment(contract.doc_id, i, 0, BlockType.CLAUSE, p.text, len(e.ids), 0, len(p.text))
+        for i, (p, e) in enumerate(zip(passages, encs, strict=True))
+    ]
     ids = [tokenizer.prefix_ids(BlockType.CLAUSE, i == 0) + list(e.ids) for i, e in enumerate(encs)]
     out = encode_document(model, segments, ids)
-    states = [EncodedText(o.hidden[len(i) - len(e.ids):].float().cpu(), [tuple(x) for x in e.offsets], list(e.ids))
-              for o, i, e in zip(out, ids, encs, strict=True)]
+    states = [
+        EncodedText(o.hidden[len(i) - len(e.ids) :].float().cpu(), [tuple(x) for x in e.offsets], list(e.ids))
+        for o, i, e in zip(out, ids, encs, strict=True)
+    ]
     return passages, states
 
 
@@ -140,79 +146,136 @@ def find_gold(gold: str, text: str) -> tuple[int, int] | None:
     return (m.start(), m.end()) if m else None
 
 
-def evaluate_cuad(reader, data_dir: Path, contracts: int | None = 20, k: int = 5, passage_chars: int = 1200,
-                  split: str = "heldout") -> dict:
-    from retrieval.hybrid import HybridIndex
-    from retrieval.reader.runtime import overlap_baseline
+@dataclass
+class _Tally:
+    """What evaluate_cuad counts over the contracts, for the reader and the baseline side by side."""
 
-    t0 = time.perf_counter()
-    recall = {n: [] for n in KS}
-    f1s: dict[str, list[float]] = {"reader": [], "baseline": []}
-    by_category: dict[str, list[float]] = defaultdict(list)
-    ranked: dict[str, list[tuple[float, bool]]] = {"reader": [], "baseline": []}
-    no_answer: list[float] = []
-    given = {"reader": 0, "baseline": 0}  # questions answered (the reader: its answer type said SPAN)
-    n_answerable = n_questions = n_passages = 0
-    loaded = load_cuad(data_dir, split, contracts)
-    for contract in loaded:
-        passages, states = contract_states(reader.model, reader.tokenizer, contract, passage_chars)
-        n_passages += len(passages)
-        index = HybridIndex(passages)
-        flat = [_normspace(p.text) for p in passages]
-        hits_of = {cq.qid: [index.row_of[h.segment_id] for h in index.search(cq.category, k=max(max(KS), k), arms=["bm25"])]
-                   for cq in contract.questions}
-        question_of = {cq.qid: reader.question(cq.category) for cq in contract.questions}
-        preds_of: dict[str, list] = defaultdict(list)
-        for r in sorted({r for hits in hits_of.values() for r in hits[:k]}):  # one batch per passage read
-            asking = [cq.qid for cq in contract.questions if r in hits_of[cq.qid][:k]]
-            for qid, pred in zip(asking, reader.read_many(passages[r].text, states[r], [question_of[x] for x in asking]),
-                                 strict=True):
-                preds_of[qid].append(pred)
-        for cq in contract.questions:
-            n_questions += 1
-            hits, q, preds = hits_of[cq.qid], question_of[cq.qid], preds_of[cq.qid]
-            spans = [p for p in preds if p.label == "SPAN" and p.answer.strip()]
-            best = max(spans, key=lambda p: p.confidence) if spans else None
-            # AUPR ranks every question's best span, whatever the answer type said: the threshold decides
-            ranked_span, ranked_conf = max((p.best_span for p in preds), key=lambda x: x[1], default=("", 0.0))
-            top = passages[hits[0]].text if hits else ""
-            base = overlap_baseline(top, q)
-            base_conf = float(sum(t in q.terms for t in terms(base)))
-            given["reader"] += best is not None
-            given["baseline"] += 1
-            if not cq.golds:
-                no_answer.append(float(best is None))
-                ranked["reader"].append((ranked_conf, False))
-                ranked["baseline"].append((base_conf, False))
-                continue
-            n_answerable += 1
-            golds = [_normspace(g) for g in cq.golds]
-            holding = {i for i, t in enumerate(flat) if any(g in t for g in golds)}
-            if holding:
-                for n in KS:
-                    recall[n].append(float(bool(holding & set(hits[:n]))))
-            for name, answer, ranked_answer, conf in (
-                ("reader", best.answer if best else "", ranked_span, ranked_conf),
-                ("baseline", base, base, base_conf),
-            ):
-                f1 = max(word_f1(answer, g) for g in golds)
-                f1s[name].append(f1)
-                if name == "reader":
-                    by_category[cq.category].append(f1)
-                ranked[name].append((conf, max(jaccard(ranked_answer, g) for g in golds) >= 0.5))
+    recall: dict[int, list[float]] = field(default_factory=lambda: {n: [] for n in KS})
+    f1s: dict[str, list[float]] = field(default_factory=lambda: {"reader": [], "baseline": []})
+    by_category: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    ranked: dict[str, list[tuple[float, bool]]] = field(
+        default_factory=lambda: {"reader": [], "baseline": []}
+    )
+    no_answer: list[float] = field(default_factory=list)
+    given: dict[str, int] = field(
+        default_factory=lambda: {"reader": 0, "baseline": 0}
+    )  # the reader: said SPAN
+    n_answerable: int = 0
+    n_questions: int = 0
+    n_passages: int = 0
+
+
+def _read_contract(reader, contract: Contract, k: int, passage_chars: int):
+    """(passages, retrieved rows per question, question per qid, the reader's predictions per qid)."""
+    passages, states = contract_states(reader.model, reader.tokenizer, contract, passage_chars)
+    index = HybridIndex(passages)
+    hits_of = {
+        cq.qid: [
+            index.row_of[h.segment_id] for h in index.search(cq.category, k=max(max(KS), k), arms=["bm25"])
+        ]
+        for cq in contract.questions
+    }
+    question_of = {cq.qid: reader.question(cq.category) for cq in contract.questions}
+    preds_of: dict[str, list] = defaultdict(list)
+    for r in sorted({r for hits in hits_of.values() for r in hits[:k]}):  # one batch per passage read
+        asking = [cq.qid for cq in contract.questions if r in hits_of[cq.qid][:k]]
+        for qid, pred in zip(
+            asking,
+            reader.read_many(passages[r].text, states[r], [question_of[x] for x in asking]),
+            strict=True,
+        ):
+            preds_of[qid].append(pred)
+    return passages, hits_of, question_of, preds_of
+
+
+def _score_question(
+    tally: _Tally, cq: CuadQuestion, hits: list[int], q, preds: list, passages, flat: list[str]
+) -> None:
+    tally.n_questions += 1
+    spans = [p for p in preds if p.label == "SPAN" and p.answer.strip()]
+    best = max(spans, key=lambda p: p.confidence) if spans else None
+    # AUPR ranks every question's best span, whatever the answer type said: the threshold decides
+    ranked_span, ranked_conf = max((p.best_span for p in preds), key=lambda x: x[1], default=("", 0.0))
+    top = passages[hits[0]].text if hits else ""
+    base = overlap_baseline(top, q)
+    base_conf = float(sum(t in q.terms for t in terms(base)))
+    tally.given["reader"] += best is not None
+    tally.given["baseline"] += 1
+    if not cq.golds:
+        tally.no_answer.append(float(best is None))
+        tally.ranked["reader"].append((ranked_conf, False))
+        tally.ranked["baseline"].append((base_conf, False))
+        return
+    tally.n_answerable += 1
+    golds = [_normspace(g) for g in cq.golds]
+    holding = {i for i, t in enumerate(flat) if any(g in t for g in golds)}
+    if holding:
+        for n in KS:
+            tally.recall[n].append(float(bool(holding & set(hits[:n]))))
+    for name, answer, ranked_answer, conf in (
+        ("reader", best.answer if best else "", ranked_span, ranked_conf),
+        ("baseline", base, base, base_conf),
+    ):
+        f1 = max(word_f1(answer, g) for g in golds)
+        tally.f1s[name].append(f1)
+        if name == "reader":
+            tally.by_category[cq.category].append(f1)
+        tally.ranked[name].append((conf, max(jaccard(ranked_answer, g) for g in golds) >= 0.5))
+
+
+def _summary(tally: _Tally, head: dict) -> dict:
     result = {
-        "contracts": len(loaded), "passages": n_passages, "questions": n_questions, "answerable": n_answerable,
-        "k": k, "passage_chars": passage_chars, "reader": reader.checkpoint,
-        "segment_recall": {f"@{n}": round(float(np.mean(v)), 4) if v else None for n, v in recall.items()},
-        "answer_in_some_passage": len(recall[1]),
+        **head,
+        "segment_recall": {
+            f"@{n}": round(float(np.mean(v)), 4) if v else None for n, v in tally.recall.items()
+        },
+        "answer_in_some_passage": len(tally.recall[1]),
     }
     for name in ("reader", "baseline"):
-        area, p80 = aupr(ranked[name], n_answerable)
-        result[name] = {"span_f1": round(100 * float(np.mean(f1s[name])), 2) if f1s[name] else None,
-                        "aupr": round(area, 4), "precision_at_80_recall": None if p80 is None else round(p80, 4),
-                        "answers_given": given[name]}
+        area, p80 = aupr(tally.ranked[name], tally.n_answerable)
+        f1s = tally.f1s[name]
+        result[name] = {
+            "span_f1": round(100 * float(np.mean(f1s)), 2) if f1s else None,
+            "aupr": round(area, 4),
+            "precision_at_80_recall": None if p80 is None else round(p80, 4),
+            "answers_given": tally.given[name],
+        }
+    no_answer = tally.no_answer
     result["reader"]["no_answer_acc"] = round(100 * float(np.mean(no_answer)), 2) if no_answer else None
-    result["reader"]["span_f1_by_category"] = {c: round(100 * float(np.mean(v)), 1) for c, v in sorted(by_category.items())}
-    result["seconds"] = round(time.perf_counter() - t0, 1)
+    result["reader"]["span_f1_by_category"] = {
+        c: round(100 * float(np.mean(v)), 1) for c, v in sorted(tally.by_category.items())
+    }
     return result
 
+
+def evaluate_cuad(
+    reader,
+    data_dir: Path,
+    contracts: int | None = 20,
+    k: int = 5,
+    passage_chars: int = 1200,
+    split: str = "heldout",
+) -> dict:
+    t0 = time.perf_counter()
+    tally = _Tally()
+    loaded = load_cuad(data_dir, split, contracts)
+    for contract in loaded:
+        passages, hits_of, question_of, preds_of = _read_contract(reader, contract, k, passage_chars)
+        tally.n_passages += len(passages)
+        flat = [_normspace(p.text) for p in passages]
+        for cq in contract.questions:
+            _score_question(tally, cq, hits_of[cq.qid], question_of[cq.qid], preds_of[cq.qid], passages, flat)
+    result = _summary(
+        tally,
+        {
+            "contracts": len(loaded),
+            "passages": tally.n_passages,
+            "questions": tally.n_questions,
+            "answerable": tally.n_answerable,
+            "k": k,
+            "passage_chars": passage_chars,
+            "reader": reader.checkpoint,
+        },
+    )
+    result["seconds"] = round(time.perf_counter() - t0, 1)
+    return result

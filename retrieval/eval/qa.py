@@ -23,6 +23,7 @@ from pathlib import Path
 
 from pipeline.errors import CorruptDocument
 from retrieval.eval.metrics import best_over_golds
+from retrieval.reader.runtime import encode_text, overlap_baseline
 
 SPLITS = ("all", "heldout", "train")
 
@@ -65,7 +66,9 @@ def load_squad(path: Path, split: str = "all") -> Iterator[tuple[str, list[QAIte
                     impossible = str(qa.get("is_impossible", False)).lower() == "true"
                     golds = [_gold(a) for a in qa.get("answers", [])] or [("", -1)]
                     texts = [""] if impossible else [t for t, _ in golds]
-                    items.append(QAItem(str(qa["id"]), qa["question"], texts, impossible, [s for _, s in golds]))
+                    items.append(
+                        QAItem(str(qa["id"]), qa["question"], texts, impossible, [s for _, s in golds])
+                    )
                 yield context, items
     except (json.JSONDecodeError, KeyError, TypeError, AttributeError) as e:
         raise CorruptDocument(str(path), f"not a SQuAD-2.0 layout file ({type(e).__name__}: {e})") from None
@@ -105,8 +108,6 @@ def score(predictions: dict[str, str], items: list[QAItem]) -> dict:
 def evaluate_qa(path: Path, reader, split: str = "all", limit: int | None = None) -> dict:
     """Read every question of the file (context encoded once per paragraph) and score the answers, beside
     the overlap baseline (always a span: the clause sharing the most question terms)."""
-    from retrieval.reader.runtime import encode_text, overlap_baseline
-
     t0 = time.perf_counter()
     predictions: dict[str, str] = {}
     baseline: dict[str, str] = {}
@@ -120,5 +121,11 @@ def evaluate_qa(path: Path, reader, split: str = "all", limit: int | None = None
             predictions[item.qid] = pred.answer
             baseline[item.qid] = overlap_baseline(context, q)
             items.append(item)
-    return {"file": str(path), "split": split, "reader": reader.checkpoint, **score(predictions, items),
-            "baseline_overlap_clause": score(baseline, items), "seconds": round(time.perf_counter() - t0, 1)}
+    return {
+        "file": str(path),
+        "split": split,
+        "reader": reader.checkpoint,
+        **score(predictions, items),
+        "baseline_overlap_clause": score(baseline, items),
+        "seconds": round(time.perf_counter() - t0, 1),
+    }

@@ -23,9 +23,14 @@ from pathlib import Path
 import numpy as np
 
 from pipeline.errors import CorruptDocument
+from pipeline.records import BlockType, Segment
+from pipeline.tokenizer import encode_segment
 from retrieval.config import RetrievalConfig
+from retrieval.encoder import checkpoint_file, encode_query, load_encoder
 from retrieval.eval.metrics import ndcg_at_k, recall_at_k
 from retrieval.hybrid import HybridIndex, MatrixArm, Passage, han_share
+from retrieval.inject import encode_document
+from retrieval.sentence import embed
 from txl.keys import key_identity
 
 DENSE_MODELS = ("minilm", "txl", "txl_raw")  # the sentence model; the encoder's keys with / without the key head
@@ -100,16 +105,9 @@ def load_qrels(path: Path) -> dict[str, dict[str, float]]:
 def _dense_vectors(name: str, cfg: RetrievalEvalConfig, passages: list[Passage]):
     """(unit vectors of the passages, query encoder, key head id or "") of the dense model `name`."""
     if name == "minilm":
-        from retrieval.sentence import embed
-
         return embed([p.text for p in passages], batch_size=cfg.batch_size), lambda q: embed([q])[0], ""
     if name not in ("txl", "txl_raw"):
         raise ValueError(f"dense model must be one of {DENSE_MODELS}, not {name!r}")
-    from pipeline.records import BlockType, Segment
-    from pipeline.tokenizer import encode_segment
-    from retrieval.encoder import checkpoint_file, encode_query, load_encoder
-    from retrieval.inject import encode_document
-
     path = checkpoint_file(cfg.checkpoint)
     if path is None or not path.is_file():
         raise CorruptDocument(str(cfg.checkpoint or "data/models/"), "no encoder checkpoint for the txl dense arm")

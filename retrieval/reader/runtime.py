@@ -25,6 +25,8 @@ from torch import nn
 from pipeline.errors import DocumentError
 from pipeline.paths import MODELS_DIR
 from pipeline.records import BlockType, Segment
+from pipeline.store import atomic_write_bytes
+from retrieval.inject import encode_document
 from retrieval.text import HAN, WORD_RUNS, jieba_module, stemmer, stopwords
 
 READER_FILE = MODELS_DIR / "reader.pt"  # the shipped head
@@ -79,8 +81,6 @@ def _form(text: str) -> str:
 @torch.no_grad()
 def encode_text(model, tokenizer, text: str, block_type: BlockType = BlockType.FACTS, seg_tokens: int = 384) -> EncodedText:
     """A context as consecutive segments with recurrence memory; states of every text token."""
-    from retrieval.inject import encode_document
-
     enc = tokenizer.hf.encode(text, add_special_tokens=False)
     ids, offsets = list(enc.ids), [tuple(o) for o in enc.offsets]
     if not ids:
@@ -251,8 +251,6 @@ class Reader:
         return self.read_many(text, ctx, [question])[0]
 
     def save(self, path: Path, encoder_sha256: str, metrics: dict) -> None:
-        from pipeline.store import atomic_write_bytes
-
         buf = io.BytesIO()
         state = {k: v.half() for k, v in self.head.state_dict().items()}  # fp16 on disk: a quarter of the size
         torch.save({"config": asdict(self.head.cfg), "state_dict": state, "encoder_sha256": encoder_sha256,

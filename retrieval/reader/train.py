@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import pickle
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,8 +24,11 @@ import torch
 from torch import nn
 
 from pipeline.paths import REPO_ROOT
+from pipeline.store import atomic_write_bytes
 from retrieval.encoder import checkpoint_file, load_encoder, sha256_file
+from retrieval.eval.cuad import contract_states, find_gold, load_cuad
 from retrieval.eval.qa import QAItem, evaluate_qa, load_squad, score
+from retrieval.hybrid import HybridIndex
 from retrieval.reader.runtime import (
     LABELS,
     READER_FILE,
@@ -95,10 +99,6 @@ def build_examples(path: Path, model, tokenizer, split: str = "train", max_conte
 def cached(key: str, build) -> list[Example]:
     """build() through a pickle cache in out/reader_cache/ keyed by `key` (inputs and encoder). It holds
     our own dataclasses, so it is read only from the cache directory this script writes."""
-    import pickle
-
-    from pipeline.store import atomic_write_bytes
-
     cache = CACHE_DIR / f"{hashlib.blake2b(key.encode(), digest_size=8).hexdigest()}.pkl"
     if cache.is_file():
         return pickle.loads(cache.read_bytes())
@@ -111,9 +111,6 @@ def cuad_examples(data_dir: Path, model, tokenizer, contracts: int, k: int = 3, 
     """Passage-level examples from CUAD's training contracts: every passage holding a gold clause is a SPAN
     example of its question (the category, as `eval cuad` asks it), and the question's other top-k BM25
     passages are NONE examples, so the head learns to say no answer to a passage that only looks related."""
-    from retrieval.eval.cuad import contract_states, find_gold, load_cuad
-    from retrieval.hybrid import HybridIndex
-
     examples = []
     for contract in load_cuad(data_dir, "train", contracts):
         passages, states = contract_states(model, tokenizer, contract, passage_chars)

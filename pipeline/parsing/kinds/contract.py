@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from pipeline.parsing.kinds.en_judgment import parse_date
 from pipeline.parsing.spans import Span
 from pipeline.records import BlockType as T
 from pipeline.records import DocKind, DocMeta, Party
@@ -90,8 +91,6 @@ _PARTY_NAMES = re.compile(
 
 
 def extract_meta(text: str, spans: list[Span]) -> tuple[DocMeta, str | None]:
-    from pipeline.parsing.kinds.en_judgment import parse_date
-
     meta = DocMeta(doc_type="contract")
     header = [text[s.start : s.end] for s in spans if s.type is T.HEADER]
     parties = " ".join(text[s.start : s.end] for s in spans if s.type is T.PARTIES)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 
+from pipeline.parsing.kinds.en_judgment import parse_date
 from pipeline.parsing.spans import Span, split_spans
 from pipeline.records import BlockType as T
 from pipeline.records import DocKind, DocMeta, Party
@@ -185,8 +186,6 @@ def parse_yyyymmdd(s: str | None) -> dt.date | None:
 
 
 def extract_meta(text: str, spans: list[Span]) -> tuple[DocMeta, str | None]:
-    from pipeline.parsing.kinds.en_judgment import parse_date
-
     head = text[: spans[min(len(spans) - 1, 40)].end] if spans else ""
     meta = DocMeta(doc_type="patent")
     if m := _NUMBER.search(head) or _OLD_NUMBER.search(head):
