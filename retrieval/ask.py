@@ -26,10 +26,10 @@ from pipeline.tokenizer import encode_segment
 from retrieval.answer import (
     ANSWER_THRESHOLD,
     BLOCK_PRIOR,
-    ScoredSentence,
     complete_span,
     question_kind,
     rank_sentences,
+    sentences,
 )
 from retrieval.cache import DocStateCache
 from retrieval.config import RetrievalConfig
@@ -265,49 +265,51 @@ class Asker:
                 raise IndexMissing(str(self.out_dir), f"no document {doc_id} in this run")
         hits = self.search_index.search(question, k=k, filters=filters, level="segment", rrf_k=self.config.rrf_k)
         citations = [self.citation(h.segment_id, h.score) for h in hits]
+        kind = question_kind(question)
         reading = None
         if self.reader is None:
             notes.append("no reader for this encoder: only sentence answers and citations")
-        else:
+        elif kind == "span":  # a sentence question is answered from the ranked sentences alone
             reading = self.read(question, citations)
-        answer, kind, conf, evidence = self.shape(question, citations, reading, notes)
-        return Answer(question, answer, kind, conf, evidence, reading and round(reading.confidence, 6),
+        answer, answer_type, conf, evidence = self.shape(question, kind, citations, reading, notes)
+        return Answer(question, answer, answer_type, conf, evidence, reading and round(reading.confidence, 6),
                       reading and reading.segment_id, citations, self.search_index.arms,
                       getattr(self.reader, "checkpoint", None), notes)
 
-    def shape(self, question: str, citations: list[Citation], reading: Reading | None,
+    def shape(self, question: str, kind: str, citations: list[Citation], reading: Reading | None,
               notes: list[str]) -> tuple[str, str, float | None, Evidence | None]:
         """(answer, answer_type, confidence, evidence): a sentence for a sentence question, the reader's
         answer grown to a whole phrase when it is confident enough, else "none" with the best sentence."""
-        kind = question_kind(question)
         ranked = rank_sentences(question, [(c.segment_id, c.block_type, c.text) for c in citations], kind)
         if kind != "span":
             if ranked and ranked[0].score > 0:
                 top = ranked[0]
-                return top.text.strip(), "sentence", round(top.score / (1 + BLOCK_PRIOR), 4), self.evidence(top)
+                return top.text.strip(), "sentence", round(top.score / (1 + BLOCK_PRIOR), 4), self.evidence(top.segment_id, top.text)
             notes.append(f"no sentence of the cited passages answers this {kind} question")
             return "none", "none", None, None
         if reading is not None and reading.confidence >= ANSWER_THRESHOLD:
-            text = self.passage(reading.segment_id).text
-            in_segment = [s for s in ranked if s.segment_id == reading.segment_id]
+            conf = round(reading.confidence, 4)
             if reading.label != "SPAN":
-                ev = in_segment[0] if in_segment else None
-                return reading.label, reading.label.lower(), round(reading.confidence, 4), ev and self.evidence(ev)
+                ev = next((s for s in ranked if s.segment_id == reading.segment_id), None)
+                return reading.label, reading.label.lower(), conf, ev and self.evidence(ev.segment_id, ev.text)
+            text = self.passage(reading.segment_id).text
             a, b = complete_span(text, reading.start, reading.end, question)
-            around = next((s for s in in_segment if s.start <= a < s.end), None)
-            return text[a:b].strip(), "span", round(reading.confidence, 4), around and self.evidence(around)
+            cuts = sentences(text)
+            start = next((x for x, y in cuts if x <= a < y), a)
+            end = next((y for x, y in cuts if x < b <= y), b)
+            return text[a:b].strip(), "span", conf, self.evidence(reading.segment_id, text[start:end])
         if reading is not None:
             notes.append(f"no confident answer: the reader's best ({reading.text[:40]!r}, P={reading.confidence:.2f}) "
                          f"is below the threshold {ANSWER_THRESHOLD}")
-        return "none", "none", None, self.evidence(ranked[0]) if ranked else None
+        return "none", "none", None, self.evidence(ranked[0].segment_id, ranked[0].text) if ranked else None
 
     def passage(self, segment_id: str) -> Passage:
         return self.search_index.passages[self.search_index.row_of[segment_id]]
 
-    def evidence(self, s: ScoredSentence) -> Evidence:
-        p = self.passage(s.segment_id)
-        page, bbox = self.blocks.get((p.doc_id, self.block_of[s.segment_id]), (None, None))
-        return Evidence(s.text.strip(), s.segment_id, page, bbox)
+    def evidence(self, segment_id: str, sentence: str) -> Evidence:
+        p = self.passage(segment_id)
+        page, bbox = self.blocks.get((p.doc_id, self.block_of[segment_id]), (None, None))
+        return Evidence(sentence.strip(), segment_id, page, bbox)
 
 
 # the name the first callers used (tests, `ldx ask` before the Asker API)
