@@ -27,9 +27,11 @@ from retrieval.answer import (
     ANSWER_THRESHOLD,
     BLOCK_PRIOR,
     complete_span,
+    is_wh_question,
     question_kind,
     rank_sentences,
     sentences,
+    term_share,
 )
 from retrieval.cache import DocStateCache
 from retrieval.config import RetrievalConfig
@@ -103,8 +105,9 @@ class Reading:
     text: str
     confidence: float  # P(label)
     segment_id: str
-    start: int  # characters of the span in the segment's text (0, 0 for YES/NO)
+    start: int  # characters of the span in the segment's text (the whole text for YES/NO)
     end: int
+    share: float  # share of the question's terms in the answer's sentence (retrieval.answer.term_share)
 
 
 # Each segment/block/document once: a document re-run in a later run replaces its earlier rows.
@@ -230,18 +233,24 @@ class Asker:
         """The most confident answer the reader finds in the cited segments; None when every segment says
         no answer."""
         q = self.reader.question(question)
-        best = None
+        wh = is_wh_question(question)
+        best, best_rank = None, -1.0
         for c in citations:
             states = self.doc_states(c.doc_id)[c.segment_id]
             enc = self.tokenizer.hf.encode(c.text, add_special_tokens=False)
             offsets = [tuple(o) for o in enc.offsets]
             hidden = states[states.size(0) - len(enc.ids):].float().cpu()  # drop the prefix tokens
             pred = self.reader.read(c.text, EncodedText(hidden, offsets, list(enc.ids)), q)
-            # ranked by P(answer type): a span's own probability shrinks with the passage's length, so
-            # against it a short title's YES/NO would win every time
-            if pred.answer and (best is None or pred.type_prob > best.confidence):
-                a, b = (offsets[pred.span[0]][0], offsets[pred.span[1]][1]) if pred.span else (0, 0)
-                best = Reading(pred.label, pred.answer, pred.type_prob, c.segment_id, a, b)
+            if not pred.answer or (wh and pred.label != "SPAN"):
+                continue  # no answer here, or a bare YES/NO to a who/what question
+            a, b = (offsets[pred.span[0]][0], offsets[pred.span[1]][1]) if pred.span else (0, len(c.text))
+            # ranked by P(answer type) (a span's own probability shrinks with the passage's length, so against
+            # it a short title's YES/NO would win every time), weighted by how much of the question the
+            # answer's sentence holds: the small reader's P(SPAN) alone prefers any fact-like segment
+            share = term_share(question, _sentence_around(c.text, a, b))
+            if pred.type_prob * (0.5 + share) > best_rank:
+                best_rank = pred.type_prob * (0.5 + share)
+                best = Reading(pred.label, pred.answer, pred.type_prob, c.segment_id, a, b, share)
         return best
 
     def citation(self, segment_id: str, score: float) -> Citation:
@@ -287,20 +296,17 @@ class Asker:
                 return top.text.strip(), "sentence", round(top.score / (1 + BLOCK_PRIOR), 4), self.evidence(top.segment_id, top.text)
             notes.append(f"no sentence of the cited passages answers this {kind} question")
             return "none", "none", None, None
-        if reading is not None and reading.confidence >= ANSWER_THRESHOLD:
+        if reading is not None and reading.confidence >= ANSWER_THRESHOLD and reading.share > 0:
             conf = round(reading.confidence, 4)
             if reading.label != "SPAN":
                 ev = next((s for s in ranked if s.segment_id == reading.segment_id), None)
                 return reading.label, reading.label.lower(), conf, ev and self.evidence(ev.segment_id, ev.text)
             text = self.passage(reading.segment_id).text
             a, b = complete_span(text, reading.start, reading.end, question)
-            cuts = sentences(text)
-            start = next((x for x, y in cuts if x <= a < y), a)
-            end = next((y for x, y in cuts if x < b <= y), b)
-            return text[a:b].strip(), "span", conf, self.evidence(reading.segment_id, text[start:end])
+            return text[a:b].strip(), "span", conf, self.evidence(reading.segment_id, _sentence_around(text, a, b))
         if reading is not None:
-            notes.append(f"no confident answer: the reader's best ({reading.text[:40]!r}, P={reading.confidence:.2f}) "
-                         f"is below the threshold {ANSWER_THRESHOLD}")
+            why = f"is below the threshold {ANSWER_THRESHOLD}" if reading.share > 0 else "shares no word with the question"
+            notes.append(f"no confident answer: the reader's best ({reading.text[:40]!r}, P={reading.confidence:.2f}) {why}")
         return "none", "none", None, self.evidence(ranked[0].segment_id, ranked[0].text) if ranked else None
 
     def passage(self, segment_id: str) -> Passage:
@@ -310,6 +316,14 @@ class Asker:
         p = self.passage(segment_id)
         page, bbox = self.blocks.get((p.doc_id, self.block_of[segment_id]), (None, None))
         return Evidence(sentence.strip(), segment_id, page, bbox)
+
+
+def _sentence_around(text: str, a: int, b: int) -> str:
+    """The sentence(s) of `text` holding characters [a, b)."""
+    cuts = sentences(text)
+    start = next((x for x, y in cuts if x <= a < y), a)
+    end = next((y for x, y in cuts if x < b <= y), b)
+    return text[start:end]
 
 
 # the name the first callers used (tests, `ldx ask` before the Asker API)

