@@ -33,9 +33,9 @@ def test_the_demo_questions_read_from_stdin_get_whole_answers_in_json(demo_run):
         json.loads(line) for line in res.output.strip().splitlines()
     )  # two questions, then the empty line
     assert zh["question"] == ZH_DEMO and en["question"] == EN_DEMO
-    assert (
-        "周明远犯盗窃罪" in zh["answer"] and "有期徒刑十个月" in zh["answer"] and zh["answer_type"] == "span"
-    )
+    # 判处什么刑罚 asks for the disposition: the VERDICT sentence, not the reader's lone verb "判处"
+    assert "周明远犯盗窃罪" in zh["answer"] and "有期徒刑十个月" in zh["answer"]
+    assert zh["answer_type"] == "sentence"
     assert ALLOW in en["answer"] and en["answer_type"] == "sentence"
     for a in (zh, en):
         assert {"answer", "answer_type", "confidence", "evidence", "citations"} <= set(a)
