@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 import retrieval
-from retrieval.answer import complete_span, question_kind
+from retrieval.answer import choose_threshold, complete_span, question_kind
 
 ZH_DEMO = "被告人犯什么罪，判处什么刑罚？"
 EN_DEMO = "What did the court decide on appeal?"
@@ -106,3 +106,12 @@ def test_question_kinds_and_phrase_growth():
     )  # a lone verb: its clause
     b = text.index("有期徒刑十个月")
     assert complete_span(text, b, b + 7, "判处什么刑罚？") == (b, b + 7)  # already a phrase
+
+
+def test_choose_threshold_maximises_answer_vs_abstain_f1():
+    conf = [0.9, 0.8, 0.6, 0.4, 0.3, 0.0]
+    right = [True, True, False, True, False, False]
+    answerable = [True, True, True, True, False, False]
+    # t=0.4: 3 right of 4 given, recall 3/4 -> F1 0.75; t=0.8: P 1, R 0.5 -> 0.667; t=0.3: P 0.6, R 0.75 -> 0.667
+    threshold, f1 = choose_threshold(conf, right, answerable)
+    assert threshold == 0.4 and abs(f1 - 0.75) < 1e-9
