@@ -10,6 +10,7 @@ retrieval.encoder and retrieval.reader import torch (~1.4 s); retrieval.store an
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -31,7 +32,6 @@ from flows.cli_common import (
 )
 from pipeline.errors import DocumentError
 from pipeline.paths import SHARED_DATA
-from retrieval.eval.qa import SPLITS, evaluate_qa
 
 KindOpt = Annotated[
     list[str] | None, typer.Option("--kind", help="Only documents of this kind (repeatable).")
@@ -110,8 +110,11 @@ def eval_retrieval(
 
 @app.command("ask")
 def ask(
-    question: Annotated[str, typer.Argument(help="The question, in any language of the corpus.")],
-    index: Annotated[Path, typer.Option("--index", help="OUT_DIR written by `ldx run`.")],
+    question: Annotated[
+        str | None, typer.Argument(help="The question, in any language of the corpus; none: read questions from "
+                                   "stdin, one per line, until EOF or an empty line (models load once).")
+    ] = None,
+    index: Annotated[Path, typer.Option("--index", help="OUT_DIR written by `ldx run`.")] = ...,
     k: Annotated[int, typer.Option("--k", min=1, help="Segments to retrieve and cite.")] = 10,
     doc: Annotated[str | None, typer.Option("--doc", help="Only this document (doc_id).")] = None,
     kind: KindOpt = None,
@@ -122,40 +125,70 @@ def ask(
     date_from: DateFromOpt = None,
     date_to: DateToOpt = None,
     reader: Annotated[Path | None, typer.Option(help="Reader head; default data/models/reader.pt.")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object (one line per question from stdin).")] = False,
     config: ConfigOpt = None,
     set_: SetOpt = None,
 ) -> None:
-    """Answer a question over an indexed run, with citations (doc, segment, block type, page, bbox, text)."""
+    """Answer a question over an indexed run, with its evidence sentence and citations (doc, segment, block
+    type, page, bbox, text); "none" with the best evidence when no answer is confident enough."""
     import torch  # start-up: torch
 
     from pipeline.store import TableUnreadable  # start-up: pyarrow
-    from retrieval.ask import AskSession, parse_date  # start-up: torch
+    from retrieval.ask import Asker, parse_date  # start-up: torch
     from retrieval.hybrid import Filters  # start-up: numpy
     from retrieval.store import StoreError  # start-up: pyarrow
 
     cfg = resolve_config(config, set_)
     existing_path(index, "directory")
     try:
-        filters = Filters(
-            kinds=set(kind) if kind else None,
-            block_types={b.upper() for b in block_type} if block_type else None,
-            court=court,
-            date_from=parse_date(date_from),
-            date_to=parse_date(date_to),
-        )
+        date_range = parse_date(date_from), parse_date(date_to)
     except ValueError as e:
         fail(f"bad date: {e}")
     torch.set_num_threads(cfg.model.threads or 1)  # more threads than free cores crawls on a shared machine
     try:
-        session = AskSession(index, cfg.retrieval, cfg.model.checkpoint, cfg.model.device, reader)
-        answer = session.ask(question, k=k, doc_id=doc, filters=filters)
+        asker = Asker(index, cfg.retrieval, cfg.model.checkpoint, cfg.model.device, reader)
     except (DocumentError, StoreError, TableUnreadable) as e:
         fail(str(e))
-    if as_json:
-        _print_json(answer.to_dict())
-        return
-    console.print(plain("answer:", "bold"), plain(answer.answer), highlight=False)
+    questions = [question] if question is not None else _stdin_questions(sys.stdin)
+    for q in questions:
+        # a fresh Filters per question: ask() narrows it to --doc in place
+        filters = Filters(kinds=set(kind) if kind else None, court=court, date_from=date_range[0],
+                          date_to=date_range[1], block_types={b.upper() for b in block_type} if block_type else None)
+        try:
+            answer = asker.ask(q, k=k, doc_id=doc, filters=filters)
+        except (DocumentError, StoreError, TableUnreadable) as e:
+            fail(str(e))
+        if as_json and question is None:
+            print(json.dumps(answer.to_dict(), ensure_ascii=False, default=str), flush=True)
+        elif as_json:
+            _print_json(answer.to_dict())
+        else:
+            _print_answer(answer)
+
+
+def _stdin_questions(stream):
+    """Questions one per line until EOF or an empty line; a prompt when a person types them."""
+    while True:
+        if stream.isatty():
+            console.print(plain("question> ", "bold"), end="", highlight=False)
+        line = stream.readline()
+        if not line.strip():
+            return
+        yield line.strip()
+
+
+def _print_answer(answer) -> None:
+    if answer.answer_type == "none":
+        console.print(plain("answer:", "bold"), plain("no confident answer found"), highlight=False)
+    else:
+        conf = f" ({answer.answer_type}, confidence {answer.confidence:.2f})" if answer.confidence is not None else ""
+        console.print(plain("answer:", "bold"), plain(answer.answer + conf), highlight=False)
+    cited = {c.segment_id: i for i, c in enumerate(answer.citations, start=1)}
+    if answer.evidence is not None:
+        ev = answer.evidence
+        label = "best evidence:" if answer.answer_type == "none" else "evidence:"
+        where = f"[{cited[ev.segment_id]}] " if ev.segment_id in cited else ""
+        console.print(plain(label, "bold"), plain(f"{where}{ev.sentence}"), highlight=False)
     for note in answer.notes:
         console.print(plain(note, "dim"), highlight=False)
     for i, c in enumerate(answer.citations, start=1):
@@ -204,6 +237,8 @@ def eval_qa(
 ) -> None:
     """Extractive QA end to end: EM, F1 (char-level, best over golds), YES/NO accuracy, no-answer accuracy,
     beside a trivial baseline (always a span: the clause sharing the most question terms)."""
+    from retrieval.eval.qa import SPLITS, evaluate_qa  # start-up: torch (~1.6 s on every ldx command)
+
     cfg = resolve_config(config, set_)
     existing_path(file)
     if split not in SPLITS:

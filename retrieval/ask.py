@@ -1,11 +1,13 @@
 """Question answering over an indexed run: retrieve segments, read an answer, cite the sources.
 
-`AskSession(out_dir)` loads the run's segments, blocks and documents (latest run of each document),
-builds BM25 over the segments, and adds the dense arm over the segment-state store when OUT_DIR/index
-exists and its checkpoint loads. `session.ask(question, k, doc_id)` returns an `Answer` whose citations
-carry the block's page and bbox. The answer text comes from the reader head when a reader checkpoint
-exists for the encoder (the most confident answer over the cited segments, and the segment it came
-from); otherwise the answer is "none" and only the citations are returned.
+`Asker(out_dir)` loads the run's segments, blocks and documents (latest run of each document), builds
+BM25 over the segments, adds the dense arm over the segment-state store when OUT_DIR/index exists and its
+checkpoint loads, and the reader head when one exists for the encoder; all of it once, for every question
+(the document states the reader reads are cached across questions). `asker.ask(question, k, doc_id)`
+returns an `Answer` whose citations carry the block's page and bbox. What it answers (retrieval.answer):
+for a question whose answer is a sentence (a decision, a reason) the best sentence of the cited passages;
+otherwise the reader's most confident answer over the cited segments, grown to a whole phrase, when its
+confidence reaches ANSWER_THRESHOLD; else "none" with the best evidence sentence.
 """
 
 from __future__ import annotations
@@ -20,9 +22,23 @@ import torch
 from pipeline.errors import DocumentError
 from pipeline.records import BlockType, Segment
 from pipeline.store import open_duckdb
+from pipeline.tokenizer import encode_segment
+from retrieval.answer import (
+    ANSWER_THRESHOLD,
+    BLOCK_PRIOR,
+    complete_span,
+    is_wh_question,
+    question_kind,
+    rank_sentences,
+    sentences,
+    term_share,
+)
 from retrieval.cache import DocStateCache
 from retrieval.config import RetrievalConfig
+from retrieval.encoder import checkpoint_file, encode_query, load_encoder, sha256_file
 from retrieval.hybrid import Filters, HybridIndex, Passage
+from retrieval.inject import encode_document
+from retrieval.reader.runtime import READER_FILE, EncodedText, ReaderMismatch, load_reader
 from retrieval.stage import INDEX_DIR
 from retrieval.store import SegmentStore, StoreError
 from txl.keys import key_identity
@@ -53,10 +69,24 @@ class Citation:
 
 
 @dataclass
+class Evidence:
+    """The sentence an answer rests on (or, with no confident answer, the best sentence found)."""
+
+    sentence: str
+    segment_id: str
+    page: int | None
+    bbox: list[float] | None  # of the sentence's block: top-left origin, PDF points
+
+
+@dataclass
 class Answer:
     question: str
-    answer: str  # answer text, "YES", "NO" or "none"
-    answer_score: float | None  # the reader's P(answer type) in the segment the answer came from
+    answer: str  # the answer text: a phrase, a sentence, "YES", "NO", or "none" (no confident answer)
+    answer_type: str  # span / yes / no / sentence / none
+    # span/yes/no: the reader's P(answer type); sentence: (question-term overlap + block-type prior) / 2
+    confidence: float | None
+    evidence: Evidence | None
+    answer_score: float | None  # the reader's P(answer type) in its best segment, shown even when withheld
     answer_segment: str | None  # the cited segment the answer was read from
     citations: list[Citation]
     arms: list[str]
@@ -65,6 +95,19 @@ class Answer:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+@dataclass
+class Reading:
+    """The reader's most confident answer over the cited segments."""
+
+    label: str  # SPAN, YES or NO
+    text: str
+    confidence: float  # P(label)
+    segment_id: str
+    start: int  # characters of the span in the segment's text (the whole text for YES/NO)
+    end: int
+    share: float  # share of the question's terms in the answer's sentence (retrieval.answer.term_share)
 
 
 # Each segment/block/document once: a document re-run in a later run replaces its earlier rows.
@@ -80,15 +123,16 @@ class StoreArm:
         self.row_of = {s: i for i, s in enumerate(self.segment_ids)}
 
     def top(self, query: str, n: int, allowed: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
-        from retrieval.encoder import encode_query
-
         q = encode_query(self.model, self.tokenizer, query, self.pooling)
         only = None if allowed is None else {self.segment_ids[i] for i in np.flatnonzero(allowed)}
         hits = [(self.row_of[s], sc) for s, sc in self.store.search(q, n, only=only)[0] if s in self.row_of]
         return np.array([r for r, _ in hits], dtype=np.int64), np.array([s for _, s in hits], dtype=np.float32)
 
 
-class AskSession:
+class Asker:
+    """Answers questions over one indexed run; models, indexes and the document-state cache load once and
+    serve every question (`Asker(out_dir).ask(question)`)."""
+
     def __init__(self, out_dir: str | Path, config: RetrievalConfig | None = None, checkpoint: str | None = None,
                  device: str = "auto", reader: Path | None = None):
         self.out_dir = Path(out_dir)
@@ -124,8 +168,6 @@ class AskSession:
         self.cache = DocStateCache(self.config.cache_bytes)
 
     def _add_dense(self, checkpoint: str | None, device: str) -> None:
-        from retrieval.encoder import checkpoint_file, load_encoder, sha256_file
-
         if not self.config.dense:
             return
         try:
@@ -153,9 +195,6 @@ class AskSession:
     def _load_reader(self, checkpoint: str | None, device: str, reader_file: Path | None):
         """The reader head for this encoder: the one given (refused with an error when it was trained on
         another encoder), else the shipped one (left out with a note in that case)."""
-        from retrieval.encoder import checkpoint_file, load_encoder, sha256_file
-        from retrieval.reader.runtime import READER_FILE, ReaderMismatch, load_reader
-
         path = checkpoint_file(checkpoint)
         if path is None or not path.is_file():
             return None
@@ -178,9 +217,6 @@ class AskSession:
 
     def doc_states(self, doc_id: str) -> dict[str, torch.Tensor]:
         """segment_id -> [T, d] states of a document read in order with memory; cached for the session."""
-        from pipeline.tokenizer import encode_segment
-        from retrieval.inject import encode_document
-
         device = next(self.model.parameters()).device
         cached = self.cache.get(doc_id, device)
         if cached is None:
@@ -193,26 +229,32 @@ class AskSession:
         passages = [p for p in self.search_index.passages if p.doc_id == doc_id]
         return {p.segment_id: h for p, h in zip(passages, cached, strict=True)}
 
-    def read(self, question: str, citations: list[Citation]) -> tuple[str, float | None, str | None]:
-        """(answer, confidence, segment_id it came from): the most confident answer the reader finds in
-        the cited segments; "none" when every segment says no answer."""
-        from retrieval.reader.runtime import EncodedText
-
+    def read(self, question: str, citations: list[Citation]) -> Reading | None:
+        """The most confident answer the reader finds in the cited segments; None when every segment says
+        no answer."""
         q = self.reader.question(question)
-        best, best_conf, source = "none", None, None
+        wh = is_wh_question(question)
+        best, best_rank = None, -1.0
         for c in citations:
             states = self.doc_states(c.doc_id)[c.segment_id]
             enc = self.tokenizer.hf.encode(c.text, add_special_tokens=False)
+            offsets = [tuple(o) for o in enc.offsets]
             hidden = states[states.size(0) - len(enc.ids):].float().cpu()  # drop the prefix tokens
-            pred = self.reader.read(c.text, EncodedText(hidden, [tuple(o) for o in enc.offsets], list(enc.ids)), q)
-            # ranked by P(answer type): a span's own probability shrinks with the passage's length, so
-            # against it a short title's YES/NO would win every time
-            if pred.answer and (best_conf is None or pred.type_prob > best_conf):
-                best, best_conf, source = pred.answer, pred.type_prob, c.segment_id
-        return best, best_conf, source
+            pred = self.reader.read(c.text, EncodedText(hidden, offsets, list(enc.ids)), q)
+            if not pred.answer or (wh and pred.label != "SPAN"):
+                continue  # no answer here, or a bare YES/NO to a who/what question
+            a, b = (offsets[pred.span[0]][0], offsets[pred.span[1]][1]) if pred.span else (0, len(c.text))
+            # ranked by P(answer type) (a span's own probability shrinks with the passage's length, so against
+            # it a short title's YES/NO would win every time), weighted by how much of the question the
+            # answer's sentence holds: the small reader's P(SPAN) alone prefers any fact-like segment
+            share = term_share(question, _sentence_around(c.text, a, b))
+            if pred.type_prob * (0.5 + share) > best_rank:
+                best_rank = pred.type_prob * (0.5 + share)
+                best = Reading(pred.label, pred.answer, pred.type_prob, c.segment_id, a, b, share)
+        return best
 
     def citation(self, segment_id: str, score: float) -> Citation:
-        p = self.search_index.passages[self.search_index.row_of[segment_id]]
+        p = self.passage(segment_id)
         page, bbox = self.blocks.get((p.doc_id, self.block_of[segment_id]), (None, None))
         return Citation(p.doc_id, segment_id, p.block_type, page, bbox, round(float(score), 6), p.text)
 
@@ -232,13 +274,60 @@ class AskSession:
                 raise IndexMissing(str(self.out_dir), f"no document {doc_id} in this run")
         hits = self.search_index.search(question, k=k, filters=filters, level="segment", rrf_k=self.config.rrf_k)
         citations = [self.citation(h.segment_id, h.score) for h in hits]
-        answer, score, source = "none", None, None
+        kind = question_kind(question)
+        reading = None
         if self.reader is None:
-            notes.append("no reader for this encoder: answer is 'none'; see the citations")
-        else:
-            answer, score, source = self.read(question, citations)
-        return Answer(question, answer, score, source, citations, self.search_index.arms,
+            notes.append("no reader for this encoder: only sentence answers and citations")
+        elif kind == "span":  # a sentence question is answered from the ranked sentences alone
+            reading = self.read(question, citations)
+        answer, answer_type, conf, evidence = self.shape(question, kind, citations, reading, notes)
+        return Answer(question, answer, answer_type, conf, evidence, reading and round(reading.confidence, 6),
+                      reading and reading.segment_id, citations, self.search_index.arms,
                       getattr(self.reader, "checkpoint", None), notes)
+
+    def shape(self, question: str, kind: str, citations: list[Citation], reading: Reading | None,
+              notes: list[str]) -> tuple[str, str, float | None, Evidence | None]:
+        """(answer, answer_type, confidence, evidence): a sentence for a sentence question, the reader's
+        answer grown to a whole phrase when it is confident enough, else "none" with the best sentence."""
+        ranked = rank_sentences(question, [(c.segment_id, c.block_type, c.text) for c in citations], kind)
+        if kind != "span":
+            if ranked and ranked[0].score > 0:
+                top = ranked[0]
+                return top.text.strip(), "sentence", round(top.score / (1 + BLOCK_PRIOR), 4), self.evidence(top.segment_id, top.text)
+            notes.append(f"no sentence of the cited passages answers this {kind} question")
+            return "none", "none", None, None
+        if reading is not None and reading.confidence >= ANSWER_THRESHOLD and reading.share > 0:
+            conf = round(reading.confidence, 4)
+            if reading.label != "SPAN":
+                ev = next((s for s in ranked if s.segment_id == reading.segment_id), None)
+                return reading.label, reading.label.lower(), conf, ev and self.evidence(ev.segment_id, ev.text)
+            text = self.passage(reading.segment_id).text
+            a, b = complete_span(text, reading.start, reading.end, question)
+            return text[a:b].strip(), "span", conf, self.evidence(reading.segment_id, _sentence_around(text, a, b))
+        if reading is not None:
+            why = f"is below the threshold {ANSWER_THRESHOLD}" if reading.share > 0 else "shares no word with the question"
+            notes.append(f"no confident answer: the reader's best ({reading.text[:40]!r}, P={reading.confidence:.2f}) {why}")
+        return "none", "none", None, self.evidence(ranked[0].segment_id, ranked[0].text) if ranked else None
+
+    def passage(self, segment_id: str) -> Passage:
+        return self.search_index.passages[self.search_index.row_of[segment_id]]
+
+    def evidence(self, segment_id: str, sentence: str) -> Evidence:
+        p = self.passage(segment_id)
+        page, bbox = self.blocks.get((p.doc_id, self.block_of[segment_id]), (None, None))
+        return Evidence(sentence.strip(), segment_id, page, bbox)
+
+
+def _sentence_around(text: str, a: int, b: int) -> str:
+    """The sentence(s) of `text` holding characters [a, b)."""
+    cuts = sentences(text)
+    start = next((x for x, y in cuts if x <= a < y), a)
+    end = next((y for x, y in cuts if x < b <= y), b)
+    return text[start:end]
+
+
+# the name the first callers used (tests, `ldx ask` before the Asker API)
+AskSession = Asker
 
 
 def parse_date(value: str | None) -> dt.date | None:

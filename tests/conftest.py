@@ -39,3 +39,16 @@ def torch_one_thread():
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(before)
+
+
+@pytest.fixture(scope="session")
+def demo_run(prefect_harness, tmp_path_factory) -> Path:
+    """OUT_DIR of `ldx run data/samples` with the shipped model (what `make demo` writes), built once per session."""
+    from flows.run import run_flow
+    from retrieval.encoder import checkpoint_file
+
+    if checkpoint_file(None) is None:
+        pytest.fail("no shipped checkpoint in data/models/")
+    out = tmp_path_factory.mktemp("demo") / "out"
+    run_flow(str(ROOT / "data" / "samples"), str(out), {"run": {"batch_size": 2, "workers": 2}})
+    return out

@@ -1,0 +1,201 @@
+"""Shaping what `ask` says: whole phrases instead of reader fragments, sentence answers for questions whose
+answer is a sentence, and an honest "not found" below a confidence threshold chosen on validation data.
+
+`question_kind(q)` tells span questions from sentence questions (decisions, reasons). `complete_span` grows
+a reader span to its clause (or sentence, for a question asking several things) when the span alone is not
+a phrase. `rank_sentences` scores the sentences of the retrieved passages by lexical overlap with the
+question (idf-weighted over the candidate sentences) plus a prior for the block type the question points
+at. `choose_threshold` picks the confidence below which the reader's answer is withheld, by F1 of
+answer-vs-abstain over questions with known golds.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+from retrieval.reader.runtime import term_spans
+from retrieval.text import HAN, stopwords
+
+# P(answer type) of the reader's best answer below which `ask` says it found no confident answer.
+# Chosen by `choose_threshold` (max F1 of answer-vs-abstain, an answer counting as right at char-F1 >= 0.5)
+# on the CJRC validation contexts (`retrieval.reader.train.is_validation`, inside the training split, never
+# the held-apart test split): `python benchmarks/ask_threshold.py --contexts 100` read all 86 of them (516
+# questions, 387 answerable) on 2026-12-01 and chose 0.369 (F1 0.514; answering whenever the reader does:
+# 0.5135). The reader's own NONE already abstains on most unanswerable CJRC questions, so the gain there is
+# small; the threshold matters more over retrieved segments, where no segment may hold the answer.
+ANSWER_THRESHOLD = 0.37
+
+MIN_SPAN_CHARS = 3  # a CJK span shorter than this is a lone verb or function word ("判处"), not an answer
+MIN_SPAN_WORDS = 2  # the same for English: one word alone is grown to its clause unless it is a name/number
+SENTENCE_MIN_CHARS = 12  # shorter "sentences" are headings ("Conclusion", "Discussion")
+
+_CLAUSE_END = "，。；：！？,;:!?\n"
+_SENTENCE_END = "。；！？!?\n"
+_EN_SENTENCE = re.compile(r"(?<=[a-z)\]\"'”])[.!?](?=\s+[A-Z“\"(])")
+_ZH_SENTENCE = re.compile(r"(?<=[。！？；])")
+
+_EN_WH = re.compile(r"^\s*(what|why|how|which|on what)\b", re.I)
+_EN_DECISION = re.compile(
+    r"\b(decide[ds]?|decision|h[eo]ld(ing)?|order(ed)?|outcome|result|rul(e|ed|ing)|conclu(de|ded|sion)|"
+    r"dispos(e|ed|al|ition)|judgment|verdict|allow(ed)?|dismiss(ed)?)\b",
+    re.I,
+)
+_EN_REASON = re.compile(r"^\s*why\b|\breasons?\b|\bgrounds?\b|\brationale\b", re.I)
+_ZH_REASON = re.compile(r"为什么|为何|理由|原因|依据")
+# asking what was decided or imposed: 如何判决, 判处什么刑罚, 如何处理 (the disposition of a thing or claim)
+_ZH_DECISION = re.compile(r"如何判决|怎么判|怎样判|判决结果|判决如何|判了什么|判处(什么|何种)|(什么|何种)刑罚|如何处理")
+_ZH_WH = re.compile(r"什么|谁|哪|多少|几|何时|怎样|如何")
+_EN_MULTI_WH = re.compile(r"\b(who|what|when|where|which|how much|how many|how long)\b", re.I)
+
+DECISION_BLOCKS = frozenset({"VERDICT"})  # the disposition: 判决如下 items, "I would allow the appeal"
+REASON_BLOCKS = frozenset({"OPINION"})  # 本院认为, the judges' discussion
+# never an answer to a sentence question: titles, parties, court names and signatures
+NON_ANSWER_BLOCKS = frozenset({"HEADER", "PARTIES", "SIGNATURE"})
+BLOCK_PRIOR = 1.0  # added to a sentence's overlap score (which is at most 1) when its block fits the question
+
+
+def question_kind(question: str) -> str:
+    """ "decision" or "reason" (the answer is a sentence), else "span"."""
+    if _ZH_DECISION.search(question):
+        return "decision"
+    if _ZH_REASON.search(question) or (_EN_WH.match(question) and _EN_REASON.search(question)):
+        return "reason"
+    if _EN_WH.match(question) and _EN_DECISION.search(question):
+        return "decision"
+    return "span"
+
+
+def asks_several(question: str) -> bool:
+    """A question asking two things at once (被告人犯什么罪，判处什么刑罚？): its answer is a sentence's worth."""
+    return len(_ZH_WH.findall(question)) + len(_EN_MULTI_WH.findall(question)) >= 2
+
+
+def is_wh_question(question: str) -> bool:
+    """Asks for a thing (who/what/多少/什么…), so a bare YES/NO is never its answer."""
+    return bool(_EN_MULTI_WH.search(question) or _ZH_WH.search(question) or _EN_WH.match(question))
+
+
+def term_share(question: str, sentence: str) -> float:
+    """Share of the question's content terms (BM25 terms) found in the sentence, in [0, 1]."""
+    q = {t for t, _, _ in term_spans(question)}
+    return len(q & {t for t, _, _ in term_spans(sentence)}) / len(q) if q else 0.0
+
+
+def _is_fragment(span: str) -> bool:
+    words = span.split()
+    if HAN.search(span):
+        return len(HAN.findall(span)) < MIN_SPAN_CHARS
+    if not words:
+        return True
+    lone = len(words) < MIN_SPAN_WORDS and not (words[0][:1].isupper() or words[0][:1].isdigit())
+    return lone or all(w.lower() in stopwords() for w in words)
+
+
+def _grow(text: str, a: int, b: int, ends: str) -> tuple[int, int]:
+    while a > 0 and text[a - 1] not in ends:
+        a -= 1
+    while b < len(text) and text[b] not in ends:
+        b += 1
+    if b < len(text) and text[b] in "。.!?！？" and ends is _SENTENCE_END:
+        b += 1  # a whole sentence keeps its full stop
+    while a < b and text[a].isspace():
+        a += 1
+    return a, b
+
+
+def complete_span(text: str, a: int, b: int, question: str) -> tuple[int, int]:
+    """[a, b) of `text` grown to a whole phrase: the enclosing sentence for a question asking several things,
+    the enclosing clause for a fragment (a lone verb, a function word), else to whole words."""
+    while a > 0 and text[a - 1].isascii() and text[a - 1].isalnum() and text[a].isascii() and text[a].isalnum():
+        a -= 1  # a token boundary inside an English word ("Assign|ee")
+    while b < len(text) and text[b].isascii() and text[b].isalnum() and text[b - 1].isascii() and text[b - 1].isalnum():
+        b += 1
+    if asks_several(question):
+        return _grow(text, a, b, _SENTENCE_END)
+    if _is_fragment(text[a:b]):
+        return _grow(text, a, b, _CLAUSE_END)
+    return a, b
+
+
+def is_header_line(text: str) -> bool:
+    """An all-caps line ("IN THE COURT OF APPEAL (CIVIL DIVISION)"): a heading, never an answer."""
+    letters = [c for c in text if c.isalpha() and c.isascii()]
+    return len(letters) >= 4 and all(c.isupper() for c in letters)
+
+
+def sentences(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each sentence of a passage; a leading paragraph number stays with its sentence."""
+    cuts = sorted(
+        {
+            0,
+            len(text),
+            *(m.end() for m in _EN_SENTENCE.finditer(text)),
+            *(m.end() for m in _ZH_SENTENCE.finditer(text)),
+        }
+    )
+    out = []
+    for a, b in zip(cuts, cuts[1:], strict=False):
+        while a < b and text[a].isspace():
+            a += 1
+        if a < b:
+            out.append((a, b))
+    return out
+
+
+@dataclass
+class ScoredSentence:
+    segment_id: str
+    block_type: str
+    start: int  # characters in the segment's text
+    end: int
+    text: str
+    overlap: float  # idf-weighted share of the question's terms the sentence holds, in [0, 1]
+    score: float  # overlap plus the block-type prior
+
+
+def rank_sentences(question: str, passages: list[tuple[str, str, str]], kind: str) -> list[ScoredSentence]:
+    """Sentences of (segment_id, block_type, text) passages, best first, for a question of `kind`."""
+    q_terms = {t for t, _, _ in term_spans(question)}
+    cands = []
+    for sid, btype, text in passages:
+        if kind != "span" and btype in NON_ANSWER_BLOCKS:
+            continue
+        for a, b in sentences(text):
+            s = text[a:b]
+            if len(s.strip()) >= SENTENCE_MIN_CHARS and not is_header_line(s):
+                cands.append((sid, btype, a, b, s, {t for t, _, _ in term_spans(s)}))
+    if not cands:
+        return []
+    n = len(cands)
+    idf = {t: math.log(1 + n / (1 + sum(t in c[5] for c in cands))) for t in q_terms}
+    total = sum(idf.values()) or 1.0
+    prior = DECISION_BLOCKS if kind == "decision" else REASON_BLOCKS if kind == "reason" else frozenset()
+    out = []
+    for sid, btype, a, b, s, terms in cands:
+        overlap = sum(w for t, w in idf.items() if t in terms) / total
+        out.append(
+            ScoredSentence(sid, btype, a, b, s, round(overlap, 4), overlap + BLOCK_PRIOR * (btype in prior))
+        )
+    out.sort(key=lambda x: -x.score)  # stable: ties keep retrieval order
+    return out
+
+
+def choose_threshold(
+    confidences: list[float], correct: list[bool], answerable: list[bool]
+) -> tuple[float, float]:
+    """(threshold, F1) maximising F1 of answer-vs-abstain: answering at confidence >= threshold, precision is
+    right answers over answers given, recall right answers over answerable questions."""
+    n_answerable = sum(answerable)
+    best = (0.0, 0.0)
+    for t in sorted(set(confidences)):
+        given = [ok for c, ok in zip(confidences, correct, strict=True) if c >= t]
+        right = sum(given)
+        if not given or not right or not n_answerable:
+            continue
+        p, r = right / len(given), right / n_answerable
+        f1 = 2 * p * r / (p + r)
+        if f1 > best[1]:
+            best = (t, f1)
+    return best

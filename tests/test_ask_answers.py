@@ -1,0 +1,117 @@
+"""What `ldx ask` answers over the demo run (data/samples, the shipped encoder and reader): whole phrases,
+sentence answers for decision/reason questions, "not found" with its best evidence, the JSON fields, the
+interactive mode and a reused `retrieval.Asker`. Expected answers read off data/sample_texts/."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+import retrieval
+from retrieval.answer import choose_threshold, complete_span, question_kind
+
+ZH_DEMO = "被告人犯什么罪，判处什么刑罚？"
+EN_DEMO = "What did the court decide on appeal?"
+ALLOW = "For these reasons I would allow the appeal"
+
+
+@pytest.fixture(scope="module")
+def asker(demo_run, torch_one_thread):
+    return retrieval.Asker(demo_run)
+
+
+def test_the_demo_questions_read_from_stdin_get_whole_answers_in_json(demo_run):
+    from flows.cli import app
+
+    res = CliRunner().invoke(
+        app, ["ask", "--index", str(demo_run), "--json"], input=f"{ZH_DEMO}\n{EN_DEMO}\n\nignored\n"
+    )
+    assert res.exit_code == 0, res.output
+    zh, en = (
+        json.loads(line) for line in res.output.strip().splitlines()
+    )  # two questions, then the empty line
+    assert zh["question"] == ZH_DEMO and en["question"] == EN_DEMO
+    # 判处什么刑罚 asks for the disposition: the VERDICT sentence, not the reader's lone verb "判处"
+    assert "周明远犯盗窃罪" in zh["answer"] and "有期徒刑十个月" in zh["answer"]
+    assert zh["answer_type"] == "sentence"
+    assert ALLOW in en["answer"] and en["answer_type"] == "sentence"
+    for a in (zh, en):
+        assert {"answer", "answer_type", "confidence", "evidence", "citations"} <= set(a)
+        assert 0 < a["confidence"] <= 1
+        ev = a["evidence"]
+        assert set(ev) == {"sentence", "segment_id", "page", "bbox"} and a["answer"] in ev["sentence"]
+        cited = {c["segment_id"]: c for c in a["citations"]}
+        assert ev["segment_id"] in cited and ev["sentence"] in cited[ev["segment_id"]]["text"]
+        assert ev["page"] == cited[ev["segment_id"]]["page"] and len(ev["bbox"]) == 4
+
+
+def test_a_question_the_corpus_cannot_answer_says_so_with_its_best_evidence(demo_run):
+    from flows.cli import app
+
+    res = CliRunner().invoke(app, ["ask", "What is the melting point of tungsten?", "--index", str(demo_run)])
+    assert res.exit_code == 0, res.output
+    assert "no confident answer found" in res.output and "best evidence: [" in res.output
+
+
+@pytest.mark.parametrize(
+    ("question", "expected", "kind"),
+    [
+        ("被告人周明远的辩护人是谁？", ["许晴"], "span"),
+        ("扣押在案的作案工具如何处理？", ["没收"], "sentence"),
+        ("本院为什么对被告人从轻处罚？", ["从轻"], "sentence"),
+        ("被告应返还原告多少装修款？", ["30,400"], "span"),
+        ("法院酌定被告支付违约金多少元？", ["12,000"], "span"),
+        ("案件受理费是多少？", ["2,450"], "span"),
+        ("原告与被告签订的是什么合同？", ["家庭居室装饰装修施工合同"], "span"),
+        ("原告李春华的其他诉讼请求如何处理？", ["驳回"], "sentence"),
+        ("Who represented the appellant?", ["Helen Artois KC"], "span"),
+        (
+            "When does the controller report that the window requires cleaning?",
+            ["correction factor exceeds a threshold"],
+            "span",
+        ),
+    ],
+)
+def test_demo_documents_answers(asker, question, expected, kind):
+    a = asker.ask(question)
+    assert a.answer_type == kind, (a.answer, a.notes)
+    assert all(e.lower() in a.answer.lower() for e in expected), (a.answer, a.notes)
+    assert a.evidence is not None and a.evidence.segment_id in {c.segment_id for c in a.citations}
+    if kind == "sentence":
+        assert a.answer == a.evidence.sentence
+
+
+def test_the_asker_is_reused_and_keeps_document_states_across_questions(asker):
+    assert retrieval.Asker is type(asker)
+    first = asker.ask("被告人周明远的辩护人是谁？")
+    doc = asker.passage(first.answer_segment).doc_id
+    misses, hits = asker.cache.misses, asker.cache.hits
+    again = asker.ask("扣押在案的作案工具如何处理？", doc_id=doc)
+    asker.ask("被告人周明远何时被逮捕？", doc_id=doc)
+    assert asker.cache.misses == misses and asker.cache.hits > hits  # the judgment was not read again
+    assert all(c.doc_id == doc for c in again.citations)
+
+
+def test_question_kinds_and_phrase_growth():
+    assert question_kind(EN_DEMO) == "decision" and question_kind("Why was the appeal allowed?") == "reason"
+    assert question_kind("本案如何判决？") == "decision" and question_kind("判决的理由是什么？") == "reason"
+    assert question_kind("Who is the appellant?") == "span" and question_kind("辩护人是谁？") == "span"
+    text = "一、被告人周明远犯盗窃罪，判处有期徒刑十个月，并处罚金人民币五千元。"
+    a = text.index("判处")
+    assert text[slice(*complete_span(text, a, a + 2, ZH_DEMO))] == text  # two things asked: the sentence
+    assert (
+        text[slice(*complete_span(text, a, a + 2, "判处什么刑罚？"))] == "判处有期徒刑十个月"
+    )  # a lone verb: its clause
+    b = text.index("有期徒刑十个月")
+    assert complete_span(text, b, b + 7, "判处什么刑罚？") == (b, b + 7)  # already a phrase
+
+
+def test_choose_threshold_maximises_answer_vs_abstain_f1():
+    conf = [0.9, 0.8, 0.6, 0.4, 0.3, 0.0]
+    right = [True, True, False, True, False, False]
+    answerable = [True, True, True, True, False, False]
+    # t=0.4: 3 right of 4 given, recall 3/4 -> F1 0.75; t=0.8: P 1, R 0.5 -> 0.667; t=0.3: P 0.6, R 0.75 -> 0.667
+    threshold, f1 = choose_threshold(conf, right, answerable)
+    assert threshold == 0.4 and abs(f1 - 0.75) < 1e-9
