@@ -80,7 +80,8 @@ def capped_lines(f: BinaryIO, source: str, max_line: int, max_total: int) -> Ite
                 )
                 return
     except (gzip.BadGzipFile, EOFError, zlib.error) as e:
-        yield CorruptDocument(f"{source}:{line_no + 1}", f"{_damage(e)}; the rest is not read")
+        # the damage belongs to the file (the records before it stay), not to a record of it
+        yield CorruptDocument(source, f"{_damage(e)} after line {line_no}; the rest is not read")
 
 
 class Deadline:
