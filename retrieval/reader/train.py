@@ -262,7 +262,9 @@ def train_reader(
     def save(head: ReaderHead, row: dict) -> None:
         Reader(head, model, tokenizer).save(out, encoder_sha, {**record, "best_epoch": row})
 
-    start = load_reader(init, model, tokenizer, encoder_sha).head if init else None
+    # a warm start reuses only the weights, so a head trained on another encoder (the encoder's previous
+    # sitting) may seed this one; the head written records the encoder it is trained on now
+    start = load_reader(init, model, tokenizer).head if init else None
     head, log = train_head(train, cfg, epochs, lr, valid=valid, minutes=minutes, on_best=save, init=start)
     reader = Reader(head, model, tokenizer, str(out))
     held = evaluate_qa(qa, reader, "heldout", eval_contexts)
