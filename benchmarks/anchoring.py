@@ -71,9 +71,20 @@ def main() -> None:
             resets += sum(drift_resets([s.text for s in segments], args.threshold))
             segs += len(segments)
         ppl = {k: math.exp(t / max(n, 1)) for k, (t, n) in sums.items()}
-        print(json.dumps({"corpus": corpus, "docs": args.docs, "segments": segs, "reset_rate": round(resets / max(segs, 1), 3),
-                          "ppl_off": round(ppl["off"], 2), "ppl_on": round(ppl["on"], 2),
-                          "ratio_on_over_off": round(ppl["on"] / ppl["off"], 4), "seconds": round(time.perf_counter() - t0, 1)}))
+        print(
+            json.dumps(
+                {
+                    "corpus": corpus,
+                    "docs": args.docs,
+                    "segments": segs,
+                    "reset_rate": round(resets / max(segs, 1), 3),
+                    "ppl_off": round(ppl["off"], 2),
+                    "ppl_on": round(ppl["on"], 2),
+                    "ratio_on_over_off": round(ppl["on"] / ppl["off"], 4),
+                    "seconds": round(time.perf_counter() - t0, 1),
+                }
+            )
+        )
 
 
 if __name__ == "__main__":

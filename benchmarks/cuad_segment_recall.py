@@ -52,7 +52,9 @@ def main() -> None:
     ap.add_argument("--passage-chars", type=int, default=600)
     ap.add_argument("--no-dense", action="store_true")
     ap.add_argument("--txl", action="store_true", help="also the encoder's keys (the shipped model)")
-    ap.add_argument("--keys", default="auto", help="key head of the txl arm: auto, raw or a file (retrieval.key_head)")
+    ap.add_argument(
+        "--keys", default="auto", help="key head of the txl arm: auto, raw or a file (retrieval.key_head)"
+    )
     args = ap.parse_args()
     model, tok = load_encoder(checkpoint_file(None), keys=args.keys) if args.txl else (None, None)
     contracts = {}
@@ -78,7 +80,9 @@ def main() -> None:
         index = HybridIndex(passages)
         arms = {"bm25": ["bm25"]}
         if not args.no_dense:
-            index.add_dense("minilm", MatrixArm(embed([p.text for p in passages]), lambda q: embed([q])[0], len(passages)))
+            index.add_dense(
+                "minilm", MatrixArm(embed([p.text for p in passages]), lambda q: embed([q])[0], len(passages))
+            )
             arms.update({"minilm": ["minilm"], "hybrid": ["bm25", "minilm"]})
         if model is not None:
             index.add_dense("txl", txl_arm(model, tok, passages))

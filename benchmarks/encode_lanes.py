@@ -34,7 +34,11 @@ def load(n: int):
         path = Path(tmp) / "judgments.jsonl"
         with gzip.open(SHARED_DATA / "zh/judgments/judge_criminal.jsonl.gz", "rt", encoding="utf-8") as f:
             rows = [json.loads(line) for line in itertools.islice(f, n)]
-        path.write_text("".join(json.dumps({"id": r["text_id"], "text": r["fd"]}, ensure_ascii=False) + "\n" for r in rows))
+        path.write_text(
+            "".join(
+                json.dumps({"id": r["text_id"], "text": r["fd"]}, ensure_ascii=False) + "\n" for r in rows
+            )
+        )
         return [segment(doc, cfg.segment) for doc in iter_documents(path, cfg.parse, errors=[])]
 
 
@@ -67,8 +71,10 @@ def main() -> None:
     for lanes in (1, args.lanes):
         wall, cpu, counts = run(docs, model, tokenizer, lanes)
         results[lanes] = (wall, cpu)
-        print(f"lanes {lanes:>3}: {wall:7.1f} s wall ({len(docs) / wall * 60:6.0f} docs/min, {n_segs / wall:6.1f} segments/s)"
-              f", {cpu:7.1f} s CPU; {counts['indexed_segments']} segments indexed")
+        print(
+            f"lanes {lanes:>3}: {wall:7.1f} s wall ({len(docs) / wall * 60:6.0f} docs/min, {n_segs / wall:6.1f} segments/s)"
+            f", {cpu:7.1f} s CPU; {counts['indexed_segments']} segments indexed"
+        )
     (w1, c1), (wn, cn) = results[1], results[args.lanes]
     print(f"ratio lanes {args.lanes} / one at a time: {w1 / wn:.2f}x wall, {c1 / cn:.2f}x CPU")
 

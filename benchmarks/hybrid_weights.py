@@ -42,10 +42,19 @@ def main() -> None:
         best = max(args.weights, key=lambda w: np.mean([per_weight[w][q][0] for q in pick_on]))
         held = np.mean([per_weight[best][q] for q in score_on], axis=0)
         bm25 = np.mean([per_weight[0.0][q] for q in score_on], axis=0) if 0.0 in per_weight else None
-        print(json.dumps({
-            "fold": i, "chosen_weight": best, "held_out": dict(zip(METRICS, np.round(held, 4).tolist(), strict=True)),
-            "bm25_held_out": None if bm25 is None else dict(zip(METRICS, np.round(bm25, 4).tolist(), strict=True)),
-        }), flush=True)
+        print(
+            json.dumps(
+                {
+                    "fold": i,
+                    "chosen_weight": best,
+                    "held_out": dict(zip(METRICS, np.round(held, 4).tolist(), strict=True)),
+                    "bm25_held_out": None
+                    if bm25 is None
+                    else dict(zip(METRICS, np.round(bm25, 4).tolist(), strict=True)),
+                }
+            ),
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -80,7 +80,9 @@ def main() -> None:
         "memory off": dict(settings=("none",)),
         "memory on": dict(settings=("memory",)),
         "memory + retrieved (stand-in, full states)": dict(settings=("retrieved",)),
-        "memory + retrieved (SegmentStore, pooled states)": dict(settings=("retrieved",), past_windows=store_windows),
+        "memory + retrieved (SegmentStore, pooled states)": dict(
+            settings=("retrieved",), past_windows=store_windows
+        ),
         "memory on, tags withheld": dict(settings=("memory",), tags=False),
         "memory on, connectives withheld": dict(settings=("memory",), connectives=False),
         f"memory on, eval mem_len {args.long_mem}": dict(settings=("memory",), mem_len=args.long_mem),
@@ -93,7 +95,9 @@ def main() -> None:
         per_token: dict = {}
         out = evaluate_lm(m, docs, seg, special=special, n_lanes=args.lanes, token_nll=per_token, **kw)
         (setting,) = out
-        results.append({"row": name, "setting": setting, "seconds": round(time.perf_counter() - t0, 1), **out[setting]})
+        results.append(
+            {"row": name, "setting": setting, "seconds": round(time.perf_counter() - t0, 1), **out[setting]}
+        )
         token_nll[name] = per_token[setting]
 
     for name, kw in rows.items():
@@ -116,17 +120,35 @@ def write_report(args, docs: list, results: list[dict], report: dict, threshold:
     for r in results:
         add_subsets({k: v for k, v in r.items() if isinstance(v, dict)}, report["settings"][r["row"]])
         r["ppl_ratio_to_memory_off"] = r["all"]["ppl"] / base["all"]["ppl"]
-        print(json.dumps({"row": r["row"], "ppl": r["all"]["ppl"], "bpc": r["all"]["bpc"],
-                          "ppl_distant_recall": r["all"]["distant_recall"]["ppl"],
-                          "ppl_after_connective": r["all"]["after_connective"]["ppl"],
-                          "ratio": r["ppl_ratio_to_memory_off"], "seconds": r["seconds"]}))
+        print(
+            json.dumps(
+                {
+                    "row": r["row"],
+                    "ppl": r["all"]["ppl"],
+                    "bpc": r["all"]["bpc"],
+                    "ppl_distant_recall": r["all"]["distant_recall"]["ppl"],
+                    "ppl_after_connective": r["all"]["after_connective"]["ppl"],
+                    "ratio": r["ppl_ratio_to_memory_off"],
+                    "seconds": r["seconds"],
+                }
+            )
+        )
     for pair, groups in report["paired"].items():
         for corpus, d in groups.items():
             print(json.dumps({"pair": pair, "corpus": corpus, **{s: d[s] for s in SUBSETS}}))
     if args.json_out:
-        Path(args.json_out).write_text(json.dumps({"checkpoint": args.checkpoint, "documents": len(docs),
-                                                   "distant_threshold": threshold, "rows": results,
-                                                   "paired": report["paired"]}, indent=1))
+        Path(args.json_out).write_text(
+            json.dumps(
+                {
+                    "checkpoint": args.checkpoint,
+                    "documents": len(docs),
+                    "distant_threshold": threshold,
+                    "rows": results,
+                    "paired": report["paired"],
+                },
+                indent=1,
+            )
+        )
     if args.markdown:
         print(markdown(results))
         print()
@@ -142,15 +164,22 @@ def pairs(rows: list[str]) -> list[tuple[str, str]]:
 
 
 def markdown(results: list[dict]) -> str:
-    corpora = [c for c in results[0] if isinstance(results[0][c], dict) and "ppl" in results[0][c] and c != "all"]
-    head = ("| row | all: ppl | all: bpc | ppl on distant recalls (tokens) | ppl over connective clauses (tokens) | "
-            + " | ".join(f"{c} ppl" for c in corpora) + " |")
+    corpora = [
+        c for c in results[0] if isinstance(results[0][c], dict) and "ppl" in results[0][c] and c != "all"
+    ]
+    head = (
+        "| row | all: ppl | all: bpc | ppl on distant recalls (tokens) | ppl over connective clauses (tokens) | "
+        + " | ".join(f"{c} ppl" for c in corpora)
+        + " |"
+    )
     lines = [head, "|" + "---|" * (5 + len(corpora))]
     for r in results:
         a = r["all"]
         lines.append(
             f"| {r['row']} | {a['ppl']:.2f} | {a['bpc']:.3f} | {format_figures(a['distant_recall'])} | "
-            f"{format_figures(a['after_connective'])} | " + " | ".join(f"{r[c]['ppl']:.2f}" for c in corpora) + " |"
+            f"{format_figures(a['after_connective'])} | "
+            + " | ".join(f"{r[c]['ppl']:.2f}" for c in corpora)
+            + " |"
         )
     return "\n".join(lines)
 

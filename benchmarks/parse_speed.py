@@ -71,7 +71,9 @@ def llm_rate(paths: list[Path], n_pages: int) -> tuple[int, float]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=SHARED_DATA)
-    ap.add_argument("--llm-pages", type=int, default=24, help="pages pymupdf4llm converts (sampled over the files)")
+    ap.add_argument(
+        "--llm-pages", type=int, default=24, help="pages pymupdf4llm converts (sampled over the files)"
+    )
     ap.add_argument("--rounds", type=int, default=3, help="best of this many rounds for the two fast readers")
     args = ap.parse_args()
 

@@ -37,9 +37,13 @@ def cross_fitted(docs: list, seed: int = 0) -> dict:
         train = [c for i, c in enumerate(cases) if i % 2 != fold]
         head = ArticleHead().fit([c.facts for c in train], [c.articles for c in train], seed=seed)
         table = {k: set(v) for k, v in charge_articles(train).items()}
-        part = measure([d for i, d in enumerate(docs) if i % 2 == fold], seed,
-                       articles=lambda d, h=head: article_scores(d, h), charge_articles=table,
-                       article_threshold=ARTICLE_THRESHOLD)
+        part = measure(
+            [d for i, d in enumerate(docs) if i % 2 == fold],
+            seed,
+            articles=lambda d, h=head: article_scores(d, h),
+            charge_articles=table,
+            article_threshold=ARTICLE_THRESHOLD,
+        )
         pooled["documents"] += part["documents"]
         pooled["flagged"] += part["false_positive_rate"] * part["documents"]
         for kind, r in part["detection"].items():
@@ -49,8 +53,10 @@ def cross_fitted(docs: list, seed: int = 0) -> dict:
     return {
         "documents": pooled["documents"],
         "false_positive_rate": pooled["flagged"] / max(1, pooled["documents"]),
-        "detection": {k: {"copies": v["copies"], "rate": v["detected"] / max(1, v["copies"])}
-                      for k, v in pooled["detection"].items()},
+        "detection": {
+            k: {"copies": v["copies"], "rate": v["detected"] / max(1, v["copies"])}
+            for k, v in pooled["detection"].items()
+        },
     }
 
 
@@ -58,14 +64,20 @@ def main() -> None:
     criminal = list(iter_documents(CRIMINAL, ParseConfig(jsonl_text_field="fd"), []))
     corpora = {
         "zh judge_criminal (fd)": criminal,
-        "zh clcr_cases": list(iter_documents(SHARED_DATA / "zh/judgments/clcr_cases.jsonl.gz", ParseConfig(), [])),
-        "en uk_ewca_2020 (LegalDocML)": [pipeline.parse(p) for p in
-                                         sorted((SHARED_DATA / "en/judgments/uk_ewca_2020_xml").glob("*.xml.gz"))],
+        "zh clcr_cases": list(
+            iter_documents(SHARED_DATA / "zh/judgments/clcr_cases.jsonl.gz", ParseConfig(), [])
+        ),
+        "en uk_ewca_2020 (LegalDocML)": [
+            pipeline.parse(p)
+            for p in sorted((SHARED_DATA / "en/judgments/uk_ewca_2020_xml").glob("*.xml.gz"))
+        ],
     }
     for name, docs in corpora.items():
         print(name, json.dumps(measure(docs, seed=0), ensure_ascii=False))
-    print("zh judge_criminal (fd), with the article checks (cross-fitted article heads)",
-          json.dumps(cross_fitted(criminal), ensure_ascii=False))
+    print(
+        "zh judge_criminal (fd), with the article checks (cross-fitted article heads)",
+        json.dumps(cross_fitted(criminal), ensure_ascii=False),
+    )
 
 
 if __name__ == "__main__":

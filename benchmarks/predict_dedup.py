@@ -83,22 +83,32 @@ def main() -> None:
     skipped: list = []
     docs = load(args.limit, skipped)
     n_segments = sum(map(len, docs.values()))
-    print(f"{len(docs)} documents ({len(skipped)} corpus lines skipped as bad), {n_segments} segments loaded in {time.perf_counter() - t0:.1f}s")
+    print(
+        f"{len(docs)} documents ({len(skipped)} corpus lines skipped as bad), {n_segments} segments loaded in {time.perf_counter() - t0:.1f}s"
+    )
     t0 = time.perf_counter()
     found = find_duplicates(docs, skip_passage_types=BOILERPLATE)
-    print(f"near-duplicate document pairs: {len(found.documents)}; shared passages (segment pairs across "
-          f"documents, notices/signatures/appendices/headers left out): {len(found.passages)}; MinHash + LSH took {time.perf_counter() - t0:.1f}s")
+    print(
+        f"near-duplicate document pairs: {len(found.documents)}; shared passages (segment pairs across "
+        f"documents, notices/signatures/appendices/headers left out): {len(found.passages)}; MinHash + LSH took {time.perf_counter() - t0:.1f}s"
+    )
     for p in found.documents[:5]:
         print(f"  {p.a} ~ {p.b}  Jaccard≈{p.similarity:.2f}")
     from pipeline.tokenizer import load_tokenizer
 
     tok = load_tokenizer()
     inputs = doc_inputs(docs, tok)
-    chains = [chain_hashes([str(s.type) for s in d.segments], d.token_ids, d.connective_masks, [False] * len(d.segments))
-              for d in inputs]
+    chains = [
+        chain_hashes(
+            [str(s.type) for s in d.segments], d.token_ids, d.connective_masks, [False] * len(d.segments)
+        )
+        for d in inputs
+    ]
     saving = shared_prefix_saving(chains, [[len(ids) for ids in d.token_ids] for d in inputs])
-    print(f"identical prefixes: {saving['segments_reused']}/{saving['segments']} segment encodings reusable "
-          f"({saving['segment_saving']:.2%} of segments, {saving['token_saving']:.2%} of tokens)")
+    print(
+        f"identical prefixes: {saving['segments_reused']}/{saving['segments']} segment encodings reusable "
+        f"({saving['segment_saving']:.2%} of segments, {saving['token_saving']:.2%} of tokens)"
+    )
 
     from retrieval.encoder import checkpoint_file, load_encoder
 
@@ -114,9 +124,11 @@ def main() -> None:
     subset = doc_inputs({k: docs[k] for k in chosen}, tokenizer)
     plain, _ = encode_all(model, subset, reuse=False)
     reused, stats = encode_all(model, subset, reuse=True)
-    print(f"encoding {len(subset)} documents ({sum(len(d.segments) for d in subset)} segments): "
-          f"{plain:.1f}s CPU from scratch, {reused:.1f}s CPU with prefix reuse; ratio {reused / plain:.3f} "
-          f"({stats['reused_segments']} segments, {stats['reused_tokens']} tokens reused)")
+    print(
+        f"encoding {len(subset)} documents ({sum(len(d.segments) for d in subset)} segments): "
+        f"{plain:.1f}s CPU from scratch, {reused:.1f}s CPU with prefix reuse; ratio {reused / plain:.3f} "
+        f"({stats['reused_segments']} segments, {stats['reused_tokens']} tokens reused)"
+    )
 
 
 if __name__ == "__main__":

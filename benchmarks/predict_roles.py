@@ -61,7 +61,9 @@ class CachedEncoder:
         t0 = time.process_time()
         for start in range(0, len(missing), 64):
             part = missing[start : start + 64]
-            for units, (c, m) in zip(part, unit_states(self.model, self.tokenizer, part, self.decay), strict=True):
+            for units, (c, m) in zip(
+                part, unit_states(self.model, self.tokenizer, part, self.decay), strict=True
+            ):
                 np.savez(self._file(units), c=c, m=m)
         self.seconds += time.process_time() - t0
         out = []
@@ -94,7 +96,10 @@ def main() -> None:
     india_held = [d for d in india if is_held_apart(d.doc_id)]
     criminal = SHARED_DATA / "zh/judgments/judge_criminal.jsonl.gz"
     zh_train = [zh_units(d) for d in zh_docs(criminal, "fd", args.zh_docs, held=False)]
-    zh_train += [zh_units(d) for d in zh_docs(SHARED_DATA / "zh/judgments/clcr_cases.jsonl.gz", "text", args.clcr_docs, False)]
+    zh_train += [
+        zh_units(d)
+        for d in zh_docs(SHARED_DATA / "zh/judgments/clcr_cases.jsonl.gz", "text", args.clcr_docs, False)
+    ]
     held = zh_docs(criminal, "fd", args.held_docs, held=True)
     sets = {
         "india held apart": india_held,
@@ -105,19 +110,38 @@ def main() -> None:
     from retrieval.predict.role_states import encoder_identity
 
     identity = encoder_identity(SHIPPED_CHECKPOINT)
-    print(f"training: {len(india_train)} Indian + {len(zh_train)} Chinese judgments; "
-          + ", ".join(f"{k}: {len(v)} docs" for k, v in sets.items()))
+    print(
+        f"training: {len(india_train)} Indian + {len(zh_train)} Chinese judgments; "
+        + ", ".join(f"{k}: {len(v)} docs" for k, v in sets.items())
+    )
     report = {}
     for towers in args.towers:
         t0 = time.process_time()
         # the run reads roles.npz, or roles_text.npz with predict.role_encoder = false
-        out = HEADS_DIR / ("roles_text.npz" if towers == "text" else "roles.npz") if args.save == towers else None
-        head = train_role_head(india_train, zh_train, out, epochs=args.epochs, seed=args.seed, towers=towers,
-                               encode=encode, encoder=identity)
+        out = (
+            HEADS_DIR / ("roles_text.npz" if towers == "text" else "roles.npz")
+            if args.save == towers
+            else None
+        )
+        head = train_role_head(
+            india_train,
+            zh_train,
+            out,
+            epochs=args.epochs,
+            seed=args.seed,
+            towers=towers,
+            encode=encode,
+            encoder=identity,
+        )
         report[towers] = {name: eval_roles(head, docs, encode) for name, docs in sets.items()}
-        print(f"{towers:5s} " + "  ".join(f"{k}: acc {r['accuracy']:.3f} macro-F1 {r['macro_f1']:.3f}"
-                                           for k, r in report[towers].items())
-              + f"  ({time.process_time() - t0:.0f} s CPU incl. encoding)")
+        print(
+            f"{towers:5s} "
+            + "  ".join(
+                f"{k}: acc {r['accuracy']:.3f} macro-F1 {r['macro_f1']:.3f}"
+                for k, r in report[towers].items()
+            )
+            + f"  ({time.process_time() - t0:.0f} s CPU incl. encoding)"
+        )
     print("majority: " + "  ".join(f"{k}: {majority(v):.3f}" for k, v in sets.items()))
     print(f"encoding CPU seconds: {encode.seconds:.0f}")
     print(json.dumps(report))

@@ -48,16 +48,18 @@ def main() -> None:
     cfg = LdxConfig()
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "judgments.jsonl"
-        with gzip.open(SHARED_DATA / "zh/judgments/judge_criminal.jsonl.gz", "rt", encoding="utf-8") as f, open(
-            path, "w", encoding="utf-8"
-        ) as out:
+        with (
+            gzip.open(SHARED_DATA / "zh/judgments/judge_criminal.jsonl.gz", "rt", encoding="utf-8") as f,
+            open(path, "w", encoding="utf-8") as out,
+        ):
             for i, line in enumerate(f):
                 if i >= args.docs + 2:
                     break
                 rec = json.loads(line)
                 out.write(json.dumps({"id": rec["text_id"], "text": rec["fd"]}, ensure_ascii=False) + "\n")
-        base_cpu, base_wall, docs = timed(lambda: [(d, segment(d, cfg.segment))
-                                                   for d in iter_documents(path, cfg.parse, errors=[])])
+        base_cpu, base_wall, docs = timed(
+            lambda: [(d, segment(d, cfg.segment)) for d in iter_documents(path, cfg.parse, errors=[])]
+        )
     model = load_encoder(checkpoint_file(None), "cpu")
     heads = load_heads()
     warm, docs = docs[:2], docs[2:]
@@ -68,8 +70,10 @@ def main() -> None:
         return predict_stage([d for d, _ in docs], [s for _, ss in docs for s in ss], config, model, out_dir)
 
     per100 = 100 / n
-    print(f"{n} judgments, {sum(len(ss) for _, ss in docs)} segments; role head towers: "
-          f"{heads.roles.towers if heads.roles else 'none'}")
+    print(
+        f"{n} judgments, {sum(len(ss) for _, ss in docs)} segments; role head towers: "
+        f"{heads.roles.towers if heads.roles else 'none'}"
+    )
     print(f"baseline parse + segment: {base_cpu * per100:.2f} s CPU per 100 judgments")
     with tempfile.TemporaryDirectory() as out_dir:
         profiler = cProfile.Profile() if args.profile else None
@@ -78,20 +82,26 @@ def main() -> None:
         cpu, wall, preds = timed(lambda: run(PredictConfig(), out_dir))
         if profiler:
             profiler.disable()
-    print(f"predict, all tasks: {cpu * per100:.2f} s CPU ({wall * per100:.2f} s wall) per 100 judgments, "
-          f"{len(preds)} rows; ratio to parse + segment {cpu / base_cpu:.2f}")
+    print(
+        f"predict, all tasks: {cpu * per100:.2f} s CPU ({wall * per100:.2f} s wall) per 100 judgments, "
+        f"{len(preds)} rows; ratio to parse + segment {cpu / base_cpu:.2f}"
+    )
     load_heads(None, False)
     cpu, wall, _ = timed(lambda: run(PredictConfig(role_encoder=False)))
-    print(f"predict, all tasks, text-only role head (predict.role_encoder = false): {cpu * per100:.2f} s CPU "
-          f"({wall * per100:.2f} s wall) per 100 judgments; ratio to parse + segment {cpu / base_cpu:.2f}")
+    print(
+        f"predict, all tasks, text-only role head (predict.role_encoder = false): {cpu * per100:.2f} s CPU "
+        f"({wall * per100:.2f} s wall) per 100 judgments; ratio to parse + segment {cpu / base_cpu:.2f}"
+    )
     for task in TASKS:
         only = PredictConfig(**{t: t == task for t in TASKS})
         cpu, wall, _ = timed(lambda c=only: run(c))
         print(f"  {task:22s} {cpu * per100:6.2f} s CPU ({wall * per100:.2f} s wall) per 100 judgments")
     text_roles = PredictConfig(**{t: t == "roles" for t in TASKS}, role_encoder=False)
     cpu, wall, _ = timed(lambda: run(text_roles))
-    print(f"  {'roles, text-only head':22s} {cpu * per100:6.2f} s CPU ({wall * per100:.2f} s wall) per 100 judgments "
-          "(predict.role_encoder = false)")
+    print(
+        f"  {'roles, text-only head':22s} {cpu * per100:6.2f} s CPU ({wall * per100:.2f} s wall) per 100 judgments "
+        "(predict.role_encoder = false)"
+    )
     if profiler:
         pstats.Stats(profiler).sort_stats("cumulative").print_stats(30)
 

@@ -58,18 +58,26 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--dim", type=int, default=256)
     ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--kinds", nargs="+", default=["hnsw", "ivfpq"], help="approximate indexes to compare with flat")
-    ap.add_argument("--refine-k-factors", type=int, nargs="+", default=[0, 4, 8, 16], help="IVF-PQ re-ranking factors")
+    ap.add_argument(
+        "--kinds", nargs="+", default=["hnsw", "ivfpq"], help="approximate indexes to compare with flat"
+    )
+    ap.add_argument(
+        "--refine-k-factors", type=int, nargs="+", default=[0, 4, 8, 16], help="IVF-PQ re-ranking factors"
+    )
     args = ap.parse_args()
     import faiss
 
     faiss.omp_set_num_threads(args.threads)
     rng = np.random.default_rng(0)
-    print(f"{'keys':>7} {'index':>12} {'build s':>8} {'MB':>7} {'p50 ms':>8} {'p95 ms':>8} {'p50 vs flat':>12} "
-          f"{'recall@10':>10}")
+    print(
+        f"{'keys':>7} {'index':>12} {'build s':>8} {'MB':>7} {'p50 ms':>8} {'p95 ms':>8} {'p50 vs flat':>12} "
+        f"{'recall@10':>10}"
+    )
     for n in args.sizes:
         keys = clustered_keys(n, args.dim, rng)
-        q = keys[rng.integers(0, n, args.queries)] + 0.05 * rng.normal(size=(args.queries, args.dim)).astype(np.float32)
+        q = keys[rng.integers(0, n, args.queries)] + 0.05 * rng.normal(size=(args.queries, args.dim)).astype(
+            np.float32
+        )
         q /= np.linalg.norm(q, axis=1, keepdims=True)
         base = None
         for kind in ("flat", *args.kinds):
@@ -88,8 +96,11 @@ def main() -> None:
                     p50, p95 = np.percentile(ms, 50), np.percentile(ms, 95)
                     ratio = p50 / np.percentile(base[0], 50)
                     name = built + (f"+refine{f}" if f else "")
-                    print(f"{n:>7} {name:>12} {build_s:>8.1f} {mb:>7.1f} {p50:>8.3f} {p95:>8.3f} {ratio:>11.2f}x "
-                          f"{recall:>10.3f}", flush=True)
+                    print(
+                        f"{n:>7} {name:>12} {build_s:>8.1f} {mb:>7.1f} {p50:>8.3f} {p95:>8.3f} {ratio:>11.2f}x "
+                        f"{recall:>10.3f}",
+                        flush=True,
+                    )
 
 
 if __name__ == "__main__":

@@ -34,9 +34,10 @@ PDF_DIRS = ("zh/pdf", "en/judgments/us_opinions_pdf")
 
 def build_input(root: Path, n_docs: int, with_pdfs: bool) -> None:
     root.mkdir(parents=True)
-    with gzip.open(SHARED_DATA / "zh/judgments/judge_criminal.jsonl.gz", "rt", encoding="utf-8") as f, open(
-        root / "judge_criminal.jsonl", "w", encoding="utf-8"
-    ) as out:
+    with (
+        gzip.open(SHARED_DATA / "zh/judgments/judge_criminal.jsonl.gz", "rt", encoding="utf-8") as f,
+        open(root / "judge_criminal.jsonl", "w", encoding="utf-8") as out,
+    ):
         for i, line in enumerate(f):
             if i >= n_docs:
                 break
@@ -73,7 +74,9 @@ def ldx_run(input_dir: Path, out: Path, overrides: list[str]) -> tuple[float, di
     t0 = time.perf_counter()
     proc = subprocess.run(
         [str(Path(sys.executable).with_name("ldx")), "run", str(input_dir), "--out", str(out), *sets],
-        capture_output=True, text=True, env=env,
+        capture_output=True,
+        text=True,
+        env=env,
     )
     wall = time.perf_counter() - t0
     if proc.returncode != 0:
@@ -86,7 +89,9 @@ def main() -> None:
     ap.add_argument("--docs", type=int, default=300, help="judgments from judge_criminal.jsonl.gz")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--no-pdfs", action="store_true", help="only the JSONL judgments")
-    ap.add_argument("--set", dest="overrides", action="append", default=[], help="config override for ldx run")
+    ap.add_argument(
+        "--set", dest="overrides", action="append", default=[], help="config override for ldx run"
+    )
     args = ap.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="ldx-bench-") as tmp:
@@ -96,18 +101,24 @@ def main() -> None:
         runs = [ldx_run(input_dir, Path(tmp) / f"out{i}", args.overrides) for i in range(args.repeats)]
 
     walls = [w for w, _ in runs]
-    flow_s = [
-        (_ts(m["ended_at"]) - _ts(m["started_at"])) for _, m in runs
-    ]
+    flow_s = [(_ts(m["ended_at"]) - _ts(m["started_at"])) for _, m in runs]
     counts = runs[0][1]["counts"]
     docs, pages = counts["documents"], counts["pages"]
     wall = statistics.median(walls)
     per_min = docs / wall * 60
     base_per_min = base_docs / base_s * 60
-    print(f"input: {docs} documents ({args.docs} JSONL judgments + PDFs), {pages} PDF pages, {counts['errors']} errors")
-    print(f"ldx run end to end (median of {args.repeats}): {wall:.1f} s -> {per_min:.0f} documents/min, {pages / wall:.1f} pages/s")
-    print(f"  of which the flow itself: {statistics.median(flow_s):.1f} s; start-up and shutdown: {wall - statistics.median(flow_s):.1f} s")
-    print(f"baseline (plain parse+segment loop, same process): {base_s:.1f} s -> {base_per_min:.0f} documents/min")
+    print(
+        f"input: {docs} documents ({args.docs} JSONL judgments + PDFs), {pages} PDF pages, {counts['errors']} errors"
+    )
+    print(
+        f"ldx run end to end (median of {args.repeats}): {wall:.1f} s -> {per_min:.0f} documents/min, {pages / wall:.1f} pages/s"
+    )
+    print(
+        f"  of which the flow itself: {statistics.median(flow_s):.1f} s; start-up and shutdown: {wall - statistics.median(flow_s):.1f} s"
+    )
+    print(
+        f"baseline (plain parse+segment loop, same process): {base_s:.1f} s -> {base_per_min:.0f} documents/min"
+    )
     print(f"ratio ldx run / baseline: {per_min / base_per_min:.2f}")
     seconds = runs[len(runs) // 2][1]["seconds"]
     total = sum(seconds.values()) or 1.0

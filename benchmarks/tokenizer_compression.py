@@ -30,7 +30,9 @@ def main() -> None:
     held = {}
     for corpus in training["corpora"]:
         spec = CorpusSpec.parse(corpus)
-        spec = CorpusSpec(REPO_ROOT / spec.path, spec.fields)  # the recorded paths are relative to the repository
+        spec = CorpusSpec(
+            REPO_ROOT / spec.path, spec.fields
+        )  # the recorded paths are relative to the repository
         held[corpus] = split_corpus(spec, training["seed"], training["holdout"], max_chars=0)[1]
     for name, row in held_out_report(tokenizer, held).items():
         print(json.dumps({"corpus": Path(name).name if not name.startswith("all ") else name, **row}))

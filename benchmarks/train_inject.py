@@ -37,16 +37,35 @@ def main() -> None:
 
     models = {}
     for name, k in (("plain", 0), ("inject", args.k)):
-        cfg = load_train_config(args.config, [
-            f"data_dir={json.dumps(args.data)}", f"out_dir={json.dumps(f'{args.out}/{name}')}",
-            f"max_steps={args.steps}", f"inject_k={k}", "eval_every=0", "plot=false", *args.set,
-        ])
+        cfg = load_train_config(
+            args.config,
+            [
+                f"data_dir={json.dumps(args.data)}",
+                f"out_dir={json.dumps(f'{args.out}/{name}')}",
+                f"max_steps={args.steps}",
+                f"inject_k={k}",
+                "eval_every=0",
+                "plot=false",
+                *args.set,
+            ],
+        )
         t0 = time.time()
         trainer = Trainer(cfg)
         records = trainer.run(resume=False)
         train = [r for r in records if r["kind"] == "train"]
-        print(json.dumps({"trained": name, "inject_k": k, "steps": trainer.step, "tokens": trainer.tokens,
-                          "final_loss": train[-1]["loss"] if train else None, "seconds": round(time.time() - t0, 1)}), flush=True)
+        print(
+            json.dumps(
+                {
+                    "trained": name,
+                    "inject_k": k,
+                    "steps": trainer.step,
+                    "tokens": trainer.tokens,
+                    "final_loss": train[-1]["loss"] if train else None,
+                    "seconds": round(time.time() - t0, 1),
+                }
+            ),
+            flush=True,
+        )
         models[name] = (trainer.module, cfg)
 
     data = Path(args.data)
@@ -55,19 +74,33 @@ def main() -> None:
     results = {}
     for name, (model, cfg) in models.items():
         results[name] = evaluate_lm(
-            model, docs, cfg.seg_len, special=special, n_lanes=8, retrieve_k=args.k,
+            model,
+            docs,
+            cfg.seg_len,
+            special=special,
+            n_lanes=8,
+            retrieve_k=args.k,
             past_windows=lambda cfg=cfg: PastWindows(cfg.inject_states, cfg.inject_max_windows),
         )
     for name, by_setting in results.items():
         for setting, rows in by_setting.items():
             ppl = rows["all"]["ppl"]
-            print(json.dumps({
-                "model": name, "setting": setting, "tokens": rows["all"]["tokens"], "ppl": round(ppl, 3),
-                "bpc": round(rows["all"]["bpc"], 4),
-                "vs_memory_on": round(ppl / by_setting["memory"]["all"]["ppl"], 4),
-                "vs_plain_model": round(ppl / results["plain"][setting]["all"]["ppl"], 4),
-                "per_corpus_ppl": {c: round(r["ppl"], 2) for c, r in rows.items() if c != "all"},
-            }, ensure_ascii=False), flush=True)
+            print(
+                json.dumps(
+                    {
+                        "model": name,
+                        "setting": setting,
+                        "tokens": rows["all"]["tokens"],
+                        "ppl": round(ppl, 3),
+                        "bpc": round(rows["all"]["bpc"], 4),
+                        "vs_memory_on": round(ppl / by_setting["memory"]["all"]["ppl"], 4),
+                        "vs_plain_model": round(ppl / results["plain"][setting]["all"]["ppl"], 4),
+                        "per_corpus_ppl": {c: round(r["ppl"], 2) for c, r in rows.items() if c != "all"},
+                    },
+                    ensure_ascii=False,
+                ),
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -21,16 +21,27 @@ BASE = dict(n_head=4, d_head=64, dropout=0.0, pre_lnorm=True, cutoffs=[2000, 800
 CANDIDATES: dict[str, dict] = {
     "d256-L4-T128": dict(model={**BASE, "d_model": 256, "n_layer": 4, "d_inner": 1024}, seg_len=128),
     "d256-L6-T128": dict(model={**BASE, "d_model": 256, "n_layer": 6, "d_inner": 1024}, seg_len=128),
-    "d384-L4-T128": dict(model={**BASE, "d_model": 384, "n_layer": 4, "n_head": 6, "d_inner": 1536}, seg_len=128),
+    "d384-L4-T128": dict(
+        model={**BASE, "d_model": 384, "n_layer": 4, "n_head": 6, "d_inner": 1536}, seg_len=128
+    ),
     "d256-L4-T192": dict(model={**BASE, "d_model": 256, "n_layer": 4, "d_inner": 1024}, seg_len=192),
-    "d256-L4-T128-div2": dict(model={**BASE, "d_model": 256, "n_layer": 4, "d_inner": 1024, "div_val": 2}, seg_len=128),
+    "d256-L4-T128-div2": dict(
+        model={**BASE, "d_model": 256, "n_layer": 4, "d_inner": 1024, "div_val": 2}, seg_len=128
+    ),
 }
 
 
 def measure(name: str, spec: dict, args) -> dict:
     cfg = TrainConfig(
-        data_dir=args.data, out_dir="runs/bench_unused", batch_size=args.batch, seg_len=spec["seg_len"],
-        mem_len=spec["seg_len"], model=spec["model"], threads=args.threads, eval_every=0, warmup_steps=10,
+        data_dir=args.data,
+        out_dir="runs/bench_unused",
+        batch_size=args.batch,
+        seg_len=spec["seg_len"],
+        mem_len=spec["seg_len"],
+        model=spec["model"],
+        threads=args.threads,
+        eval_every=0,
+        warmup_steps=10,
     )
     trainer = Trainer(cfg)
     n_params = sum(p.numel() for p in trainer.module.parameters())
@@ -39,8 +50,13 @@ def measure(name: str, spec: dict, args) -> dict:
     for _ in range(args.steps):
         trainer.train_step(trainer.stream.next_batch())
     dt = time.perf_counter() - t0
-    return {"config": name, "tok_s": (trainer.tokens - tokens) / dt, "s_per_step": dt / args.steps,
-            "params_M": n_params / 1e6, "fp16_MB": n_params * 2 / 2**20}
+    return {
+        "config": name,
+        "tok_s": (trainer.tokens - tokens) / dt,
+        "s_per_step": dt / args.steps,
+        "params_M": n_params / 1e6,
+        "fp16_MB": n_params * 2 / 2**20,
+    }
 
 
 def main() -> None:

@@ -42,7 +42,9 @@ def clock(device: torch.device) -> float:
 
 
 @torch.no_grad()
-def txl_per_token(model: TransformerXLLM, doc: torch.Tensor, seg: int, n_seg: int, device: torch.device) -> float:
+def txl_per_token(
+    model: TransformerXLLM, doc: torch.Tensor, seg: int, n_seg: int, device: torch.device
+) -> float:
     """Seconds per predicted token with cached memory (memory filled before timing starts)."""
     mem_len = model.cfg.mem_len
     memory = None
@@ -62,7 +64,9 @@ def txl_per_token(model: TransformerXLLM, doc: torch.Tensor, seg: int, n_seg: in
 
 
 @torch.no_grad()
-def vanilla_per_token(model: TransformerXLLM, doc: torch.Tensor, length: int, sample: int, device: torch.device) -> float:
+def vanilla_per_token(
+    model: TransformerXLLM, doc: torch.Tensor, length: int, sample: int, device: torch.device
+) -> float:
     """Seconds per predicted token when every prediction recomputes its whole window of `length` tokens."""
     positions = torch.linspace(length, doc.size(1) - 2, sample).long().tolist()
     model(doc[:, :length])  # warm-up
@@ -91,16 +95,20 @@ def main() -> None:
     torch.manual_seed(0)
     model = TransformerXLLM(cfg).to(device).eval()
     gen = torch.Generator().manual_seed(0)
-    print(f"model: d_model={cfg.d_model} n_layer={cfg.n_layer} n_head={cfg.n_head} vocab={cfg.vocab_size} "
-          f"cutoffs={cfg.cutoffs}; device={device}, threads={args.threads}, segment={args.segment}")
+    print(
+        f"model: d_model={cfg.d_model} n_layer={cfg.n_layer} n_head={cfg.n_head} vocab={cfg.vocab_size} "
+        f"cutoffs={cfg.cutoffs}; device={device}, threads={args.threads}, segment={args.segment}"
+    )
     for length in args.lengths:
         model.cfg.mem_len = length
         n = length + (args.segments + 1) * args.segment + length // args.segment * args.segment + 2
         doc = zipf_ids(n, cfg.vocab_size, gen)[None].to(device)
         fast = txl_per_token(model, doc, args.segment, args.segments, device)
         slow = vanilla_per_token(model, doc, length, args.sample, device)
-        print(f"attention length {length}: Transformer-XL {fast * 1e3:.3f} ms/token, vanilla "
-              f"{slow * 1e3:.1f} ms/token (mean of {args.sample} sampled predictions) -> {slow / fast:.0f}x")
+        print(
+            f"attention length {length}: Transformer-XL {fast * 1e3:.3f} ms/token, vanilla "
+            f"{slow * 1e3:.1f} ms/token (mean of {args.sample} sampled predictions) -> {slow / fast:.0f}x"
+        )
 
 
 if __name__ == "__main__":

@@ -44,16 +44,30 @@ def hf_model(cfg: TransformerXLConfig, device: torch.device):
     from transformers.models.deprecated.transfo_xl import TransfoXLConfig, TransfoXLLMHeadModel
 
     hf_cfg = TransfoXLConfig(
-        vocab_size=cfg.vocab_size, cutoffs=cfg.cutoffs, d_model=cfg.d_model, d_embed=cfg.d_embed,
-        n_head=cfg.n_head, d_head=cfg.d_head, d_inner=cfg.d_inner, div_val=cfg.div_val, n_layer=cfg.n_layer,
-        mem_len=cfg.mem_len, clamp_len=cfg.clamp_len, same_length=cfg.same_length, untie_r=cfg.untie_r,
-        pre_lnorm=cfg.pre_lnorm, dropout=0.0, dropatt=0.0,
+        vocab_size=cfg.vocab_size,
+        cutoffs=cfg.cutoffs,
+        d_model=cfg.d_model,
+        d_embed=cfg.d_embed,
+        n_head=cfg.n_head,
+        d_head=cfg.d_head,
+        d_inner=cfg.d_inner,
+        div_val=cfg.div_val,
+        n_layer=cfg.n_layer,
+        mem_len=cfg.mem_len,
+        clamp_len=cfg.clamp_len,
+        same_length=cfg.same_length,
+        untie_r=cfg.untie_r,
+        pre_lnorm=cfg.pre_lnorm,
+        dropout=0.0,
+        dropatt=0.0,
     )
     torch.manual_seed(0)
     return TransfoXLLMHeadModel(hf_cfg).to(device).eval(), hf_cfg.to_dict()
 
 
-def tokens_per_s(step, stream: torch.Tensor, tgt_len: int, warm: int, timed: int, device: torch.device) -> float:
+def tokens_per_s(
+    step, stream: torch.Tensor, tgt_len: int, warm: int, timed: int, device: torch.device
+) -> float:
     """`step(x, y)` runs one segment and carries its own memory; returns tokens/s over the timed ones."""
     for s in range(warm):
         step(stream[:, s * tgt_len : (s + 1) * tgt_len], stream[:, s * tgt_len + 1 : (s + 1) * tgt_len + 1])
@@ -70,19 +84,27 @@ def forward_ratio(args, device: torch.device) -> None:
     hf, hf_cfg = hf_model(cfg, device)
     ours = from_transfo_xl(hf.state_dict(), hf_cfg).to(device)
     n = (args.warm + args.timed) * args.tgt_len + 1
-    stream = torch.randint(0, cfg.vocab_size, (args.batch, n), generator=torch.Generator().manual_seed(1)).to(device)
+    stream = torch.randint(0, cfg.vocab_size, (args.batch, n), generator=torch.Generator().manual_seed(1)).to(
+        device
+    )
     print(f"config: {asdict(ours.cfg)}")
-    print(f"batch {args.batch} x tgt_len {args.tgt_len}, mem_len {cfg.mem_len}, device {device}, threads {args.threads}")
+    print(
+        f"batch {args.batch} x tgt_len {args.tgt_len}, mem_len {cfg.mem_len}, device {device}, threads {args.threads}"
+    )
 
     for lm in (False, True):
         rates: dict[str, list[float]] = {}
         for name in ("hf", "ours", "hf", "ours"):  # two alternating rounds each, best kept
             step = make_step(ours if name == "ours" else hf, name == "ours", lm)
-            rates.setdefault(name, []).append(tokens_per_s(step, stream, args.tgt_len, args.warm, args.timed, device))
+            rates.setdefault(name, []).append(
+                tokens_per_s(step, stream, args.tgt_len, args.warm, args.timed, device)
+            )
         best = {k: max(v) for k, v in rates.items()}
         kind = "LM (+NLL)" if lm else "encoder"
-        print(f"{kind:10s} forward tokens/s: ours {best['ours']:,.0f}  HF TransfoXL {best['hf']:,.0f}  "
-              f"-> {best['ours'] / best['hf']:.2f}x")
+        print(
+            f"{kind:10s} forward tokens/s: ours {best['ours']:,.0f}  HF TransfoXL {best['hf']:,.0f}  "
+            f"-> {best['ours'] / best['hf']:.2f}x"
+        )
 
 
 def make_step(model, is_ours: bool, lm: bool):
@@ -108,7 +130,9 @@ def training_rate(args, device: torch.device) -> None:
     model = TransformerXLLM(cfg).to(device).train()
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
     n = (args.warm + args.timed) * args.tgt_len + 1
-    stream = torch.randint(0, cfg.vocab_size, (args.batch, n), generator=torch.Generator().manual_seed(2)).to(device)
+    stream = torch.randint(0, cfg.vocab_size, (args.batch, n), generator=torch.Generator().manual_seed(2)).to(
+        device
+    )
     state: dict = {}
     from txl.model import autocast
 

@@ -88,7 +88,7 @@ def eval_retrieval(
         dense_passages=dense_passages,
         dense_models=models,
         checkpoint=cfg_all.model.checkpoint,
-        keys=cfg_all.retrieval.key_head,
+        key_head=cfg_all.retrieval.key_head,
     )
     with fail_on_bad_input():
         result = evaluate_retrieval(corpus, queries, qrels, cfg, cfg_all.retrieval)
@@ -111,8 +111,11 @@ def eval_retrieval(
 @app.command("ask")
 def ask(
     question: Annotated[
-        str | None, typer.Argument(help="The question, in any language of the corpus; none: read questions from "
-                                   "stdin, one per line, until EOF or an empty line (models load once).")
+        str | None,
+        typer.Argument(
+            help="The question, in any language of the corpus; none: read questions from "
+            "stdin, one per line, until EOF or an empty line (models load once)."
+        ),
     ] = None,
     index: Annotated[Path, typer.Option("--index", help="OUT_DIR written by `ldx run`.")] = ...,
     k: Annotated[int, typer.Option("--k", min=1, help="Segments to retrieve and cite.")] = 10,
@@ -125,7 +128,9 @@ def ask(
     date_from: DateFromOpt = None,
     date_to: DateToOpt = None,
     reader: Annotated[Path | None, typer.Option(help="Reader head; default data/models/reader.pt.")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object (one line per question from stdin).")] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print one JSON object (one line per question from stdin).")
+    ] = False,
     config: ConfigOpt = None,
     set_: SetOpt = None,
 ) -> None:
@@ -152,8 +157,13 @@ def ask(
     questions = [question] if question is not None else _stdin_questions(sys.stdin)
     for q in questions:
         # a fresh Filters per question: ask() narrows it to --doc in place
-        filters = Filters(kinds=set(kind) if kind else None, court=court, date_from=date_range[0],
-                          date_to=date_range[1], block_types={b.upper() for b in block_type} if block_type else None)
+        filters = Filters(
+            kinds=set(kind) if kind else None,
+            court=court,
+            date_from=date_range[0],
+            date_to=date_range[1],
+            block_types={b.upper() for b in block_type} if block_type else None,
+        )
         try:
             answer = asker.ask(q, k=k, doc_id=doc, filters=filters)
         except (DocumentError, StoreError, TableUnreadable) as e:
@@ -181,7 +191,11 @@ def _print_answer(answer) -> None:
     if answer.answer_type == "none":
         console.print(plain("answer:", "bold"), plain("no confident answer found"), highlight=False)
     else:
-        conf = f" ({answer.answer_type}, confidence {answer.confidence:.2f})" if answer.confidence is not None else ""
+        conf = (
+            f" ({answer.answer_type}, confidence {answer.confidence:.2f})"
+            if answer.confidence is not None
+            else ""
+        )
         console.print(plain("answer:", "bold"), plain(answer.answer + conf), highlight=False)
     cited = {c.segment_id: i for i, c in enumerate(answer.citations, start=1)}
     if answer.evidence is not None:

@@ -25,7 +25,13 @@ class RunConfig(Options):
     retry_delay_s: float = 2.0  # first retry delay; doubles on each further try
     # parse and segment always run; encode and index are one stage (the encoder writes each segment's
     # states into the index as it goes, and injection reads them back), so naming either runs both
-    stages: list[Literal["parse", "segment", "encode", "index", "predict"]] = ["parse", "segment", "encode", "index", "predict"]
+    stages: list[Literal["parse", "segment", "encode", "index", "predict"]] = [
+        "parse",
+        "segment",
+        "encode",
+        "index",
+        "predict",
+    ]
     cache_dir: str | None = None  # per-file result cache; None = OUT_DIR/.cache
     open_report: bool = False
 
@@ -54,9 +60,7 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
         return LdxConfig.model_validate(data)
     except ValidationError as e:
         where = f"{path}: " if path else ""
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in e.errors()
-        )
+        problems = "; ".join(f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in e.errors())
         raise ConfigError(f"{where}bad config ({problems})") from None
 
 
@@ -66,7 +70,9 @@ def config_toml(config: LdxConfig) -> str:
     sections = []
     for section, values in config.model_dump(mode="json").items():
         header = f"[{section}]\n"  # tomli-w leaves it out of a section that holds only tables
-        body = tomli_w.dumps({section: {k: v for k, v in values.items() if v is not None}}).removeprefix(header)
+        body = tomli_w.dumps({section: {k: v for k, v in values.items() if v is not None}}).removeprefix(
+            header
+        )
         unset = "".join(f"# {key} = (unset)\n" for key, value in values.items() if value is None)
         sections.append(header + unset + body)
     return "\n".join(sections)

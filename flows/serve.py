@@ -15,7 +15,9 @@ def scheduled_run(input_dir: str, out_dir: str, config: dict[str, Any] | None = 
     """One scheduled run. A served flow is re-imported in a fresh process for every run, so the task
     runner the config asks for (threads or Dask) is applied here rather than at serve time."""
     cfg = LdxConfig.model_validate(config or {})
-    return run_flow.with_options(task_runner=task_runner_for(cfg))(input_dir, out_dir, cfg.model_dump(mode="json"))
+    return run_flow.with_options(task_runner=task_runner_for(cfg))(
+        input_dir, out_dir, cfg.model_dump(mode="json")
+    )
 
 
 def serve(input_dir: str, out_dir: str, config: LdxConfig, cron: str, name: str = "ldx-run") -> None:

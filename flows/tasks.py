@@ -354,6 +354,13 @@ def write_parts(store: OutputStore, work: FileWork) -> None:
     for table, rows in work.tables(store.run_id).items():
         if rows:
             # what each prediction rests on: its model's held-apart figures (retrieval.predict.card)
-            extra = ({"model_card": json.dumps(model_card((r["task"], r["model_id"]) for r in rows),
-                                               ensure_ascii=False)} if table == "predictions" else None)
+            extra = (
+                {
+                    "model_card": json.dumps(
+                        model_card((r["task"], r["model_id"]) for r in rows), ensure_ascii=False
+                    )
+                }
+                if table == "predictions"
+                else None
+            )
             store.write(table, rows, work.file.key, extra)

@@ -21,7 +21,9 @@ def parse_value(raw: str):
         return raw  # a bare string such as cuda or chi_sim+eng
 
 
-def apply_overrides(data: dict, overrides: Iterable[str] | None, min_depth: int = 1, example: str = "") -> dict:
+def apply_overrides(
+    data: dict, overrides: Iterable[str] | None, min_depth: int = 1, example: str = ""
+) -> dict:
     """Set each `a.b.c=value` into the nested tables of `data` (in place; returned too). A key needs at
     least `min_depth` dotted names: 2 where every key lives in a section (`segment.max_tokens=256`)."""
     for item in overrides or ():
@@ -29,7 +31,9 @@ def apply_overrides(data: dict, overrides: Iterable[str] | None, min_depth: int 
         names = [name.strip() for name in key.split(".")]
         if not sep or len(names) < min_depth or not all(names):
             form = "section.key=value" if min_depth > 1 else "key=value"
-            raise ConfigError(f"override {item!r}: expected {form}" + (f", e.g. {example}" if example else ""))
+            raise ConfigError(
+                f"override {item!r}: expected {form}" + (f", e.g. {example}" if example else "")
+            )
         table = data
         for name in names[:-1]:
             table = table.setdefault(name, {})

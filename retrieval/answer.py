@@ -45,7 +45,9 @@ _EN_DECISION = re.compile(
 _EN_REASON = re.compile(r"^\s*why\b|\breasons?\b|\bgrounds?\b|\brationale\b", re.I)
 _ZH_REASON = re.compile(r"为什么|为何|理由|原因|依据")
 # asking what was decided or imposed: 如何判决, 判处什么刑罚, 如何处理 (the disposition of a thing or claim)
-_ZH_DECISION = re.compile(r"如何判决|怎么判|怎样判|判决结果|判决如何|判了什么|判处(什么|何种)|(什么|何种)刑罚|如何处理")
+_ZH_DECISION = re.compile(
+    r"如何判决|怎么判|怎样判|判决结果|判决如何|判了什么|判处(什么|何种)|(什么|何种)刑罚|如何处理"
+)
 _ZH_WH = re.compile(r"什么|谁|哪|多少|几|何时|怎样|如何")
 _EN_MULTI_WH = re.compile(r"\b(who|what|when|where|which|how much|how many|how long)\b", re.I)
 
@@ -108,9 +110,17 @@ def _grow(text: str, a: int, b: int, ends: str) -> tuple[int, int]:
 def complete_span(text: str, a: int, b: int, question: str) -> tuple[int, int]:
     """[a, b) of `text` grown to a whole phrase: the enclosing sentence for a question asking several things,
     the enclosing clause for a fragment (a lone verb, a function word), else to whole words."""
-    while a > 0 and text[a - 1].isascii() and text[a - 1].isalnum() and text[a].isascii() and text[a].isalnum():
+    while (
+        a > 0 and text[a - 1].isascii() and text[a - 1].isalnum() and text[a].isascii() and text[a].isalnum()
+    ):
         a -= 1  # a token boundary inside an English word ("Assign|ee")
-    while b < len(text) and text[b].isascii() and text[b].isalnum() and text[b - 1].isascii() and text[b - 1].isalnum():
+    while (
+        b < len(text)
+        and text[b].isascii()
+        and text[b].isalnum()
+        and text[b - 1].isascii()
+        and text[b - 1].isalnum()
+    ):
         b += 1
     if asks_several(question):
         return _grow(text, a, b, _SENTENCE_END)

@@ -126,34 +126,48 @@ class StoreArm:
         q = encode_query(self.model, self.tokenizer, query, self.pooling)
         only = None if allowed is None else {self.segment_ids[i] for i in np.flatnonzero(allowed)}
         hits = [(self.row_of[s], sc) for s, sc in self.store.search(q, n, only=only)[0] if s in self.row_of]
-        return np.array([r for r, _ in hits], dtype=np.int64), np.array([s for _, s in hits], dtype=np.float32)
+        return np.array([r for r, _ in hits], dtype=np.int64), np.array(
+            [s for _, s in hits], dtype=np.float32
+        )
 
 
 class Asker:
     """Answers questions over one indexed run; models, indexes and the document-state cache load once and
     serve every question (`Asker(out_dir).ask(question)`)."""
 
-    def __init__(self, out_dir: str | Path, config: RetrievalConfig | None = None, checkpoint: str | None = None,
-                 device: str = "auto", reader: Path | None = None):
+    def __init__(
+        self,
+        out_dir: str | Path,
+        config: RetrievalConfig | None = None,
+        checkpoint: str | None = None,
+        device: str = "auto",
+        reader: Path | None = None,
+    ):
         self.out_dir = Path(out_dir)
         self.config = config or RetrievalConfig()
         self.notes: list[str] = []
         if not (self.out_dir / "segments").is_dir():
-            raise IndexMissing(str(self.out_dir), "no segments table here; run `ldx run INPUT --out OUT_DIR` first")
+            raise IndexMissing(
+                str(self.out_dir), "no segments table here; run `ldx run INPUT --out OUT_DIR` first"
+            )
         con = open_duckdb(self.out_dir)
         seg = con.execute(
             "SELECT segment_id, doc_id, seg_idx, block_idx, CAST(type AS VARCHAR) AS type, text FROM segments "
-            + _LATEST.format(key="segment_id") + " ORDER BY doc_id, seg_idx"
+            + _LATEST.format(key="segment_id")
+            + " ORDER BY doc_id, seg_idx"
         ).fetchall()
         docs = con.execute(
-            "SELECT doc_id, kind, meta.court AS court, meta.date AS date FROM documents " + _LATEST.format(key="doc_id")
+            "SELECT doc_id, kind, meta.court AS court, meta.date AS date FROM documents "
+            + _LATEST.format(key="doc_id")
         ).fetchall()
         blocks = con.execute(
             "SELECT doc_id, block_idx, page, bbox FROM blocks " + _LATEST.format(key="doc_id, block_idx")
         ).fetchall()
         if not seg:
             raise IndexMissing(str(self.out_dir), "the run wrote no segments")
-        self.blocks = {(d, b): (page, list(bbox) if bbox is not None else None) for d, b, page, bbox in blocks}
+        self.blocks = {
+            (d, b): (page, list(bbox) if bbox is not None else None) for d, b, page, bbox in blocks
+        }
         doc_meta = {d: (kind, court, date) for d, kind, court, date in docs}
         self.block_of: dict[str, int] = {}
         passages = []
@@ -181,16 +195,22 @@ class Asker:
             return
         built_with = store.manifest.get("model_id", "")
         if built_with and built_with != sha256_file(path):
-            self.notes.append(f"dense search off: the index was built with model {built_with[:12]}, not {path.name}")
+            self.notes.append(
+                f"dense search off: the index was built with model {built_with[:12]}, not {path.name}"
+            )
             return
         model, tokenizer = load_encoder(path, device, self.config.key_head)
         if store.manifest.get("key_head", "") != key_identity(model):
             built = store.manifest.get("key_head") or "raw keys"
-            self.notes.append(f"dense search off: the index was built with {built}, not {key_identity(model) or 'raw keys'}")
+            self.notes.append(
+                f"dense search off: the index was built with {built}, not {key_identity(model) or 'raw keys'}"
+            )
             return
         self.model, self.tokenizer = model, tokenizer
         pooling = store.manifest.get("pooling", self.config.pooling)
-        self.search_index.add_dense("txl", StoreArm(store, model, tokenizer, self.search_index.passages, pooling))
+        self.search_index.add_dense(
+            "txl", StoreArm(store, model, tokenizer, self.search_index.passages, pooling)
+        )
 
     def _load_reader(self, checkpoint: str | None, device: str, reader_file: Path | None):
         """The reader head for this encoder: the one given (refused with an error when it was trained on
@@ -221,8 +241,19 @@ class Asker:
         cached = self.cache.get(doc_id, device)
         if cached is None:
             passages = [p for p in self.search_index.passages if p.doc_id == doc_id]
-            segments = [Segment(p.doc_id, int(p.segment_id.rsplit(":", 1)[1]), self.block_of[p.segment_id],
-                                BlockType(p.block_type), p.text, 0, 0, 0) for p in passages]
+            segments = [
+                Segment(
+                    p.doc_id,
+                    int(p.segment_id.rsplit(":", 1)[1]),
+                    self.block_of[p.segment_id],
+                    BlockType(p.block_type),
+                    p.text,
+                    0,
+                    0,
+                    0,
+                )
+                for p in passages
+            ]
             ids = [encode_segment(s, self.tokenizer)[0] for s in segments]
             cached = [e.hidden for e in encode_document(self.model, segments, ids)]
             self.cache.put(doc_id, cached)
@@ -239,7 +270,7 @@ class Asker:
             states = self.doc_states(c.doc_id)[c.segment_id]
             enc = self.tokenizer.hf.encode(c.text, add_special_tokens=False)
             offsets = [tuple(o) for o in enc.offsets]
-            hidden = states[states.size(0) - len(enc.ids):].float().cpu()  # drop the prefix tokens
+            hidden = states[states.size(0) - len(enc.ids) :].float().cpu()  # drop the prefix tokens
             pred = self.reader.read(c.text, EncodedText(hidden, offsets, list(enc.ids)), q)
             if not pred.answer or (wh and pred.label != "SPAN"):
                 continue  # no answer here, or a bare YES/NO to a who/what question
@@ -258,7 +289,9 @@ class Asker:
         page, bbox = self.blocks.get((p.doc_id, self.block_of[segment_id]), (None, None))
         return Citation(p.doc_id, segment_id, p.block_type, page, bbox, round(float(score), 6), p.text)
 
-    def ask(self, question: str, k: int = 10, doc_id: str | None = None, filters: Filters | None = None) -> Answer:
+    def ask(
+        self, question: str, k: int = 10, doc_id: str | None = None, filters: Filters | None = None
+    ) -> Answer:
         if not any(ch.isalnum() for ch in question):
             raise BadQuestion("question", f"{question[:40]!r} has no words to search for")
         if k < 1:
@@ -272,7 +305,9 @@ class Asker:
             filters.doc_ids = {doc_id}
             if not any(p.doc_id == doc_id for p in self.search_index.passages):
                 raise IndexMissing(str(self.out_dir), f"no document {doc_id} in this run")
-        hits = self.search_index.search(question, k=k, filters=filters, level="segment", rrf_k=self.config.rrf_k)
+        hits = self.search_index.search(
+            question, k=k, filters=filters, level="segment", rrf_k=self.config.rrf_k
+        )
         citations = [self.citation(h.segment_id, h.score) for h in hits]
         kind = question_kind(question)
         reading = None
@@ -281,32 +316,64 @@ class Asker:
         elif kind == "span":  # a sentence question is answered from the ranked sentences alone
             reading = self.read(question, citations)
         answer, answer_type, conf, evidence = self.shape(question, kind, citations, reading, notes)
-        return Answer(question, answer, answer_type, conf, evidence, reading and round(reading.confidence, 6),
-                      reading and reading.segment_id, citations, self.search_index.arms,
-                      getattr(self.reader, "checkpoint", None), notes)
+        return Answer(
+            question,
+            answer,
+            answer_type,
+            conf,
+            evidence,
+            reading and round(reading.confidence, 6),
+            reading and reading.segment_id,
+            citations,
+            self.search_index.arms,
+            getattr(self.reader, "checkpoint", None),
+            notes,
+        )
 
-    def shape(self, question: str, kind: str, citations: list[Citation], reading: Reading | None,
-              notes: list[str]) -> tuple[str, str, float | None, Evidence | None]:
+    def shape(
+        self, question: str, kind: str, citations: list[Citation], reading: Reading | None, notes: list[str]
+    ) -> tuple[str, str, float | None, Evidence | None]:
         """(answer, answer_type, confidence, evidence): a sentence for a sentence question, the reader's
         answer grown to a whole phrase when it is confident enough, else "none" with the best sentence."""
         ranked = rank_sentences(question, [(c.segment_id, c.block_type, c.text) for c in citations], kind)
         if kind != "span":
             if ranked and ranked[0].score > 0:
                 top = ranked[0]
-                return top.text.strip(), "sentence", round(top.score / (1 + BLOCK_PRIOR), 4), self.evidence(top.segment_id, top.text)
+                return (
+                    top.text.strip(),
+                    "sentence",
+                    round(top.score / (1 + BLOCK_PRIOR), 4),
+                    self.evidence(top.segment_id, top.text),
+                )
             notes.append(f"no sentence of the cited passages answers this {kind} question")
             return "none", "none", None, None
         if reading is not None and reading.confidence >= ANSWER_THRESHOLD and reading.share > 0:
             conf = round(reading.confidence, 4)
             if reading.label != "SPAN":
                 ev = next((s for s in ranked if s.segment_id == reading.segment_id), None)
-                return reading.label, reading.label.lower(), conf, ev and self.evidence(ev.segment_id, ev.text)
+                return (
+                    reading.label,
+                    reading.label.lower(),
+                    conf,
+                    ev and self.evidence(ev.segment_id, ev.text),
+                )
             text = self.passage(reading.segment_id).text
             a, b = complete_span(text, reading.start, reading.end, question)
-            return text[a:b].strip(), "span", conf, self.evidence(reading.segment_id, _sentence_around(text, a, b))
+            return (
+                text[a:b].strip(),
+                "span",
+                conf,
+                self.evidence(reading.segment_id, _sentence_around(text, a, b)),
+            )
         if reading is not None:
-            why = f"is below the threshold {ANSWER_THRESHOLD}" if reading.share > 0 else "shares no word with the question"
-            notes.append(f"no confident answer: the reader's best ({reading.text[:40]!r}, P={reading.confidence:.2f}) {why}")
+            why = (
+                f"is below the threshold {ANSWER_THRESHOLD}"
+                if reading.share > 0
+                else "shares no word with the question"
+            )
+            notes.append(
+                f"no confident answer: the reader's best ({reading.text[:40]!r}, P={reading.confidence:.2f}) {why}"
+            )
         return "none", "none", None, self.evidence(ranked[0].segment_id, ranked[0].text) if ranked else None
 
     def passage(self, segment_id: str) -> Passage:

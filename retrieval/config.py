@@ -38,12 +38,16 @@ class RetrievalConfig(Options):
     bm25: bool = True
     dense: bool = True
     rrf_k: int = 60
-    arm_weights: dict[str, float] = Field(default_factory=dict)  # RRF weight per arm (bm25, txl, minilm); unnamed = 1
+    arm_weights: dict[str, float] = Field(
+        default_factory=dict
+    )  # RRF weight per arm (bm25, txl, minilm); unnamed = 1
     # Chinese queries: MiniLM's English vocabulary maps most Han characters to [UNK]; the shipped encoder's
     # pooled LM states rank CLCR cases barely above chance (nDCG@10 0.046), and a 2-fold choice of its
     # weight over 0..1 on CLCR picked 0 in both folds (retrieval/hybrid.py)
     zh_arm_weights: dict[str, float] = Field(default_factory=lambda: {"minilm": 0.0, "txl": 0.0})
-    zh_min_han_share: float = 0.3  # a query is Chinese when at least this share of its letters are Han characters
+    zh_min_han_share: float = (
+        0.3  # a query is Chinese when at least this share of its letters are Han characters
+    )
     anchoring: bool = False  # reset memory when a segment drifts from the document's opening
     anchoring_threshold: float = 0.2  # cosine (sentence model) under which memory is reset
     cache_bytes: int = 512 * 2**20  # session cache of document states

@@ -54,7 +54,9 @@ class DocInput:
     connective_masks: list[list[bool]] | None = None
 
 
-def _batch_retrieved(store: SegmentStore | None, picks: list[list[str]], device: torch.device) -> Retrieved | None:
+def _batch_retrieved(
+    store: SegmentStore | None, picks: list[list[str]], device: torch.device
+) -> Retrieved | None:
     """Each lane's injected segments as retrieved slots, padded on the right with masked slots to the
     longest (a lane with none gets only masked slots)."""
     if store is None or not any(picks):
@@ -84,7 +86,9 @@ def encode_stream(
     `stats`, when given, receives the counts of encoded and reused segments and tokens."""
     cfg = config or RetrievalConfig()
     device = next(model.parameters()).device
-    prefixes = PrefixCache(cfg.prefix_cache_bytes) if cfg.reuse_prefixes and not cfg.inject_cross_document else None
+    prefixes = (
+        PrefixCache(cfg.prefix_cache_bytes) if cfg.reuse_prefixes and not cfg.inject_cross_document else None
+    )
     counts = stats if stats is not None else {}
     counts.update(encoded_segments=0, encoded_tokens=0, reused_segments=0, reused_tokens=0)
     pending = iter(enumerate(docs))
@@ -110,7 +114,11 @@ def encode_stream(
                     yield lane.index, lane.out
             if not active:
                 break
-            step = pick(_distinct(active) if prefixes is not None else active, cfg.encode_lanes, cfg.encode_batch_tokens)
+            step = pick(
+                _distinct(active) if prefixes is not None else active,
+                cfg.encode_lanes,
+                cfg.encode_batch_tokens,
+            )
             segments, tokens = _step(model, step, store, cfg, device, prefixes)
             counts["encoded_segments"] += segments
             counts["encoded_tokens"] += tokens
@@ -123,10 +131,20 @@ def encode_stream(
             counts.update(reused_segments=prefixes.reused_segments, reused_tokens=prefixes.reused_tokens)
 
 
-def _start(index: int, doc: DocInput, model, store: SegmentStore | None, cfg: RetrievalConfig,
-           prefixes: PrefixCache | None) -> Lane:
+def _start(
+    index: int,
+    doc: DocInput,
+    model,
+    store: SegmentStore | None,
+    cfg: RetrievalConfig,
+    prefixes: PrefixCache | None,
+) -> Lane:
     segments = doc.segments
-    injector = Injector(store, segments[0].doc_id, cfg, model.cfg.mem_len) if store is not None and segments else None
+    injector = (
+        Injector(store, segments[0].doc_id, cfg, model.cfg.mem_len)
+        if store is not None and segments
+        else None
+    )
     resets = [False] * len(segments)
     if cfg.anchoring and segments:
         resets = drift_resets([s.text for s in segments], cfg.anchoring_threshold)
@@ -162,8 +180,14 @@ def _advance(lane: Lane, prefixes: PrefixCache) -> bool:
         items, memory = hit
         lane.memory = memory
         for item in items:
-            _finish_segment(lane, item.key, item.hidden, item.states, item.n_tokens,
-                            [segs[j].segment_id for j in item.retrieved])
+            _finish_segment(
+                lane,
+                item.key,
+                item.hidden,
+                item.states,
+                item.n_tokens,
+                [segs[j].segment_id for j in item.retrieved],
+            )
     return lane.done
 
 
@@ -176,20 +200,29 @@ def _reset_if_due(lane: Lane) -> None:
             lane.injector.reset_memory()
 
 
-def _finish_segment(lane: Lane, key: np.ndarray, hidden: torch.Tensor, states: np.ndarray | None, n_tokens: int,
-                    retrieved: list[str]) -> None:
+def _finish_segment(
+    lane: Lane,
+    key: np.ndarray,
+    hidden: torch.Tensor,
+    states: np.ndarray | None,
+    n_tokens: int,
+    retrieved: list[str],
+) -> None:
     """The lane's current segment is encoded (or reused): store it, let later segments retrieve it, move on."""
     seg = lane.doc.segments[lane.pos]
     if lane.injector is not None:  # with a store: the segment goes into it, for later ones to retrieve
-        lane.injector.keep(SegmentEntry(seg.segment_id, seg.doc_id, seg.seg_idx, str(seg.type)), key, states, n_tokens)
+        lane.injector.keep(
+            SegmentEntry(seg.segment_id, seg.doc_id, seg.seg_idx, str(seg.type)), key, states, n_tokens
+        )
     lane.query = key
     lane.out.append(EncodedSegment(seg.segment_id, key, hidden, retrieved))
     lane.pos += 1
     _reset_if_due(lane)
 
 
-def _step(model, lanes: list[Lane], store, cfg: RetrievalConfig, device,
-          prefixes: PrefixCache | None) -> tuple[int, int]:
+def _step(
+    model, lanes: list[Lane], store, cfg: RetrievalConfig, device, prefixes: PrefixCache | None
+) -> tuple[int, int]:
     """One forward call over the next segment (or packed segments) of each lane; updates the lanes in
     place and returns (segments, tokens) encoded."""
     spans = [lane.next_span() for lane in lanes]
@@ -213,9 +246,14 @@ def _step(model, lanes: list[Lane], store, cfg: RetrievalConfig, device,
     packed = any(end - lane.pos > 1 for lane, (end, _) in zip(lanes, spans, strict=True))
     picks = [lane.injector.choose(lane.query) if lane.injector is not None else [] for lane in lanes]
     memory = Memory.stack([lane.memory for lane in lanes])
-    out = model(ids.to(device), memory, _batch_retrieved(store, picks, device), block_types=types.to(device),
-                connective_mask=conn.to(device) if with_conn else None,
-                packing=Packing(torch.tensor(lens), starts.to(device) if packed else None))
+    out = model(
+        ids.to(device),
+        memory,
+        _batch_retrieved(store, picks, device),
+        block_types=types.to(device),
+        connective_mask=conn.to(device) if with_conn else None,
+        packing=Packing(torch.tensor(lens), starts.to(device) if packed else None),
+    )
     segments = 0
     for b, (lane, (end, total)) in enumerate(zip(lanes, spans, strict=True)):
         key_of_pack = _span_key(lane) if prefixes is not None else None

@@ -19,8 +19,15 @@ class Lane:
     """A document being encoded: where it is, its memory (Memory.lane: [1, W, ...] real slots only) and
     what it produced so far."""
 
-    def __init__(self, index: int, doc, injector, resets: list[bool], chain: list[str] | None = None,
-                 pack_tokens: int = 0):
+    def __init__(
+        self,
+        index: int,
+        doc,
+        injector,
+        resets: list[bool],
+        chain: list[str] | None = None,
+        pack_tokens: int = 0,
+    ):
         self.index, self.doc, self.injector, self.resets, self.chain = index, doc, injector, resets, chain
         self.pack_tokens = pack_tokens  # > 0: the next step may take several segments up to this many tokens
         self.pos = 0
@@ -40,8 +47,14 @@ class Lane:
         if self._span[0] != self.pos:
             lens = self.doc.token_ids
             end, n = self.pos + 1, len(lens[self.pos])
-            while (end < len(lens) and not self.resets[end] and n + len(lens[end]) <= self.pack_tokens
-                   and (self.injector is None or self.injector.idle_after([len(x) for x in lens[self.pos : end]]))):
+            while (
+                end < len(lens)
+                and not self.resets[end]
+                and n + len(lens[end]) <= self.pack_tokens
+                and (
+                    self.injector is None or self.injector.idle_after([len(x) for x in lens[self.pos : end]])
+                )
+            ):
                 n += len(lens[end])
                 end += 1
             self._span = (self.pos, end, n)

@@ -33,8 +33,9 @@ class Reused:
     retrieved: list[int]
 
 
-def chain_hashes(types: list[str], token_ids: list[list[int]], connective: list[list[bool]] | None,
-                 resets: list[bool]) -> list[str]:
+def chain_hashes(
+    types: list[str], token_ids: list[list[int]], connective: list[list[bool]] | None, resets: list[bool]
+) -> list[str]:
     out, h = [], b""
     for i, ids in enumerate(token_ids):
         m = hashlib.blake2b(h, digest_size=16)

@@ -59,16 +59,22 @@ def open_or_create(root: Path, model, config: RetrievalConfig, model_id: str = "
         return _create(root, model, config, model_id)
     if store.manifest.get("key_head", "") != key_head:
         built = store.manifest.get("key_head") or "raw keys"
-        raise StoreError(f"{root}: built with {built}, not {key_head or 'raw keys'}; re-index with a new OUT_DIR")
+        raise StoreError(
+            f"{root}: built with {built}, not {key_head or 'raw keys'}; re-index with a new OUT_DIR"
+        )
     if store.manifest.get("model_id", "") != model_id or store.dim != key_dim(model):
-        raise StoreError(f"{root}: built with model {store.manifest.get('model_id') or '?'}; re-index with a new OUT_DIR")
+        raise StoreError(
+            f"{root}: built with model {store.manifest.get('model_id') or '?'}; re-index with a new OUT_DIR"
+        )
     return store
 
 
 def _create(root: Path, model, config: RetrievalConfig, model_id: str) -> SegmentStore:
     cfg = model.cfg
     shape = (cfg.n_layer, config.states_per_layer, cfg.d_model)
-    return SegmentStore.create(root, key_dim(model), shape, config, model_id=model_id, key_head=key_identity(model))
+    return SegmentStore.create(
+        root, key_dim(model), shape, config, model_id=model_id, key_head=key_identity(model)
+    )
 
 
 def index_segments(
@@ -98,7 +104,9 @@ def index_segments(
     counts = {"docs": 0, "segs": 0, "kept": 0}
     t0 = time.perf_counter()
     stats: dict[str, int] = {}
-    for _ in encode_stream(model, _to_encode(segments_by_doc, store, tokenizer, reuse, counts), store, cfg, stats):
+    for _ in encode_stream(
+        model, _to_encode(segments_by_doc, store, tokenizer, reuse, counts), store, cfg, stats
+    ):
         pass
     fault_point("index_build")
     gone = list(retracted())
@@ -120,7 +128,11 @@ def index_segments(
 
 
 def _to_encode(
-    segments_by_doc: Iterable[list[Segment] | Waiting], store: SegmentStore, tokenizer, reuse: bool, counts: dict
+    segments_by_doc: Iterable[list[Segment] | Waiting],
+    store: SegmentStore,
+    tokenizer,
+    reuse: bool,
+    counts: dict,
 ) -> Iterator[DocInput | Waiting]:
     """The documents `index_segments` encodes, each deleted from the store first; with `reuse`, one the
     store already holds exactly is skipped (counted as kept)."""
@@ -133,7 +145,11 @@ def _to_encode(
         segments = sorted(segments, key=lambda s: s.seg_idx)
         doc_id = segments[0].doc_id
         # segment ids run doc_id:0 … doc_id:n-1, so all present and doc_id:n absent means the same set
-        if reuse and all(s.segment_id in store for s in segments) and f"{doc_id}:{len(segments)}" not in store:
+        if (
+            reuse
+            and all(s.segment_id in store for s in segments)
+            and f"{doc_id}:{len(segments)}" not in store
+        ):
             counts["kept"] += 1
             continue
         store.delete_document(doc_id)
@@ -147,11 +163,17 @@ class _Worker:
     """The index process and its two queues."""
 
     def __init__(self, checkpoint: Path, config):
-        spawn = multiprocessing.get_context("spawn")  # a fork of a threaded process with torch loaded is unsafe
+        spawn = multiprocessing.get_context(
+            "spawn"
+        )  # a fork of a threaded process with torch loaded is unsafe
         self.inbox, self.outbox = spawn.Queue(), spawn.Queue()
         self.key = _worker_key(checkpoint, config)
-        self.process = spawn.Process(target=_index_child, name="ldx-index", daemon=True,
-                                     args=(self.inbox, self.outbox, os.getpid(), str(checkpoint), config))
+        self.process = spawn.Process(
+            target=_index_child,
+            name="ldx-index",
+            daemon=True,
+            args=(self.inbox, self.outbox, os.getpid(), str(checkpoint), config),
+        )
         self.process.start()
 
     def result(self) -> tuple[str, object]:
@@ -271,8 +293,16 @@ def _index_child(inbox, outbox, parent: int, checkpoint: str, config) -> None:
                 yield item
 
         with autocast(next(model.parameters()).device, mcfg.dtype):
-            counts = index_segments(start.out_dir, incoming(), model, tokenizer, config.retrieval, start.model_id,
-                                    segmenter, lambda: retracted)
+            counts = index_segments(
+                start.out_dir,
+                incoming(),
+                model,
+                tokenizer,
+                config.retrieval,
+                start.model_id,
+                segmenter,
+                lambda: retracted,
+            )
         outbox.put(("ok", counts))
     except BaseException as e:  # noqa: BLE001 - whatever it was, the run must hear of it
         outbox.put(("error", "".join(traceback.format_exception_only(type(e), e)).strip()))

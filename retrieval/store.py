@@ -71,7 +71,9 @@ class SegmentEntry:
 class SegmentStore:
     """Keys, metadata and compact states of every indexed segment. Open with `create` or `open`."""
 
-    def __init__(self, root: Path, manifest: dict, index, meta: pa.Table, config: RetrievalConfig, refine=None):
+    def __init__(
+        self, root: Path, manifest: dict, index, meta: pa.Table, config: RetrievalConfig, refine=None
+    ):
         self.root = root
         self.manifest = manifest
         self.index = index
@@ -87,8 +89,12 @@ class SegmentStore:
 
     @classmethod
     def create(
-        cls, root: str | Path, dim: int, state_shape: tuple[int, int, int] | None = None,
-        config: RetrievalConfig | None = None, **fields,
+        cls,
+        root: str | Path,
+        dim: int,
+        state_shape: tuple[int, int, int] | None = None,
+        config: RetrievalConfig | None = None,
+        **fields,
     ) -> SegmentStore:
         """An empty store; `state_shape` = (layers, P, d) of the compact states (None: keys only).
         `fields` go into its first manifest (the model id): a store killed before its next commit
@@ -118,7 +124,9 @@ class SegmentStore:
         return store
 
     @classmethod
-    def open(cls, root: str | Path, mmap: bool = False, config: RetrievalConfig | None = None) -> SegmentStore:
+    def open(
+        cls, root: str | Path, mmap: bool = False, config: RetrievalConfig | None = None
+    ) -> SegmentStore:
         """The committed generation. `mmap=True` maps the index read-only (for search-only use); `config`
         carries the search knobs (HNSW ef, IVF refine factor)."""
         # lazy, a start-up cost: faiss and its OpenMP runtime (see retrieval/faiss_index.py)
@@ -132,18 +140,24 @@ class SegmentStore:
         except json.JSONDecodeError as e:
             raise StoreError(f"{root}/manifest.json: damaged ({e.msg})") from None
         if manifest.get("version") != STORE_VERSION:
-            raise StoreError(f"{root}: index version {manifest.get('version')}, this code reads {STORE_VERSION}")
+            raise StoreError(
+                f"{root}: index version {manifest.get('version')}, this code reads {STORE_VERSION}"
+            )
         gen = manifest["generation"]
         flags = faiss.IO_FLAG_MMAP | faiss.IO_FLAG_READ_ONLY if mmap else 0
         try:
             index = faiss.read_index(str(root / f"keys-{gen}.faiss"), flags)
-            refine = faiss.read_index(str(root / f"refine-{gen}.faiss"), flags) if manifest.get("refine") else None
+            refine = (
+                faiss.read_index(str(root / f"refine-{gen}.faiss"), flags) if manifest.get("refine") else None
+            )
             meta = pq.read_table(root / f"meta-{gen}.parquet", schema=META_SCHEMA)
         except (RuntimeError, OSError, pa.ArrowException) as e:  # ArrowInvalid: a truncated file
             raise StoreError(f"{root}: generation {gen} unreadable ({str(e).splitlines()[0]})") from None
         if index.ntotal != meta.num_rows or (refine is not None and refine.ntotal != meta.num_rows):
             raise StoreError(f"{root}: index holds {index.ntotal} keys but metadata {meta.num_rows} rows")
-        store = cls(root, manifest, index, meta, config or RetrievalConfig(index_type=manifest["index_type"]), refine)
+        store = cls(
+            root, manifest, index, meta, config or RetrievalConfig(index_type=manifest["index_type"]), refine
+        )
         store._read_only = mmap
         return store
 
@@ -152,7 +166,13 @@ class SegmentStore:
         and temporary files. For the one writer only (the run lock keeps it one): another writer's
         commit in progress would lose its files."""
         gen = self.manifest["generation"]
-        current = {f"keys-{gen}.faiss", f"refine-{gen}.faiss", f"meta-{gen}.parquet", "manifest.json", "states.f16"}
+        current = {
+            f"keys-{gen}.faiss",
+            f"refine-{gen}.faiss",
+            f"meta-{gen}.parquet",
+            "manifest.json",
+            "states.f16",
+        }
         for path in self.root.iterdir():
             stale = path.name.startswith((".keys-", ".refine-", ".meta-", ".manifest.json.")) or (
                 path.name.startswith(("keys-", "refine-", "meta-")) and path.name not in current
@@ -212,7 +232,9 @@ class SegmentStore:
             if factor and len(allowed) <= self.index.nprobe * len(self) / self.index.nlist:
                 # no more keys than the probed cells hold: score them all exactly, since the IVF would
                 # miss those that lie outside the probed cells (injection's small same-document sets)
-                return self._hits(*self._rerank(q, np.broadcast_to(allowed_ids, (len(q), len(allowed_ids))), k))
+                return self._hits(
+                    *self._rerank(q, np.broadcast_to(allowed_ids, (len(q), len(allowed_ids))), k)
+                )
             sel = faiss.IDSelectorBatch(allowed_ids)
             kind = self.manifest["built"]
             if kind == "ivfpq":
@@ -293,7 +315,9 @@ class SegmentStore:
         if self._read_only:
             raise StoreError(f"{self.root}: opened memory-mapped for reading; open without mmap to write")
 
-    def add(self, entries: list[SegmentEntry], keys: np.ndarray, states: list[np.ndarray] | None = None) -> None:
+    def add(
+        self, entries: list[SegmentEntry], keys: np.ndarray, states: list[np.ndarray] | None = None
+    ) -> None:
         """Add (or replace) segments: unit keys [n, dim] and, optionally, compact states [L, ≤P, d] each.
 
         Nothing is visible to other readers until `commit()`.
@@ -314,8 +338,13 @@ class SegmentStore:
         for e, i, (slot, n) in zip(entries, ids.tolist(), slots, strict=True):
             self._sid_of[i] = e.segment_id
             self._rows[e.segment_id] = {
-                "id": i, "segment_id": e.segment_id, "doc_id": e.doc_id, "seg_idx": e.seg_idx,
-                "block_type": e.block_type, "slot": slot, "n_states": n,
+                "id": i,
+                "segment_id": e.segment_id,
+                "doc_id": e.doc_id,
+                "seg_idx": e.seg_idx,
+                "block_type": e.block_type,
+                "slot": slot,
+                "n_states": n,
             }
 
     def _ensure_trained(self, new_keys: np.ndarray) -> None:
@@ -393,7 +422,9 @@ class SegmentStore:
             # HNSW graphs cannot drop nodes: rebuild from the surviving keys
             ids = np.array([r["id"] for r in gone], dtype=np.int64)
             keep = {i: None for i in ids.tolist()}
-            survivors = [(r["id"], self.index.reconstruct(r["id"])) for r in self._rows.values() if r["id"] not in keep]
+            survivors = [
+                (r["id"], self.index.reconstruct(r["id"])) for r in self._rows.values() if r["id"] not in keep
+            ]
             self.index = new_index("hnsw", self.dim, self.config, 0)
             if survivors:
                 self.index.add_with_ids(
@@ -418,7 +449,9 @@ class SegmentStore:
         rows = self.entries()
         meta = pa.Table.from_pylist(rows, schema=META_SCHEMA)
         if self.index.ntotal != meta.num_rows:
-            raise StoreError(f"{self.root}: {self.index.ntotal} keys vs {meta.num_rows} metadata rows; not committed")
+            raise StoreError(
+                f"{self.root}: {self.index.ntotal} keys vs {meta.num_rows} metadata rows; not committed"
+            )
         self._write_index(self.index, f"keys-{gen}.faiss")
         if self.refine is not None:
             self._write_index(self.refine, f"refine-{gen}.faiss")

@@ -58,5 +58,7 @@ def test_ask_refuses_a_reader_trained_on_another_encoder(indexed_case, tmp_path)
     out, _ = indexed_case
     head = tmp_path / "other.pt"
     Reader(ReaderHead(ReaderConfig(256)), None, None).save(head, "f" * 64, {})
-    res = CliRunner().invoke(app, ["ask", "谁是被告人？", "--index", str(out), "--reader", str(head), "--json"])
+    res = CliRunner().invoke(
+        app, ["ask", "谁是被告人？", "--index", str(out), "--reader", str(head), "--json"]
+    )
     assert res.exit_code != 0 and "trained on encoder ffffffffffff" in res.output

@@ -41,7 +41,10 @@ def _children_of(parent: int, marker: bytes = APP) -> list[int]:
 def _run(corpus: Path, out: Path, env: dict, stages: str = "[]") -> subprocess.Popen:
     return subprocess.Popen(
         [LDX, "run", str(corpus), "--out", str(out), "--set", f"run.stages={stages}"],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
     )
 
 
@@ -68,7 +71,11 @@ def test_the_temporary_server_lives_as_long_as_the_run_even_a_killed_one(shared_
 
     run = _run(corpus, tmp_path / "out", env)
     servers.clear()
-    _wait_for("server process", lambda: servers.extend(_children_of(run.pid)) or servers or run.poll() is not None, 60)
+    _wait_for(
+        "server process",
+        lambda: servers.extend(_children_of(run.pid)) or servers or run.poll() is not None,
+        60,
+    )
     _, stderr = run.communicate(timeout=300)
     assert run.returncode == 0, stderr[-3000:]
     assert servers and not _alive(servers[0])

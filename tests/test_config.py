@@ -17,7 +17,7 @@ def test_defaults():
 def test_file_then_overrides(tmp_path):
     path = tmp_path / "ldx.toml"
     path.write_text('[segment]\nmax_tokens = 256\n[parse]\nocr_language = "eng"\n', encoding="utf-8")
-    cfg = load_config(path, ["segment.max_tokens=128", "model.device=cuda", "run.stages=[\"parse\"]"])
+    cfg = load_config(path, ["segment.max_tokens=128", "model.device=cuda", 'run.stages=["parse"]'])
     assert cfg.segment.max_tokens == 128
     assert cfg.parse.ocr_language == "eng"
     assert cfg.model.device == "cuda"
@@ -40,9 +40,14 @@ def test_show_round_trips(tmp_path):
 
 def test_training_config_takes_the_same_overrides(tmp_path):
     path = tmp_path / "train.toml"
-    path.write_text('[train]\nmax_steps = 10\nmodel = { d_model = 64 }\n', encoding="utf-8")
+    path.write_text("[train]\nmax_steps = 10\nmodel = { d_model = 64 }\n", encoding="utf-8")
     cfg = load_train_config(path, ["max_steps=20", "model.n_layer=2", "device=cpu", "betas=[0.9, 0.95]"])
-    assert (cfg.max_steps, cfg.model, cfg.device, cfg.betas) == (20, {"d_model": 64, "n_layer": 2}, "cpu", (0.9, 0.95))
+    assert (cfg.max_steps, cfg.model, cfg.device, cfg.betas) == (
+        20,
+        {"d_model": 64, "n_layer": 2},
+        "cpu",
+        (0.9, 0.95),
+    )
     with pytest.raises(ConfigError, match="expected key=value"):
         load_train_config(None, ["max_steps"])
     with pytest.raises(ConfigError, match="max_steps is a value, not a table"):

@@ -28,7 +28,10 @@ def setting(shared_data):
     # records 100 on train the head; the judgments checked are records 0..39
     cases = load_criminal(path)[100:]
     head = ArticleHead().fit([c.facts for c in cases], [c.articles for c in cases])
-    kwargs = {"charge_articles": {k: set(v) for k, v in charge_articles(cases).items()}, "article_threshold": PredictConfig().article_consistency_threshold}
+    kwargs = {
+        "charge_articles": {k: set(v) for k, v in charge_articles(cases).items()},
+        "article_threshold": PredictConfig().article_consistency_threshold,
+    }
     return docs, head, kwargs
 
 
@@ -38,11 +41,16 @@ def test_swapped_article_is_flagged_on_its_citation(setting):
     assert len(copies) >= 30
     for original, copy, edit in copies[:5]:
         assert edit.old != edit.new and copy.text[edit.span[0] : edit.span[1]] == edit.new
-        flags = [f for f in check_document(copy, article_scores(copy, head), **kwargs) if f.check in ARTICLE_CHECKS]
+        flags = [
+            f for f in check_document(copy, article_scores(copy, head), **kwargs) if f.check in ARTICLE_CHECKS
+        ]
         # the flag quotes the swapped citation (a charge mismatch quotes the charge first, then it)
         assert any(copy.text[s:e] == edit.new for f in flags for s, e in f.spans), (edit, flags)
-        assert not [f for f in check_document(original, article_scores(original, head), **kwargs)
-                    if f.check in ARTICLE_CHECKS]
+        assert not [
+            f
+            for f in check_document(original, article_scores(original, head), **kwargs)
+            if f.check in ARTICLE_CHECKS
+        ]
 
 
 def test_article_check_rates_on_real_judgments(setting):

@@ -14,8 +14,9 @@ from retrieval.predict.config import PredictConfig
 from retrieval.predict.dedup import SignatureStore
 from retrieval.predict.stage import predict_stage
 
-ONLY_DUPLICATES = PredictConfig(roles=False, articles=False, consistency=False, provisos=False,
-                                connective_attention=False)
+ONLY_DUPLICATES = PredictConfig(
+    roles=False, articles=False, consistency=False, provisos=False, connective_attention=False
+)
 
 
 def _copy(doc, doc_id: str):

@@ -16,8 +16,17 @@ from txl.evaluate import evaluate_lm
 from txl.recurrence import run_batch
 from txl.streams import IGNORE, LaneStream
 
-TINY = dict(vocab_size=16384, d_model=32, n_layer=2, n_head=2, d_head=16, d_inner=64, cutoffs=[2000, 8000],
-            dropout=0.0, mem_len=32)
+TINY = dict(
+    vocab_size=16384,
+    d_model=32,
+    n_layer=2,
+    n_head=2,
+    d_head=16,
+    d_inner=64,
+    cutoffs=[2000, 8000],
+    dropout=0.0,
+    mem_len=32,
+)
 
 
 pytestmark = pytest.mark.usefixtures("torch_one_thread")
@@ -85,8 +94,9 @@ def test_retrieval_store_takes_the_stand_ins_place(setup, tmp_path):
         return made[-1]
 
     long = [d for d in docs if len(d.ids) > 4 * 32]
-    r = evaluate_lm(model, long, 32, settings=("memory", "retrieved"), special=special, n_lanes=1,
-                    past_windows=store)
+    r = evaluate_lm(
+        model, long, 32, settings=("memory", "retrieved"), special=special, n_lanes=1, past_windows=store
+    )
     assert r["memory"]["all"]["tokens"] == r["retrieved"]["all"]["tokens"]
     assert r["memory"]["all"]["nll"] != r["retrieved"]["all"]["nll"]
     assert made and made[0].n == math.ceil((len(long[-1].ids) - 1) / 32)  # every window was stored
@@ -97,7 +107,9 @@ def test_withholding_tags_and_connectives_and_eval_mem_len(setup):
     one = [max(docs, key=lambda d: len(d.ids))]
 
     def nll(**kw) -> float:
-        return evaluate_lm(model, one, 32, settings=("memory",), special=special, **kw)["memory"]["all"]["nll"]
+        return evaluate_lm(model, one, 32, settings=("memory",), special=special, **kw)["memory"]["all"][
+            "nll"
+        ]
 
     base = nll()
     assert len({base, nll(tags=False), nll(connectives=False), nll(mem_len=96)}) == 4
@@ -114,8 +126,9 @@ def test_ldx_eval_lm_json_on_real_files(setup, shared_data, tmp_path, monkeypatc
     save_model(ckpt, model, {"seg_len": 32})
     pdf = sorted((shared_data / "zh" / "pdf").glob("*.pdf"))[0]
     wenshu = shared_data / "zh" / "judgments" / "wenshu_mixed.jsonl"
-    res = CliRunner().invoke(app, ["eval", "lm", str(pdf), str(wenshu), "--checkpoint", str(ckpt),
-                                   "--max-docs", "3", "--json"])
+    res = CliRunner().invoke(
+        app, ["eval", "lm", str(pdf), str(wenshu), "--checkpoint", str(ckpt), "--max-docs", "3", "--json"]
+    )
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout)
     assert out["documents"] == 3 and set(out["settings"]) == {"none", "memory", "retrieved"}
@@ -131,8 +144,20 @@ def test_ldx_eval_lm_json_on_real_files(setup, shared_data, tmp_path, monkeypatc
     assert overall["ci95"][0] <= overall["nll_diff"] <= overall["ci95"][1]
 
     monkeypatch.setattr(console, "_width", 300)  # wide enough that no cell wraps
-    shown = CliRunner().invoke(app, ["eval", "lm", str(wenshu), "--checkpoint", str(ckpt), "--max-docs", "1",
-                                     "--settings", "none,memory"])
+    shown = CliRunner().invoke(
+        app,
+        [
+            "eval",
+            "lm",
+            str(wenshu),
+            "--checkpoint",
+            str(ckpt),
+            "--max-docs",
+            "1",
+            "--settings",
+            "none,memory",
+        ],
+    )
     assert shown.exit_code == 0, shown.output
     assert "distant recall" in shown.output and "memory - none" in shown.output
 

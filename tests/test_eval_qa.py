@@ -9,8 +9,11 @@ from retrieval.eval.qa import QAItem, load_squad, score
 
 
 def test_score_gives_full_marks_to_gold_and_counts_each_type():
-    items = [QAItem("1", "?", ["夫妻感情破裂", "因夫妻感情破裂"], False), QAItem("2", "?", ["YES"], False),
-             QAItem("3", "?", [""], True)]
+    items = [
+        QAItem("1", "?", ["夫妻感情破裂", "因夫妻感情破裂"], False),
+        QAItem("2", "?", ["YES"], False),
+        QAItem("3", "?", [""], True),
+    ]
     perfect = score({"1": "因夫妻感情破裂", "2": "YES", "3": ""}, items)
     assert perfect["em"] == perfect["f1"] == perfect["yes_no_acc"] == perfect["no_answer_acc"] == 100.0
     wrong = score({"1": "感情", "2": "NO", "3": "800元"}, items)
@@ -53,7 +56,9 @@ def test_cuad_split_is_by_contract(shared_data):
 def test_word_f1_and_jaccard():
     assert word_f1("The Governing Law.", "governing law") == 1.0
     assert word_f1("", "") == 1.0 and word_f1("x", "") == 0.0
-    assert jaccard("laws of the State of New York", "State of New York") == pytest.approx(4 / 5)  # "the" dropped, "of" counted once
+    assert jaccard("laws of the State of New York", "State of New York") == pytest.approx(
+        4 / 5
+    )  # "the" dropped, "of" counted once
 
 
 def test_aupr_ranks_answers_by_confidence():
@@ -74,7 +79,9 @@ def test_cli_eval_cuad_on_one_held_apart_contract(shared_data, torch_one_thread)
     from flows.cli import app
 
     data = shared_data / "en/contracts"
-    res = CliRunner().invoke(app, ["eval", "cuad", "--data", str(data), "--contracts", "1", "--k", "3", "--json"])
+    res = CliRunner().invoke(
+        app, ["eval", "cuad", "--data", str(data), "--contracts", "1", "--k", "3", "--json"]
+    )
     assert res.exit_code == 0, res.output
     out = json.loads(res.output)
     contract = load_cuad(data, "heldout", 1)[0]

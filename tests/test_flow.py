@@ -33,7 +33,10 @@ CONFIG = {"run": {"batch_size": 3, "workers": 2, "stages": []}}
 
 def write_jsonl_slice(shared: Path, path: Path, n: int, start: int = 0) -> None:
     """n complete criminal judgments (the `fd` field) as the JSONL the parser reads."""
-    with gzip.open(shared / "zh/judgments/judge_criminal.jsonl.gz", "rt", encoding="utf-8") as f, open(path, "w") as out:
+    with (
+        gzip.open(shared / "zh/judgments/judge_criminal.jsonl.gz", "rt", encoding="utf-8") as f,
+        open(path, "w") as out,
+    ):
         for i, line in enumerate(f):
             if i < start:
                 continue
@@ -58,10 +61,14 @@ def build_corpus(shared: Path, root: Path) -> dict[str, int]:
     (root / "bad").mkdir()
     (root / "bad" / "truncated.pdf").write_bytes(src[: len(src) // 3])
     with pymupdf.open(shared / PDFS["en_judgment_2"]) as doc:
-        doc.save(root / "bad" / "encrypted.pdf", encryption=pymupdf.PDF_ENCRYPT_AES_256, owner_pw="o", user_pw="u")
+        doc.save(
+            root / "bad" / "encrypted.pdf", encryption=pymupdf.PDF_ENCRYPT_AES_256, owner_pw="o", user_pw="u"
+        )
     (root / "bad" / "empty.txt").write_bytes(b"")
     (root / "bad" / "table.csv").write_text("a,b\n1,2\n")
-    shutil.copy(root / "pdf" / "contract.pdf", root / "pdf" / "zz_copy_of_contract.pdf")  # sorts after the original
+    shutil.copy(
+        root / "pdf" / "contract.pdf", root / "pdf" / "zz_copy_of_contract.pdf"
+    )  # sorts after the original
     return {"documents": N_JSONL + len(PDFS), "bad_inputs": 6}
 
 
@@ -82,7 +89,9 @@ def first_run(prefect_harness, corpus, tmp_path_factory):
 
 def rows(out: Path, table: str, run_id: str) -> list[tuple]:
     con = open_duckdb(out)
-    return con.execute(f"SELECT * EXCLUDE (run_id) FROM {table} WHERE run_id = ? ORDER BY ALL", [run_id]).fetchall()
+    return con.execute(
+        f"SELECT * EXCLUDE (run_id) FROM {table} WHERE run_id = ? ORDER BY ALL", [run_id]
+    ).fetchall()
 
 
 def test_run_writes_every_document_and_counts_match(first_run, corpus):
@@ -119,16 +128,24 @@ def test_bad_inputs_become_one_readable_error_row_each(first_run, corpus):
     out, manifest = first_run
     con = open_duckdb(out)
     errors = con.execute(
-        "SELECT source, stage, error_type, reason FROM errors WHERE run_id = ? ORDER BY source", [manifest["run_id"]]
+        "SELECT source, stage, error_type, reason FROM errors WHERE run_id = ? ORDER BY source",
+        [manifest["run_id"]],
     ).fetchall()
     by_name = {Path(src.split(":")[0]).name: (stage, etype, reason) for src, stage, etype, reason in errors}
     assert len(errors) == 6 == manifest["counts"]["errors"]
     assert by_name["truncated.pdf"][1] == "CorruptDocument"
     assert by_name["encrypted.pdf"][1] == "EncryptedDocument"
-    assert by_name["empty.txt"][1] == "EmptyFile"  # reported at the scan, never as a copy of another empty file
+    assert (
+        by_name["empty.txt"][1] == "EmptyFile"
+    )  # reported at the scan, never as a copy of another empty file
     assert by_name["table.csv"][1] == "UnsupportedFormat" and ".csv" in by_name["table.csv"][2]
-    assert by_name["zz_copy_of_contract.pdf"][1:] == ("DuplicateDocument", f"same bytes as {corpus[0] / 'pdf/contract.pdf'}")
-    assert by_name["criminal.jsonl"][1] == "CorruptDocument"  # the broken record; its 12 neighbours are documents
+    assert by_name["zz_copy_of_contract.pdf"][1:] == (
+        "DuplicateDocument",
+        f"same bytes as {corpus[0] / 'pdf/contract.pdf'}",
+    )
+    assert (
+        by_name["criminal.jsonl"][1] == "CorruptDocument"
+    )  # the broken record; its 12 neighbours are documents
     assert all(len(reason) > 5 for _, _, _, reason in errors)
 
 

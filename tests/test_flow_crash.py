@@ -19,8 +19,21 @@ TABLES = ("documents", "blocks", "segments", "errors")
 
 def _start(corpus: Path, out: Path, env: dict, stages: str = "[]") -> subprocess.Popen:
     return subprocess.Popen(
-        [LDX, "run", str(corpus), "--out", str(out), "--set", "run.batch_size=1", "--set", f"run.stages={stages}"],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        [
+            LDX,
+            "run",
+            str(corpus),
+            "--out",
+            str(out),
+            "--set",
+            "run.batch_size=1",
+            "--set",
+            f"run.stages={stages}",
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
     )
 
 

@@ -59,15 +59,32 @@ def test_serve_runs_the_flow_on_a_near_schedule(shared_data, tmp_path):
     port = api.rsplit(":", 1)[1].split("/")[0]
     logs = open(tmp_path / "server.log", "w")
     server = subprocess.Popen(
-        [str(BIN / "prefect"), "server", "start", "--host", "127.0.0.1", "--port", port], env=env, stdout=logs, stderr=logs
+        [str(BIN / "prefect"), "server", "start", "--host", "127.0.0.1", "--port", port],
+        env=env,
+        stdout=logs,
+        stderr=logs,
     )
     serve = None
     try:
         _wait("prefect server", lambda: _healthy(api), server, 150)
         serve_log = open(tmp_path / "serve.log", "w")
         serve = subprocess.Popen(
-            [str(BIN / "ldx"), "serve", str(corpus), "--out", str(out), "--cron", EVERY_5_SECONDS, "--name", "test", "--set", "run.stages=[]"],
-            env=env, stdout=serve_log, stderr=serve_log,
+            [
+                str(BIN / "ldx"),
+                "serve",
+                str(corpus),
+                "--out",
+                str(out),
+                "--cron",
+                EVERY_5_SECONDS,
+                "--name",
+                "test",
+                "--set",
+                "run.stages=[]",
+            ],
+            env=env,
+            stdout=serve_log,
+            stderr=serve_log,
         )
         _wait("a scheduled run", lambda: (read_manifest(out) or {}).get("status") == "completed", serve, 150)
     finally:

@@ -33,7 +33,9 @@ def cuad(shared_data) -> tuple[dict, list[dict]]:
 def test_every_clcr_query_is_chinese_and_no_cuad_question_is(clcr_queries, cuad):
     cfg = RetrievalConfig()
     assert all(han_share(q) >= cfg.zh_min_han_share for q in clcr_queries)
-    assert all(arm_weights(q, cfg) == cfg.zh_arm_weights and cfg.zh_arm_weights["minilm"] == 0 for q in clcr_queries)
+    assert all(
+        arm_weights(q, cfg) == cfg.zh_arm_weights and cfg.zh_arm_weights["minilm"] == 0 for q in clcr_queries
+    )
     _, qs = cuad
     assert qs and all(han_share(q["question"]) == 0.0 and arm_weights(q["question"], cfg) == {} for q in qs)
     # a mostly English query naming one Chinese term stays English; configured weights come through
@@ -42,7 +44,10 @@ def test_every_clcr_query_is_chinese_and_no_cuad_question_is(clcr_queries, cuad)
     assert arm_weights(clcr_queries[0], mixed) == {"txl": 0.0, "minilm": 0.0}
 
 
-@given(st.lists(st.lists(st.integers(0, 20), unique=True, max_size=10), min_size=2, max_size=3), st.floats(0.1, 10))
+@given(
+    st.lists(st.lists(st.integers(0, 20), unique=True, max_size=10), min_size=2, max_size=3),
+    st.floats(0.1, 10),
+)
 def test_weighted_rrf_scales_with_its_weights_and_a_zero_arm_adds_nothing(rankings, c):
     arms = {f"a{i}": r for i, r in enumerate(rankings)}
     plain = rrf(arms)
@@ -64,8 +69,12 @@ def test_hybrid_skips_minilm_for_chinese_and_keeps_it_for_english(shared_data, c
             passages += split_passages(case["id"], case["title"], case["text"], 400)[:1]
     asked: list[str] = []
     zh = HybridIndex(passages)
-    zh.add_dense("minilm", MatrixArm(embed([p.text for p in passages]), lambda q: asked.append(q) or embed([q])[0],
-                                     len(passages)))
+    zh.add_dense(
+        "minilm",
+        MatrixArm(
+            embed([p.text for p in passages]), lambda q: asked.append(q) or embed([q])[0], len(passages)
+        ),
+    )
     query = clcr_queries[0]
     hits = zh.search(query, k=10)
     assert [h.segment_id for h in hits] == [h.segment_id for h in zh.search(query, k=10, arms=["bm25"])]
@@ -79,7 +88,9 @@ def test_hybrid_skips_minilm_for_chinese_and_keeps_it_for_english(shared_data, c
     contract, qs = cuad
     en_passages = split_passages("c", "", contract["text"], 600)[:10]
     en = HybridIndex(en_passages)
-    en.add_dense("minilm", MatrixArm(embed([p.text for p in en_passages]), lambda q: embed([q])[0], len(en_passages)))
+    en.add_dense(
+        "minilm", MatrixArm(embed([p.text for p in en_passages]), lambda q: embed([q])[0], len(en_passages))
+    )
     category = qs[0]["category"]
     en_hits = en.search(category, k=10)
     assert any("minilm" in h.ranks for h in en_hits)

@@ -31,7 +31,12 @@ def test_court_site_doc(shared_data):
         assert doc.meta.cause and doc.meta.cause.endswith("纠纷") and doc.meta.cause in path.name
         assert doc.meta.judges and doc.meta.date is not None
         types = [b.type for b in doc.blocks]
-        assert types.index(T.PARTIES) < types.index(T.OPINION) < types.index(T.VERDICT) < types.index(T.SIGNATURE)
+        assert (
+            types.index(T.PARTIES)
+            < types.index(T.OPINION)
+            < types.index(T.VERDICT)
+            < types.index(T.SIGNATURE)
+        )
         assert not re.search(r"[\u4e00-\u9fff] [\u4e00-\u9fff]", doc.text)
 
 
@@ -79,7 +84,9 @@ def test_contract_pdfs(shared_data):
         assert T.CLAUSE in types
         with_parties += T.PARTIES in types
         with_signature += T.SIGNATURE in types
-    print(f"\ncontract PDFs: {contracts}/{len(pdfs)} detected; parties found {with_parties}, signature {with_signature}")
+    print(
+        f"\ncontract PDFs: {contracts}/{len(pdfs)} detected; parties found {with_parties}, signature {with_signature}"
+    )
     assert contracts >= len(pdfs) - 2
     assert with_parties >= 0.8 * contracts and with_signature >= 0.6 * contracts
 

@@ -17,11 +17,22 @@ from pipeline.records import DocKind
 
 # DESIGN.md's mapping of the seven rhetorical roles onto block types (Argument → CLAIMS or DEFENSE).
 ROLE_TO_CLASS = {
-    "Facts": "FACTS", "Argument": "ARGUMENT", "Statute": "OPINION", "Precedent": "OPINION",
-    "Ratio of the decision": "OPINION", "Ruling by Lower Court": "PROCEDURE", "Ruling by Present Court": "VERDICT",
+    "Facts": "FACTS",
+    "Argument": "ARGUMENT",
+    "Statute": "OPINION",
+    "Precedent": "OPINION",
+    "Ratio of the decision": "OPINION",
+    "Ruling by Lower Court": "PROCEDURE",
+    "Ruling by Present Court": "VERDICT",
 }
-TYPE_TO_CLASS = {T.FACTS: "FACTS", T.CLAIMS: "ARGUMENT", T.DEFENSE: "ARGUMENT", T.OPINION: "OPINION",
-                 T.PROCEDURE: "PROCEDURE", T.VERDICT: "VERDICT"}
+TYPE_TO_CLASS = {
+    T.FACTS: "FACTS",
+    T.CLAIMS: "ARGUMENT",
+    T.DEFENSE: "ARGUMENT",
+    T.OPINION: "OPINION",
+    T.PROCEDURE: "PROCEDURE",
+    T.VERDICT: "VERDICT",
+}
 
 
 def _macro_f1(gold: list[str], pred: list[str]) -> float:
@@ -92,8 +103,10 @@ def test_uk_legaldocml_header(shared_data):
         assert types[0] is T.HEADER and T.PARTIES in types
         body += len(types)
         reasoning += types.count(T.OPINION) + types.count(T.FACTS)
-    print(f"\nUK LegalDocML: {n} judgments; judges found {judged / n:.1%}, two or more parties {two_parties / n:.1%}, "
-          f"tagged parties recovered {tagged_found}/{tagged}")
+    print(
+        f"\nUK LegalDocML: {n} judgments; judges found {judged / n:.1%}, two or more parties {two_parties / n:.1%}, "
+        f"tagged parties recovered {tagged_found}/{tagged}"
+    )
     assert judged / n >= 0.95
     assert two_parties / n >= 0.8
     assert tagged_found / tagged >= 0.9
@@ -101,7 +114,9 @@ def test_uk_legaldocml_header(shared_data):
 
 
 def test_us_opinion_cover(shared_data):
-    doc = parse_file(shared_data / "en/judgments/us_opinions_pdf/ca1_20-1507_opinion.pdf", ParseConfig(ocr=False))
+    doc = parse_file(
+        shared_data / "en/judgments/us_opinions_pdf/ca1_20-1507_opinion.pdf", ParseConfig(ocr=False)
+    )
     assert doc.kind is DocKind.EN_JUDGMENT
     assert doc.meta.court == "United States Court of Appeals"
     roles = {p.role for p in doc.meta.parties}

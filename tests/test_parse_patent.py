@@ -24,7 +24,8 @@ PATENTS = "en/patents"
 def _xml_files(shared_data: Path) -> list[Path]:
     root = shared_data / PATENTS
     return sorted(
-        p for p in root.rglob("*")
+        p
+        for p in root.rglob("*")
         if p.name.lower().endswith((".xml", ".xml.gz")) and "cpc" not in p.name.lower()
     )
 
@@ -54,8 +55,10 @@ def test_claims_and_dependencies_match_the_xml(shared_data):
                 exact += found == refs
                 # The XML marks the two ends of "claims 1 to 3"; the wording also yields claim 2.
                 covered += set(refs) <= set(found)
-    print(f"\npatent XML: {docs} documents; claim dependencies equal to the XML markup: "
-          f"{exact}/{claims} = {exact / claims:.2%} (markup covered {covered / claims:.2%})")
+    print(
+        f"\npatent XML: {docs} documents; claim dependencies equal to the XML markup: "
+        f"{exact}/{claims} = {exact / claims:.2%} (markup covered {covered / claims:.2%})"
+    )
     assert docs > 500
     assert exact / claims >= 0.97 and covered / claims >= 0.99
 
@@ -84,7 +87,13 @@ def test_greenbook(shared_data):
     for path in sorted((shared_data / PATENTS / "uspto_samples_patentpublicdata/greenbook").iterdir()):
         doc = parse_file(path)
         fields = dict(next(f for r, f in records(path.read_text(encoding="utf-8")) if r == "PATN"))
-        n_claims = sum(1 for r, f in records(path.read_text(encoding="utf-8")) if r == "CLMS" for tag, _ in f if tag == "NUM")
+        n_claims = sum(
+            1
+            for r, f in records(path.read_text(encoding="utf-8"))
+            if r == "CLMS"
+            for tag, _ in f
+            if tag == "NUM"
+        )
         assert doc.kind is DocKind.PATENT and doc.title == fields["TTL"]
         assert len([b for b in doc.blocks if b.type is T.CLAIM]) == n_claims
         assert doc.meta.patent_number == fields["WKU"][:-1].lstrip("0")
@@ -100,13 +109,21 @@ def test_bulk_file_gives_one_document_per_patent(shared_data):
 def test_unknown_and_broken_xml(shared_data):
     with pytest.raises(UnsupportedFormat, match="class-scheme"):
         parse_file(shared_data / PATENTS / "uspto_samples_patentpublicdata/cpcScheme/cpc-scheme-A01L.xml")
-    broken = parse_file(shared_data / PATENTS / "uspto_samples_patent_parsing_tools_pypi/US08613112-lackofnode.XML")
+    broken = parse_file(
+        shared_data / PATENTS / "uspto_samples_patent_parsing_tools_pypi/US08613112-lackofnode.XML"
+    )
     assert broken.meta.patent_number == "08613112" and any(b.type is T.CLAIM for b in broken.blocks)
 
 
 @pytest.mark.parametrize(
-    "name", ["us-1781541-einstein-refrigerator", "us-3353115-maiman-ruby-laser", "us-3858232-boyle-smith-ccd",
-             "us-4136359-wozniak-apple", "us-6285999-pagerank"],
+    "name",
+    [
+        "us-1781541-einstein-refrigerator",
+        "us-3353115-maiman-ruby-laser",
+        "us-3858232-boyle-smith-ccd",
+        "us-4136359-wozniak-apple",
+        "us-6285999-pagerank",
+    ],
 )
 def test_patent_pdf_claims_found(shared_data, name):
     doc = parse_file(shared_data / PATENTS / "pdf" / f"{name}.pdf", ParseConfig(ocr=False))
@@ -121,5 +138,7 @@ def test_patent_pdf_claims_found(shared_data, name):
 def test_two_column_reading_order(shared_data, name, n):
     """Claims printed in two columns come out one block per claim, numbered 1..n in order."""
     doc = parse_file(shared_data / PATENTS / "pdf" / f"{name}.pdf", ParseConfig(ocr=False))
-    numbers = [int(m.group(1)) for b in doc.blocks if b.type is T.CLAIM if (m := re.match(r"(\d+)\s*\.", b.text))]
+    numbers = [
+        int(m.group(1)) for b in doc.blocks if b.type is T.CLAIM if (m := re.match(r"(\d+)\s*\.", b.text))
+    ]
     assert numbers == list(range(1, n + 1))

@@ -73,7 +73,9 @@ def test_zh_pdf_watermark_and_page_headers_found(shared_data):
     with open_pdf(path, NO_OCR) as pdf:
         pages, sizes, _ = extract_lines(pdf, NO_OCR, str(path))
     drop = furniture(pages, sizes)
-    removed = [ln.text for lines, gone in zip(pages, drop, strict=True) for i, ln in enumerate(lines) if i in gone]
+    removed = [
+        ln.text for lines, gone in zip(pages, drop, strict=True) for i, ln in enumerate(lines) if i in gone
+    ]
     assert sum(t == "人民法院案例库" for t in removed) >= 6 * len(pages)
     assert sum(bool(re.fullmatch(r"第\s*\d+\s*页", t)) for t in removed) == len(pages)
     doc = parse_file(path, NO_OCR)
@@ -82,7 +84,9 @@ def test_zh_pdf_watermark_and_page_headers_found(shared_data):
 
 
 def test_ocr_fills_image_only_page(shared_data):
-    doc = parse_file(shared_data / "en/judgments/us_opinions_pdf/opinion_image_only.pdf", ParseConfig(ocr_language="eng"))
+    doc = parse_file(
+        shared_data / "en/judgments/us_opinions_pdf/opinion_image_only.pdf", ParseConfig(ocr_language="eng")
+    )
     assert doc.blocks and all(b.ocr for b in doc.blocks)
     assert "Foreign Intelligence" in doc.text
 
@@ -183,18 +187,24 @@ def test_layout_keeps_every_character(rows):
 def test_a_cjk_line_short_of_the_edge_ends_its_paragraph():
     """CJK text wraps at any character: a line two characters short of the edge ended its paragraph,
     while an English line as short may only have wrapped before a long word."""
-    zh = [Line("被告人周明远，男，汉族，户籍地江南省临川市。因涉嫌盗窃罪被刑事拘留，", 50, 100, 400, 110, 10),
-          Line("同年三月十日被逮捕。现羁押于看守所，羁押期间表现良好。", 50, 115, 378, 125, 10),
-          Line("辩护人许晴，江南明理律师事务所律师。", 50, 130, 260, 140, 10)]
+    zh = [
+        Line("被告人周明远，男，汉族，户籍地江南省临川市。因涉嫌盗窃罪被刑事拘留，", 50, 100, 400, 110, 10),
+        Line("同年三月十日被逮捕。现羁押于看守所，羁押期间表现良好。", 50, 115, 378, 125, 10),
+        Line("辩护人许晴，江南明理律师事务所律师。", 50, 130, 260, 140, 10),
+    ]
     assert [len(p.text) for p in paragraphs([zh])] == [len(zh[0].text) + len(zh[1].text), len(zh[2].text)]
-    en = [Line("The appellant contends that the judge misdirected himself on the", 50, 100, 400, 110, 10),
-          Line("construction of the policy and that the exclusion clause cannot", 50, 115, 378, 125, 10),
-          Line("apply to goods in transit.", 50, 130, 180, 140, 10)]
+    en = [
+        Line("The appellant contends that the judge misdirected himself on the", 50, 100, 400, 110, 10),
+        Line("construction of the policy and that the exclusion clause cannot", 50, 115, 378, 125, 10),
+        Line("apply to goods in transit.", 50, 130, 180, 140, 10),
+    ]
     assert len(paragraphs([en])) == 1
 
 
 def test_sample_judgment_keeps_its_defence_paragraph_apart_from_the_charge():
-    doc = parse_file(Path(__file__).resolve().parents[1] / "data/samples/zh_criminal_judgment.pdf", ParseConfig())
+    doc = parse_file(
+        Path(__file__).resolve().parents[1] / "data/samples/zh_criminal_judgment.pdf", ParseConfig()
+    )
     claims = [b.text for b in doc.blocks if b.type == "CLAIMS"]
     assert claims and not any("辩护人提出" in t for t in claims)
     assert any(b.type == "PARTIES" and b.text.startswith("辩护人许晴") for b in doc.blocks)

@@ -75,7 +75,12 @@ def test_jsonl_bad_lines_collected(tmp_path, shared_data):
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.text(alphabet=st.sampled_from("本院认为判决如下：。，经审理查明 \n\u3000abc1"), max_size=30), max_size=12))
+@given(
+    st.lists(
+        st.text(alphabet=st.sampled_from("本院认为判决如下：。，经审理查明 \n\u3000abc1"), max_size=30),
+        max_size=12,
+    )
+)
 def test_offsets_hold_for_any_text(parts):
     text = "".join(parts)
     if not text.strip():
@@ -112,8 +117,10 @@ def test_zh_judgment_sections_in_order(shared_data):
             has_marker += 1
             first = next((b for b in doc.blocks if b.type is T.OPINION), None)
             opens_at += bool(first and _OPINION_AT.match(first.text))
-    print(f"\nzh judgments: {n} docs; FACTS<OPINION<VERDICT {ordered / n:.2%}; "
-          f"OPINION opens at 本院认为 {opens_at}/{has_marker} = {opens_at / has_marker:.2%}")
+    print(
+        f"\nzh judgments: {n} docs; FACTS<OPINION<VERDICT {ordered / n:.2%}; "
+        f"OPINION opens at 本院认为 {opens_at}/{has_marker} = {opens_at / has_marker:.2%}"
+    )
     assert n > 1600
     assert opens_at / has_marker >= 0.99
     assert ordered / n >= 0.95

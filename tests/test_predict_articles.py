@@ -39,4 +39,6 @@ def test_saved_head_predicts_the_same(path, tmp_path):
 def test_multilabel_f1_counts():
     # two right of three predicted and three gold; per gold label: 1 and 3 perfect, 4 missed (2 is
     # not a gold label, so it counts only in micro)
-    assert multilabel_f1([{1, 2}, {3}], [{1}, {3, 4}]) == pytest.approx({"micro_f1": 4 / 6, "macro_f1": 2 / 3})
+    assert multilabel_f1([{1, 2}, {3}], [{1}, {3, 4}]) == pytest.approx(
+        {"micro_f1": 4 / 6, "macro_f1": 2 / 3}
+    )

@@ -64,7 +64,9 @@ def _cn(n: int) -> str:
         return out
 
     high, low = divmod(n, 10_000)
-    text = (below_10k(high) + "万" if high else "") + (("零" if high and low < 1000 else "") + below_10k(low) if low else "")
+    text = (below_10k(high) + "万" if high else "") + (
+        ("零" if high and low < 1000 else "") + below_10k(low) if low else ""
+    )
     return text[1:] if text.startswith("一十") else text
 
 

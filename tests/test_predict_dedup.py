@@ -39,7 +39,9 @@ def test_copy_is_a_near_duplicate_and_distinct_cases_are_not(corpus):
 
 def test_quoted_passage_is_shared(corpus):
     a, b = list(corpus)[:2]
-    facts = max((s for s in corpus[a] if s.type in (BlockType.CLAIMS, BlockType.FACTS)), key=lambda s: len(s.text))
+    facts = max(
+        (s for s in corpus[a] if s.type in (BlockType.CLAIMS, BlockType.FACTS)), key=lambda s: len(s.text)
+    )
     # a second-instance judgment quoting the first one's facts: b with a's passage appended
     quoted = dataclasses.replace(facts, doc_id=b, seg_idx=len(corpus[b]))
     found = find_duplicates({a: corpus[a], b: corpus[b] + [quoted]})
@@ -52,7 +54,9 @@ def _chain(segments: list[Segment], tok) -> list[str]:
     from pipeline.tokenizer import encode_segment
 
     enc = [encode_segment(s, tok) for s in segments]
-    return chain_hashes([str(s.type) for s in segments], [e[0] for e in enc], [e[1] for e in enc], [False] * len(enc))
+    return chain_hashes(
+        [str(s.type) for s in segments], [e[0] for e in enc], [e[1] for e in enc], [False] * len(enc)
+    )
 
 
 def test_prefix_saving_counts_the_duplicated_document(corpus):
@@ -64,13 +68,18 @@ def test_prefix_saving_counts_the_duplicated_document(corpus):
     chains = [_chain(segs, tok) for segs in docs]
     lengths = [[s.n_tokens for s in segs] for segs in docs]
     base = shared_prefix_saving(chains, lengths)
-    with_copy = shared_prefix_saving([*chains, _chain(_renamed(corpus[first], "copy"), tok)], [*lengths, lengths[0]])
+    with_copy = shared_prefix_saving(
+        [*chains, _chain(_renamed(corpus[first], "copy"), tok)], [*lengths, lengths[0]]
+    )
     assert with_copy["segments_reused"] - base["segments_reused"] == len(corpus[first])
 
 
 @settings(max_examples=50, deadline=None)
-@given(st.lists(st.lists(st.integers(0, 99), min_size=1, max_size=8), min_size=1, max_size=6), st.integers(0, 5),
-       st.integers(0, 99))
+@given(
+    st.lists(st.lists(st.integers(0, 99), min_size=1, max_size=8), min_size=1, max_size=6),
+    st.integers(0, 5),
+    st.integers(0, 99),
+)
 def test_prefix_chains_equal_exactly_up_to_the_first_difference(ids, cut, extra):
     def chain(token_ids):
         n = len(token_ids)

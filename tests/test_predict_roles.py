@@ -77,8 +77,16 @@ def test_encoder_head_trained_here_learns_the_roles(india, shipped, tmp_path):
     _, encode = shipped
     train = [_head_of(d, 50) for d in india if not is_held_apart(d.doc_id)][:3]
     held = [_head_of(d, 50) for d in india if is_held_apart(d.doc_id)][:2]
-    head = train_role_head(train, [], tmp_path / "roles.npz", epochs=6, towers="txl", encode=encode,
-                           encoder={"file": "txl_lm.pt", "sha256": "test"}, members=1)
+    head = train_role_head(
+        train,
+        [],
+        tmp_path / "roles.npz",
+        epochs=6,
+        towers="txl",
+        encode=encode,
+        encoder={"file": "txl_lm.pt", "sha256": "test"},
+        members=1,
+    )
     units = [d.units for d in held]
     states = encode(units)
     result = eval_roles(head, held, lambda _: states)
@@ -86,8 +94,10 @@ def test_encoder_head_trained_here_learns_the_roles(india, shipped, tmp_path):
     assert result["macro_f1"] >= 0.3 and result["accuracy"] >= _majority_accuracy(held) - 0.05
     loaded = RoleHead.load(tmp_path / "roles.npz")
     assert (loaded.towers, loaded.encoder, loaded.d_txl) == ("txl", head.encoder, head.d_txl)
-    assert all(np.allclose(a, b, atol=2e-2) for a, b in
-               zip(head.predict_proba(units, states), loaded.predict_proba(units, states), strict=True))
+    assert all(
+        np.allclose(a, b, atol=2e-2)
+        for a, b in zip(head.predict_proba(units, states), loaded.predict_proba(units, states), strict=True)
+    )
     # states of a checkpoint other than the one it was trained on are refused
     assert head_encoder(loaded) is None
     with pytest.raises(ValueError):

@@ -54,7 +54,9 @@ def test_every_task_writes_rows_with_true_evidence(batch):
 
 def test_text_only_role_head_on_request(batch):
     docs, segments, _ = batch
-    cfg = PredictConfig(role_encoder=False, articles=False, consistency=False, provisos=False, duplicates=False)
+    cfg = PredictConfig(
+        role_encoder=False, articles=False, consistency=False, provisos=False, duplicates=False
+    )
     rows = predict_stage(docs, segments, cfg)
     assert sum(p.task == "block_role" for p in rows) == len(segments)
     assert {p.task for p in rows} <= {"block_role", "block_role_disagrees"}
@@ -67,8 +69,14 @@ def test_tasks_switch_off(batch):
     off = PredictConfig(roles=False, articles=False, duplicates=False, provisos=False)
     tasks = {p.task for p in predict_stage(docs, segments, off)}
     assert tasks and all(t.startswith("consistency:") for t in tasks)
-    assert predict_stage(docs, segments, PredictConfig(roles=False, articles=False, duplicates=False,
-                                                       provisos=False, consistency=False)) == []
+    assert (
+        predict_stage(
+            docs,
+            segments,
+            PredictConfig(roles=False, articles=False, duplicates=False, provisos=False, consistency=False),
+        )
+        == []
+    )
 
 
 def test_connective_attention_with_a_model(batch):
@@ -80,13 +88,29 @@ def test_connective_attention_with_a_model(batch):
     docs, segments, _ = batch
     tokenizer = load_tokenizer()
     torch.manual_seed(0)
-    net = TransformerXLLM(TransformerXLConfig(vocab_size=tokenizer.vocab_size, d_model=32, n_layer=2, n_head=2,
-                                              d_head=16, d_inner=64, mem_len=64, cutoffs=[])).eval()
+    net = TransformerXLLM(
+        TransformerXLConfig(
+            vocab_size=tokenizer.vocab_size,
+            d_model=32,
+            n_layer=2,
+            n_head=2,
+            d_head=16,
+            d_inner=64,
+            mem_len=64,
+            cutoffs=[],
+        )
+    ).eval()
     segs = [s for s in segments if s.doc_id == docs[0].doc_id]
     # from the first segment with a connective on, so the summary's window has one to measure
     first = next(i for i, s in enumerate(segs) if s.connectives)
-    cfg = PredictConfig(roles=False, articles=False, duplicates=False, provisos=False, consistency=False,
-                        attention_max_segments=3)
+    cfg = PredictConfig(
+        roles=False,
+        articles=False,
+        duplicates=False,
+        provisos=False,
+        consistency=False,
+        attention_max_segments=3,
+    )
     rows = predict_stage(docs[:1], segs[first:], cfg, (net, tokenizer))
     (row,) = rows
     mass, share, lift = map(float, row.values)

@@ -52,7 +52,9 @@ def cjrc_small(shared_data, tmp_path_factory):
     train = [p for p in pars if in_split(p["context"], "train")][:2]
     held = [p for p in pars if in_split(p["context"], "heldout")][:1]
     path = tmp_path_factory.mktemp("qa") / "cjrc_small.json"
-    path.write_text(json.dumps({"data": [{"paragraphs": train + held}]}, ensure_ascii=False), encoding="utf-8")
+    path.write_text(
+        json.dumps({"data": [{"paragraphs": train + held}]}, ensure_ascii=False), encoding="utf-8"
+    )
     return path
 
 
@@ -125,7 +127,9 @@ def test_trained_tiny_head_reads_spans_of_the_context(cjrc_small, tiny_encoder, 
             s, e = p.span
             assert 0 <= s <= e < len(ctx.ids) and p.answer == context[ctx.offsets[s][0] : ctx.offsets[e][1]]
         alone = reader.read(context, ctx, q)  # one question alone reads the same as in the batch
-        assert alone.answer == p.answer and alone.confidence == pytest.approx(p.confidence, rel=1e-4, abs=1e-6)
+        assert alone.answer == p.answer and alone.confidence == pytest.approx(
+            p.confidence, rel=1e-4, abs=1e-6
+        )
     path = tmp_path / "reader.pt"
     reader.save(path, sha256_file(ckpt), {"note": "test"})
     assert load_reader(path, model, tok, sha256_file(ckpt)).metrics == {"note": "test"}
@@ -155,7 +159,9 @@ def test_shipped_reader_beats_the_baseline_on_held_apart_cjrc(shared_data):
     held-apart contexts (49 questions)."""
     from flows.cli import app
 
-    res = CliRunner().invoke(app, ["eval", "qa", str(shared_data / "zh/qa/cjrc_dev.json"), "--limit", "8", "--json"])
+    res = CliRunner().invoke(
+        app, ["eval", "qa", str(shared_data / "zh/qa/cjrc_dev.json"), "--limit", "8", "--json"]
+    )
     assert res.exit_code == 0, res.output
     out = json.loads(res.output)
     base = out["baseline_overlap_clause"]
@@ -165,4 +171,6 @@ def test_shipped_reader_beats_the_baseline_on_held_apart_cjrc(shared_data):
     assert out["no_answer_acc"] > base["no_answer_acc"]
 
 
-FLOOR_F1 = 45.0  # the slice measured F1 54.8 (baseline 18.2) with the shipped head; a margin for other machines
+FLOOR_F1 = (
+    45.0  # the slice measured F1 54.8 (baseline 18.2) with the shipped head; a margin for other machines
+)

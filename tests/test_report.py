@@ -22,8 +22,14 @@ from tests.test_flow import write_jsonl_slice
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 FLAGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
 ]
 BAR_RGB = (0x44, 0x72, 0xC4)  # the figures' bar colour
 
@@ -69,16 +75,27 @@ def test_review_writes_a_page_that_chromium_renders_without_errors(out_dir, tmp_
     shot = tmp_path / "shot.png"
     common = [CHROMIUM, *FLAGS, f"--user-data-dir={tmp_path / 'profile'}"]
     proc = subprocess.run(
-        [*common, "--enable-logging=stderr", "--v=0", "--window-size=1200,1400", f"--screenshot={shot}", page.as_uri()],
-        capture_output=True, text=True, timeout=60,
+        [
+            *common,
+            "--enable-logging=stderr",
+            "--v=0",
+            "--window-size=1200,1400",
+            f"--screenshot={shot}",
+            page.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     console = [line for line in proc.stderr.splitlines() if "CONSOLE" in line or "Uncaught" in line]
     assert console == []
-    dom = subprocess.run([*common, "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=60).stdout
+    dom = subprocess.run(
+        [*common, "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=60
+    ).stdout
     assert len(re.findall(r"<figure>", dom)) == 4
-    assert dom.count("<details id=\"doc-") == 8  # every document links to its blocks
-    assert "<input id=\"filter\"" in dom
+    assert dom.count('<details id="doc-') == 8  # every document links to its blocks
+    assert '<input id="filter"' in dom
 
     from PIL import Image
 

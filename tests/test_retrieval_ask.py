@@ -42,7 +42,9 @@ def test_ask_json_cites_parquet_segments_on_the_pdf(indexed_run, shared_data):
 
     out, ckpt, doc, segments = indexed_run
     q = "Who pays the sponsorship fee and when is it due?"
-    res = CliRunner().invoke(app, ["ask", q, "--index", str(out), "--k", "5", "--json", "--set", f"model.checkpoint={ckpt}"])
+    res = CliRunner().invoke(
+        app, ["ask", q, "--index", str(out), "--k", "5", "--json", "--set", f"model.checkpoint={ckpt}"]
+    )
     assert res.exit_code == 0, res.output
     answer = json.loads(res.output)
     assert answer["answer"] == "none" and answer["reader"] is None  # no reader checkpoint: said plainly
@@ -79,7 +81,9 @@ def test_ask_reads_an_answer_from_the_cited_segments_and_caches_the_document(ind
     model, _ = load_model(ckpt)
     torch.manual_seed(0)
     reader_file = out / "reader.pt"
-    Reader(ReaderHead(ReaderConfig(32)), model, load_tokenizer()).save(reader_file, sha256_file(ckpt), {})  # untrained head
+    Reader(ReaderHead(ReaderConfig(32)), model, load_tokenizer()).save(
+        reader_file, sha256_file(ckpt), {}
+    )  # untrained head
     session = AskSession(out, checkpoint=str(ckpt), device="cpu", reader=reader_file)
     first = session.ask("What is the term of the agreement?", k=3)
     assert first.reader == str(reader_file)

@@ -46,8 +46,9 @@ def judgment(shared_data):
 
 def _store(tmp_path, model, name="ix", **cfg):
     c = model.cfg
-    return SegmentStore.create(tmp_path / name, dim=c.d_model, state_shape=(c.n_layer, 16, c.d_model),
-                               config=RetrievalConfig(**cfg))
+    return SegmentStore.create(
+        tmp_path / name, dim=c.d_model, state_shape=(c.n_layer, 16, c.d_model), config=RetrievalConfig(**cfg)
+    )
 
 
 def test_injection_changes_outputs_only_through_retrieved_slots(tmp_path, judgment):
@@ -103,7 +104,11 @@ def test_anchoring_resets_memory_where_a_segment_drifts_from_the_opening(judgmen
 
     model, segs, ids = judgment
     # a judgment's opening, an English contract clause (drifted), then the judgment again
-    texts = [segs[0][0].text, "The Licensee shall pay royalties quarterly within thirty days.", segs[0][0].text]
+    texts = [
+        segs[0][0].text,
+        "The Licensee shall pay royalties quarterly within thirty days.",
+        segs[0][0].text,
+    ]
     assert drift_resets(texts, 0.5) == [False, True, False]
     cfg = RetrievalConfig(anchoring=True, anchoring_threshold=1.01)  # every later segment counts as drifted
     anchored = encode_document(model, segs[0][:4], ids[0][:4], None, cfg)
@@ -148,8 +153,11 @@ def test_batched_documents_equal_each_encoded_alone(tmp_path, judgment, real_doc
             torch.testing.assert_close(b.hidden, a.hidden, rtol=1e-4, atol=1e-5)
             np.testing.assert_allclose(b.key, a.key, rtol=1e-4, atol=1e-5)
         ids = [s.segment_id for s in doc.segments]
-        np.testing.assert_allclose(batched_store.states(ids)[0].astype(np.float32),
-                                   alone_store.states(ids)[0].astype(np.float32), atol=2e-3)
+        np.testing.assert_allclose(
+            batched_store.states(ids)[0].astype(np.float32),
+            alone_store.states(ids)[0].astype(np.float32),
+            atol=2e-3,
+        )
 
 
 def test_lane_picker_groups_similar_lengths():
@@ -181,8 +189,9 @@ def test_a_shared_prefix_is_encoded_once_and_equals_encoding_it_again(tmp_path, 
         assert x.segment_id == y.segment_id
         torch.testing.assert_close(x.hidden, y.hidden, rtol=1e-4, atol=1e-5)
     ids = [s.segment_id for s in b.segments]
-    np.testing.assert_allclose(store.states(ids)[0].astype(np.float32), alone_store.states(ids)[0].astype(np.float32),
-                               atol=2e-3)
+    np.testing.assert_allclose(
+        store.states(ids)[0].astype(np.float32), alone_store.states(ids)[0].astype(np.float32), atol=2e-3
+    )
     off = {}
     list(encode_stream(model, [a, b], None, RetrievalConfig(reuse_prefixes=False, encode_pack_tokens=0), off))
     assert off["reused_segments"] == 0
@@ -194,7 +203,9 @@ def test_packed_segments_equal_one_segment_per_call(judgment, real_documents):
     calls = []
     hook = model.register_forward_hook(lambda *_: calls.append(1))
     try:
-        one = encode_documents(model, real_documents, None, RetrievalConfig(encode_pack_tokens=0, reuse_prefixes=False))
+        one = encode_documents(
+            model, real_documents, None, RetrievalConfig(encode_pack_tokens=0, reuse_prefixes=False)
+        )
         n_one = len(calls)
         packed = encode_documents(model, real_documents, None, RetrievalConfig())
     finally:
@@ -217,7 +228,9 @@ def test_packing_beside_injection_changes_only_the_number_of_calls(tmp_path, jud
         hook = model.register_forward_hook(lambda *_, calls=calls: calls.append(1))
         store = _store(tmp_path, model, f"pack{pack}", inject_k=2)
         try:
-            out = encode_documents(model, real_documents, store, RetrievalConfig(inject_k=2, encode_pack_tokens=pack))
+            out = encode_documents(
+                model, real_documents, store, RetrievalConfig(inject_k=2, encode_pack_tokens=pack)
+            )
         finally:
             hook.remove()
         runs[pack] = (out, store, len(calls))
@@ -228,16 +241,22 @@ def test_packing_beside_injection_changes_only_the_number_of_calls(tmp_path, jud
         for x, y in zip(a, b, strict=True):
             torch.testing.assert_close(y.hidden, x.hidden, rtol=1e-4, atol=1e-5)
     ids = [s.segment_id for d in real_documents for s in d.segments]
-    np.testing.assert_allclose(packed_store.states(ids)[0].astype(np.float32),
-                               one_store.states(ids)[0].astype(np.float32), atol=2e-3)
+    np.testing.assert_allclose(
+        packed_store.states(ids)[0].astype(np.float32), one_store.states(ids)[0].astype(np.float32), atol=2e-3
+    )
 
 
 def test_a_pack_ends_at_its_budget_and_before_a_memory_reset():
     from retrieval.lanes import Lane
 
     segs = [Segment("d", i, 0, BlockType.FACTS, "", 0, 0, 0) for i in range(6)]
-    lane = Lane(0, DocInput(segs, [[1] * n for n in (4, 3, 3, 9, 2, 2)]), None,
-                [False, False, False, False, True, False], pack_tokens=10)
+    lane = Lane(
+        0,
+        DocInput(segs, [[1] * n for n in (4, 3, 3, 9, 2, 2)]),
+        None,
+        [False, False, False, False, True, False],
+        pack_tokens=10,
+    )
     spans = []
     while not lane.done:
         spans.append(lane.next_span())

@@ -36,18 +36,27 @@ def clcr_slice(shared_data, tmp_path_factory):
     out = tmp_path_factory.mktemp("clcr")
     with open(out / "cases.jsonl", "w", encoding="utf-8") as f:
         for row in cases + others:
-            f.write(json.dumps({"id": row["id"], "title": row["title"], "text": row["text"]}, ensure_ascii=False) + "\n")
+            f.write(
+                json.dumps({"id": row["id"], "title": row["title"], "text": row["text"]}, ensure_ascii=False)
+                + "\n"
+            )
     with open(root / "retrieval/clcr_queries.jsonl", encoding="utf-8") as f, open(out / "q.jsonl", "w") as g:
         for line in f:
             if str(json.loads(line)["task_id"]) in qids:
                 g.write(line)
-    with open(root / "retrieval/clcr_qrels_by_annotator.tsv", encoding="utf-8") as f, open(out / "qrels.tsv", "w") as g:
+    with (
+        open(root / "retrieval/clcr_qrels_by_annotator.tsv", encoding="utf-8") as f,
+        open(out / "qrels.tsv", "w") as g,
+    ):
         rows = list(csv.reader(f, delimiter="\t"))
         g.writelines("\t".join(r) + "\n" for r in rows if r[0] == "task_id" or r[0] in qids)
     return out, gains, qids
 
 
-@given(st.lists(st.sampled_from("abcdefgh"), unique=True), st.dictionaries(st.sampled_from("abcdefgh"), st.floats(0, 2)))
+@given(
+    st.lists(st.sampled_from("abcdefgh"), unique=True),
+    st.dictionaries(st.sampled_from("abcdefgh"), st.floats(0, 2)),
+)
 def test_ndcg_and_recall_are_bounded_and_ideal_order_scores_one(ranking, gains):
     for k in (1, 3, 10):
         assert 0.0 <= ndcg_at_k(ranking, gains, k) <= 1.0 + 1e-9
@@ -89,11 +98,15 @@ def test_bm25_finds_judged_cases_and_filters_hold(clcr_slice):
             p.date = dt.date(2018, 1, 1) if i % 2 else dt.date(2020, 1, 1)
             passages.append(p)
     index = HybridIndex(passages)
-    query = next(json.loads(line)["query"] for line in open(out / "q.jsonl") if json.loads(line)["task_id"] == 1)
+    query = next(
+        json.loads(line)["query"] for line in open(out / "q.jsonl") if json.loads(line)["task_id"] == 1
+    )
     hits = index.search(query, k=10, level="document")
     assert len({h.doc_id for h in hits}) == len(hits) == 10
     relevant = {c for c, g in gains["1"].items() if g > 0}
-    assert len(relevant & {h.doc_id for h in hits}) >= 3  # far above the ~1 a random order of this slice gives
+    assert (
+        len(relevant & {h.doc_id for h in hits}) >= 3
+    )  # far above the ~1 a random order of this slice gives
     seg_hits = index.search(query, k=20, level="segment")
     assert all(h.segment_id.startswith(h.doc_id + ":") for h in seg_hits)
     only = {hits[3].doc_id}
@@ -130,7 +143,17 @@ def test_cli_eval_retrieval_json_on_a_clcr_slice(clcr_slice):
     out, _, _ = clcr_slice
     args = ["eval", "retrieval", "--corpus", str(out / "cases.jsonl"), "--queries", str(out / "q.jsonl")]
     res = CliRunner().invoke(
-        app, [*args, "--qrels", str(out / "qrels.tsv"), "--dense-passages", "1", "--dense-model", "minilm", "--json"]
+        app,
+        [
+            *args,
+            "--qrels",
+            str(out / "qrels.tsv"),
+            "--dense-passages",
+            "1",
+            "--dense-model",
+            "minilm",
+            "--json",
+        ],
     )
     assert res.exit_code == 0, res.output
     result = json.loads(res.stdout)  # stderr may carry the sentence model's loading progress
@@ -139,5 +162,7 @@ def test_cli_eval_retrieval_json_on_a_clcr_slice(clcr_slice):
         assert set(result[arm]) == {"ndcg@10", "ndcg@30", "recall@100"}
         assert all(0.0 <= v <= 1.0 for v in result[arm].values())
     assert result["bm25"]["ndcg@10"] > 0.2
-    bad = CliRunner().invoke(app, ["eval", "retrieval", "--corpus", str(out / "missing.jsonl"), "--queries", "q", "--qrels", "r"])
+    bad = CliRunner().invoke(
+        app, ["eval", "retrieval", "--corpus", str(out / "missing.jsonl"), "--queries", "q", "--qrels", "r"]
+    )
     assert bad.exit_code != 0 and "no such file" in bad.output

@@ -73,7 +73,10 @@ def test_uncommitted_changes_are_invisible_and_damage_is_reported(tmp_path, cont
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.lists(st.tuples(st.booleans(), st.integers(0, 4)), min_size=1, max_size=12), st.sampled_from(["flat", "hnsw"]))
+@given(
+    st.lists(st.tuples(st.booleans(), st.integers(0, 4)), min_size=1, max_size=12),
+    st.sampled_from(["flat", "hnsw"]),
+)
 def test_index_and_metadata_agree_after_any_add_delete_sequence(tmp_path_factory, ops, kind):
     rng = np.random.default_rng(0)
     root = tmp_path_factory.mktemp("prop")
@@ -133,9 +136,13 @@ def test_added_states_read_back_before_during_and_after_their_write(tmp_path, mo
         store.add([SegmentEntry(f"d:{i}", "d", i, "FACTS")], keys[i : i + 1], states[i : i + 1])
         got, mask = store.states([f"d:{j}" for j in range(i + 1)])
         for j in range(i + 1):
-            np.testing.assert_allclose(got[j, :, : states[j].shape[1]].astype(np.float32), states[j], atol=5e-3)
+            np.testing.assert_allclose(
+                got[j, :, : states[j].shape[1]].astype(np.float32), states[j], atol=5e-3
+            )
             assert mask[j].sum() == states[j].shape[1]
-    assert (tmp_path / "ix" / "states.f16").stat().st_size == 3 * store.state_bytes_per_segment  # one full buffer
+    assert (
+        tmp_path / "ix" / "states.f16"
+    ).stat().st_size == 3 * store.state_bytes_per_segment  # one full buffer
     store.commit()
     store.add([SegmentEntry("e:0", "e", 0, "FACTS")], keys[:1], states[:1])  # never committed
     back = SegmentStore.open(tmp_path / "ix", mmap=True)

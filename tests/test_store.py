@@ -14,7 +14,9 @@ from pipeline.store import OutputStore, StoreLocked, atomic_write_bytes, open_du
 
 
 def _errors(run_id: str, n: int) -> list[dict]:
-    return error_rows([ErrorRecord(f"f{i}.pdf", "parse", "EmptyDocument", "empty file") for i in range(n)], run_id)
+    return error_rows(
+        [ErrorRecord(f"f{i}.pdf", "parse", "EmptyDocument", "empty file") for i in range(n)], run_id
+    )
 
 
 def test_atomic_write_leaves_old_file_on_failure(tmp_path, monkeypatch):

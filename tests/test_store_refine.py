@@ -24,7 +24,9 @@ def contract_keys(shared_data) -> np.ndarray:
     lines: list[str] = []
     with gzip.open(shared_data / "en/contracts/cuad_contracts.jsonl.gz", "rt", encoding="utf-8") as f:
         for line in f:
-            lines += [ln.strip()[:120] for ln in json.loads(line)["text"].splitlines() if len(ln.strip()) > 60]
+            lines += [
+                ln.strip()[:120] for ln in json.loads(line)["text"].splitlines() if len(ln.strip()) > 60
+            ]
             if len(lines) >= 200:
                 break
     seeds = embed(lines[:200])
@@ -34,13 +36,20 @@ def contract_keys(shared_data) -> np.ndarray:
 
 
 def _entries(n: int) -> list[SegmentEntry]:
-    return [SegmentEntry(f"d{i // PER_DOC}:{i % PER_DOC}", f"d{i // PER_DOC}", i % PER_DOC, "OTHER") for i in range(n)]
+    return [
+        SegmentEntry(f"d{i // PER_DOC}:{i % PER_DOC}", f"d{i // PER_DOC}", i % PER_DOC, "OTHER")
+        for i in range(n)
+    ]
 
 
 def _recall(store: SegmentStore, keys: np.ndarray, queries: np.ndarray, names: list[str]) -> float:
     exact = np.argsort(-(queries @ keys.T), axis=1)[:, :10]
     found = store.search(queries, 10)
-    return float(np.mean([len({names[j] for j in e} & {s for s, _ in f}) / 10 for e, f in zip(exact, found, strict=True)]))
+    return float(
+        np.mean(
+            [len({names[j] for j in e} & {s for s, _ in f}) / 10 for e, f in zip(exact, found, strict=True)]
+        )
+    )
 
 
 def test_refine_beats_pq_codes_and_survives_delete_and_reopen(contract_keys, tmp_path):

@@ -136,10 +136,19 @@ def test_memory_is_reset_where_a_lane_starts_a_new_document(real_docs):
     from txl.recurrence import memory_for, run_batch
 
     torch.manual_seed(0)
-    model = TransformerXLLM(TransformerXLConfig(
-        vocab_size=16384, d_model=32, n_layer=2, n_head=2, d_head=16, d_inner=64, mem_len=32, dropout=0.0,
-        cutoffs=[2000, 8000],
-    )).eval()
+    model = TransformerXLLM(
+        TransformerXLConfig(
+            vocab_size=16384,
+            d_model=32,
+            n_layer=2,
+            n_head=2,
+            d_head=16,
+            d_inner=64,
+            mem_len=32,
+            dropout=0.0,
+            cutoffs=[2000, 8000],
+        )
+    ).eval()
     shortest = sorted(real_docs, key=lambda d: len(d.ids))[:4]
     stream = LaneStream(shortest, n_lanes=2, seg_len=64, shuffle=False)
     memory = None

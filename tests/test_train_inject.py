@@ -26,9 +26,23 @@ def data_dir(shared_data, tmp_path_factory):
 
 def _cfg(data_dir, out, **kw) -> TrainConfig:
     base = dict(
-        data_dir=str(data_dir), out_dir=str(out), model={**TINY, "dropout": 0.0}, seg_len=32, mem_len=32,
-        batch_size=2, max_steps=5, warmup_steps=2, lr=2e-3, eval_every=5, eval_docs_per_corpus=1,
-        eval_tokens_per_corpus=600, log_every=1, ckpt_every=100, threads=1, seed=5, plot=False,
+        data_dir=str(data_dir),
+        out_dir=str(out),
+        model={**TINY, "dropout": 0.0},
+        seg_len=32,
+        mem_len=32,
+        batch_size=2,
+        max_steps=5,
+        warmup_steps=2,
+        lr=2e-3,
+        eval_every=5,
+        eval_docs_per_corpus=1,
+        eval_tokens_per_corpus=600,
+        log_every=1,
+        ckpt_every=100,
+        threads=1,
+        seed=5,
+        plot=False,
     )
     return TrainConfig(**{**base, **kw})
 
@@ -42,7 +56,9 @@ def test_injection_starts_once_windows_leave_the_memory_and_changes_training(dat
     # then 1, then 2 evicted windows per lane, each as 8 pooled slots
     assert [r["retrieved_slots"] for r in train] == [0, 0, 2 * 8, 2 * 16, 2 * 16]
     bank = trainer.banks[0]
-    assert len(bank.keys) == 5 and bank.states[0].shape == (2, 8, 32) and bank.states[0].dtype == torch.float16
+    assert (
+        len(bank.keys) == 5 and bank.states[0].shape == (2, 8, 32) and bank.states[0].dtype == torch.float16
+    )
     assert all(abs(float(k.norm()) - 1) < 1e-4 for k in bank.keys)
     evals = [r for r in records if r["kind"] == "eval"][0]
     assert {k.split("/")[0] for k in evals} >= {"ppl", "retrieved_ppl", "bpc", "retrieved_bpc"}

@@ -23,7 +23,14 @@ def one_thread():
     torch.set_num_threads(n)
 
 
-NAMES = ["base", "div2_preln_clamp", "same_length_proj", "preln_shared_r", "no_clusters_untied", "original_format"]
+NAMES = [
+    "base",
+    "div2_preln_clamp",
+    "same_length_proj",
+    "preln_shared_r",
+    "no_clusters_untied",
+    "original_format",
+]
 
 
 def _close(ours: torch.Tensor, ref: torch.Tensor, rel: float = 1e-5) -> None:

@@ -25,8 +25,19 @@ def one_thread():
 
 
 def tiny(**kw) -> TransformerXLConfig:
-    opts = dict(vocab_size=64, d_model=16, n_layer=2, n_head=2, d_head=8, d_inner=32, mem_len=8,
-                clamp_len=-1, cutoffs=[16, 40], dropout=0.0, dropatt=0.0)
+    opts = dict(
+        vocab_size=64,
+        d_model=16,
+        n_layer=2,
+        n_head=2,
+        d_head=8,
+        d_inner=32,
+        mem_len=8,
+        clamp_len=-1,
+        cutoffs=[16, 40],
+        dropout=0.0,
+        dropatt=0.0,
+    )
     return TransformerXLConfig(**(opts | kw))
 
 
@@ -47,7 +58,9 @@ def ids(b: int, t: int, seed: int = 1) -> torch.Tensor:
     return torch.randint(0, 64, (b, t), generator=torch.Generator().manual_seed(seed))
 
 
-@pytest.mark.parametrize("opts", [dict(clamp_len=5), dict(clamp_len=-1, pre_lnorm=True, untie_r=True, div_val=2)])
+@pytest.mark.parametrize(
+    "opts", [dict(clamp_len=5), dict(clamp_len=-1, pre_lnorm=True, untie_r=True, div_val=2)]
+)
 def test_segments_with_unlimited_memory_equal_one_causal_pass(opts: dict) -> None:
     model = model_of(mem_len=1000, **opts)
     doc = ids(2, 24)
@@ -120,8 +133,12 @@ def test_untrained_additions_leave_plain_transformer_xl() -> None:
         a2 = plain(ids(2, 5, seed=4), a.memory)
         b = full(x, block_types=types, connective_mask=conn)
         retrieved = [torch.randn(2, 3, 16) for _ in range(3)]
-        b2 = full(ids(2, 5, seed=4), b.memory, Retrieved(retrieved, mask=torch.zeros(2, 3, dtype=torch.bool)),
-                  block_types=types[:, :5])
+        b2 = full(
+            ids(2, 5, seed=4),
+            b.memory,
+            Retrieved(retrieved, mask=torch.zeros(2, 3, dtype=torch.bool)),
+            block_types=types[:, :5],
+        )
     assert torch.equal(a.hidden, b.hidden)
     torch.testing.assert_close(b2.hidden, a2.hidden, rtol=1e-6, atol=1e-6)
     # the same inputs with trained (non-zero) additions do change the output: the check above is not empty
@@ -170,7 +187,9 @@ def test_sdpa_path_equals_explicit_path() -> None:
     randomise_additions(model)
     kw = dict(block_types=torch.randint(0, 21, (2, 5)), connective_mask=torch.rand(2, 5) > 0.5)
     with torch.no_grad():
-        warm = model(ids(2, 6), block_types=torch.randint(0, 21, (2, 6)), connective_mask=torch.rand(2, 6) > 0.5)
+        warm = model(
+            ids(2, 6), block_types=torch.randint(0, 21, (2, 6)), connective_mask=torch.rand(2, 6) > 0.5
+        )
         retrieved = [torch.randn(2, 3, 16) for _ in range(3)]
         extra = Retrieved(retrieved, types=torch.randint(0, 21, (2, 3)))
         reset = warm.memory.reset(~torch.tensor([True, False]))
@@ -246,14 +265,18 @@ def test_ragged_lanes_equal_each_lane_alone(lens: list[list[int]], grad: bool) -
 
 
 @settings(max_examples=15, deadline=None)
-@given(st.lists(st.lists(st.integers(1, 9), min_size=1, max_size=5), min_size=1, max_size=3), st.integers(1, 3))
+@given(
+    st.lists(st.lists(st.integers(1, 9), min_size=1, max_size=5), min_size=1, max_size=3), st.integers(1, 3)
+)
 def test_packed_segments_equal_one_call_each(lens: list[list[int]], per_call: int) -> None:
     """Consecutive segments packed into one call (`seg_starts`, ragged lanes): hidden states and the carried
     memory equal those of one call per segment, with memory shorter and longer than the segments."""
     model = model_of(mem_len=7, tag_bias=True, connective_boost="learned")
     randomise_additions(model)
     segs = [[ids(1, n, seed=10 * lane + s)[0] for s, n in enumerate(row)] for lane, row in enumerate(lens)]
-    types = [[torch.full((len(x),), (lane + s) % 5) for s, x in enumerate(row)] for lane, row in enumerate(segs)]
+    types = [
+        [torch.full((len(x),), (lane + s) % 5) for s, x in enumerate(row)] for lane, row in enumerate(segs)
+    ]
     with torch.no_grad():
         alone = []
         for row, trow in zip(segs, types, strict=True):
@@ -276,8 +299,13 @@ def test_packed_segments_equal_one_call_each(lens: list[list[int]], per_call: in
                     starts[lane, at : at + k] = at
                     at += k
             # a lane with no segment left takes one padding token (its state is not compared)
-            out = model(x, memory, block_types=ty, connective_mask=x % 3 == 0,
-                        packing=Packing(torch.tensor([max(k, 1) for k in n]), starts))
+            out = model(
+                x,
+                memory,
+                block_types=ty,
+                connective_mask=x % 3 == 0,
+                packing=Packing(torch.tensor([max(k, 1) for k in n]), starts),
+            )
             memory = out.memory
             for lane in range(len(segs)):
                 hidden[lane].append(out.hidden[lane, : n[lane]])
@@ -327,8 +355,11 @@ def test_retrieved_slot_sits_at_the_clamp_len_bucket() -> None:
         as_memory = model(x, Memory(first.memory.states))
         hide_oldest = torch.ones(2, 6, dtype=torch.bool)
         hide_oldest[:, 0] = False
-        as_retrieved = model(x, Memory(first.memory.states, mask=hide_oldest),
-                             Retrieved([m[:, :1] for m in first.memory.states]))
+        as_retrieved = model(
+            x,
+            Memory(first.memory.states, mask=hide_oldest),
+            Retrieved([m[:, :1] for m in first.memory.states]),
+        )
     torch.testing.assert_close(as_retrieved.hidden, as_memory.hidden, rtol=1e-5, atol=1e-5)
 
 
@@ -337,7 +368,9 @@ def test_diagnostics_table_and_off_by_default() -> None:
     with torch.no_grad():
         first = model(ids(2, 6))
         plain = model(ids(2, 6, seed=3), first.memory)
-        diag = model(ids(2, 6, seed=3), first.memory, connective_mask=torch.rand(2, 6) > 0.5, diagnostics=True)
+        diag = model(
+            ids(2, 6, seed=3), first.memory, connective_mask=torch.rand(2, 6) > 0.5, diagnostics=True
+        )
     assert plain.diagnostics is None
     table = diag.diagnostics
     assert list(table.columns[:2]) == ["layer", "head"] and len(table) == 4
@@ -364,8 +397,9 @@ def test_adaptive_softmax_nll_in_input_order(targets: list[int], div_val: int) -
 
 def test_reference_initialisation() -> None:
     torch.manual_seed(0)
-    model = TransformerXLLM(tiny(d_model=64, d_head=16, d_inner=128, d_embed=32, vocab_size=4000,
-                                 cutoffs=[1000]))
+    model = TransformerXLLM(
+        tiny(d_model=64, d_head=16, d_inner=128, d_embed=32, vocab_size=4000, cutoffs=[1000])
+    )
     ln = torch.cat([b.attn.ln.weight for b in model.layers])
     assert abs(ln.mean().item() - 1.0) < 0.01 and 0.01 < ln.std().item() < 0.03
     qkv = model.layers[0].attn.qkv.weight
@@ -400,7 +434,11 @@ def test_carried_memory_keys_values_equal_recomputing_them(pre_lnorm: bool) -> N
         x = ids(2, 4, seed=3)
         cached = model(x, second.memory, Retrieved(retrieved))
         uncached = second.memory
-        plain = model(x, Memory(uncached.states, uncached.types, uncached.connective, uncached.mask), Retrieved(retrieved))
+        plain = model(
+            x,
+            Memory(uncached.states, uncached.types, uncached.connective, uncached.mask),
+            Retrieved(retrieved),
+        )
     torch.testing.assert_close(cached.hidden, plain.hidden, rtol=1e-5, atol=1e-5)
     assert model(x, second.memory).memory.kv is None  # autograd on: nothing cached
 
@@ -421,7 +459,9 @@ def test_bf16_autocast_runs_close_to_fp32() -> None:
 
 @pytest.mark.filterwarnings("ignore:.*CUDA:UserWarning")
 @pytest.mark.parametrize("matrix_units", [True, False])
-def test_auto_precision_is_bf16_on_cuda_and_on_cpus_with_bf16_matrix_units(monkeypatch, matrix_units: bool) -> None:
+def test_auto_precision_is_bf16_on_cuda_and_on_cpus_with_bf16_matrix_units(
+    monkeypatch, matrix_units: bool
+) -> None:
     import txl.model as txl_model
 
     monkeypatch.setattr(txl_model, "cpu_has_bf16_matmul", lambda: matrix_units)
@@ -446,13 +486,23 @@ def test_position_scores_match_the_definition(t: int, m: int, n_r: int) -> None:
         for j in range(k):
             if j <= i + m:
                 dist = i + m - j
-                torch.testing.assert_close(got[..., i, n_r + j], (qv[..., i, :] * rel[..., k - 1 - dist]).sum(-1))
+                torch.testing.assert_close(
+                    got[..., i, n_r + j], (qv[..., i, :] * rel[..., k - 1 - dist]).sum(-1)
+                )
         for j in range(n_r):
             torch.testing.assert_close(got[..., i, j], (qv[..., i, :] * rel[..., -1]).sum(-1))
 
 
-@pytest.mark.parametrize("bad", [dict(cutoffs=[40, 16]), dict(cutoffs=[64]), dict(connective_boost="on"),
-                                 dict(tie_projs=[False]), dict(dropatt=1.0)])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        dict(cutoffs=[40, 16]),
+        dict(cutoffs=[64]),
+        dict(connective_boost="on"),
+        dict(tie_projs=[False]),
+        dict(dropatt=1.0),
+    ],
+)
 def test_config_rejects_inconsistent_options(bad: dict) -> None:
     with pytest.raises(ValueError):
         tiny(**bad)

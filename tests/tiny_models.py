@@ -13,6 +13,7 @@ TINY_TXL = dict(d_model=32, n_layer=2, n_head=2, d_head=16, d_inner=64)
 def tiny_encoder(tokenizer, seed: int = 0, **overrides) -> TransformerXLLM:
     """A randomly initialised tiny model over the tokenizer's vocabulary, in eval mode, no dropout."""
     torch.manual_seed(seed)
-    cfg = TransformerXLConfig(vocab_size=tokenizer.hf.get_vocab_size(), **TINY_TXL, cutoffs=[], dropout=0.0,
-                              **overrides)
+    cfg = TransformerXLConfig(
+        vocab_size=tokenizer.hf.get_vocab_size(), **TINY_TXL, cutoffs=[], dropout=0.0, **overrides
+    )
     return TransformerXLLM(cfg).eval()

@@ -19,12 +19,26 @@ from txl.model import TransformerXLConfig, TransformerXLLM
 
 # source config key -> ours; both sources' spellings (HF renamed n_token and tie_weight)
 _CONFIG_KEYS = {
-    "vocab_size": "vocab_size", "n_token": "vocab_size", "d_model": "d_model", "n_layer": "n_layer",
-    "n_head": "n_head", "d_head": "d_head", "d_inner": "d_inner", "d_embed": "d_embed",
-    "mem_len": "mem_len", "clamp_len": "clamp_len", "same_length": "same_length",
-    "pre_lnorm": "pre_lnorm", "dropout": "dropout", "dropatt": "dropatt", "cutoffs": "cutoffs",
-    "div_val": "div_val", "tie_projs": "tie_projs", "tie_word_embeddings": "tie_weights",
-    "tie_weight": "tie_weights", "layer_norm_epsilon": "layer_norm_eps",
+    "vocab_size": "vocab_size",
+    "n_token": "vocab_size",
+    "d_model": "d_model",
+    "n_layer": "n_layer",
+    "n_head": "n_head",
+    "d_head": "d_head",
+    "d_inner": "d_inner",
+    "d_embed": "d_embed",
+    "mem_len": "mem_len",
+    "clamp_len": "clamp_len",
+    "same_length": "same_length",
+    "pre_lnorm": "pre_lnorm",
+    "dropout": "dropout",
+    "dropatt": "dropatt",
+    "cutoffs": "cutoffs",
+    "div_val": "div_val",
+    "tie_projs": "tie_projs",
+    "tie_word_embeddings": "tie_weights",
+    "tie_weight": "tie_weights",
+    "layer_norm_epsilon": "layer_norm_eps",
 }
 
 _LAYER_KEYS = {

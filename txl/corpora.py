@@ -47,13 +47,17 @@ DEFAULT_CORPORA: tuple[LMCorpus, ...] = (
     LMCorpus("zh_criminal", "zh/judgments/judge_criminal.jsonl.gz", text_field="fd"),
     LMCorpus("zh_wenshu", "zh/judgments/wenshu_mixed.jsonl"),
     LMCorpus(
-        "en_ewca", "en/judgments/uk_ewca_2020.jsonl.gz", fields=("header_lines", "paragraphs.text"),
+        "en_ewca",
+        "en/judgments/uk_ewca_2020.jsonl.gz",
+        fields=("header_lines", "paragraphs.text"),
         kind="en_judgment",
     ),
     LMCorpus("en_cuad", "en/contracts/cuad_contracts.jsonl.gz"),
     LMCorpus(
-        "en_patents", "en/patents/uspto_grants_patentsview_fixtures/us_patents_parsed.jsonl.gz",
-        fields=("title", "abstract", "claims.text", "description_sections.paragraphs"), kind="patent",
+        "en_patents",
+        "en/patents/uspto_grants_patentsview_fixtures/us_patents_parsed.jsonl.gz",
+        fields=("title", "abstract", "claims.text", "description_sections.paragraphs"),
+        kind="patent",
     ),
 )
 
@@ -81,7 +85,9 @@ def iter_records(
             title = record.get("title") if isinstance(record.get("title"), str) else None
             text = record_text(record, fields).replace("\r\n", "\n")
             try:
-                doc = build(from_text(text, source, title), source, doc_id_for_bytes(raw.rstrip(b"\r\n")), config)
+                doc = build(
+                    from_text(text, source, title), source, doc_id_for_bytes(raw.rstrip(b"\r\n")), config
+                )
             except DocumentError as e:
                 errors.append(e)
                 continue
@@ -98,7 +104,9 @@ def chosen_records(n: int, corpus: LMCorpus, holdout: float, seed: int, max_trai
     """Every held-apart record, and at most `max_train` training records in a seeded order (a sample
     spread over the whole file, not its first lines)."""
     held = {i for i in range(n) if is_held_out(corpus.path, i, seed, holdout)}
-    train = sorted(set(range(n)) - held, key=lambda i: hashlib.sha256(f"{seed}:{corpus.name}:{i}".encode()).digest())
+    train = sorted(
+        set(range(n)) - held, key=lambda i: hashlib.sha256(f"{seed}:{corpus.name}:{i}".encode()).digest()
+    )
     return held | set(train[:max_train] if max_train is not None else train)
 
 
@@ -169,17 +177,20 @@ def prepare(
         save_corpus(out_dir / corpus.name, docs, held, facts)
         stats[corpus.name] = facts
         log(json.dumps({k: v for k, v in facts.items() if k != "block_types"}, ensure_ascii=False))
-    manifest = _merge_manifest(out_dir / "manifest.json", {
-        "corpora": [c.name for c in corpora],
-        "vocab_size": tok.vocab_size,
-        "pad_id": tok.pad_id,
-        "special_ids": sorted(tok.special_ids),
-        "tokenizer": str(tok_path),
-        "tokenizer_sha256": sha256_file(tok_path),
-        "holdout": holdout,
-        "seed": seed,
-        "stats": stats,
-    })
+    manifest = _merge_manifest(
+        out_dir / "manifest.json",
+        {
+            "corpora": [c.name for c in corpora],
+            "vocab_size": tok.vocab_size,
+            "pad_id": tok.pad_id,
+            "special_ids": sorted(tok.special_ids),
+            "tokenizer": str(tok_path),
+            "tokenizer_sha256": sha256_file(tok_path),
+            "holdout": holdout,
+            "seed": seed,
+            "stats": stats,
+        },
+    )
     return manifest
 
 
@@ -199,5 +210,7 @@ def _merge_manifest(path: Path, new: dict) -> dict:
 
 def _type_counts(docs: list[EncodedDoc]) -> dict[str, int]:
     """Tokens per block type: how much of the corpus the parser typed (OTHER = untyped)."""
-    counts = np.bincount(np.concatenate([d.types for d in docs]).astype(np.int64), minlength=len(BLOCK_TYPE_IDS))
+    counts = np.bincount(
+        np.concatenate([d.types for d in docs]).astype(np.int64), minlength=len(BLOCK_TYPE_IDS)
+    )
     return {str(t): int(counts[i]) for t, i in BLOCK_TYPE_IDS.items() if counts[i]}

@@ -104,8 +104,18 @@ def evaluate_lm(
                     raise ValueError(f"unknown setting {setting!r}; choose from {', '.join(SETTINGS)}")
                 per_token = [np.full(len(d.ids), np.nan, dtype=np.float32) for d in docs]
                 results[setting] = _run_setting(
-                    model, docs, seg_len, setting, special, n_lanes, device, retrieve_k, past_windows, progress,
-                    {"tags": tags, "connectives": connectives}, per_token,
+                    model,
+                    docs,
+                    seg_len,
+                    setting,
+                    special,
+                    n_lanes,
+                    device,
+                    retrieve_k,
+                    past_windows,
+                    progress,
+                    {"tags": tags, "connectives": connectives},
+                    per_token,
                 )
                 if token_nll is not None:
                     token_nll[setting] = per_token
@@ -115,7 +125,18 @@ def evaluate_lm(
 
 
 def _run_setting(
-    model, docs, seg_len, setting, special, n_lanes, device, retrieve_k, past_windows, progress, features, per_token
+    model,
+    docs,
+    seg_len,
+    setting,
+    special,
+    n_lanes,
+    device,
+    retrieve_k,
+    past_windows,
+    progress,
+    features,
+    per_token,
 ):
     sums: dict[str, _Sums] = defaultdict(_Sums)
     for d in docs:
@@ -126,7 +147,11 @@ def _run_setting(
     query: list[torch.Tensor | None] = [None] * n_lanes
     if setting == "retrieved" and model.cfg.mem_len < seg_len:
         raise ValueError("retrieved memory needs mem_len >= seg_len (a window's states come from the memory)")
-    task = progress.add_task(setting, total=math.ceil(stream.windows_per_epoch() / n_lanes)) if progress else None
+    task = (
+        progress.add_task(setting, total=math.ceil(stream.windows_per_epoch() / n_lanes))
+        if progress
+        else None
+    )
     for batch in stream:
         for k in torch.nonzero(batch.new_doc).flatten().tolist():
             if stores:
@@ -163,7 +188,9 @@ def _run_setting(
     return {**{c: s.result() for c, s in sorted(sums.items())}, "all": total.result()}
 
 
-def pick_docs(docs: list[EncodedDoc], per_corpus: int | None, tokens_per_corpus: int | None) -> list[EncodedDoc]:
+def pick_docs(
+    docs: list[EncodedDoc], per_corpus: int | None, tokens_per_corpus: int | None
+) -> list[EncodedDoc]:
     """The first documents of each corpus, whole, while the corpus is under both budgets."""
     picked, used = [], {}
     for d in docs:
@@ -177,7 +204,9 @@ def pick_docs(docs: list[EncodedDoc], per_corpus: int | None, tokens_per_corpus:
 # ---- documents from files (what `ldx eval lm` reads) -------------------------------------------------
 
 
-def encode_paths(paths: list[Path], tokenizer, parse_config=None, segment_config=None, max_docs: int | None = None):
+def encode_paths(
+    paths: list[Path], tokenizer, parse_config=None, segment_config=None, max_docs: int | None = None
+):
     """Parse, segment and encode the documents in `paths` (any input the pipeline reads), at most
     `max_docs` of them.
 
@@ -192,7 +221,9 @@ def encode_paths(paths: list[Path], tokenizer, parse_config=None, segment_config
                 if max_docs is not None and len(docs) >= max_docs:
                     return docs, errors
                 segs = pipeline.segment(doc, segment_config)
-                enc = encode_document(doc, segs, lambda s: encode_segment(s, tokenizer, clause), corpus=path.name)
+                enc = encode_document(
+                    doc, segs, lambda s: encode_segment(s, tokenizer, clause), corpus=path.name
+                )
                 if len(enc.ids) > 1:
                     docs.append(enc)
         except DocumentError as e:

@@ -94,10 +94,16 @@ class TransformerXLConfig:
             self.tie_projs = [False] + [True] * len(self.cutoffs)
         if self.connective_boost not in ("off", "learned", "fixed"):
             raise ValueError(f"connective_boost must be off, learned or fixed, not {self.connective_boost!r}")
-        if list(self.cutoffs) != sorted(set(self.cutoffs)) or any(not 0 < c < self.vocab_size for c in self.cutoffs):
-            raise ValueError(f"cutoffs must increase strictly inside (0, vocab_size={self.vocab_size}): {self.cutoffs}")
+        if list(self.cutoffs) != sorted(set(self.cutoffs)) or any(
+            not 0 < c < self.vocab_size for c in self.cutoffs
+        ):
+            raise ValueError(
+                f"cutoffs must increase strictly inside (0, vocab_size={self.vocab_size}): {self.cutoffs}"
+            )
         if len(self.tie_projs) != len(self.cutoffs) + 1:
-            raise ValueError(f"tie_projs needs one entry per cluster ({len(self.cutoffs) + 1}): {self.tie_projs}")
+            raise ValueError(
+                f"tie_projs needs one entry per cluster ({len(self.cutoffs) + 1}): {self.tie_projs}"
+            )
         if not all(0.0 <= p < 1.0 for p in (self.dropout, self.dropatt)) or not 0.0 <= self.drop_mem <= 1.0:
             raise ValueError("dropout and dropatt must lie in [0, 1), drop_mem in [0, 1]")
 
@@ -132,9 +138,18 @@ class RelativeAttention(nn.Module):
             self.boost = nn.Parameter(torch.zeros(h))
         self.retrieved_bias = nn.Parameter(torch.zeros(h))
 
-    def forward(self, x: torch.Tensor, rk: torch.Tensor, mem: torch.Tensor | None, retrieved: torch.Tensor | None,
-                keys: KeyAxis, u: torch.Tensor, v: torch.Tensor, layer: int, mem_kv: torch.Tensor | None = None
-                ) -> tuple[torch.Tensor, torch.Tensor]:
+    def forward(
+        self,
+        x: torch.Tensor,
+        rk: torch.Tensor,
+        mem: torch.Tensor | None,
+        retrieved: torch.Tensor | None,
+        keys: KeyAxis,
+        u: torch.Tensor,
+        v: torch.Tensor,
+        layer: int,
+        mem_kv: torch.Tensor | None = None,
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         """x [B, T, d], mem [B, M, d], retrieved [B, R, d], mem_kv [B, M, 2 * H * dh] (the cache of mem) ->
         (output [B, T, d], keys+values of [memory; current] [B, M + T, 2 * H * dh]) for the next kv cache."""
         cfg = self.cfg
@@ -160,14 +175,18 @@ class RelativeAttention(nn.Module):
         position_bd = position_scores(q + v[:, None], rk, n_r)  # (b) + (d): [B, H, T, K']
         # tag bias, connective boost, retrieved bias and the mask in one lookup: [H, B|1, T, K'] -> [B|1, H, T, K']
         # (head-major, so that the add below reads both operands along K; 2x faster than a lookup per pair)
-        static = self._bias_table(position_bd.dtype).index_select(1, keys.pair.view(-1)).view(h, *keys.pair.shape)
+        static = (
+            self._bias_table(position_bd.dtype).index_select(1, keys.pair.view(-1)).view(h, *keys.pair.shape)
+        )
         static = static.transpose(0, 1)
         bias = torch.add(static, position_bd, alpha=self.scale)  # everything but (a) + (c)
 
         if keys.diagnostics is not None or not cfg.use_sdpa:
             content_ac = content_q @ k.transpose(-1, -2)  # (a) + (c): [B, H, T, K']
             scores = content_ac * self.scale + bias
-            probs = torch.softmax(scores.to(torch.promote_types(scores.dtype, torch.float32)), -1).to(val.dtype)
+            probs = torch.softmax(scores.to(torch.promote_types(scores.dtype, torch.float32)), -1).to(
+                val.dtype
+            )
             if keys.diagnostics is not None:
                 keys.diagnostics.extend(summarize_layer(layer, q, k, u, v, rk, probs, keys, self.scale))
             probs = F.dropout(probs, cfg.dropatt, self.training)
@@ -191,7 +210,9 @@ class RelativeAttention(nn.Module):
             boost = self.boost
         else:
             boost = ref.new_full((h,), cfg.connective_beta if cfg.connective_boost == "fixed" else 0.0)
-        groups = torch.stack([tags, tags + boost[:, None, None], tags + ref[:, None, None]], 2)  # [H, n+1, 3, n+1]
+        groups = torch.stack(
+            [tags, tags + boost[:, None, None], tags + ref[:, None, None]], 2
+        )  # [H, n+1, 3, n+1]
         table = torch.cat([groups.reshape(h, -1), ref.new_full((h, 1), float("-inf"))], 1)
         return table.to(dtype)
 
@@ -299,9 +320,13 @@ class TransformerXLLM(nn.Module):
         m = memory.width if memory is not None else 0
         n_r = retrieved.width if retrieved is not None else 0
         if memory is not None and len(memory.states) not in (cfg.n_layer, cfg.n_layer + 1):
-            raise ValueError(f"memory must hold n_layer + 1 = {cfg.n_layer + 1} states, got {len(memory.states)}")
+            raise ValueError(
+                f"memory must hold n_layer + 1 = {cfg.n_layer + 1} states, got {len(memory.states)}"
+            )
         if n_r and len(retrieved.states) < cfg.n_layer:
-            raise ValueError(f"retrieved must hold n_layer (+1) = {cfg.n_layer} states, got {len(retrieved.states)}")
+            raise ValueError(
+                f"retrieved must hold n_layer (+1) = {cfg.n_layer} states, got {len(retrieved.states)}"
+            )
 
         word = self.emb(input_ids)  # [B, T, d]
         # which memory slots this call sees: the carried mask, and recurrence dropout hides slots for one
@@ -312,7 +337,9 @@ class TransformerXLLM(nn.Module):
             attn_vis = kept if attn_vis is None else attn_vis & kept
         r_slots = Slots(n_r, retrieved.types, None, retrieved.mask) if n_r else Slots(0)
         m_slots = Slots(m, memory.types, memory.connective, attn_vis) if m else Slots(0)
-        keys = self._keys(b, r_slots, m_slots, Slots(t, block_types, connective_mask), packing.seg_starts, diagnostics)
+        keys = self._keys(
+            b, r_slots, m_slots, Slots(t, block_types, connective_mask), packing.seg_starts, diagnostics
+        )
         rks = self._position_keys(m + t, n_r, word.dtype, dev)
 
         x = self.drop(word)
@@ -330,8 +357,15 @@ class TransformerXLLM(nn.Module):
         hidden = self.drop(x)
 
         with torch.no_grad():
-            nxt = Memory.after(memory, hids, None if grad else kvs, block_types, connective_mask, cfg.mem_len,
-                               packing.lengths)
+            nxt = Memory.after(
+                memory,
+                hids,
+                None if grad else kvs,
+                block_types,
+                connective_mask,
+                cfg.mem_len,
+                packing.lengths,
+            )
         out = TXLOutput(hidden=hidden, memory=nxt, layer_inputs=hids[:-1])
         if targets is not None:
             out.nll = self.crit.nll(hidden, targets)
@@ -349,8 +383,16 @@ class TransformerXLLM(nn.Module):
         reuse = not (self.training or torch.is_grad_enabled())
         if reuse:
             weights = [blk.attn.r_proj.weight for blk in self.layers]
-            key = (k, n_r > 0, far, cfg.clamp_len, dtype, dev, torch.is_autocast_enabled(dev.type),
-                   tuple((w._version, w.data_ptr()) for w in weights))
+            key = (
+                k,
+                n_r > 0,
+                far,
+                cfg.clamp_len,
+                dtype,
+                dev,
+                torch.is_autocast_enabled(dev.type),
+                tuple((w._version, w.data_ptr()) for w in weights),
+            )
             if self._rk_cache is not None and self._rk_cache[0] == key:
                 return self._rk_cache[1]
         pos = torch.arange(k - 1, -1, -1.0, device=dev)
@@ -365,8 +407,15 @@ class TransformerXLLM(nn.Module):
             self._rk_cache = (key, rks)
         return rks
 
-    def _keys(self, b: int, retrieved: Slots, memory: Slots, current: Slots, seg_starts: torch.Tensor | None,
-              diagnostics: bool) -> KeyAxis:
+    def _keys(
+        self,
+        b: int,
+        retrieved: Slots,
+        memory: Slots,
+        current: Slots,
+        seg_starts: torch.Tensor | None,
+        diagnostics: bool,
+    ) -> KeyAxis:
         """The key axis [retrieved R; memory M; current T] of this call: what each query sees and where
         each (query, key) pair reads its bias table."""
         cfg = self.cfg
@@ -389,21 +438,34 @@ class TransformerXLLM(nn.Module):
         if memory.visible is not None:
             vis = vis & torch.cat([memory.visible, memory.visible.new_ones(b, t)], 1)[:, None, None, :]
         if n_r:
-            rv = retrieved.visible.bool() if retrieved.visible is not None else torch.ones(1, n_r, dtype=torch.bool, device=dev)
+            rv = (
+                retrieved.visible.bool()
+                if retrieved.visible is not None
+                else torch.ones(1, n_r, dtype=torch.bool, device=dev)
+            )
             bb = max(vis.size(0), rv.size(0))
-            vis = torch.cat([rv[:, None, None, :].expand(bb, 1, t, n_r), vis.expand(bb, 1, t, k)], -1)  # [B|1, 1, T, K']
+            vis = torch.cat(
+                [rv[:, None, None, :].expand(bb, 1, t, n_r), vis.expand(bb, 1, t, k)], -1
+            )  # [B|1, 1, T, K']
         n = cfg.n_block_types
         k_conn = None
-        if cfg.connective_boost != "off" and (current.connective is not None or memory.connective is not None):
-            parts = [torch.zeros(b, n_r, device=dev),  # retrieved slots carry no connective flag
-                     memory.connective if memory.connective is not None else torch.zeros(b, m, device=dev),
-                     current.connective if current.connective is not None else torch.zeros(b, t, device=dev)]
+        if cfg.connective_boost != "off" and (
+            current.connective is not None or memory.connective is not None
+        ):
+            parts = [
+                torch.zeros(b, n_r, device=dev),  # retrieved slots carry no connective flag
+                memory.connective if memory.connective is not None else torch.zeros(b, m, device=dev),
+                current.connective if current.connective is not None else torch.zeros(b, t, device=dev),
+            ]
             k_conn = torch.cat([p.to(dtype) for p in parts], 1)  # [B, K']
         # bias table coordinates (RelativeAttention._bias_table); type n = unknown, which has no tag bias
         q_type = torch.full((b, t), n, dtype=torch.long, device=dev)
         k_type = torch.full((b, n_r + k), n, dtype=torch.long, device=dev)
         if cfg.tag_bias and current.types is not None:
-            parts = [s.types if s.types is not None else torch.full((b, s.n), -1, device=dev) for s in (retrieved, memory)]
+            parts = [
+                s.types if s.types is not None else torch.full((b, s.n), -1, device=dev)
+                for s in (retrieved, memory)
+            ]
             q_type = type_index(current.types, n)
             k_type = type_index(torch.cat([p.long().expand(b, -1) for p in (*parts, current.types)], 1), n)
         group = torch.zeros(b, n_r + k, dtype=torch.long, device=dev)

@@ -21,8 +21,15 @@ def memory_for(memory: Memory | None, batch: Batch, max_len: int | None = None) 
     return mem.reset(batch.new_doc) if mem is not None else None
 
 
-def run_batch(model, batch: Batch, device: torch.device, memory: Memory | None = None,
-              retrieved: Retrieved | None = None, tags: bool = True, connectives: bool = True):
+def run_batch(
+    model,
+    batch: Batch,
+    device: torch.device,
+    memory: Memory | None = None,
+    retrieved: Retrieved | None = None,
+    tags: bool = True,
+    connectives: bool = True,
+):
     """The model on one batch; `out.nll` is zero at padding positions (targets == IGNORE).
 
     `tags` / `connectives` False withhold the block types / connective marks (ablations on the same

@@ -89,7 +89,10 @@ class Trainer:
         )
         self.sched = torch.optim.lr_scheduler.LambdaLR(self.opt, lambda s: lr_factor(s, cfg))
         self.stream = LaneStream(
-            load_split(data, "train", cfg.corpora), cfg.batch_size, cfg.seg_len, seed=cfg.seed,
+            load_split(data, "train", cfg.corpora),
+            cfg.batch_size,
+            cfg.seg_len,
+            seed=cfg.seed,
             pad_id=manifest["pad_id"],
         )
         self.eval_docs = pick_docs(
@@ -110,7 +113,11 @@ class Trainer:
     # -- state --
     def state_dict(self) -> dict:
         info = self.info
-        memory = self.memory.map(lambda t: ddp.gather_lanes(t, info)).to("cpu") if self.memory is not None else None
+        memory = (
+            self.memory.map(lambda t: ddp.gather_lanes(t, info)).to("cpu")
+            if self.memory is not None
+            else None
+        )
         rng = torch.get_rng_state()
         return {
             "step": self.step,
@@ -151,8 +158,11 @@ class Trainer:
         blob = torch.load(path, map_location="cpu", weights_only=True)
         weights = {k: v.float() if v.is_floating_point() else v for k, v in blob["state_dict"].items()}
         self.module.load_state_dict(weights)
-        self.warm = {"from": str(path), "step": int(blob["extra"].get("step", 0)),
-                     "tokens": int(blob["extra"].get("tokens", 0))}
+        self.warm = {
+            "from": str(path),
+            "step": int(blob["extra"].get("step", 0)),
+            "tokens": int(blob["extra"].get("tokens", 0)),
+        }
 
     def _my_lanes(self) -> tuple[int, int]:
         per = self.cfg.batch_size // self.info.world
@@ -211,7 +221,9 @@ class Trainer:
         retrieved = None
         if cfg.inject_k:
             # windows older than the memory now holds (eviction shortens it) may be retrieved
-            retrieved = retrieve_windows(self.banks[lo:hi], self.queries[lo:hi], mem_len, cfg.inject_k, info.device)
+            retrieved = retrieve_windows(
+                self.banks[lo:hi], self.queries[lo:hi], mem_len, cfg.inject_k, info.device
+            )
             sums["retrieved"] += retrieved.n_real() if retrieved is not None else 0
         ctx = contextlib.nullcontext() if sync else self.model.no_sync()
         # bf16 on CUDA only: CPU training stays fp32 even where inference takes bf16 ("auto" on AMX),
@@ -241,8 +253,14 @@ class Trainer:
     def evaluate(self) -> dict:
         cfg = self.cfg
         result = evaluate_lm(
-            self.module, self.eval_docs, cfg.seg_len, settings=("memory", "retrieved") if cfg.inject_k else ("memory",),
-            special=self.special, n_lanes=min(8, cfg.batch_size), device=self.info.device, retrieve_k=cfg.inject_k,
+            self.module,
+            self.eval_docs,
+            cfg.seg_len,
+            settings=("memory", "retrieved") if cfg.inject_k else ("memory",),
+            special=self.special,
+            n_lanes=min(8, cfg.batch_size),
+            device=self.info.device,
+            retrieve_k=cfg.inject_k,
             past_windows=lambda: PastWindows(cfg.inject_states, cfg.inject_max_windows),
         )
         rec = {}
@@ -272,7 +290,9 @@ class Trainer:
         start, t_log, tok_log = time.time(), time.time(), self.tokens
         end_step = cfg.max_steps if stop_after is None else min(cfg.max_steps, self.step + stop_after)
         progress = progress_bar(info.is_main)
-        task = progress.add_task("train", total=cfg.max_steps, completed=self.step, loss=float("nan"), tps=0.0)
+        task = progress.add_task(
+            "train", total=cfg.max_steps, completed=self.step, loss=float("nan"), tps=0.0
+        )
         with progress:
             while self.step < end_step:
                 batch = self.stream.next_batch()
@@ -287,7 +307,8 @@ class Trainer:
                     if not progress.console.is_terminal:
                         progress.console.print(
                             f"step {self.step} tokens {self.tokens} loss {m['loss']:.4f} lr {m['lr']:.2e} "
-                            f"tok/s {tps:.0f}", highlight=False
+                            f"tok/s {tps:.0f}",
+                            highlight=False,
                         )
                 if cfg.eval_every and self.step % cfg.eval_every == 0 and self.eval_docs:
                     rec = self.evaluate() if info.is_main else {}
@@ -323,4 +344,3 @@ class Trainer:
             "train_config": json.dumps(self.cfg.model_dump(mode="json")),
             "warm_start": json.dumps(self.warm),
         }
-

@@ -42,7 +42,9 @@ _LAW = re.compile(r"《([^《》]{2,60})》")
 _ARTICLE = re.compile(rf"第([{zh_numbers.CN_NUM}0-9]+)条")
 FINE_OR_FEE = re.compile(r"罚金|没收财产|受理费|诉讼费|保全费|鉴定费|公告费|申请费|执行费")
 # Where a lazily matched name runs on into the sentence (罗鑫在所涉…, 张朋经济损失…), it is cut here.
-_NAME_END = re.compile(r"在|与|和|、|各|自行|对|的|本人|供|上述|经济|购|返还|赔偿|支付|给付|偿还|共同|连带|退赔|退缴|违法|不能|为|要求|应|于|负担|反诉|另")
+_NAME_END = re.compile(
+    r"在|与|和|、|各|自行|对|的|本人|供|上述|经济|购|返还|赔偿|支付|给付|偿还|共同|连带|退赔|退缴|违法|不能|为|要求|应|于|负担|反诉|另"
+)
 _ROLE_NOTE = re.compile(r"[（(][^（）()]*(?:原告|被告|上诉|申请)[^（）()]*[）)]")  # 原告（反诉被告）XX
 EN_NAMED = re.compile(r"\b(?:Mr|Mrs|Ms|Miss|Dr)\.? ([A-Z][A-Za-z'’-]+)")
 
@@ -94,8 +96,13 @@ def _zh_party_flags(verdict, basis: str, criminal: bool) -> list[Flag]:
         if len(name) < 2 or name[0] in "的对另反负" or name in basis:
             continue
         start = verdict.char_start + m.start(1) + m.group(1).find(name)
-        flags.append(Flag("party_absent", f"{name} is named in the verdict but not among the parties or facts",
-                          [(start, start + len(name))]))
+        flags.append(
+            Flag(
+                "party_absent",
+                f"{name} is named in the verdict but not among the parties or facts",
+                [(start, start + len(name))],
+            )
+        )
     return flags
 
 
@@ -112,8 +119,13 @@ def _zh_charge_flags(verdict, reasoned: str) -> list[Flag]:
         if _bare(charge) in reasoned:
             continue
         start = verdict.char_start + m.start(1)
-        flags.append(Flag("charge_unsupported", f"the verdict convicts of {charge}, which the charge and the "
-                          "reasoning never name", [(start, start + len(charge))]))
+        flags.append(
+            Flag(
+                "charge_unsupported",
+                f"the verdict convicts of {charge}, which the charge and the reasoning never name",
+                [(start, start + len(charge))],
+            )
+        )
     return flags
 
 
@@ -122,7 +134,9 @@ def _zh_quantity_flags(verdict, reasoned: str, facts: str, criminal: bool) -> li
     in_verdict = [float(q.value) for q in zh_numbers.amounts(verdict.text)]
     # A verdict may total what the facts list (退赔 17780 = 3980 + 7700 + 6100 to three victims) or break a
     # stated total down, so sums of two stated amounts and a verdict total over verdict parts also count.
-    supported = {round(a, 2) for a in known} | {round(a + b, 2) for i, a in enumerate(known) for b in known[i + 1 :]}
+    supported = {round(a, 2) for a in known} | {
+        round(a + b, 2) for i, a in enumerate(known) for b in known[i + 1 :]
+    }
     events = [q.value for q in zh_numbers.dates(facts) if len(q.value) == 10]
     flags = []
     # Civil awards are computed (interest, shares, fee splits) from figures the verdict does not repeat;
@@ -133,11 +147,19 @@ def _zh_quantity_flags(verdict, reasoned: str, facts: str, criminal: bool) -> li
         if value in supported or FINE_OR_FEE.search(verdict.text[max(0, q.start - 12) : q.start]):
             continue
         others = [a for a in in_verdict if a != value]
-        if round(sum(a for a in others if a < value), 2) == value or any(round(value + a, 2) in supported for a in others):
+        if round(sum(a for a in others if a < value), 2) == value or any(
+            round(value + a, 2) in supported for a in others
+        ):
             continue
         s = verdict.char_start + q.start
-        flags.append(Flag("amount_absent", f"amount {q.text} in the verdict appears nowhere in the facts or "
-                          "reasoning", [(s, s + len(q.text))], 0.8))
+        flags.append(
+            Flag(
+                "amount_absent",
+                f"amount {q.text} in the verdict appears nowhere in the facts or reasoning",
+                [(s, s + len(q.text))],
+                0.8,
+            )
+        )
     # 即自…起 opens the custody credit. Many judgments never state the detention day, so its absence
     # proves nothing; but custody for a crime cannot begin before the first event the facts narrate.
     first_event = min(events, default=None)
@@ -149,8 +171,14 @@ def _zh_quantity_flags(verdict, reasoned: str, facts: str, criminal: bool) -> li
         if not re.search(r"即|刑期", verdict.text[max(0, q.start - 8) : q.start]):
             continue
         s = verdict.char_start + q.start
-        flags.append(Flag("date_inconsistent", f"custody from {q.text} would begin before the facts' first "
-                          f"event ({first_event})", [(s, s + len(q.text))], 0.9))
+        flags.append(
+            Flag(
+                "date_inconsistent",
+                f"custody from {q.text} would begin before the facts' first event ({first_event})",
+                [(s, s + len(q.text))],
+                0.9,
+            )
+        )
     return flags
 
 
@@ -171,10 +199,14 @@ def _article_flags(
         return flags
     confident = {a for a, p in predicted.items() if a >= 102 and p >= threshold}
     if confident and not confident & special:
-        flags.append(Flag("article_disagrees", f"the opinion applies art. {sorted(special)} but the facts "
-                          f"point to art. {sorted(confident)}",
-                          [(s, e) for a, s, e in cited if a in special],
-                          max(predicted[a] for a in confident)))
+        flags.append(
+            Flag(
+                "article_disagrees",
+                f"the opinion applies art. {sorted(special)} but the facts point to art. {sorted(confident)}",
+                [(s, e) for a, s, e in cited if a in special],
+                max(predicted[a] for a in confident),
+            )
+        )
     for verdict in _blocks(doc, {BlockType.VERDICT}):
         for m in CHARGE.finditer(verdict.text):
             known = charge_articles.get(m.group(1))
@@ -182,8 +214,14 @@ def _article_flags(
                 s = verdict.char_start + m.start(1)
                 # both sides of the disagreement: the charge, then the citations it does not fit
                 spans = [(s, s + len(m.group(1)))] + [(cs, ce) for a, cs, ce in cited if a in special]
-                flags.append(Flag("charge_article_mismatch", f"{m.group(1)} falls under art. {sorted(known)}, "
-                                  f"but the opinion applies art. {sorted(special)}", spans))
+                flags.append(
+                    Flag(
+                        "charge_article_mismatch",
+                        f"{m.group(1)} falls under art. {sorted(known)}, "
+                        f"but the opinion applies art. {sorted(special)}",
+                        spans,
+                    )
+                )
     return flags
 
 
@@ -191,8 +229,11 @@ def _en_flags(doc: Document) -> list[Flag]:
     """Persons the disposition names by title (Mr X, Ms Y) that neither the header nor any other part of
     the judgment introduces. English judgments name counsel and witnesses everywhere, and the header's
     counsel lines are not always a HEADER block, so a name counts as known anywhere outside the VERDICT."""
-    known = " ".join([doc.title or ""] + [p.name for p in doc.meta.parties]
-                     + [b.text for b in doc.blocks if b.type != BlockType.VERDICT]).lower()
+    known = " ".join(
+        [doc.title or ""]
+        + [p.name for p in doc.meta.parties]
+        + [b.text for b in doc.blocks if b.type != BlockType.VERDICT]
+    ).lower()
     flags = []
     for verdict in _blocks(doc, {BlockType.VERDICT}):
         for m in EN_NAMED.finditer(verdict.text):
@@ -200,8 +241,14 @@ def _en_flags(doc: Document) -> list[Flag]:
             if len(surname) < 2 or re.search(rf"\b{re.escape(surname.lower())}\b", known):
                 continue
             s = verdict.char_start + m.start()
-            flags.append(Flag("disposition_party", f"the disposition names {m.group()}, who appears nowhere "
-                              "else in the judgment", [(s, s + len(m.group()))], 0.7))
+            flags.append(
+                Flag(
+                    "disposition_party",
+                    f"the disposition names {m.group()}, who appears nowhere else in the judgment",
+                    [(s, s + len(m.group()))],
+                    0.7,
+                )
+            )
     return flags
 
 

@@ -79,19 +79,28 @@ def _special_article(doc: Document) -> tuple[int, int, str] | None:
 def _replace_citations(doc: Document, old: str, new: str) -> Document:
     """Every citation `old` in the OPINION and VERDICT replaced by `new`, last first so earlier offsets
     hold: a court that applies the wrong article cites it wherever it cites one."""
-    spans = [(b.char_start + s, b.char_start + e) for b in doc.blocks if b.type in (BlockType.OPINION, BlockType.VERDICT)
-             for _, s, e in consistency.cited_articles(b.text) if b.text[s:e] == old]
+    spans = [
+        (b.char_start + s, b.char_start + e)
+        for b in doc.blocks
+        if b.type in (BlockType.OPINION, BlockType.VERDICT)
+        for _, s, e in consistency.cited_articles(b.text)
+        if b.text[s:e] == old
+    ]
     for start, end in sorted(spans, reverse=True):
         doc = replace_span(doc, start, end, new)
     return doc
 
 
-def _swap(doc: Document, kind: str, donors: list[Document], rng: random.Random) -> tuple[Document, Edit] | None:
+def _swap(
+    doc: Document, kind: str, donors: list[Document], rng: random.Random
+) -> tuple[Document, Edit] | None:
     if doc.language != "zh" and kind != "name":
         return None  # English dispositions state no amounts or charges the checks read
     find = {
         # English: the surname of the first person the disposition names by title
-        "name": lambda d: _first(d, consistency.CRIMINAL_PARTY if d.language == "zh" else consistency.EN_NAMED),
+        "name": lambda d: _first(
+            d, consistency.CRIMINAL_PARTY if d.language == "zh" else consistency.EN_NAMED
+        ),
         "amount": _restitution_amount,
         "charge": lambda d: _first(d, consistency.CHARGE),
         "article": _special_article,

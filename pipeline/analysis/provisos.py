@@ -24,9 +24,13 @@ _EN_PROVISO = re.compile(r"^(provided|except|unless|save|subject to|notwithstand
 # The lexicon lists "provided however"; contracts punctuate it ("provided, however, that"), which is the
 # same marker, so that spelling is matched here as part of the proviso structure.
 _EN_PROVIDED = re.compile(r"\bprovided\s*,?\s*(?:however|always|further)?\s*,?\s*that\b", re.IGNORECASE)
-_EN_LEADING = re.compile(r"^\s*(Unless|Subject to|Except (?:where|as|when)|Save (?:where|as)|Notwithstanding)\b")
+_EN_LEADING = re.compile(
+    r"^\s*(Unless|Subject to|Except (?:where|as|when)|Save (?:where|as)|Notwithstanding)\b"
+)
 _ZH_SENTENCE = re.compile(r"[^。！？]+[。！？]?")
-_EN_SENTENCE = re.compile(r".+?(?:(?<!\b[A-Z])(?<!\bv)(?<!\bNo)(?<!\bs)[.!?](?=\s+[A-Z(“\"‘]|\s*$)|$)", re.DOTALL)
+_EN_SENTENCE = re.compile(
+    r".+?(?:(?<!\b[A-Z])(?<!\bv)(?<!\bNo)(?<!\bs)[.!?](?=\s+[A-Z(“\"‘]|\s*$)|$)", re.DOTALL
+)
 
 
 @dataclass(frozen=True)

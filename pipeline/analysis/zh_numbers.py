@@ -6,7 +6,21 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_DIGITS = {"零": 0, "〇": 0, "○": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+_DIGITS = {
+    "零": 0,
+    "〇": 0,
+    "○": 0,
+    "一": 1,
+    "二": 2,
+    "两": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+}
 _SMALL_UNITS = {"十": 10, "百": 100, "千": 1000}
 _BIG_UNITS = {"万": 10_000, "亿": 100_000_000}
 _FULLWIDTH = str.maketrans("０１２３４５６７８９．，", "0123456789.,")
@@ -15,7 +29,9 @@ CN_NUM = "零〇○一二两三四五六七八九十百千万亿"
 _NUM = rf"(?:[0-9０-９][0-9０-９,，.．]*|[{CN_NUM}点]+)"
 
 AMOUNT = re.compile(rf"(?:人民币)?({_NUM})(万|亿)?余?元(?:([{CN_NUM}0-9])角)?(?:([{CN_NUM}0-9])分)?")
-DATE = re.compile(rf"([0-9０-９]{{4}}|[{CN_NUM}]{{4}})年([0-9０-９]{{1,2}}|[{CN_NUM}]{{1,3}})月(?:([0-9０-９]{{1,2}}|[{CN_NUM}]{{1,3}})日)?")
+DATE = re.compile(
+    rf"([0-9０-９]{{4}}|[{CN_NUM}]{{4}})年([0-9０-９]{{1,2}}|[{CN_NUM}]{{1,3}})月(?:([0-9０-９]{{1,2}}|[{CN_NUM}]{{1,3}})日)?"
+)
 # A custodial or suspended term: 有期徒刑四年六个月, 拘役五个月, 缓刑一年.
 TERM = re.compile(rf"(有期徒刑|拘役|管制|缓刑)(?:([{CN_NUM}0-9]+)年)?(?:([{CN_NUM}0-9]+)个月)?")
 
@@ -101,5 +117,7 @@ def terms(text: str) -> list[Quantity]:
         years, months = (number(g) if g else 0 for g in m.groups()[1:])
         if years is None or months is None or not (years or months):
             continue
-        out.append(Quantity("term", f"{m.group(1)}:{int(years * 12 + months)}", m.start(), m.end(), m.group()))
+        out.append(
+            Quantity("term", f"{m.group(1)}:{int(years * 12 + months)}", m.start(), m.end(), m.group())
+        )
     return out

@@ -63,11 +63,18 @@ def furniture(pages: list[list[Line]], sizes: list[tuple[float, float]]) -> list
                 out.add(i)
             elif _LINE_NUMBER.match(text):
                 # Bare numbers are body text (table cells) unless they run down a margin or the gutter.
-                at_side = ln.x1 <= SIDE * w or ln.x0 >= (1 - SIDE) * w or abs((ln.x0 + ln.x1) / 2 - w / 2) < 0.03 * w
+                at_side = (
+                    ln.x1 <= SIDE * w
+                    or ln.x0 >= (1 - SIDE) * w
+                    or abs((ln.x0 + ln.x1) / 2 - w / 2) < 0.03 * w
+                )
                 if at_side and (repeated or per_page[p][k] >= 5):
                     out.add(i)
             elif repeated and (
-                in_margin or not ln.horizontal or per_page[p][k] >= 2 or _at_one_height(heights[k], ln.y0 / h, need)
+                in_margin
+                or not ln.horizontal
+                or per_page[p][k] >= 2
+                or _at_one_height(heights[k], ln.y0 / h, need)
             ):
                 out.add(i)
             elif not ln.horizontal and per_page[p][k] >= 2:

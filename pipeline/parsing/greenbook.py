@@ -17,7 +17,13 @@ from pipeline.records import BlockType as T
 from pipeline.records import DocKind, DocMeta, Party
 
 _FIELD = re.compile(r"^([A-Z][A-Z0-9]{2,3})(?:\s{1,2}(.*))?$")
-_SECTIONS = {"ABST": T.ABSTRACT, "BSUM": T.SUMMARY, "DETD": T.DESCRIPTION, "DRWD": T.DRAWINGS, "CLMS": T.CLAIM}
+_SECTIONS = {
+    "ABST": T.ABSTRACT,
+    "BSUM": T.SUMMARY,
+    "DETD": T.DESCRIPTION,
+    "DRWD": T.DRAWINGS,
+    "CLMS": T.CLAIM,
+}
 _TEXT_FIELDS = {"PAR", "PAL", "PA1", "PA2", "PA3", "PA4", "PA5", "TBL", "EQU", "PAC"}
 
 
@@ -61,7 +67,9 @@ def read_greenbook(path: Path, config: ParseConfig) -> Extracted:
         f = dict(fields)
         if rtype == "PATN":
             wku = f.get("WKU", "")
-            meta.patent_number = wku[:-1].lstrip("0") if len(wku) == 9 else wku  # the last digit is a check digit
+            meta.patent_number = (
+                wku[:-1].lstrip("0") if len(wku) == 9 else wku
+            )  # the last digit is a check digit
             meta.date = parse_yyyymmdd(f.get("ISD"))
             meta.filing_date = parse_yyyymmdd(f.get("APD"))
             title = f.get("TTL")

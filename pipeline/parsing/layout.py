@@ -124,8 +124,16 @@ def _merge_same_baseline(lines: list[Line]) -> list[Line]:
             and ln.x0 - prev.x1 < 3 * max(prev.size, ln.size)
         ):
             sep = "" if _CJK_CHAR.match(prev.text[-1:] or "a") or _CJK_CHAR.match(ln.text[:1] or "a") else " "
-            out[-1] = Line(prev.text + sep + ln.text, prev.x0, min(prev.y0, ln.y0), ln.x1, max(prev.y1, ln.y1),
-                           max(prev.size, ln.size), True, prev.ocr or ln.ocr)
+            out[-1] = Line(
+                prev.text + sep + ln.text,
+                prev.x0,
+                min(prev.y0, ln.y0),
+                ln.x1,
+                max(prev.y1, ln.y1),
+                max(prev.size, ln.size),
+                True,
+                prev.ocr or ln.ocr,
+            )
         else:
             out.append(ln)
     return out
@@ -145,7 +153,9 @@ def reading_order(lines: list[Line], width: float) -> list[list[Line]]:
     wide = 0.25 * width
     if sum(ln.x1 - ln.x0 >= wide for ln in left) < 5 or sum(ln.x1 - ln.x0 >= wide for ln in right) < 5:
         return [_merge_same_baseline(lines)]
-    spanning = sorted((ln for ln in lines if ln.x1 > mid + slack and ln.x0 < mid - slack), key=lambda ln: ln.y0)
+    spanning = sorted(
+        (ln for ln in lines if ln.x1 > mid + slack and ln.x0 < mid - slack), key=lambda ln: ln.y0
+    )
     in_left = {id(ln) for ln in left}
     right = [ln for ln in right if id(ln) not in in_left]  # a narrow centred line reads with the left
     groups: list[list[Line]] = []
@@ -175,7 +185,9 @@ def paragraphs(columns: list[list[Line]]) -> list[Paragraph]:
     for col in columns:
         if not col:
             continue
-        pitches = [b.y0 - a.y0 for a, b in zip(col, col[1:], strict=False) if 0 < b.y0 - a.y0 < 3 * a.height + 1]
+        pitches = [
+            b.y0 - a.y0 for a, b in zip(col, col[1:], strict=False) if 0 < b.y0 - a.y0 < 3 * a.height + 1
+        ]
         pitch = median(pitches) if pitches else None
         x_left = min(ln.x0 for ln in col)
         # the edge most lines reach: a few wider lines (a full-width footnote under one column) do not move it

@@ -21,10 +21,15 @@ UK = "{https:/judgments.gov.uk/}"
 _I = re.IGNORECASE
 ROLES = r"appellants?|respondents?|claimants?|defendants?|applicants?|interveners?|petitioners?|interested\s+part(?:y|ies)"
 _ROLE = re.compile(rf"\b({ROLES})\b\.?\s*$", _I)
-_ONLY_ROLE = re.compile(rf"^\(?(?:(?:first|second|third|\d+(?:st|nd|rd|th)?)\s+)?({ROLES})\)?(?:\s*/\s*\w+)?$", _I)
+_ONLY_ROLE = re.compile(
+    rf"^\(?(?:(?:first|second|third|\d+(?:st|nd|rd|th)?)\s+)?({ROLES})\)?(?:\s*/\s*\w+)?$", _I
+)
 _AND = re.compile(r"^[-–—\s]*and[-–—\s]*$", _I)
-_COUNSEL = re.compile(r"\(instructed\s+by|\bfor\s+the\s+(?:\w+\s+)?(?:appellants?|respondents?|claimants?|defendants?"
-                      r"|applicants?|interveners?|secretar|intervener)", _I)
+_COUNSEL = re.compile(
+    r"\(instructed\s+by|\bfor\s+the\s+(?:\w+\s+)?(?:appellants?|respondents?|claimants?|defendants?"
+    r"|applicants?|interveners?|secretar|intervener)",
+    _I,
+)
 _RULE = re.compile(r"^[-–—_=\s]{3,}$")
 _LEAD_RULE = re.compile(r"^(?:[-–—_]\s*){3,}")
 
@@ -73,7 +78,9 @@ def read_akn(root) -> Extracted:
             if next(el.iterancestors(f"{AKN}paragraph"), None) is not None:
                 continue  # inside a numbered paragraph, read with it
             b.add(text_of(el))
-    return Extracted(text=b.text(), spans=b.spans, title=title, meta=meta, kind=DocKind.EN_JUDGMENT, language="en")
+    return Extracted(
+        text=b.text(), spans=b.spans, title=title, meta=meta, kind=DocKind.EN_JUDGMENT, language="en"
+    )
 
 
 class _PartyReader:
@@ -87,7 +94,9 @@ class _PartyReader:
         self.last_role: str | None = None
 
     def line(self, text: str, role_cell: str) -> None:
-        for i, chunk in enumerate(re.split(r"\s*[-–—]\s*and\s*[-–—]?\s*|^\s*(?:and|v\.?|versus)\s*$", text, flags=_I)):
+        for i, chunk in enumerate(
+            re.split(r"\s*[-–—]\s*and\s*[-–—]?\s*|^\s*(?:and|v\.?|versus)\s*$", text, flags=_I)
+        ):
             if i > 0:
                 self.last_role = None  # "- and -" separates the sides
             chunk = (chunk or "").strip(" ,-–—")
@@ -97,7 +106,9 @@ class _PartyReader:
             self.last_role = None
         roles = [m.group(1) for m in re.finditer(rf"\b({ROLES})\b", role_cell, _I)]
         if len(roles) > 1 and len(roles) == len(self.waiting):  # one role per name, in order
-            self.meta.parties += [Party(name=n, role=r.lower()) for n, r in zip(self.waiting, roles, strict=True)]
+            self.meta.parties += [
+                Party(name=n, role=r.lower()) for n, r in zip(self.waiting, roles, strict=True)
+            ]
             self.waiting, self.last_role = [], roles[-1].lower()
             return
         for role in roles:

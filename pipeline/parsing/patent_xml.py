@@ -58,9 +58,13 @@ PAP = Schema(
     claims=frozenset({"subdoc-claims"}),
     claim="claim",
     claim_refs={"dependent-claim-reference": "depends_on"},
-    containers={"brief-description-of-drawings": T.DRAWINGS, "detailed-description": T.DESCRIPTION,
-                "summary-of-invention": T.SUMMARY, "background-of-invention": T.BACKGROUND,
-                "cross-reference-to-related-applications": T.OTHER},
+    containers={
+        "brief-description-of-drawings": T.DRAWINGS,
+        "detailed-description": T.DESCRIPTION,
+        "summary-of-invention": T.SUMMARY,
+        "background-of-invention": T.BACKGROUND,
+        "cross-reference-to-related-applications": T.OTHER,
+    },
 )
 EP = Schema(
     abstract=frozenset({"abstract"}),
@@ -168,8 +172,11 @@ def _first(root, *paths: str) -> str | None:
 
 def _meta(root, schema: Schema) -> tuple[DocMeta, str | None]:
     tag = root.tag
-    meta = DocMeta(doc_type="patent application" if "application" in tag or root.get("kind", "").startswith("A")
-                   else "patent grant")
+    meta = DocMeta(
+        doc_type="patent application"
+        if "application" in tag or root.get("kind", "").startswith("A")
+        else "patent grant"
+    )
     if schema is V4:
         bib = root.find("us-bibliographic-data-grant")
         if bib is None:
@@ -182,7 +189,11 @@ def _meta(root, schema: Schema) -> tuple[DocMeta, str | None]:
         meta.classes = [_ipcr(el) for el in bib.iter("classification-ipcr")]
         meta.classes += [text_of(el) for el in bib.iterfind(".//classification-national/main-classification")]
         for el in bib.iter("inventor", "applicant", "us-applicant"):
-            role = "inventor" if el.tag == "inventor" or el.get("app-type") == "applicant-inventor" else "applicant"
+            role = (
+                "inventor"
+                if el.tag == "inventor" or el.get("app-type") == "applicant-inventor"
+                else "applicant"
+            )
             if name := _person(el):
                 meta.parties.append(Party(name=name, role=role))
         for el in bib.iter("assignee"):
@@ -206,7 +217,9 @@ def _meta(root, schema: Schema) -> tuple[DocMeta, str | None]:
         meta.filing_date = parse_yyyymmdd(_first(root, ".//B220/DATE", ".//B220/date"))
         title = _ep_title(root) or _first(root, ".//B540")
         meta.classes = [text_of(el).split("  ")[0].strip() for el in root.iterfind(".//B511")]
-        meta.classes += [text_of(el).split("  ")[0] for el in root.iterfind(".//B510EP/classification-ipcr/text")]
+        meta.classes += [
+            text_of(el).split("  ")[0] for el in root.iterfind(".//B510EP/classification-ipcr/text")
+        ]
         for el in root.iterfind(".//B721"):
             if name := _person(el):
                 meta.parties.append(Party(name=name, role="inventor"))

@@ -131,7 +131,10 @@ def extract_lines(
                     warnings.append(f"page {pno + 1}: OCR at {dpi} dpi, a large page (parse.ocr_max_pixels)")
                 try:
                     lines = _ocr_lines(page, config, dpi)
-                except (RuntimeError, pymupdf.mupdf.FzErrorBase) as e:  # no Tesseract or language data; limits
+                except (
+                    RuntimeError,
+                    pymupdf.mupdf.FzErrorBase,
+                ) as e:  # no Tesseract or language data; limits
                     warnings.append(f"page {pno + 1}: OCR failed ({_first_line(e)})")
                 if ocr_budget is not None:
                     ocr_budget -= 1

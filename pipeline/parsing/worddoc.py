@@ -46,7 +46,9 @@ def _word_stream(path: Path, limit: int) -> bytes:
     try:
         with olefile.OleFileIO(str(path)) as ole:
             if not ole.exists("WordDocument"):
-                raise UnsupportedFormat(source, "OLE file without a WordDocument stream (not a Word document)")
+                raise UnsupportedFormat(
+                    source, "OLE file without a WordDocument stream (not a Word document)"
+                )
             if ole.get_size("WordDocument") > limit:
                 raise OverLimit(source, "WordDocument stream over parse.max_decompressed_bytes")
             return ole.openstream("WordDocument").read()
@@ -63,7 +65,9 @@ def read_doc(path: Path, config: ParseConfig) -> Extracted:
     source = str(path)
     data = _word_stream(path, config.max_decompressed_bytes)
     if not data.lstrip()[:1] == b"<":
-        raise UnsupportedFormat(source, "binary Word 97-2003 document; only the court site's HTML .doc is read")
+        raise UnsupportedFormat(
+            source, "binary Word 97-2003 document; only the court site's HTML .doc is read"
+        )
     try:
         texts = paragraphs(_decode(data, source))
     except (etree.ParserError, ValueError) as e:  # markup lxml cannot make a tree of

@@ -8,7 +8,9 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 
 # ASCII punctuation plus the full-width and CJK marks that appear in CJRC answers.
-_PUNCT = set(string.punctuation) | set("，。、；：？！“”‘’（）【】《》〈〉「」『』〔〕…—～·．％＋－／＜＝＞＠＼＾＿｀｜")
+_PUNCT = set(string.punctuation) | set(
+    "，。、；：？！“”‘’（）【】《》〈〉「」『』〔〕…—～·．％＋－／＜＝＞＠＼＾＿｀｜"
+)
 
 
 def ndcg_at_k(ranking: Sequence[str], gains: Mapping[str, float], k: int) -> float:

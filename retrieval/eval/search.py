@@ -33,19 +33,25 @@ from retrieval.inject import encode_document
 from retrieval.sentence import embed
 from txl.keys import key_identity
 
-DENSE_MODELS = ("minilm", "txl", "txl_raw")  # the sentence model; the encoder's keys with / without the key head
+DENSE_MODELS = (
+    "minilm",
+    "txl",
+    "txl_raw",
+)  # the sentence model; the encoder's keys with / without the key head
 
 
 @dataclass
 class RetrievalEvalConfig:
     passage_chars: int = 400  # lines of a case are packed into passages of at most this many characters
-    dense_passages: int = 2  # passages per case given to the dense models (the first ones: title, header, parties)
+    dense_passages: int = (
+        2  # passages per case given to the dense models (the first ones: title, header, parties)
+    )
     dense_models: tuple[str, ...] = ("minilm", "txl")
     depth: int = 5000  # passages each arm ranks before documents are formed
     rrf_k: int = 60
     batch_size: int = 64
     checkpoint: str | None = None  # encoder for dense_model "txl"; None = the shipped one
-    keys: str = "auto"  # key head of the "txl" arm (retrieval.config.RetrievalConfig.keys)
+    key_head: str = "auto"  # key head of the "txl" arm (retrieval.config.RetrievalConfig.key_head)
 
 
 def _open_text(path: Path):
@@ -110,7 +116,9 @@ def _dense_vectors(name: str, cfg: RetrievalEvalConfig, passages: list[Passage])
         raise ValueError(f"dense model must be one of {DENSE_MODELS}, not {name!r}")
     path = checkpoint_file(cfg.checkpoint)
     if path is None or not path.is_file():
-        raise CorruptDocument(str(cfg.checkpoint or "data/models/"), "no encoder checkpoint for the txl dense arm")
+        raise CorruptDocument(
+            str(cfg.checkpoint or "data/models/"), "no encoder checkpoint for the txl dense arm"
+        )
     model, tok = load_encoder(path, "auto", "raw" if name == "txl_raw" else cfg.key_head)
     by_doc: dict[str, list[Passage]] = defaultdict(list)
     for p in passages:
@@ -138,7 +146,10 @@ class EvalSet:
 
 
 def build_eval_set(
-    corpus: Path, queries: Path, qrels: Path, config: RetrievalEvalConfig | None = None,
+    corpus: Path,
+    queries: Path,
+    qrels: Path,
+    config: RetrievalEvalConfig | None = None,
     retrieval: RetrievalConfig | None = None,
 ) -> EvalSet:
     """BM25 over every passage of every case and each dense model over the first `dense_passages`."""
@@ -176,11 +187,15 @@ def score_queries(
     `weights` (None = the language-aware weights of the index's RetrievalConfig)."""
     out = {}
     for q, text in es.queries.items():
-        hits = es.index.search(text, k=100, level="document", arms=arms, depth=cfg.depth, rrf_k=cfg.rrf_k,
-                               weights=weights)
+        hits = es.index.search(
+            text, k=100, level="document", arms=arms, depth=cfg.depth, rrf_k=cfg.rrf_k, weights=weights
+        )
         ranking = [h.doc_id for h in hits]
-        out[q] = [ndcg_at_k(ranking, es.gains[q], 10), ndcg_at_k(ranking, es.gains[q], 30),
-                  recall_at_k(ranking, es.gains[q], 100)]
+        out[q] = [
+            ndcg_at_k(ranking, es.gains[q], 10),
+            ndcg_at_k(ranking, es.gains[q], 30),
+            recall_at_k(ranking, es.gains[q], 100),
+        ]
     return out
 
 
@@ -193,7 +208,10 @@ def mean_metrics(per_query: dict[str, list[float]]) -> dict[str, float]:
 
 
 def evaluate_retrieval(
-    corpus: Path, queries: Path, qrels: Path, config: RetrievalEvalConfig | None = None,
+    corpus: Path,
+    queries: Path,
+    qrels: Path,
+    config: RetrievalEvalConfig | None = None,
     retrieval: RetrievalConfig | None = None,
 ) -> dict:
     """nDCG@10, nDCG@30 and recall@100 per arm (bm25, each dense model, hybrid, hybrid_equal), averaged
@@ -214,7 +232,10 @@ def evaluate_retrieval(
         "n_queries": len(es.queries),
         "gain": "mean label over annotators",
         "config": cfg.__dict__,
-        "hybrid_weights": {"arm_weights": index.config.arm_weights, "zh_arm_weights": index.config.zh_arm_weights},
+        "hybrid_weights": {
+            "arm_weights": index.config.arm_weights,
+            "zh_arm_weights": index.config.zh_arm_weights,
+        },
         "n_zh_queries": sum(han_share(t) >= index.config.zh_min_han_share for t in es.queries.values()),
         "index_seconds": es.seconds,
         "key_heads": {arm: head or "raw keys" for arm, head in es.key_heads.items() if arm.startswith("txl")},

@@ -18,7 +18,9 @@ class PredictConfig(Options):
     article_memory: bool = True  # join retrieved similar cases' articles as extra memory
     consistency: bool = True  # verdict–facts consistency flags
     provisos: bool = True  # 但书 / "provided that" spans with the clause each restricts
-    duplicates: bool = True  # near-duplicates and shared passages, against earlier batches too (OUT_DIR/dedup)
+    duplicates: bool = (
+        True  # near-duplicates and shared passages, against earlier batches too (OUT_DIR/dedup)
+    )
     claim_tree: bool = True  # each patent claim independent or dependent, with its parent claims
     connective_attention: bool = True  # per-document attention to connectives (needs a model)
     heads_dir: str | None = None  # None = the shipped heads in data/models/heads/

@@ -34,7 +34,11 @@ def shingles(text: str, zh_k: int = 5, en_k: int = 4) -> set[bytes]:
         t = _SPACE.sub("", text)
         return {t[i : i + zh_k].encode() for i in range(max(1, len(t) - zh_k + 1))} if t else set()
     words = [w.lower() for w in _WORD.findall(text)]
-    return {" ".join(words[i : i + en_k]).encode() for i in range(max(1, len(words) - en_k + 1))} if words else set()
+    return (
+        {" ".join(words[i : i + en_k]).encode() for i in range(max(1, len(words) - en_k + 1))}
+        if words
+        else set()
+    )
 
 
 @dataclass(frozen=True)
@@ -92,8 +96,9 @@ def signatures(
     return out
 
 
-def _pairs(new: dict[str, MinHash], seen: dict[str, MinHash], threshold: float, num_perm: int,
-           same_doc) -> list[DuplicatePair]:
+def _pairs(
+    new: dict[str, MinHash], seen: dict[str, MinHash], threshold: float, num_perm: int, same_doc
+) -> list[DuplicatePair]:
     """Pairs with at least one side in `new`: new–new once each (a < b), new–seen with the new id as `a`."""
     index = {**seen, **new}  # an id in both is new (a rerun), so it is never paired with itself
     lsh = MinHashLSH(threshold=threshold, num_perm=num_perm)
@@ -122,8 +127,13 @@ def duplicates_of(
     seen = seen or Signatures()
     return DedupResult(
         _pairs(batch.documents, seen.documents, doc_threshold, num_perm, lambda a, b: False),
-        _pairs(batch.passages, seen.passages, passage_threshold, num_perm,
-               lambda a, b: a.rsplit(":", 1)[0] == b.rsplit(":", 1)[0]),
+        _pairs(
+            batch.passages,
+            seen.passages,
+            passage_threshold,
+            num_perm,
+            lambda a, b: a.rsplit(":", 1)[0] == b.rsplit(":", 1)[0],
+        ),
     )
 
 
@@ -173,8 +183,11 @@ class SignatureStore:
         arrays = {"scheme": np.array(next(iter(sigs.documents.values()), MinHash()).scheme)}
         for kind, table in (("documents", sigs.documents), ("passages", sigs.passages)):
             arrays[f"{kind}_ids"] = np.array(list(table), dtype=str)
-            arrays[f"{kind}_hashes"] = (np.stack([m.hashvalues for m in table.values()]) if table
-                                        else np.zeros((0, 1), dtype=np.uint64))
+            arrays[f"{kind}_hashes"] = (
+                np.stack([m.hashvalues for m in table.values()])
+                if table
+                else np.zeros((0, 1), dtype=np.uint64)
+            )
         buf = io.BytesIO()
         np.savez_compressed(buf, **arrays)
         atomic_write_bytes(self.path, buf.getvalue())

@@ -178,16 +178,23 @@ class ArticleHead:
             shape=(len(a["mem_indptr"]) - 1, feats.n_features),
         )
         return cls(
-            features=feats, labels=meta["labels"],
+            features=feats,
+            labels=meta["labels"],
             coef=a["coef_q"].astype(np.float32) * a["coef_scale"][:, None],
-            intercept=a["intercept"], memory_x=mem_x,
+            intercept=a["intercept"],
+            memory_x=mem_x,
             memory_y=np.unpackbits(a["mem_y"], axis=1, count=n_labels).astype(bool),
-            stack=meta["stack"], threshold=meta["threshold"], k=meta["k"], memory_ids=meta["memory_ids"],
+            stack=meta["stack"],
+            threshold=meta["threshold"],
+            k=meta["k"],
+            memory_ids=meta["memory_ids"],
             charge_articles=meta["charge_articles"],
         )
 
 
-def _fit_multilabel_linear(x: sparse.csr_matrix, y: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+def _fit_multilabel_linear(
+    x: sparse.csr_matrix, y: np.ndarray, alpha: float
+) -> tuple[np.ndarray, np.ndarray]:
     """Ridge regression of ±1 article indicators on the features, all articles at once.
 
     Solved in its dual form, (X Xᵀ + αI)⁻¹ over the n training cases: with a few hundred cases and 16k
@@ -230,9 +237,18 @@ def _best_threshold(probs: np.ndarray, y: np.ndarray) -> float:
 # ---- block roles -----------------------------------------------------------------------------------
 
 ROLE_LABELS: list[BlockType] = [
-    BlockType.HEADER, BlockType.PARTIES, BlockType.PROCEDURE, BlockType.CLAIMS, BlockType.DEFENSE,
-    BlockType.FACTS, BlockType.OPINION, BlockType.VERDICT, BlockType.NOTICE, BlockType.SIGNATURE,
-    BlockType.APPENDIX, BlockType.OTHER,
+    BlockType.HEADER,
+    BlockType.PARTIES,
+    BlockType.PROCEDURE,
+    BlockType.CLAIMS,
+    BlockType.DEFENSE,
+    BlockType.FACTS,
+    BlockType.OPINION,
+    BlockType.VERDICT,
+    BlockType.NOTICE,
+    BlockType.SIGNATURE,
+    BlockType.APPENDIX,
+    BlockType.OTHER,
 ]
 N_POSITION = 4  # relative position, first unit, last unit, log length
 TOWERS = ("text", "txl", "both")  # what the two towers read
@@ -246,8 +262,9 @@ class DualTower(nn.Module):
         super().__init__()
         self.current = nn.Sequential(nn.Linear(d_current, d_hidden), nn.GELU(), nn.LayerNorm(d_hidden))
         self.memory = nn.Sequential(nn.Linear(d_memory, d_hidden), nn.GELU(), nn.LayerNorm(d_hidden))
-        self.head = nn.Sequential(nn.Dropout(dropout), nn.Linear(3 * d_hidden, d_hidden), nn.GELU(),
-                                  nn.Linear(d_hidden, n_classes))
+        self.head = nn.Sequential(
+            nn.Dropout(dropout), nn.Linear(3 * d_hidden, d_hidden), nn.GELU(), nn.Linear(d_hidden, n_classes)
+        )
 
     def forward(self, current: torch.Tensor, memory: torch.Tensor) -> torch.Tensor:
         a, b = self.current(current), self.memory(memory)
@@ -279,7 +296,9 @@ def _unit_norm(x: np.ndarray) -> np.ndarray:
     return x / np.maximum(np.linalg.norm(x, axis=-1, keepdims=True), 1e-12)
 
 
-def txl_views(keys: np.ndarray, hidden: list[np.ndarray], mem_len: int, decay: float) -> tuple[np.ndarray, np.ndarray]:
+def txl_views(
+    keys: np.ndarray, hidden: list[np.ndarray], mem_len: int, decay: float
+) -> tuple[np.ndarray, np.ndarray]:
     """The Transformer-XL's two views of each unit of one document, encoded in reading order.
 
     current: the unit's key (its pooled last-layer states), [n, d].
@@ -293,8 +312,12 @@ def txl_views(keys: np.ndarray, hidden: list[np.ndarray], mem_len: int, decay: f
     starts = np.cumsum(lengths) - lengths
     lo = np.maximum(0, starts - mem_len)
     span = np.maximum(starts - lo, 1)[:, None]
-    in_memory = np.where((starts > 0)[:, None], _unit_norm((csum[starts] - csum[lo]) / span), 0).astype(np.float32)
-    return keys.astype(np.float32), np.concatenate([in_memory, _decayed_past(keys.astype(np.float32), decay)], 1)
+    in_memory = np.where((starts > 0)[:, None], _unit_norm((csum[starts] - csum[lo]) / span), 0).astype(
+        np.float32
+    )
+    return keys.astype(np.float32), np.concatenate(
+        [in_memory, _decayed_past(keys.astype(np.float32), decay)], 1
+    )
 
 
 TxlStates = list[tuple[np.ndarray, np.ndarray]]  # per document: txl_views(...) of its units
@@ -328,7 +351,9 @@ class RoleHead:
     def reads_txl(self) -> bool:
         return self.towers in ("txl", "both")
 
-    def _views(self, docs: list[list[str]], states: TxlStates | None) -> tuple[torch.Tensor, torch.Tensor, list[int]]:
+    def _views(
+        self, docs: list[list[str]], states: TxlStates | None
+    ) -> tuple[torch.Tensor, torch.Tensor, list[int]]:
         sizes = [len(d) for d in docs]
         cur, mem = [], []
         if self.reads_text:
@@ -342,16 +367,26 @@ class RoleHead:
             cur.append(np.concatenate([c for c, _ in states]))
             mem.append(np.concatenate([m for _, m in states]))
         mem.append(np.concatenate([position_features(n) for n in sizes]))
-        return (torch.from_numpy(np.concatenate(cur, 1).astype(np.float32)),
-                torch.from_numpy(np.concatenate(mem, 1).astype(np.float32)), sizes)
+        return (
+            torch.from_numpy(np.concatenate(cur, 1).astype(np.float32)),
+            torch.from_numpy(np.concatenate(mem, 1).astype(np.float32)),
+            sizes,
+        )
 
     def _dims(self) -> tuple[int, int]:
         text = self.features.n_features if self.reads_text else 0
         txl = self.d_txl if self.reads_txl else 0
         return text + txl, text + 2 * txl + N_POSITION
 
-    def fit(self, docs: list[list[str]], labels: list[list[BlockType]], epochs: int = 8, seed: int = 0,
-            doc_ids: list[str] | None = None, states: TxlStates | None = None) -> RoleHead:
+    def fit(
+        self,
+        docs: list[list[str]],
+        labels: list[list[BlockType]],
+        epochs: int = 8,
+        seed: int = 0,
+        doc_ids: list[str] | None = None,
+        states: TxlStates | None = None,
+    ) -> RoleHead:
         if self.towers not in TOWERS:
             raise ValueError(f"towers must be one of {TOWERS}, not {self.towers!r}")
         if self.reads_text:
@@ -365,7 +400,9 @@ class RoleHead:
         self.trained_on = list(doc_ids or [])
         return self
 
-    def _fit_one(self, cur: torch.Tensor, mem: torch.Tensor, y: torch.Tensor, epochs: int, seed: int) -> DualTower:
+    def _fit_one(
+        self, cur: torch.Tensor, mem: torch.Tensor, y: torch.Tensor, epochs: int, seed: int
+    ) -> DualTower:
         torch.manual_seed(seed)
         net = DualTower(*self._dims(), self.d_hidden, len(ROLE_LABELS))
         # classes are very unequal (OPINION dwarfs VERDICT); weighting by inverse sqrt frequency keeps
@@ -390,20 +427,39 @@ class RoleHead:
         probs = torch.stack([torch.softmax(net(cur, mem), -1) for net in self.nets]).mean(0).numpy()
         return np.split(probs, np.cumsum(sizes)[:-1])
 
-    def predict(self, docs: list[list[str]], states: TxlStates | None = None) -> list[list[tuple[BlockType, float]]]:
-        return [[(ROLE_LABELS[int(j)], float(p[int(j)])) for j, p in zip(pr.argmax(1), pr, strict=True)]
-                for pr in self.predict_proba(docs, states)]
+    def predict(
+        self, docs: list[list[str]], states: TxlStates | None = None
+    ) -> list[list[tuple[BlockType, float]]]:
+        return [
+            [(ROLE_LABELS[int(j)], float(p[int(j)])) for j, p in zip(pr.argmax(1), pr, strict=True)]
+            for pr in self.predict_proba(docs, states)
+        ]
 
     def save(self, path: str | Path) -> None:
-        arrays = {f"net{m}.{k}": v.half().numpy() for m, net in enumerate(self.nets) for k, v in net.state_dict().items()}
+        arrays = {
+            f"net{m}.{k}": v.half().numpy()
+            for m, net in enumerate(self.nets)
+            for k, v in net.state_dict().items()
+        }
         if self.reads_text:
             arrays["idf"] = self.features.idf.astype(np.float16)
-        save_npz(Path(path), arrays, {
-            "kind": "roles", "n_features": self.features.n_features,
-            "ngram_range": list(self.features.ngram_range), "d_hidden": self.d_hidden, "decay": self.decay,
-            "labels": [str(t) for t in ROLE_LABELS], "trained_on": self.trained_on, "towers": self.towers,
-            "encoder": self.encoder, "d_txl": self.d_txl, "members": len(self.nets),
-        })
+        save_npz(
+            Path(path),
+            arrays,
+            {
+                "kind": "roles",
+                "n_features": self.features.n_features,
+                "ngram_range": list(self.features.ngram_range),
+                "d_hidden": self.d_hidden,
+                "decay": self.decay,
+                "labels": [str(t) for t in ROLE_LABELS],
+                "trained_on": self.trained_on,
+                "towers": self.towers,
+                "encoder": self.encoder,
+                "d_txl": self.d_txl,
+                "members": len(self.nets),
+            },
+        )
 
     @classmethod
     def load(cls, path: str | Path) -> RoleHead:
@@ -411,13 +467,25 @@ class RoleHead:
         if meta["labels"] != [str(t) for t in ROLE_LABELS]:
             raise ValueError(f"{path}: role labels differ from this code's ROLE_LABELS")
         idf = a["idf"].astype(np.float32) if "idf" in a else None
-        head = cls(HashedTfidf(meta["n_features"], tuple(meta["ngram_range"]), idf), meta["d_hidden"],
-                   meta["decay"], meta["towers"], meta["members"], trained_on=meta["trained_on"],
-                   encoder=meta["encoder"], d_txl=meta["d_txl"])
+        head = cls(
+            HashedTfidf(meta["n_features"], tuple(meta["ngram_range"]), idf),
+            meta["d_hidden"],
+            meta["decay"],
+            meta["towers"],
+            meta["members"],
+            trained_on=meta["trained_on"],
+            encoder=meta["encoder"],
+            d_txl=meta["d_txl"],
+        )
         for m in range(head.members):
             net = DualTower(*head._dims(), meta["d_hidden"], len(ROLE_LABELS))
             prefix = f"net{m}."
-            net.load_state_dict({k[len(prefix):]: torch.from_numpy(v.astype(np.float32)) for k, v in a.items()
-                                 if k.startswith(prefix)})
+            net.load_state_dict(
+                {
+                    k[len(prefix) :]: torch.from_numpy(v.astype(np.float32))
+                    for k, v in a.items()
+                    if k.startswith(prefix)
+                }
+            )
             head.nets.append(net.eval())
         return head

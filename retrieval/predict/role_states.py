@@ -55,8 +55,9 @@ def _chunks(doc_id: str, units: list[str], tokenizer, chunk: int) -> tuple[DocIn
     return DocInput(segments, ids), owner
 
 
-def unit_states(model, tokenizer, docs: list[list[str]], decay: float, chunk: int = 128,
-                dtype: str = "auto") -> TxlStates:
+def unit_states(
+    model, tokenizer, docs: list[list[str]], decay: float, chunk: int = 128, dtype: str = "auto"
+) -> TxlStates:
     """Per document, txl_views of its units: [n, d] keys and [n, 2d] memory views. `dtype`: the encoding's
     precision (txl.config.ModelConfig.dtype)."""
     inputs, owners = [], []

@@ -67,7 +67,9 @@ MINHASH_ID = "minhash-5gram-v1"
 BOILERPLATE = frozenset({BlockType.HEADER, BlockType.NOTICE, BlockType.SIGNATURE, BlockType.APPENDIX})
 # The kinds whose parts the role head knows (it was trained on judgments only).
 ROLE_KINDS = frozenset({DocKind.ZH_JUDGMENT, DocKind.EN_JUDGMENT})
-_CITATION = re.compile(r"《[^《》]*》(?:第[零〇一二三四五六七八九十百千0-9]+条(?:第[^，。；、]{1,4}款)?[、，和及]?)+")
+_CITATION = re.compile(
+    r"《[^《》]*》(?:第[零〇一二三四五六七八九十百千0-9]+条(?:第[^，。；、]{1,4}款)?[、，和及]?)+"
+)
 
 
 @dataclass
@@ -99,8 +101,10 @@ def load_heads(heads_dir: str | None = None, role_encoder: bool = True) -> _Head
         roles = None
     articles = ArticleHead.load(articles_file) if articles_file.exists() else None
     return _Heads(
-        roles, _file_id(f"roles-dualtower-{roles.towers}", roles_file) if roles else "",
-        articles, _file_id("articles-tfidf-knnmem", articles_file) if articles else "",
+        roles,
+        _file_id(f"roles-dualtower-{roles.towers}", roles_file) if roles else "",
+        articles,
+        _file_id("articles-tfidf-knnmem", articles_file) if articles else "",
         encoder,
     )
 
@@ -132,21 +136,41 @@ def _role_states(by_doc: dict[str, list[Segment]], heads: _Heads, dtype: str) ->
         return {}
     ids = [d for d, segs in by_doc.items() if segs]
     model, tokenizer = heads.role_encoder
-    states = unit_states(model, tokenizer, [[s.text for s in by_doc[d]] for d in ids], heads.roles.decay, dtype=dtype)
+    states = unit_states(
+        model, tokenizer, [[s.text for s in by_doc[d]] for d in ids], heads.roles.decay, dtype=dtype
+    )
     return dict(zip(ids, states, strict=True))
 
 
-def _roles(doc: Document, segs: list[Segment], heads: _Heads, config: PredictConfig, states) -> list[Prediction]:
+def _roles(
+    doc: Document, segs: list[Segment], heads: _Heads, config: PredictConfig, states
+) -> list[Prediction]:
     out = []
-    threshold = config.role_disagreement_min_score if heads.roles.reads_txl else config.text_role_disagreement_min_score
+    threshold = (
+        config.role_disagreement_min_score
+        if heads.roles.reads_txl
+        else config.text_role_disagreement_min_score
+    )
     (predicted,) = heads.roles.predict([[s.text for s in segs]], [states] if states is not None else None)
     for s, (role, score) in zip(segs, predicted, strict=True):
         values = [str(role), str(s.type)]
         ev = [_segment_evidence(s)]
-        out.append(Prediction(doc.doc_id, "block_role", str(role), score, heads.roles_id, s.segment_id, values, ev))
+        out.append(
+            Prediction(doc.doc_id, "block_role", str(role), score, heads.roles_id, s.segment_id, values, ev)
+        )
         if role != s.type and score >= threshold:
-            out.append(Prediction(doc.doc_id, "block_role_disagrees", str(role), score, heads.roles_id,
-                                  s.segment_id, values, ev))
+            out.append(
+                Prediction(
+                    doc.doc_id,
+                    "block_role_disagrees",
+                    str(role),
+                    score,
+                    heads.roles_id,
+                    s.segment_id,
+                    values,
+                    ev,
+                )
+            )
     return out
 
 
@@ -161,9 +185,18 @@ def claim_tree(doc: Document, locator: _Locator) -> list[Prediction]:
         parents = sorted({p for _, _, numbers in refs for p in numbers})
         number = claim_number(b.text) or n
         spans = [(b.char_start + s, b.char_start + e) for s, e, _ in refs] or [(b.char_start, b.char_end)]
-        out.append(Prediction(doc.doc_id, "claim_tree", "dependent" if parents else "independent", 1.0, RULES_ID,
-                              locator.segment_id(spans[0][0]), [str(number), *map(str, parents)],
-                              [locator.evidence(doc, s, e) for s, e in spans]))
+        out.append(
+            Prediction(
+                doc.doc_id,
+                "claim_tree",
+                "dependent" if parents else "independent",
+                1.0,
+                RULES_ID,
+                locator.segment_id(spans[0][0]),
+                [str(number), *map(str, parents)],
+                [locator.evidence(doc, s, e) for s, e in spans],
+            )
+        )
     return out
 
 
@@ -207,21 +240,36 @@ def _articles(doc: Document, segs: list[Segment], heads: _Heads, config: Predict
             ev.append(Evidence(None, None, None, f"retrieved case {case} (similarity {sim:.2f}): {arts}"))
     arts = sorted(chosen)
     score = float(min(chosen.values())) if chosen else 0.0
-    pred = Prediction(doc.doc_id, "articles", ",".join(map(str, arts)), score, heads.articles_id, None,
-                      [str(a) for a in arts], ev)
+    pred = Prediction(
+        doc.doc_id,
+        "articles",
+        ",".join(map(str, arts)),
+        score,
+        heads.articles_id,
+        None,
+        [str(a) for a in arts],
+        ev,
+    )
     return probs, [pred]
 
 
 def _consistency(doc, locator: _Locator, probs, heads: _Heads, config: PredictConfig) -> list[Prediction]:
     charge_articles = heads.articles.charge_articles if heads.articles else {}
-    flags = check_document(doc, probs, {k: set(v) for k, v in charge_articles.items()},
-                           config.article_consistency_threshold)
+    flags = check_document(
+        doc, probs, {k: set(v) for k, v in charge_articles.items()}, config.article_consistency_threshold
+    )
     model_id = heads.articles_id if probs is not None else RULES_ID
     return [
-        Prediction(doc.doc_id, f"consistency:{f.check}", f.message, f.score,
-                   model_id if f.check.startswith(("article", "charge_article")) else RULES_ID,
-                   locator.segment_id(f.spans[0][0]) if f.spans else None, [f.check],
-                   [locator.evidence(doc, s, e) for s, e in f.spans])
+        Prediction(
+            doc.doc_id,
+            f"consistency:{f.check}",
+            f.message,
+            f.score,
+            model_id if f.check.startswith(("article", "charge_article")) else RULES_ID,
+            locator.segment_id(f.spans[0][0]) if f.spans else None,
+            [f.check],
+            [locator.evidence(doc, s, e) for s, e in f.spans],
+        )
         for f in flags
     ]
 
@@ -230,10 +278,22 @@ def _provisos(doc: Document, locator: _Locator) -> list[Prediction]:
     out = []
     for b in doc.blocks:
         for p in find_provisos(b.text, doc.language):
-            spans = [(b.char_start + p.proviso[0], b.char_start + p.proviso[1]),
-                     (b.char_start + p.restricted[0], b.char_start + p.restricted[1])]
-            out.append(Prediction(doc.doc_id, "proviso", p.marker, 1.0, RULES_ID, locator.segment_id(spans[0][0]),
-                                  [p.marker], [locator.evidence(doc, s, e) for s, e in spans]))
+            spans = [
+                (b.char_start + p.proviso[0], b.char_start + p.proviso[1]),
+                (b.char_start + p.restricted[0], b.char_start + p.restricted[1]),
+            ]
+            out.append(
+                Prediction(
+                    doc.doc_id,
+                    "proviso",
+                    p.marker,
+                    1.0,
+                    RULES_ID,
+                    locator.segment_id(spans[0][0]),
+                    [p.marker],
+                    [locator.evidence(doc, s, e) for s, e in spans],
+                )
+            )
     return out
 
 
@@ -253,8 +313,11 @@ def connective_attention(doc: Document, segs: list[Segment], model, max_segments
         return None  # no connective among the keys: nothing to summarise
     device = next(net.parameters()).device
     with torch.no_grad():
-        out = net(torch.tensor([ids], device=device), connective_mask=torch.from_numpy(mask)[None].to(device),
-                  diagnostics=True)
+        out = net(
+            torch.tensor([ids], device=device),
+            connective_mask=torch.from_numpy(mask)[None].to(device),
+            diagnostics=True,
+        )
     table = out.diagnostics
     if table is None or table["mass_connective"].isna().all():
         return None
@@ -263,11 +326,20 @@ def connective_attention(doc: Document, segs: list[Segment], model, max_segments
     share = float(np.mean(np.cumsum(mask) / np.arange(1, len(mask) + 1)))
     lift = mass / share if share > 0 else 0.0
     model_id = f"txl:{getattr(net.cfg, 'n_layer', '?')}L"
-    return Prediction(doc.doc_id, "connective_attention", f"{lift:.3f}", lift, model_id, None,
-                      [f"{mass:.6g}", f"{share:.6g}", f"{lift:.6g}"])
+    return Prediction(
+        doc.doc_id,
+        "connective_attention",
+        f"{lift:.3f}",
+        lift,
+        model_id,
+        None,
+        [f"{mass:.6g}", f"{share:.6g}", f"{lift:.6g}"],
+    )
 
 
-def _duplicates(by_doc: dict[str, list[Segment]], config: PredictConfig, out_dir: str | None) -> list[Prediction]:
+def _duplicates(
+    by_doc: dict[str, list[Segment]], config: PredictConfig, out_dir: str | None
+) -> list[Prediction]:
     """Rows for the batch's documents only: a pair with an earlier document (out_dir's SignatureStore)
     gets its row on this side; the earlier document's rows were written with its own batch."""
 
@@ -296,8 +368,18 @@ def _duplicates(by_doc: dict[str, list[Segment]], config: PredictConfig, out_dir
     for seg_id, others in partners.items():
         others.sort(key=lambda o: -o[1])
         s = segs[seg_id]
-        out.append(Prediction(s.doc_id, "shared_passage", others[0][0], others[0][1], MINHASH_ID, seg_id,
-                              [o for o, _ in others], [_segment_evidence(s)]))
+        out.append(
+            Prediction(
+                s.doc_id,
+                "shared_passage",
+                others[0][0],
+                others[0][1],
+                MINHASH_ID,
+                seg_id,
+                [o for o, _ in others],
+                [_segment_evidence(s)],
+            )
+        )
     return out
 
 
@@ -367,8 +449,14 @@ class PredictStage:
             path = checkpoint_file(ctx.config.model.checkpoint)
             if path is not None and path.exists():
                 model = _encoder(str(path), ctx.config.model.device)
-        preds = predict_stage([w.document for w in docs], [s for w in docs for s in w.segments], config, model,
-                              ctx.out_dir, ctx.config.model.dtype)
+        preds = predict_stage(
+            [w.document for w in docs],
+            [s for w in docs for s in w.segments],
+            config,
+            model,
+            ctx.out_dir,
+            ctx.config.model.dtype,
+        )
         by_doc: dict[str, list[Prediction]] = {}
         for p in preds:
             by_doc.setdefault(p.doc_id, []).append(p)

@@ -104,8 +104,11 @@ def load_criminal(path: str | Path, limit: int | None = None) -> list[CriminalCa
             break
         if "text" not in row or "la" not in row:
             raise CorruptDocument(str(path), f"record {n + 1} lacks the judge_criminal fields text and la")
-        cases.append(CriminalCase(str(row.get("text_id", n)), row["text"], [int(a) for a in row["la"]],
-                                  row.get("fd", "")))
+        cases.append(
+            CriminalCase(
+                str(row.get("text_id", n)), row["text"], [int(a) for a in row["la"]], row.get("fd", "")
+            )
+        )
     return cases
 
 
@@ -147,8 +150,11 @@ def eval_articles(path: str | Path, folds: int = 5, seed: int = 0, limit: int | 
     cases = load_criminal(path, limit)
     if len(cases) < 2 * folds:
         raise CorruptDocument(str(path), f"{len(cases)} cases are too few for {folds}-fold evaluation")
-    preds: dict[str, list[set[int]]] = {"baseline_tfidf_linear": [], "head_without_memory": [],
-                                         "head_with_memory": []}
+    preds: dict[str, list[set[int]]] = {
+        "baseline_tfidf_linear": [],
+        "head_without_memory": [],
+        "head_with_memory": [],
+    }
     gold: list[list[int]] = []
     for train, test in KFold(folds, shuffle=True, random_state=seed).split(cases):
         tr = [cases[i] for i in train]
@@ -217,8 +223,14 @@ def load_india(path: str | Path) -> list[LabelledDoc]:
         unknown = {lab for _, lab in sents} - set(INDIA_ROLES)
         if unknown:
             raise CorruptDocument(str(path), f"record {n + 1} has unknown roles {sorted(unknown)}")
-        docs.append(LabelledDoc(doc_id, [t for t, _ in sents], [INDIA_ROLES[lab] for _, lab in sents],
-                                [INDIA_TRAIN_TYPE[lab] for _, lab in sents]))
+        docs.append(
+            LabelledDoc(
+                doc_id,
+                [t for t, _ in sents],
+                [INDIA_ROLES[lab] for _, lab in sents],
+                [INDIA_TRAIN_TYPE[lab] for _, lab in sents],
+            )
+        )
     return docs
 
 

@@ -68,7 +68,11 @@ def term_spans(text: str) -> tuple[tuple[str, int, int], ...]:
     for m in WORD_RUNS.finditer(text):
         run, base = m.group(), m.start()
         if HAN.match(run):
-            out.extend((w, base + a, base + b) for w, a, b in jieba_module().tokenize(run, mode="search") if w not in stop)
+            out.extend(
+                (w, base + a, base + b)
+                for w, a, b in jieba_module().tokenize(run, mode="search")
+                if w not in stop
+            )
         elif (w := run.lower()) not in stop:
             out.append((stemmer().stemWord(w), m.start(), m.end()))
     return tuple(out)
@@ -79,7 +83,9 @@ def _form(text: str) -> str:
 
 
 @torch.no_grad()
-def encode_text(model, tokenizer, text: str, block_type: BlockType = BlockType.FACTS, seg_tokens: int = 384) -> EncodedText:
+def encode_text(
+    model, tokenizer, text: str, block_type: BlockType = BlockType.FACTS, seg_tokens: int = 384
+) -> EncodedText:
     """A context as consecutive segments with recurrence memory; states of every text token."""
     enc = tokenizer.hf.encode(text, add_special_tokens=False)
     ids, offsets = list(enc.ids), [tuple(o) for o in enc.offsets]
@@ -102,8 +108,14 @@ def prepare_question(model, tokenizer, question: str) -> Question:
     """The question encoded alone (per-token states) and the lexical sets the features match against."""
     enc = encode_text(model, tokenizer, question, BlockType.OTHER)
     forms = frozenset(_form(question[a:b]) for a, b in enc.offsets) - {""}
-    return Question(question, enc, frozenset(enc.ids), forms, frozenset(t for t, _, _ in term_spans(question)),
-                    frozenset(HAN.findall(question)))
+    return Question(
+        question,
+        enc,
+        frozenset(enc.ids),
+        forms,
+        frozenset(t for t, _, _ in term_spans(question)),
+        frozenset(HAN.findall(question)),
+    )
 
 
 def lexical_features(text: str, ctx: EncodedText, q: Question) -> torch.Tensor:
@@ -159,7 +171,9 @@ class ReaderHead(nn.Module):
         self.q_end = nn.Linear(d, 2 * h)
         self.cls = nn.Sequential(nn.Linear(6 * h + d, h), nn.Tanh(), nn.Linear(h, len(LABELS)))
 
-    def forward(self, c: torch.Tensor, c_mask: torch.Tensor, lex: torch.Tensor, q: torch.Tensor, q_mask: torch.Tensor):
+    def forward(
+        self, c: torch.Tensor, c_mask: torch.Tensor, lex: torch.Tensor, q: torch.Tensor, q_mask: torch.Tensor
+    ):
         """c [B, T, D] context states, c_mask [B, T], lex [B, T, F], q [B, Q, D] question states, q_mask [B, Q]
         -> (start [B, T], end [B, T], answer-type logits [B, 4]); masked tokens score the dtype's minimum."""
         pc, pq = self.proj(c), self.proj(q)
@@ -179,7 +193,9 @@ class ReaderHead(nn.Module):
         return start, end, self.cls(torch.cat([mean, mx, at_start, qv], -1))
 
 
-def best_span(start: torch.Tensor, end: torch.Tensor, max_len: int = MAX_ANSWER_TOKENS) -> tuple[int, int, float]:
+def best_span(
+    start: torch.Tensor, end: torch.Tensor, max_len: int = MAX_ANSWER_TOKENS
+) -> tuple[int, int, float]:
     """The (s, e) with s ≤ e < s + max_len maximising start[s] + end[e] (log-probabilities or logits)."""
     t = start.numel()
     scores = start[:, None] + end[None, :]
@@ -215,14 +231,18 @@ class ReaderAnswer:
     best_span: tuple[str, float] = ("", 0.0)  # the best span and P(SPAN)·p(start)·p(end), whatever the label
 
 
-def decode(text: str, ctx: EncodedText, start: torch.Tensor, end: torch.Tensor, logits: torch.Tensor) -> ReaderAnswer:
+def decode(
+    text: str, ctx: EncodedText, start: torch.Tensor, end: torch.Tensor, logits: torch.Tensor
+) -> ReaderAnswer:
     """One question's head outputs (unpadded) -> its prediction."""
     probs = torch.softmax(logits.float(), -1)
     label = LABELS[int(probs.argmax())]
     s, e, logp = best_span(torch.log_softmax(start.float(), -1), torch.log_softmax(end.float(), -1))
     candidate = (text[ctx.offsets[s][0] : ctx.offsets[e][1]], float(probs[0]) * float(np.exp(logp)))
     if label != "SPAN":
-        return ReaderAnswer(label, "" if label == "NONE" else label, float(probs.max()), None, float(probs.max()), candidate)
+        return ReaderAnswer(
+            label, "" if label == "NONE" else label, float(probs.max()), None, float(probs.max()), candidate
+        )
     return ReaderAnswer(label, candidate[0], candidate[1], (s, e), float(probs[0]), candidate)
 
 
@@ -252,9 +272,18 @@ class Reader:
 
     def save(self, path: Path, encoder_sha256: str, metrics: dict) -> None:
         buf = io.BytesIO()
-        state = {k: v.half() for k, v in self.head.state_dict().items()}  # fp16 on disk: a quarter of the size
-        torch.save({"config": asdict(self.head.cfg), "state_dict": state, "encoder_sha256": encoder_sha256,
-                    "metrics": metrics}, buf)
+        state = {
+            k: v.half() for k, v in self.head.state_dict().items()
+        }  # fp16 on disk: a quarter of the size
+        torch.save(
+            {
+                "config": asdict(self.head.cfg),
+                "state_dict": state,
+                "encoder_sha256": encoder_sha256,
+                "metrics": metrics,
+            },
+            buf,
+        )
         atomic_write_bytes(Path(path), buf.getvalue())
 
 
@@ -264,13 +293,20 @@ def load_reader(path: Path, model, tokenizer, encoder_sha256: str | None = None)
         blob = torch.load(path, map_location="cpu", weights_only=True)
         cfg = ReaderConfig(**blob["config"])
     except (KeyError, TypeError, RuntimeError, EOFError) as e:
-        raise ReaderMismatch(str(path), f"not a reader checkpoint of this version ({type(e).__name__}: {e})") from None
+        raise ReaderMismatch(
+            str(path), f"not a reader checkpoint of this version ({type(e).__name__}: {e})"
+        ) from None
     trained_on = blob.get("encoder_sha256")
     if encoder_sha256 is not None and trained_on != encoder_sha256:
-        raise ReaderMismatch(str(path), f"trained on encoder {str(trained_on)[:12]}, not on {encoder_sha256[:12]}; "
-                             "retrain it with `ldx train reader`")
+        raise ReaderMismatch(
+            str(path),
+            f"trained on encoder {str(trained_on)[:12]}, not on {encoder_sha256[:12]}; "
+            "retrain it with `ldx train reader`",
+        )
     if model is not None and model.cfg.d_model != cfg.d_model:
-        raise ReaderMismatch(str(path), f"made for d_model {cfg.d_model}, the encoder has {model.cfg.d_model}")
+        raise ReaderMismatch(
+            str(path), f"made for d_model {cfg.d_model}, the encoder has {model.cfg.d_model}"
+        )
     head = ReaderHead(cfg)
     head.load_state_dict({k: v.float() for k, v in blob["state_dict"].items()})
     return Reader(head.eval(), model, tokenizer, str(path), trained_on, blob.get("metrics"))

@@ -78,13 +78,17 @@ def is_validation(context: str) -> bool:
     return hashlib.blake2b(context.encode(), digest_size=8).digest()[1] % 10 == 0
 
 
-def build_examples(path: Path, model, tokenizer, split: str = "train", max_contexts: int | None = None) -> list[Example]:
+def build_examples(
+    path: Path, model, tokenizer, split: str = "train", max_contexts: int | None = None
+) -> list[Example]:
     examples = []
     for n, (context, qas) in enumerate(load_squad(path, split)):
         if max_contexts is not None and n >= max_contexts:
             break
         ctx = encode_text(model, tokenizer, context)
-        ctx.hidden = ctx.hidden.half()  # the cache holds fp16 states: half the memory, the head reads them as fp32
+        ctx.hidden = (
+            ctx.hidden.half()
+        )  # the cache holds fp16 states: half the memory, the head reads them as fp32
         for item in qas:
             q = prepare_question(model, tokenizer, item.question)
             q.enc.hidden = q.enc.hidden.half()
@@ -107,7 +111,9 @@ def cached(key: str, build) -> list[Example]:
     return examples
 
 
-def cuad_examples(data_dir: Path, model, tokenizer, contracts: int, k: int = 3, passage_chars: int = 1200) -> list[Example]:
+def cuad_examples(
+    data_dir: Path, model, tokenizer, contracts: int, k: int = 3, passage_chars: int = 1200
+) -> list[Example]:
     """Passage-level examples from CUAD's training contracts: every passage holding a gold clause is a SPAN
     example of its question (the category, as `eval cuad` asks it), and the question's other top-k BM25
     passages are NONE examples, so the head learns to say no answer to a passage that only looks related."""
@@ -133,8 +139,11 @@ def cuad_examples(data_dir: Path, model, tokenizer, contracts: int, k: int = 3, 
                     continue
                 gold = text[spans[i][0] : spans[i][1]] if i in spans else ""
                 item = QAItem(f"{cq.qid}#{i}", cq.category, [gold], not gold)
-                examples.append(Example(text, ctx, lexical_features(text, ctx, q), q, item,
-                                        "SPAN" if span else "NONE", span))
+                examples.append(
+                    Example(
+                        text, ctx, lexical_features(text, ctx, q), q, item, "SPAN" if span else "NONE", span
+                    )
+                )
     return examples
 
 
@@ -198,15 +207,22 @@ def train_head(
             rows = [b for b, e in enumerate(batch) if e.span is not None]
             if rows:
                 r = torch.tensor(rows)
-                loss = loss + ce(start[r], torch.tensor([batch[b].span[0] for b in rows])) + ce(
-                    end[r], torch.tensor([batch[b].span[1] for b in rows]))
+                loss = (
+                    loss
+                    + ce(start[r], torch.tensor([batch[b].span[0] for b in rows]))
+                    + ce(end[r], torch.tensor([batch[b].span[1] for b in rows]))
+                )
             opt.zero_grad()
             loss.backward()
             nn.utils.clip_grad_norm_(head.parameters(), 5.0)
             opt.step()
             sched.step()
             total += loss.item() * len(batch)
-        row = {"epoch": epoch + 1, "loss": round(total / len(examples), 4), "minutes": round((time.perf_counter() - t0) / 60, 1)}
+        row = {
+            "epoch": epoch + 1,
+            "loss": round(total / len(examples), 4),
+            "minutes": round((time.perf_counter() - t0) / 60, 1),
+        }
         if valid:
             m = score(predict(head, valid), [e.item for e in valid])
             row.update({k: m[k] for k in ("em", "f1", "yes_no_acc", "no_answer_acc")})
@@ -241,23 +257,37 @@ def train_reader(
     metrics saved with the head. `minutes` bounds the training, the encoding not counted."""
     path = checkpoint_file(checkpoint)
     if path is None or not path.is_file():
-        raise ValueError(f"{path or 'data/models/'}: no encoder checkpoint (pass one or ship one in data/models/)")
+        raise ValueError(
+            f"{path or 'data/models/'}: no encoder checkpoint (pass one or ship one in data/models/)"
+        )
     encoder_sha = sha256_file(path)
     model, tokenizer = load_encoder(path, "cpu")
     t0 = time.perf_counter()
-    examples = cached(f"{qa.resolve()}|{encoder_sha}|{contexts}",
-                      lambda: build_examples(qa, model, tokenizer, "train", contexts))
+    examples = cached(
+        f"{qa.resolve()}|{encoder_sha}|{contexts}",
+        lambda: build_examples(qa, model, tokenizer, "train", contexts),
+    )
     if cuad is not None:
-        examples += cached(f"{cuad.resolve()}|{encoder_sha}|{cuad_contracts}|cuad",
-                           lambda: cuad_examples(cuad, model, tokenizer, cuad_contracts))
+        examples += cached(
+            f"{cuad.resolve()}|{encoder_sha}|{cuad_contracts}|cuad",
+            lambda: cuad_examples(cuad, model, tokenizer, cuad_contracts),
+        )
     train = [e for e in examples if not is_validation(e.text)]
     valid = [e for e in examples if is_validation(e.text)]
     t1 = time.perf_counter()
-    print(f"{len(train)} training / {len(valid)} validation questions, encoded in {t1 - t0:.0f} s", flush=True)
+    print(
+        f"{len(train)} training / {len(valid)} validation questions, encoded in {t1 - t0:.0f} s", flush=True
+    )
     cfg = ReaderConfig(model.cfg.d_model)
-    record = {"train_file": str(qa), "cuad": str(cuad) if cuad else None,
-              "init": str(init) if init else None, "train_questions": len(train), "valid_questions": len(valid),
-              "encoder": path.name, "config": vars(cfg)}
+    record = {
+        "train_file": str(qa),
+        "cuad": str(cuad) if cuad else None,
+        "init": str(init) if init else None,
+        "train_questions": len(train),
+        "valid_questions": len(valid),
+        "encoder": path.name,
+        "config": vars(cfg),
+    }
 
     def save(head: ReaderHead, row: dict) -> None:
         Reader(head, model, tokenizer).save(out, encoder_sha, {**record, "best_epoch": row})
@@ -268,7 +298,12 @@ def train_reader(
     head, log = train_head(train, cfg, epochs, lr, valid=valid, minutes=minutes, on_best=save, init=start)
     reader = Reader(head, model, tokenizer, str(out))
     held = evaluate_qa(qa, reader, "heldout", eval_contexts)
-    metrics = {**record, "train_log": log, "heldout": held, "encode_s": round(t1 - t0, 1),
-               "train_s": round(time.perf_counter() - t1, 1)}
+    metrics = {
+        **record,
+        "train_log": log,
+        "heldout": held,
+        "encode_s": round(t1 - t0, 1),
+        "train_s": round(time.perf_counter() - t1, 1),
+    }
     reader.save(out, encoder_sha, metrics)
     return metrics

@@ -18,18 +18,30 @@ _SCORE_CUES = re.compile(
     r"|terms\s+and\s+conditions|indemnif\w+|governing\s+law|terminat\w+|confidential\w*)\b",
     _I,
 )
-_PARTIES = re.compile(r"\b(?:by\s+and\s+between|between\s*:?$|entered\s+into|is\s+made\s+(?:and\s+entered\s+)?(?:as\s+of|on|this)"
-                      r"|made\s+this|dated\s+as\s+of)\b", _I)
+_PARTIES = re.compile(
+    r"\b(?:by\s+and\s+between|between\s*:?$|entered\s+into|is\s+made\s+(?:and\s+entered\s+)?(?:as\s+of|on|this)"
+    r"|made\s+this|dated\s+as\s+of)\b",
+    _I,
+)
 _RECITALS = re.compile(r"^(?:recitals?|background|preamble|whereas\b|now,?\s+therefore)", _I)
-_DEFINITIONS_HEAD = re.compile(r"^(?:(?:article|section)\s+[\dIVX]+\.?\s*[-–:]?\s*|\d+(?:\.\d+)*\.?\s*)?definitions?\b", _I)
-_DEFINITION = re.compile(r"^[\"“”'‘]?[A-Z][\w\s\-’']{0,60}[\"“”'’]\s*(?:shall\s+)?(?:mean|means|has\s+the\s+meaning|refers?\s+to|includes?)\b")
-_CLAUSE = re.compile(r"^(?:(?:article|section|clause)\s+[\dIVXLC]+|\d{1,2}(?:\.\d{1,2})*\.?\s+\S|\([a-z0-9]{1,4}\)\s|[A-Z]\.\s)", _I)
+_DEFINITIONS_HEAD = re.compile(
+    r"^(?:(?:article|section)\s+[\dIVX]+\.?\s*[-–:]?\s*|\d+(?:\.\d+)*\.?\s*)?definitions?\b", _I
+)
+_DEFINITION = re.compile(
+    r"^[\"“”'‘]?[A-Z][\w\s\-’']{0,60}[\"“”'’]\s*(?:shall\s+)?(?:mean|means|has\s+the\s+meaning|refers?\s+to|includes?)\b"
+)
+_CLAUSE = re.compile(
+    r"^(?:(?:article|section|clause)\s+[\dIVXLC]+|\d{1,2}(?:\.\d{1,2})*\.?\s+\S|\([a-z0-9]{1,4}\)\s|[A-Z]\.\s)",
+    _I,
+)
 _SIGNATURE_START = re.compile(
     r"^(?:in\s+witness\s+whereof|signed\s+(?:by|for)|executed\s+(?:by|as\s+of)|yours\s+(?:very\s+)?truly|sincerely"
     r"|agreed\s+and\s+accepted|accepted\s+and\s+agreed|\[signature\s+page)",
     _I,
 )
-_SIGNATURE_LINE = re.compile(r"^(?:by|name|title|date|its|signature|print\s+name|witness)\s*:|^_{3,}|^/s/", _I)
+_SIGNATURE_LINE = re.compile(
+    r"^(?:by|name|title|date|its|signature|print\s+name|witness)\s*:|^_{3,}|^/s/", _I
+)
 _APPENDIX = re.compile(r"^(?:schedule|exhibit|annex|appendix|attachment|addendum)\s+[\dA-Z]{1,4}\b", _I)
 
 
@@ -77,7 +89,11 @@ def _classify(piece: str, state: T) -> T:
         return T.CLAUSE if len(piece) > 300 or _CLAUSE.match(piece) else T.HEADER
     if _CLAUSE.match(piece):
         return T.CLAUSE if state is not T.DEFINITIONS or not re.match(r"^\(", piece) else T.DEFINITIONS
-    if state in (T.PARTIES, T.FACTS) and len(piece) < 200 and re.search(r"\b(?:address|attention|located|corporation|company)\b", piece, _I):
+    if (
+        state in (T.PARTIES, T.FACTS)
+        and len(piece) < 200
+        and re.search(r"\b(?:address|attention|located|corporation|company)\b", piece, _I)
+    ):
         return state
     if state is T.FACTS or state is T.PARTIES:
         return T.CLAUSE if len(piece) > 300 else state
@@ -94,9 +110,14 @@ def extract_meta(text: str, spans: list[Span]) -> tuple[DocMeta, str | None]:
     meta = DocMeta(doc_type="contract")
     header = [text[s.start : s.end] for s in spans if s.type is T.HEADER]
     parties = " ".join(text[s.start : s.end] for s in spans if s.type is T.PARTIES)
-    title = next((h for h in header if re.search(r"\bagreement|contract|lease|license\b", h, _I) and len(h) < 150), None)
+    title = next(
+        (h for h in header if re.search(r"\bagreement|contract|lease|license\b", h, _I) and len(h) < 150),
+        None,
+    )
     if m := _PARTY_NAMES.search(parties):
         for name, role in ((m.group(1), m.group(2)), (m.group(3), m.group(4))):
-            meta.parties.append(Party(name=re.sub(r"\s+", " ", name).strip(" ,"), role=(role or "party").strip()))
+            meta.parties.append(
+                Party(name=re.sub(r"\s+", " ", name).strip(" ,"), role=(role or "party").strip())
+            )
     meta.date = parse_date(parties) or parse_date(" ".join(header))
     return meta, title

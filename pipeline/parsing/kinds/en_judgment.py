@@ -18,7 +18,9 @@ from pipeline.records import DocKind, DocMeta, Party
 KIND = DocKind.EN_JUDGMENT
 
 _I = re.IGNORECASE
-CITATION = re.compile(r"\[(?:19|20)\d\d\]\s+(?:UKSC|UKHL|UKPC|EWCA\s+(?:Civ|Crim)|EWHC|EWFC|EWCOP|UKUT|UKFTT)\s+\d+(?:\s*\([A-Za-z]+\))?")
+CITATION = re.compile(
+    r"\[(?:19|20)\d\d\]\s+(?:UKSC|UKHL|UKPC|EWCA\s+(?:Civ|Crim)|EWHC|EWFC|EWCOP|UKUT|UKFTT)\s+\d+(?:\s*\([A-Za-z]+\))?"
+)
 _COURT = re.compile(
     r"\b(?:in\s+the\s+)?(?:supreme\s+court|court\s+of\s+appeals?|high\s+court|united\s+states\s+(?:court|district|tax)"
     r"|circuit\s+court|district\s+court|tax\s+court|court\s+of\s+(?:federal\s+claims|chancery|criminal\s+appeals)"
@@ -50,7 +52,9 @@ _PARTY_LINE = re.compile(
     r"|claimants?|defendants?|petitioners?|plaintiffs?|applicants?|state|government|united\s+states)|\(instructed\s+by)\b)",
     _I,
 )
-_BODY_START = re.compile(r"^(?:\d{1,3}\.?\s+\S|\(\d{1,3}\)\s+\S|judgment\b.*:|[A-Z][a-z]+(?:\s+\w+){0,3}\s*(?:LJ|J|MR)\s*:)")
+_BODY_START = re.compile(
+    r"^(?:\d{1,3}\.?\s+\S|\(\d{1,3}\)\s+\S|judgment\b.*:|[A-Z][a-z]+(?:\s+\w+){0,3}\s*(?:LJ|J|MR)\s*:)"
+)
 
 _VERDICT = re.compile(
     r"\b(?:appeals?\s+(?:is|are|must\s+be|should\s+be|will\s+be|stands?)\s+(?:accordingly\s+|therefore\s+|partly\s+|partially\s+)?"
@@ -103,14 +107,32 @@ _HEADING = re.compile(
 )
 _HEADING_TYPES = (
     (re.compile(r"fact|background|introduction|the\s+parties|history", _I), T.FACTS),
-    (re.compile(r"procedur|proceedings\s+below|judgment\s+below|decision\s+below|the\s+judgment\s+of|first\s+instance", _I), T.PROCEDURE),
-    (re.compile(r"submission|argument|contention|grounds?\s+of\s+appeal|the\s+appeal$|appellant", _I), T.CLAIMS),
+    (
+        re.compile(
+            r"procedur|proceedings\s+below|judgment\s+below|decision\s+below|the\s+judgment\s+of|first\s+instance",
+            _I,
+        ),
+        T.PROCEDURE,
+    ),
+    (
+        re.compile(r"submission|argument|contention|grounds?\s+of\s+appeal|the\s+appeal$|appellant", _I),
+        T.CLAIMS,
+    ),
     (re.compile(r"respondent", _I), T.DEFENSE),
-    (re.compile(r"discussion|analysis|reasoning|the\s+law|legal\s+framework|conclusion|issues?|decision|standard", _I), T.OPINION),
+    (
+        re.compile(
+            r"discussion|analysis|reasoning|the\s+law|legal\s+framework|conclusion|issues?|decision|standard",
+            _I,
+        ),
+        T.OPINION,
+    ),
     (re.compile(r"disposition|order|result|outcome", _I), T.VERDICT),
     (re.compile(r"appendix|annex|schedule|footnotes?", _I), T.APPENDIX),
 )
-_SIGNATURE = re.compile(r"^(?:\.{0,3}\s*[A-Z][A-Za-z. ]{1,40},?\s*(?:J|CJ|JJ|LJ|C\.?J\.?I?)\.?|new\s+delhi|dated\b.{0,30}|judge)$", _I)
+_SIGNATURE = re.compile(
+    r"^(?:\.{0,3}\s*[A-Z][A-Za-z. ]{1,40},?\s*(?:J|CJ|JJ|LJ|C\.?J\.?I?)\.?|new\s+delhi|dated\b.{0,30}|judge)$",
+    _I,
+)
 
 
 def score(text: str, language: str) -> float:
@@ -120,8 +142,14 @@ def score(text: str, language: str) -> float:
     return min(1.0, len(cues) / 16) * min(1.0, len(set(cues)) / 5)
 
 
-_CUE_ORDER = ((T.VERDICT, _VERDICT), (T.DEFENSE, _DEFENSE), (T.CLAIMS, _CLAIMS), (T.PROCEDURE, _PROCEDURE),
-              (T.OPINION, _OPINION), (T.FACTS, _FACTS))
+_CUE_ORDER = (
+    (T.VERDICT, _VERDICT),
+    (T.DEFENSE, _DEFENSE),
+    (T.CLAIMS, _CLAIMS),
+    (T.PROCEDURE, _PROCEDURE),
+    (T.OPINION, _OPINION),
+    (T.FACTS, _FACTS),
+)
 # One pass over a lower-cased paragraph finds every cue (six case-insensitive searches cost ~6x more).
 _CUES = re.compile("|".join(f"(?P<{t.name}>{rx.pattern})" for t, rx in _CUE_ORDER))
 
@@ -195,23 +223,42 @@ def _cover_type(piece: str) -> T | None:
     if _HEADER_LINE.match(piece) or _JUDGE_LINE.match(piece) or CITATION.search(piece) or _COURT.match(piece):
         return T.HEADER
     if len(piece) <= 80 and piece.upper() == piece:  # names of parties and courts set in capitals
-        return T.PARTIES if re.search(r"\b(?:LTD|LIMITED|PLC|INC|LLC|COUNCIL|SECRETARY|MINISTER)\b", piece) else T.HEADER
+        return (
+            T.PARTIES
+            if re.search(r"\b(?:LTD|LIMITED|PLC|INC|LLC|COUNCIL|SECRETARY|MINISTER)\b", piece)
+            else T.HEADER
+        )
     return None
 
 
 # ---- metadata ------------------------------------------------------------------------------------
 
-_DATE_DMY = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(January|February|March|April|May|June|July|August|September|October|November|December),?\s+(\d{4})\b")
-_DATE_MDY = re.compile(r"\b(January|February|March|April|May|June|July|August|September|October|November|December)\s+(\d{1,2}),\s+(\d{4})\b")
-_DATE_NUM = re.compile(r"\b(\d{1,2})/(\d{1,2})/(\d{4})\b")
-_MONTHS = {m: i for i, m in enumerate(("January February March April May June July August September October "
-                                       "November December").split(), start=1)}
-_CASE_NO = re.compile(r"\b(?:case|claim|appeal|docket)\s+no\.?\s*:?\s*([A-Z0-9][\w/.\-]*(?:\s*[,&]\s*[A-Z0-9][\w/.\-]*)*)", _I)
-_ROLE = re.compile(
-    r"\b(appellants?|appellees?|respondents?|claimants?|defendants?|petitioners?|plaintiffs?|applicants?|interveners?)\b", _I
+_DATE_DMY = re.compile(
+    r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(January|February|March|April|May|June|July|August|September|October|November|December),?\s+(\d{4})\b"
 )
-_COUNSEL = re.compile(r"\bfor\s+(?:the\s+)?(?:appellant|appellee|respondent|petitioner|plaintiff|defendant|amic|state|united)"
-                      r"|instructed\s+by|on\s+(?:the\s+)?brief|with\s+whom|argued\b", _I)
+_DATE_MDY = re.compile(
+    r"\b(January|February|March|April|May|June|July|August|September|October|November|December)\s+(\d{1,2}),\s+(\d{4})\b"
+)
+_DATE_NUM = re.compile(r"\b(\d{1,2})/(\d{1,2})/(\d{4})\b")
+_MONTHS = {
+    m: i
+    for i, m in enumerate(
+        ("January February March April May June July August September October November December").split(),
+        start=1,
+    )
+}
+_CASE_NO = re.compile(
+    r"\b(?:case|claim|appeal|docket)\s+no\.?\s*:?\s*([A-Z0-9][\w/.\-]*(?:\s*[,&]\s*[A-Z0-9][\w/.\-]*)*)", _I
+)
+_ROLE = re.compile(
+    r"\b(appellants?|appellees?|respondents?|claimants?|defendants?|petitioners?|plaintiffs?|applicants?|interveners?)\b",
+    _I,
+)
+_COUNSEL = re.compile(
+    r"\bfor\s+(?:the\s+)?(?:appellant|appellee|respondent|petitioner|plaintiff|defendant|amic|state|united)"
+    r"|instructed\s+by|on\s+(?:the\s+)?brief|with\s+whom|argued\b",
+    _I,
+)
 _JUDGE_NAME = re.compile(
     r"\b(?:(?:LORD|LADY)\s+JUSTICE\s+[A-Z][A-Za-z\-’']+(?:\s+[A-Z][A-Za-z\-’']+)?|SIR\s+[A-Z][A-Za-z\-’']+(?:\s+[A-Z][A-Za-z\-’']+)*"
     r"|[A-Z][a-z]+\s+(?:LJ|J|MR)\b|THE\s+MASTER\s+OF\s+THE\s+ROLLS|(?:Circuit|District|Chief)\s+Judge\s+[A-Z][a-z]+)"
@@ -248,7 +295,9 @@ def extract_meta(text: str, spans: list[Span]) -> tuple[DocMeta, str | None]:
             break
     else:
         meta.date = parse_date(head_text)
-    meta.judges = list(dict.fromkeys(m.group(0).strip() for line in header for m in _JUDGE_NAME.finditer(line)))
+    meta.judges = list(
+        dict.fromkeys(m.group(0).strip() for line in header for m in _JUDGE_NAME.finditer(line))
+    )
     meta.parties = _parties(cover)
     title = f"{meta.parties[0].name} v {meta.parties[-1].name}" if len(meta.parties) >= 2 else None
     return meta, title

@@ -19,15 +19,35 @@ _I = re.IGNORECASE
 
 _SECTIONS = (
     (re.compile(r"cross[- ]reference|related\s+applications?|priority", _I), T.OTHER),
-    (re.compile(r"brief\s+description\s+of\s+(?:the\s+)?(?:several\s+views\s+of\s+the\s+)?(?:drawings?|figures?)"
-                r"|description\s+of\s+(?:the\s+)?(?:drawings?|figures?)|^drawings?$", _I), T.DRAWINGS),
-    (re.compile(r"detailed\s+description|description\s+of\s+(?:the\s+)?(?:preferred|illustrative|exemplary|specific)"
-                r"|(?:preferred\s+)?embodiments?|best\s+mode|^examples?\b|^description$|modes?\s+for\s+carrying", _I),
-     T.DESCRIPTION),
+    (
+        re.compile(
+            r"brief\s+description\s+of\s+(?:the\s+)?(?:several\s+views\s+of\s+the\s+)?(?:drawings?|figures?)"
+            r"|description\s+of\s+(?:the\s+)?(?:drawings?|figures?)|^drawings?$",
+            _I,
+        ),
+        T.DRAWINGS,
+    ),
+    (
+        re.compile(
+            r"detailed\s+description|description\s+of\s+(?:the\s+)?(?:preferred|illustrative|exemplary|specific)"
+            r"|(?:preferred\s+)?embodiments?|best\s+mode|^examples?\b|^description$|modes?\s+for\s+carrying",
+            _I,
+        ),
+        T.DESCRIPTION,
+    ),
     (re.compile(r"field|technical\s+field", _I), T.FIELD),
-    (re.compile(r"background|prior\s+art|related\s+art|description\s+of\s+(?:the\s+)?related", _I), T.BACKGROUND),
-    (re.compile(r"summary|disclosure\s+of\s+(?:the\s+)?invention|objects?\s+(?:and\s+advantages\s+)?of|brief\s+description"
-                r"\s+of\s+(?:the\s+)?invention|^(?:the\s+)?invention$", _I), T.SUMMARY),
+    (
+        re.compile(r"background|prior\s+art|related\s+art|description\s+of\s+(?:the\s+)?related", _I),
+        T.BACKGROUND,
+    ),
+    (
+        re.compile(
+            r"summary|disclosure\s+of\s+(?:the\s+)?invention|objects?\s+(?:and\s+advantages\s+)?of|brief\s+description"
+            r"\s+of\s+(?:the\s+)?invention|^(?:the\s+)?invention$",
+            _I,
+        ),
+        T.SUMMARY,
+    ),
     (re.compile(r"^abstract", _I), T.ABSTRACT),
     (re.compile(r"^claims?$|what\s+is\s+claimed|^(?:i|we)\s+claim|the\s+invention\s+claimed", _I), T.CLAIM),
 )
@@ -106,8 +126,10 @@ def score(text: str, language: str) -> float:
     return min(1.0, hits / 24 + strong / 3)
 
 
-_INTRO = (r"(?:what\s+(?:is|are)\s+claimed|what\s+(?:i|we)\s+claim|(?:i|we)\s+claim\s*[:—-]|the\s+invention\s+claimed"
-          r"|the\s+embodiments\s+of\s+the\s+invention\s+in\s+which)")
+_INTRO = (
+    r"(?:what\s+(?:is|are)\s+claimed|what\s+(?:i|we)\s+claim|(?:i|we)\s+claim\s*[:—-]|the\s+invention\s+claimed"
+    r"|the\s+embodiments\s+of\s+the\s+invention\s+in\s+which)"
+)
 _CLAIMS_START = re.compile(rf"^(?:{_INTRO}|claims?$)", _I)
 # Layout often runs the claims' introduction on from the last paragraph of the description.
 _INTRO_CUT = re.compile(rf"(?<=[.;!?])\s+(?={_INTRO})", _I)
@@ -126,7 +148,9 @@ def type_spans(text: str, spans: list[Span]) -> list[Span]:
     state = T.HEADER
     out: list[Span] = []
     spans = split_spans(text, spans, _INTRO_CUT)
-    claims_at = next((i for i, s in enumerate(spans) if _CLAIMS_START.match(text[s.start : s.end].strip())), None)
+    claims_at = next(
+        (i for i, s in enumerate(spans) if _CLAIMS_START.match(text[s.start : s.end].strip())), None
+    )
     if claims_at is not None:
         spans = spans[: claims_at + 1] + split_spans(text, spans[claims_at + 1 :], _CLAIM_CUTS)
     if claims_at is not None:
@@ -138,14 +162,24 @@ def type_spans(text: str, spans: list[Span]) -> list[Span]:
         elif claims_at is not None and i >= claims_at:
             s.type = T.CLAIM
         else:
-            head = section_for_heading(piece) if len(piece) <= 120 and (_HEADING_LINE.match(piece) or len(piece) < 60) else None
+            head = (
+                section_for_heading(piece)
+                if len(piece) <= 120 and (_HEADING_LINE.match(piece) or len(piece) < 60)
+                else None
+            )
             if head is not None and head is not T.CLAIM:
                 state = head
-            elif state is T.HEADER and re.match(r"^\(?\d{2}\)?\s*\w|^(?:inventors?|assignee|appl|filed|int\.|u\.s\.)", piece, _I):
+            elif state is T.HEADER and re.match(
+                r"^\(?\d{2}\)?\s*\w|^(?:inventors?|assignee|appl|filed|int\.|u\.s\.)", piece, _I
+            ):
                 state = T.HEADER
             elif state is T.HEADER and i > 0 and len(piece) > 300:
                 state = T.DESCRIPTION  # old patents open straight into prose
-            s.type = T.PARTIES if state is T.HEADER and re.match(r"^\(?7[1-3]\)?|^(?:inventors?|assignee)\b", piece, _I) else state
+            s.type = (
+                T.PARTIES
+                if state is T.HEADER and re.match(r"^\(?7[1-3]\)?|^(?:inventors?|assignee)\b", piece, _I)
+                else state
+            )
         out.append(s)
     return out
 
@@ -164,7 +198,9 @@ def _one_per_claim(text: str, spans: list[Span]) -> list[Span]:
 
 # ---- metadata ------------------------------------------------------------------------------------
 
-_NUMBER = re.compile(r"\b(?:patent\s+(?:no\.?|number)\s*:?\s*|US\s*)((?:RE|D|PP)?\s?\d{1,2},?\d{3},?\d{3})\b", _I)
+_NUMBER = re.compile(
+    r"\b(?:patent\s+(?:no\.?|number)\s*:?\s*|US\s*)((?:RE|D|PP)?\s?\d{1,2},?\d{3},?\d{3})\b", _I
+)
 _OLD_NUMBER = re.compile(r"\b(?:No\.|Patent\s+No\.)\s*(\d{1,3},\d{3})\b")
 _TITLE = re.compile(r"^\(?54\)?\s*(.+)$", re.MULTILINE)
 _INVENTOR = re.compile(r"^\(?7[56]\)?\s*Inventors?\s*:?\s*(.+)$", re.MULTILINE | _I)
@@ -192,7 +228,9 @@ def extract_meta(text: str, spans: list[Span]) -> tuple[DocMeta, str | None]:
         meta.patent_number = re.sub(r"[\s,]", "", m.group(1))
     meta.date = parse_date(head)
     if m := _INVENTOR.search(head):
-        meta.parties += [Party(name=n.strip(), role="inventor") for n in re.split(r";", m.group(1)) if n.strip()]
+        meta.parties += [
+            Party(name=n.strip(), role="inventor") for n in re.split(r";", m.group(1)) if n.strip()
+        ]
     if m := _ASSIGNEE.search(head):
         meta.parties.append(Party(name=m.group(1).strip(), role="assignee"))
     meta.classes = list(dict.fromkeys(re.sub(r"\s+", " ", c) for c in _CLASS.findall(head)))

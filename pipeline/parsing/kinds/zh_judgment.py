@@ -52,7 +52,9 @@ _PROCEDURE_ANYWHERE = re.compile(
     r"^(?:原审|一审|原一审|原二审|原判)[^。，,；]{0,30}?(?:查明|认定|认为|审理)"
     r"|^(?!本院)[^。，,；]{2,30}?(?:人民法院|法院)(?:一审|二审|再审|经审理|审理)?(?:查明|认定|认为)"
 )
-_DEFENSE = re.compile(r"^[^。]{0,60}?(?:辩称|辩解|辩护意见|答辩意见|辩护人提出|辩护人认为|未作答辩|未答辩|没有答辩|未提交答辩)")
+_DEFENSE = re.compile(
+    r"^[^。]{0,60}?(?:辩称|辩解|辩护意见|答辩意见|辩护人提出|辩护人认为|未作答辩|未答辩|没有答辩|未提交答辩)"
+)
 _CLAIMS = re.compile(
     r"^[^。]{0,60}?(?:诉称|诉讼请求|起诉请求|上诉请求|上诉称|上诉理由|申请再审称|再审请求|申诉称|抗诉认为"
     r"|指控(?:[:：，,]|称)|公诉机关认为|检察院认为|请求判令|请求：)"
@@ -90,7 +92,9 @@ _APPENDIX = re.compile(
     r"|(?:本案)?(?:所)?(?:适用|引用)的?法律(?:条文|规定))"
 )
 
-_SCORE_CUES = re.compile(rf"人民法院|{DOC_TYPES}|本院认为|审判员|审判长|书记员|[（(]\d{{4}}[）)].{{1,20}}号|判决如下|裁定如下")
+_SCORE_CUES = re.compile(
+    rf"人民法院|{DOC_TYPES}|本院认为|审判员|审判长|书记员|[（(]\d{{4}}[）)].{{1,20}}号|判决如下|裁定如下"
+)
 
 # States in the order a judgment goes through them; typing never moves back past the body.
 _TAIL = (T.VERDICT, T.NOTICE, T.SIGNATURE, T.APPENDIX)
@@ -105,8 +109,16 @@ def score(text: str, language: str) -> float:
 
 # Section headings of case reports (人民法院案例库, 指导性案例) and of some judgments.
 _HEADINGS = {
-    "基本案情": T.FACTS, "案情": T.FACTS, "事实": T.FACTS, "裁判理由": T.OPINION, "裁判要旨": T.OPINION,
-    "裁判要点": T.OPINION, "裁判结果": T.VERDICT, "关联索引": T.APPENDIX, "相关法条": T.APPENDIX, "关键词": T.HEADER,
+    "基本案情": T.FACTS,
+    "案情": T.FACTS,
+    "事实": T.FACTS,
+    "裁判理由": T.OPINION,
+    "裁判要旨": T.OPINION,
+    "裁判要点": T.OPINION,
+    "裁判结果": T.VERDICT,
+    "关联索引": T.APPENDIX,
+    "相关法条": T.APPENDIX,
+    "关键词": T.HEADER,
 }
 _HEADING = re.compile(rf"^(?:[一二三四五六七八九十]+、)?({'|'.join(_HEADINGS)})[:：]?")
 
@@ -165,7 +177,9 @@ def type_spans(text: str, spans: list[Span]) -> list[Span]:
     # Appeals and retrials quote the judgments below (…判决：); only the last such line opens this
     # court's 主文. The paragraph that ends with it still belongs to the reasoning.
     # The statutes appended after the signatures may quote 判决： too, so look only before the tail.
-    tail = next((i for i, p in enumerate(pieces) if len(p) <= 40 and _SIGNATURE.match(p) and i > 3), len(pieces))
+    tail = next(
+        (i for i, p in enumerate(pieces) if len(p) <= 40 and _SIGNATURE.match(p) and i > 3), len(pieces)
+    )
     last_verdict = max((i for i, p in enumerate(pieces[:tail]) if _VERDICT.search(p)), default=-1)
     state = before = T.HEADER
     for i, (s, piece) in enumerate(zip(spans, pieces, strict=True)):
@@ -187,7 +201,9 @@ def _requote(spans: list[Span], pieces: list[str]) -> None:
     """Reasoning that this court's own fact-finding follows was quoted from the court below (which
     calls itself 本院 too): it is procedural history."""
     types = [s.type for s in spans]
-    last_start = max((i for i, p in enumerate(pieces) if types[i] is T.OPINION and _OPINION.match(p)), default=-1)
+    last_start = max(
+        (i for i, p in enumerate(pieces) if types[i] is T.OPINION and _OPINION.match(p)), default=-1
+    )
     facts = max((i for i in range(last_start) if types[i] is T.FACTS), default=-1)
     for i in range(facts):
         if types[i] is T.OPINION:
@@ -200,10 +216,14 @@ _COURT = re.compile(r"[\u4e00-\u9fff]{2,30}?(?:人民法院|法院|法庭)")
 _CASE_NO = re.compile(r"[（(〔\[]\d{4}[）)〕\]][^\s，。,；;、]{1,30}?号")
 _DOC_TYPE = re.compile(DOC_TYPES)
 _CAUSE = re.compile(r"([^\s，。、；与和诉及（(）)]{2,20}?(?:纠纷|罪))")
-_ORG_END = re.compile(r"^.*(?:有限公司|公司|分公司|支公司|银行|支行|分行|集团|委员会|合作社|中心|厂|局|院|所|店|处)")
+_ORG_END = re.compile(
+    r"^.*(?:有限公司|公司|分公司|支公司|银行|支行|分行|集团|委员会|合作社|中心|厂|局|院|所|店|处)"
+)
 _ASIDE = re.compile(r"[（(]以下简称[^）)]*[）)]")
 _CAUSE_IN_TEXT = re.compile(r"(?:犯|涉嫌)([^\s，。、；]{1,20}?罪)|因?([^\s，。、；与和诉及]{2,20}?纠纷)一案")
-_CN_DATE_PARTS = re.compile(r"([〇○零一二三四五六七八九]{4})年([一二三四五六七八九十]{1,2})月([一二三四五六七八九十]{1,3})日")
+_CN_DATE_PARTS = re.compile(
+    r"([〇○零一二三四五六七八九]{4})年([一二三四五六七八九十]{1,2})月([一二三四五六七八九十]{1,3})日"
+)
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 _DIGITS = {c: i for i, c in enumerate("〇一二三四五六七八九")} | {"○": 0, "零": 0}
 _JUDGE_ROLE = re.compile(r"^(?:审\s*判\s*长|审\s*判\s*员|代理审判员|人民陪审员|陪\s*审\s*员)\s*")
@@ -240,7 +260,9 @@ def extract_meta(text: str, spans: list[Span]) -> tuple[DocMeta, str | None]:
         title = court_line + kind_line  # 内蒙古自治区高级人民法院 + 民事裁定书
     if title is None:  # a case report's heading, or the first short line with Chinese in it
         first = [clean_line(text[s.start : s.end]) for s in spans[:5]]
-        title = next((t for t in first if len(t) <= 60 and _HAN.search(t) and not _CASE_NO.fullmatch(t)), None)
+        title = next(
+            (t for t in first if len(t) <= 60 and _HAN.search(t) and not _CASE_NO.fullmatch(t)), None
+        )
     if m := _COURT.search(head_text):
         meta.court = m.group(0)
     if m := _CASE_NO.search(head_text) or _CASE_NO.search(text[:2000]):
