@@ -27,7 +27,7 @@ from txl.lm_metrics import (
     subset_masks,
 )
 from txl.recurrence import run_batch
-from txl.streams import IGNORE, LaneStream, encode_document
+from txl.streams import IGNORE, LaneStream, stream_document
 
 TINY = dict(
     vocab_size=16384,
@@ -129,7 +129,7 @@ def test_clause_mask_from_ids_is_the_pipelines_clause_marking(tok, shared_data, 
     docs += list(itertools.islice(pipeline.load_documents(wenshu), 2))
     flagged = 0
     for doc in docs:
-        enc = encode_document(doc, pipeline.segment(doc), lambda s: encode_segment(s, tok, clause=True))
+        enc = stream_document(doc, pipeline.segment(doc), lambda s: encode_segment(s, tok, clause=True))
         mask = clause_mask(enc.ids, tok.special_ids, tok)
         assert mask.tolist() == enc.connective.tolist()
         flagged += int(mask.sum())

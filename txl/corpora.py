@@ -28,7 +28,7 @@ from pipeline.paths import TOKENIZER_FILE
 from pipeline.records import BLOCK_TYPE_IDS, doc_id_for_bytes, sha256_file
 from pipeline.store import atomic_write_json
 from pipeline.tokenizer import encode_segment, is_held_out, load_tokenizer, record_text
-from txl.streams import EncodedDoc, encode_document, save_corpus
+from txl.streams import EncodedDoc, save_corpus, stream_document
 
 
 @dataclass(frozen=True)
@@ -132,7 +132,7 @@ def encode_corpus(
         except DocumentError as e:
             errors.append(e)
             continue
-        enc = encode_document(doc, segments, lambda s: encode_segment(s, tokenizer), corpus.name)
+        enc = stream_document(doc, segments, lambda s: encode_segment(s, tokenizer), corpus.name)
         if len(enc.ids) > 1:
             docs.append(enc)
             held.append(is_held_out(corpus.path, index, seed, holdout))

@@ -29,7 +29,7 @@ from pipeline.errors import DocumentError
 from pipeline.tokenizer import encode_segment
 from txl.memory import Memory
 from txl.recurrence import memory_for, run_batch
-from txl.streams import IGNORE, EncodedDoc, LaneStream, encode_document
+from txl.streams import IGNORE, EncodedDoc, LaneStream, stream_document
 from txl.windows import PastWindows, remember_windows, retrieve_windows
 
 SETTINGS = ("none", "memory", "retrieved")
@@ -221,7 +221,7 @@ def encode_paths(
                 if max_docs is not None and len(docs) >= max_docs:
                     return docs, errors
                 segs = pipeline.segment(doc, segment_config)
-                enc = encode_document(
+                enc = stream_document(
                     doc, segs, lambda s: encode_segment(s, tokenizer, clause), corpus=path.name
                 )
                 if len(enc.ids) > 1:

@@ -41,7 +41,7 @@ class EncodedDoc:
         return math.ceil((len(self.ids) - 1) / seg_len) if len(self.ids) > 1 else 0
 
 
-def encode_document(
+def stream_document(
     doc: Document,
     segments: Iterable[Segment],
     encode: Callable[[Segment], tuple[list[int], list[bool]]],
