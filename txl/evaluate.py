@@ -162,21 +162,7 @@ def _run_setting(
         out = run_batch(model, batch, device, mem, retrieved, **features)
         if setting != "none":
             memory = out.memory
-        nll = out.nll.float().cpu()
-        scored = (batch.targets != IGNORE) & ~torch.isin(batch.targets, special)
-        after_conn = scored & batch.connective & ~batch.target_connective
-        for k, doc_index in enumerate(batch.doc.tolist()):
-            if doc_index < 0:
-                continue
-            s = sums[docs[doc_index].corpus]
-            s.tokens += int(scored[k].sum())
-            s.nll += float(nll[k][scored[k]].sum())
-            s.conn_tokens += int(after_conn[k].sum())
-            s.conn_nll += float(nll[k][after_conn[k]].sum())
-            # window w's target t is the document's token w * seg_len + t + 1
-            first = int(batch.window[k]) * seg_len + 1
-            n = int((batch.targets[k] != IGNORE).sum())
-            per_token[doc_index][first : first + n] = torch.where(scored[k, :n], nll[k, :n], math.nan).numpy()
+        _score_batch(sums, docs, batch, out.nll.float().cpu(), special, seg_len, per_token)
         if setting == "retrieved":
             remember_windows(stores, query, out, batch)
         if progress is not None:
@@ -186,6 +172,24 @@ def _run_setting(
         for f in ("tokens", "nll", "chars", "conn_tokens", "conn_nll"):
             setattr(total, f, getattr(total, f) + getattr(s, f))
     return {**{c: s.result() for c, s in sorted(sums.items())}, "all": total.result()}
+
+
+def _score_batch(sums, docs, batch, nll, special, seg_len, per_token) -> None:
+    """Add one batch's nll [B, T] to its documents' corpus sums and per-token arrays."""
+    scored = (batch.targets != IGNORE) & ~torch.isin(batch.targets, special)
+    after_conn = scored & batch.connective & ~batch.target_connective
+    for k, doc_index in enumerate(batch.doc.tolist()):
+        if doc_index < 0:
+            continue
+        s = sums[docs[doc_index].corpus]
+        s.tokens += int(scored[k].sum())
+        s.nll += float(nll[k][scored[k]].sum())
+        s.conn_tokens += int(after_conn[k].sum())
+        s.conn_nll += float(nll[k][after_conn[k]].sum())
+        # window w's target t is the document's token w * seg_len + t + 1
+        first = int(batch.window[k]) * seg_len + 1
+        n = int((batch.targets[k] != IGNORE).sum())
+        per_token[doc_index][first : first + n] = torch.where(scored[k, :n], nll[k, :n], math.nan).numpy()
 
 
 def pick_docs(

@@ -53,7 +53,7 @@ from pipeline.records import BlockType
 from txl.adaptive import AdaptiveEmbedding, AdaptiveLogSoftmax
 from txl.diagnostics import summarize_layer, to_table
 from txl.memory import Memory, Packing, Retrieved
-from txl.relative import KeyAxis, Slots, position_scores, sinusoid, type_index
+from txl.relative import KeyAxis, Slots, key_axis, position_scores, sinusoid
 
 
 @dataclass
@@ -319,14 +319,7 @@ class TransformerXLLM(nn.Module):
         packing = packing or Packing()
         m = memory.width if memory is not None else 0
         n_r = retrieved.width if retrieved is not None else 0
-        if memory is not None and len(memory.states) not in (cfg.n_layer, cfg.n_layer + 1):
-            raise ValueError(
-                f"memory must hold n_layer + 1 = {cfg.n_layer + 1} states, got {len(memory.states)}"
-            )
-        if n_r and len(retrieved.states) < cfg.n_layer:
-            raise ValueError(
-                f"retrieved must hold n_layer (+1) = {cfg.n_layer} states, got {len(retrieved.states)}"
-            )
+        self._check_inputs(memory, retrieved)
 
         word = self.emb(input_ids)  # [B, T, d]
         # which memory slots this call sees: the carried mask, and recurrence dropout hides slots for one
@@ -337,24 +330,15 @@ class TransformerXLLM(nn.Module):
             attn_vis = kept if attn_vis is None else attn_vis & kept
         r_slots = Slots(n_r, retrieved.types, None, retrieved.mask) if n_r else Slots(0)
         m_slots = Slots(m, memory.types, memory.connective, attn_vis) if m else Slots(0)
-        keys = self._keys(
-            b, r_slots, m_slots, Slots(t, block_types, connective_mask), packing.seg_starts, diagnostics
-        )
+        weight = self.emb.layers[0].weight  # its dtype: fp32, or fp64 for a .double() model
+        current = Slots(t, block_types, connective_mask)
+        keys = key_axis(cfg, b, r_slots, m_slots, current, packing.seg_starts, diagnostics, weight)
         rks = self._position_keys(m + t, n_r, word.dtype, dev)
 
-        x = self.drop(word)
         # without autograd (evaluation, encoding) the memory's keys/values are carried, not re-projected
         grad = torch.is_grad_enabled()
-        hids, kvs = [], []
-        for i, layer in enumerate(self.layers):
-            hids.append(x)
-            u, v = (layer.attn.u, layer.attn.v) if cfg.untie_r else (self.u, self.v)
-            cached = memory.kv[i] if (m and memory.kv and not grad) else None
-            mem = memory.states[i] if m else None
-            x, kv = layer(x, rks[i], mem, retrieved.states[i] if n_r else None, keys, u, v, i, cached)
-            kvs.append(kv)
-        hids.append(x)
-        hidden = self.drop(x)
+        hids, kvs = self._run_layers(self.drop(word), memory, retrieved, keys, rks, grad)
+        hidden = self.drop(hids[-1])
 
         with torch.no_grad():
             nxt = Memory.after(
@@ -372,6 +356,39 @@ class TransformerXLLM(nn.Module):
         if diagnostics:
             out.diagnostics = to_table(keys.diagnostics)
         return out
+
+    def _check_inputs(self, memory: Memory | None, retrieved: Retrieved | None) -> None:
+        n_layer = self.cfg.n_layer
+        if memory is not None and len(memory.states) not in (n_layer, n_layer + 1):
+            raise ValueError(f"memory must hold n_layer + 1 = {n_layer + 1} states, got {len(memory.states)}")
+        if retrieved is not None and retrieved.width and len(retrieved.states) < n_layer:
+            raise ValueError(
+                f"retrieved must hold n_layer (+1) = {n_layer} states, got {len(retrieved.states)}"
+            )
+
+    def _run_layers(
+        self,
+        x: torch.Tensor,
+        memory: Memory | None,
+        retrieved: Retrieved | None,
+        keys: KeyAxis,
+        rks: list[torch.Tensor],
+        grad: bool,
+    ) -> tuple[list[torch.Tensor], list[torch.Tensor]]:
+        """x [B, T, d] -> (n_layer + 1 of [B, T, d]: each layer's input, then the last output; n_layer
+        keys+values [B, M + T, 2 * H * dh] of [memory; current])."""
+        m = memory.width if memory is not None else 0
+        n_r = retrieved.width if retrieved is not None else 0
+        hids, kvs = [], []
+        for i, layer in enumerate(self.layers):
+            hids.append(x)
+            u, v = (layer.attn.u, layer.attn.v) if self.cfg.untie_r else (self.u, self.v)
+            cached = memory.kv[i] if (m and memory.kv and not grad) else None
+            mem = memory.states[i] if m else None
+            x, kv = layer(x, rks[i], mem, retrieved.states[i] if n_r else None, keys, u, v, i, cached)
+            kvs.append(kv)
+        hids.append(x)
+        return hids, kvs
 
     def _position_keys(self, k: int, n_r: int, dtype: torch.dtype, dev: torch.device) -> list[torch.Tensor]:
         """Per layer W_kR R as [H, dh, 1 + K (+1)]: a zero column (the rel shift's padding; W_kR has no
@@ -406,85 +423,6 @@ class TransformerXLLM(nn.Module):
         if reuse:
             self._rk_cache = (key, rks)
         return rks
-
-    def _keys(
-        self,
-        b: int,
-        retrieved: Slots,
-        memory: Slots,
-        current: Slots,
-        seg_starts: torch.Tensor | None,
-        diagnostics: bool,
-    ) -> KeyAxis:
-        """The key axis [retrieved R; memory M; current T] of this call: what each query sees and where
-        each (query, key) pair reads its bias table."""
-        cfg = self.cfg
-        dtype = self.emb.layers[0].weight.dtype  # fp32, or fp64 for a .double() model
-        n_r, m, t = retrieved.n, memory.n, current.n
-        dev = self.emb.layers[0].weight.device
-        k = m + t
-        i = torch.arange(t, device=dev)[:, None]  # [T, 1]
-        j = torch.arange(k, device=dev)[None, :]  # [1, K]
-        vis = j <= i + m  # [T, K]
-        if cfg.same_length:
-            # the reference: each query sees the same number of keys (mem_len once memory is full)
-            over = k - cfg.mem_len
-            vis = vis & (j > i - (t - over if over > 0 else t))
-        vis = vis[None, None]  # [1, 1, T, K]
-        if seg_starts is not None:
-            # key column j holds call position j - m: visible from mem_len before the query's segment on
-            floor = seg_starts.to(dev).long() + (m - cfg.mem_len)  # [B, T]
-            vis = vis & (j[None] >= floor[:, :, None])[:, None]  # [B, 1, T, K]
-        if memory.visible is not None:
-            vis = vis & torch.cat([memory.visible, memory.visible.new_ones(b, t)], 1)[:, None, None, :]
-        if n_r:
-            rv = (
-                retrieved.visible.bool()
-                if retrieved.visible is not None
-                else torch.ones(1, n_r, dtype=torch.bool, device=dev)
-            )
-            bb = max(vis.size(0), rv.size(0))
-            vis = torch.cat(
-                [rv[:, None, None, :].expand(bb, 1, t, n_r), vis.expand(bb, 1, t, k)], -1
-            )  # [B|1, 1, T, K']
-        n = cfg.n_block_types
-        k_conn = None
-        if cfg.connective_boost != "off" and (
-            current.connective is not None or memory.connective is not None
-        ):
-            parts = [
-                torch.zeros(b, n_r, device=dev),  # retrieved slots carry no connective flag
-                memory.connective if memory.connective is not None else torch.zeros(b, m, device=dev),
-                current.connective if current.connective is not None else torch.zeros(b, t, device=dev),
-            ]
-            k_conn = torch.cat([p.to(dtype) for p in parts], 1)  # [B, K']
-        # bias table coordinates (RelativeAttention._bias_table); type n = unknown, which has no tag bias
-        q_type = torch.full((b, t), n, dtype=torch.long, device=dev)
-        k_type = torch.full((b, n_r + k), n, dtype=torch.long, device=dev)
-        if cfg.tag_bias and current.types is not None:
-            parts = [
-                s.types if s.types is not None else torch.full((b, s.n), -1, device=dev)
-                for s in (retrieved, memory)
-            ]
-            q_type = type_index(current.types, n)
-            k_type = type_index(torch.cat([p.long().expand(b, -1) for p in (*parts, current.types)], 1), n)
-        group = torch.zeros(b, n_r + k, dtype=torch.long, device=dev)
-        if k_conn is not None:
-            group = (k_conn > 0).long()
-        group[:, :n_r] = 2
-        k_col = group * (n + 1) + k_type  # [B, K']
-        pair = q_type[:, :, None] * (3 * (n + 1)) + k_col[:, None, :]  # [B, T, K']
-        pair = pair.masked_fill(~vis[:, 0], 3 * (n + 1) * (n + 1))
-        cols = torch.arange(n_r + k, device=dev)
-        return KeyAxis(
-            n_retrieved=n_r,
-            pair=pair,
-            visible=vis,
-            k_connective=k_conn,
-            is_retrieved=(cols < n_r).to(dtype),
-            is_memory=((cols >= n_r) & (cols < n_r + m)).to(dtype),
-            diagnostics=[] if diagnostics else None,
-        )
 
 
 @functools.cache

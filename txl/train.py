@@ -271,8 +271,8 @@ class Trainer:
         return rec
 
     # -- the run --
-    def run(self, resume: bool = True, stop_after: int | None = None) -> list[dict]:
-        """Train to `max_steps` (or `stop_after` steps, or `max_minutes`), resuming from the checkpoint."""
+    def _start(self, resume: bool) -> MetricsLog | None:
+        """Resume from the checkpoint (or warm-start) and open the metrics log (main rank only)."""
         cfg, info = self.cfg, self.info
         self.out.mkdir(parents=True, exist_ok=True)
         state_path = self.out / STATE_FILE
@@ -284,6 +284,12 @@ class Trainer:
         log = MetricsLog(self.out / METRICS_FILE, self.step if resumed else None) if info.is_main else None
         if info.is_main:
             atomic_write_text(self.out / "config.json", json.dumps(cfg.model_dump(mode="json"), indent=2))
+        return log
+
+    def run(self, resume: bool = True, stop_after: int | None = None) -> list[dict]:
+        """Train to `max_steps` (or `stop_after` steps, or `max_minutes`), resuming from the checkpoint."""
+        cfg, info = self.cfg, self.info
+        log = self._start(resume)
         stop = {"now": False}
         if info.is_main and sys.stdout.isatty() is False:
             signal.signal(signal.SIGTERM, lambda *_: stop.update(now=True))
