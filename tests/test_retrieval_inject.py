@@ -46,8 +46,12 @@ def judgment(shared_data):
 
 def _store(tmp_path, model, name="ix", **cfg):
     c = model.cfg
+    config = RetrievalConfig(**{"states_per_layer": 16, **cfg})  # a small P keeps the tiny tests quick
     return SegmentStore.create(
-        tmp_path / name, dim=c.d_model, state_shape=(c.n_layer, 16, c.d_model), config=RetrievalConfig(**cfg)
+        tmp_path / name,
+        dim=c.d_model,
+        state_shape=(c.n_layer, config.states_per_layer, c.d_model),
+        config=config,
     )
 
 
