@@ -1,9 +1,11 @@
-"""Prediction heads for analysts: statute articles from the facts of a criminal judgment, and the block
-role of a segment from its text and its context (a dual-tower head).
+"""Prediction heads for analysts: statute articles from the facts of a criminal judgment (`ArticleHead`,
+here), and the block role of a segment from its text and its context (`RoleHead`, a dual-tower head in
+retrieval/predict/role_head.py, importable from here).
 
 Both heads read text through a small hashed TF-IDF view so they train in seconds on CPU and ship in a
-few megabytes (retrieval/predict/tfidf.py); `RoleHead`'s towers can read a Transformer-XL instead or as well (`txl_views`: the
-segment's pooled final states, and the states in the model's memory when it reads the segment).
+few megabytes (retrieval/predict/tfidf.py); `RoleHead`'s towers can read a Transformer-XL instead or as
+well (`txl_views`: the segment's pooled final states, and the states in the model's memory when it reads
+the segment).
 """
 
 from __future__ import annotations
