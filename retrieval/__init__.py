@@ -1,7 +1,8 @@
 """retrieval: the FAISS segment-state store, memory injection, hybrid search and cited answers.
 
-Modules: `store` (FAISS keys + Parquet metadata + compact fp16 states; pooled by txl.pooling), `inject` (retrieved
-memory while encoding), `store_search` (the store's top-k search), `stage` (the index stage of `ldx run`), `hybrid` (BM25 + dense + RRF, filters),
+Modules: `store` (FAISS keys + Parquet metadata + compact fp16 states; pooled by txl.pooling),
+`store_search` (the store's top-k search), `inject` (retrieved memory while encoding), `stage` (the index
+stage of `ldx run`), `hybrid` (BM25 + dense + RRF, filters),
 `text` (BM25 terms), `sentence` (packaged MiniLM), `ask` (cited answers), `cache` (session cache),
 `stages` (what a model stage of `ldx run` is), `answer` (whole-phrase, sentence and "not found" answers).
 Subpackages: `predict` (the analyst predictions and their heads), `reader` (the extractive reader and its
