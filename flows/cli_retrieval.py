@@ -168,12 +168,18 @@ def ask(
             answer = asker.ask(q, k=k, doc_id=doc, filters=filters)
         except (DocumentError, StoreError, TableUnreadable) as e:
             fail(str(e))
-        if as_json and question is None:
-            print(json.dumps(answer.to_dict(), ensure_ascii=False, default=str), flush=True)
-        elif as_json:
-            _print_json(answer.to_dict())
-        else:
-            _print_answer(answer)
+        _emit(answer, as_json, one_line=question is None)
+
+
+def _emit(answer, as_json: bool, one_line: bool) -> None:
+    """One answer: JSON (one line each when questions come from stdin, so a reader can stream them) or
+    the human-readable form."""
+    if as_json and one_line:
+        print(json.dumps(answer.to_dict(), ensure_ascii=False, default=str), flush=True)
+    elif as_json:
+        _print_json(answer.to_dict())
+    else:
+        _print_answer(answer)
 
 
 def _stdin_questions(stream):

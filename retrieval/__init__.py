@@ -1,7 +1,8 @@
 """retrieval: the FAISS segment-state store, memory injection, hybrid search and cited answers.
 
-Modules: `store` (FAISS keys + Parquet metadata + compact fp16 states; pooled by txl.pooling), `inject` (retrieved
-memory while encoding), `stage` (the index stage of `ldx run`), `hybrid` (BM25 + dense + RRF, filters),
+Modules: `store` (FAISS keys + Parquet metadata + compact fp16 states; pooled by txl.pooling),
+`store_search` (the store's top-k search), `inject` (retrieved memory while encoding), `stage` (the index
+stage of `ldx run`), `hybrid` (BM25 + dense + RRF, filters),
 `text` (BM25 terms), `sentence` (packaged MiniLM), `ask` (cited answers), `cache` (session cache),
 `stages` (what a model stage of `ldx run` is), `answer` (whole-phrase, sentence and "not found" answers).
 Subpackages: `predict` (the analyst predictions and their heads), `reader` (the extractive reader and its
@@ -22,7 +23,7 @@ def __getattr__(name: str):
     # this 2-core machine) against 0.18 s for `retrieval.text`, and every `import retrieval.<module>` runs
     # this package's __init__ first.
     if name == "Asker":
-        from retrieval.ask import Asker
+        from retrieval.ask import Asker  # start-up: 2.9 s, paid only by who asks for Asker
 
         return Asker
     raise AttributeError(f"module 'retrieval' has no attribute {name!r}")

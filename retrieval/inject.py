@@ -95,19 +95,7 @@ def encode_stream(
     active: list[Lane] = []
     try:
         while True:
-            while len(active) < cfg.encode_window:
-                nxt = next(pending, None)
-                if nxt is None:
-                    break
-                if isinstance(nxt[1], Waiting):  # nothing ready: work on what is here, else wait
-                    if active:
-                        break
-                    continue
-                lane = _start(nxt[0], nxt[1], model, store, cfg, prefixes)
-                if lane.done:
-                    yield lane.index, lane.out
-                else:
-                    active.append(lane)
+            yield from _take_in(pending, active, model, store, cfg, prefixes)
             if prefixes is not None:
                 for lane in [lane for lane in active if _advance(lane, prefixes)]:
                     active.remove(lane)
@@ -129,6 +117,26 @@ def encode_stream(
     finally:
         if prefixes is not None:
             counts.update(reused_segments=prefixes.reused_segments, reused_tokens=prefixes.reused_tokens)
+
+
+def _take_in(
+    pending: Iterator, active: list[Lane], model, store, cfg: RetrievalConfig, prefixes
+) -> Iterator[tuple[int, list[EncodedSegment]]]:
+    """Start lanes for the next documents until `cfg.encode_window` are active or the source has none
+    ready; yields the documents that finish as soon as they start (nothing left to encode)."""
+    while len(active) < cfg.encode_window:
+        nxt = next(pending, None)
+        if nxt is None:
+            break
+        if isinstance(nxt[1], Waiting):  # nothing ready: work on what is here, else wait
+            if active:
+                break
+            continue
+        lane = _start(nxt[0], nxt[1], model, store, cfg, prefixes)
+        if lane.done:
+            yield lane.index, lane.out
+        else:
+            active.append(lane)
 
 
 def _start(

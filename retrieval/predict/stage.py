@@ -39,7 +39,6 @@ segment that holds the start of the span.
 from __future__ import annotations
 
 import bisect
-import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -56,6 +55,7 @@ from pipeline.tokenizer import encode_segments
 from retrieval.encoder import checkpoint_file, load_encoder
 from retrieval.predict.config import PredictConfig
 from retrieval.predict.dedup import SignatureStore, duplicates_of, signatures
+from retrieval.predict.facts import article_scores, facts_text, is_criminal_judgment
 from retrieval.predict.heads import ArticleHead, RoleHead
 from retrieval.predict.role_states import head_encoder, unit_states
 from retrieval.stages import DocWork, StageConfig, StageContext
@@ -67,9 +67,6 @@ MINHASH_ID = "minhash-5gram-v1"
 BOILERPLATE = frozenset({BlockType.HEADER, BlockType.NOTICE, BlockType.SIGNATURE, BlockType.APPENDIX})
 # The kinds whose parts the role head knows (it was trained on judgments only).
 ROLE_KINDS = frozenset({DocKind.ZH_JUDGMENT, DocKind.EN_JUDGMENT})
-_CITATION = re.compile(
-    r"《[^《》]*》(?:第[零〇一二三四五六七八九十百千0-9]+条(?:第[^，。；、]{1,4}款)?[、，和及]?)+"
-)
 
 
 @dataclass
@@ -198,31 +195,6 @@ def claim_tree(doc: Document, locator: _Locator) -> list[Prediction]:
             )
         )
     return out
-
-
-def is_criminal_judgment(doc: Document) -> bool:
-    if doc.language != "zh":
-        return False
-    head = " ".join(b.text for b in doc.blocks if b.type in (BlockType.HEADER, BlockType.PARTIES))
-    return "刑事" in (doc.title or "") or "刑事" in head or "公诉机关" in head
-
-
-def facts_text(doc: Document) -> str:
-    """What the article head reads: the FACTS blocks; when a judgment states its facts only as the
-    prosecution's charge (CLAIMS), that, with any statute citations cut out so no article leaks in."""
-    facts = "\n".join(b.text for b in doc.blocks if b.type == BlockType.FACTS)
-    if len(facts) >= 50:
-        return facts
-    claims = "\n".join(b.text for b in doc.blocks if b.type == BlockType.CLAIMS)
-    return (facts + "\n" + _CITATION.sub("", claims)).strip()
-
-
-def article_scores(doc: Document, head, memory: bool = True) -> dict[int, float] | None:
-    """{article: probability} of an ArticleHead over the document's facts (None without facts)."""
-    text = facts_text(doc)
-    if not text:
-        return None
-    return dict(zip(head.labels, head.predict_proba([text], memory=memory)[0].tolist(), strict=True))
 
 
 def _articles(doc: Document, segs: list[Segment], heads: _Heads, config: PredictConfig):

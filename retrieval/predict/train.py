@@ -118,10 +118,10 @@ def tfidf_linear_baseline(train_texts, train_labels, test_texts) -> list[set[int
     the best one per case."""
     # scikit-learn costs ~0.8 s to import (measured after flows.tasks, which every ldx command loads);
     # only training and evaluation need it, so a run never pays it
-    from sklearn.feature_extraction.text import TfidfVectorizer
-    from sklearn.multiclass import OneVsRestClassifier
-    from sklearn.preprocessing import MultiLabelBinarizer
-    from sklearn.svm import LinearSVC
+    from sklearn.feature_extraction.text import TfidfVectorizer  # start-up: sklearn ~0.8 s
+    from sklearn.multiclass import OneVsRestClassifier  # start-up: sklearn ~0.8 s
+    from sklearn.preprocessing import MultiLabelBinarizer  # start-up: sklearn ~0.8 s
+    from sklearn.svm import LinearSVC  # start-up: sklearn ~0.8 s
 
     counts: dict[int, int] = {}
     for arts in train_labels:
@@ -145,7 +145,7 @@ def eval_articles(path: str | Path, folds: int = 5, seed: int = 0, limit: int | 
     """Cross-validated micro/macro-F1 of the baseline and of ArticleHead without and with retrieved
     memory (the memory bank of each fold holds only that fold's training cases)."""
     # scikit-learn: ~0.8 s import, training and evaluation only (see tfidf_linear_baseline)
-    from sklearn.model_selection import KFold
+    from sklearn.model_selection import KFold  # start-up: sklearn ~0.8 s
 
     cases = load_criminal(path, limit)
     if len(cases) < 2 * folds:

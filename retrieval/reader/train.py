@@ -171,6 +171,21 @@ def predict(head: ReaderHead, examples: list[Example], batch_size: int = 64) -> 
     return preds
 
 
+def _batch_loss(head: ReaderHead, batch: list[Example], ce: nn.CrossEntropyLoss) -> torch.Tensor:
+    """Answer-type loss of every question, plus start and end losses of those with an answer span."""
+    start, end, cls = head(*batch_inputs([(e.ctx, e.lex, e.question) for e in batch]))
+    loss = ce(cls, torch.tensor([LABELS.index(e.label) for e in batch]))
+    rows = [b for b, e in enumerate(batch) if e.span is not None]
+    if rows:
+        r = torch.tensor(rows)
+        loss = (
+            loss
+            + ce(start[r], torch.tensor([batch[b].span[0] for b in rows]))
+            + ce(end[r], torch.tensor([batch[b].span[1] for b in rows]))
+        )
+    return loss
+
+
 def train_head(
     examples: list[Example],
     cfg: ReaderConfig,
@@ -202,16 +217,7 @@ def train_head(
         head.train()
         total = 0.0
         for batch in _batches(examples, batch_size, rng):
-            start, end, cls = head(*batch_inputs([(e.ctx, e.lex, e.question) for e in batch]))
-            loss = ce(cls, torch.tensor([LABELS.index(e.label) for e in batch]))
-            rows = [b for b, e in enumerate(batch) if e.span is not None]
-            if rows:
-                r = torch.tensor(rows)
-                loss = (
-                    loss
-                    + ce(start[r], torch.tensor([batch[b].span[0] for b in rows]))
-                    + ce(end[r], torch.tensor([batch[b].span[1] for b in rows]))
-                )
+            loss = _batch_loss(head, batch, ce)
             opt.zero_grad()
             loss.backward()
             nn.utils.clip_grad_norm_(head.parameters(), 5.0)
@@ -239,6 +245,25 @@ def train_head(
     return head.eval(), log
 
 
+def _split_examples(
+    qa: Path, cuad: Path | None, model, tokenizer, encoder_sha: str, contexts: int | None, cuad_contracts: int
+) -> tuple[list[Example], list[Example]]:
+    """The encoded training questions of `qa` (and CUAD's contracts with `cuad`), cached per encoder,
+    split into (training, validation) by their context text."""
+    examples = cached(
+        f"{qa.resolve()}|{encoder_sha}|{contexts}",
+        lambda: build_examples(qa, model, tokenizer, "train", contexts),
+    )
+    if cuad is not None:
+        examples += cached(
+            f"{cuad.resolve()}|{encoder_sha}|{cuad_contracts}|cuad",
+            lambda: cuad_examples(cuad, model, tokenizer, cuad_contracts),
+        )
+    train = [e for e in examples if not is_validation(e.text)]
+    valid = [e for e in examples if is_validation(e.text)]
+    return train, valid
+
+
 def train_reader(
     qa: Path,
     out: Path = READER_FILE,
@@ -263,17 +288,7 @@ def train_reader(
     encoder_sha = sha256_file(path)
     model, tokenizer = load_encoder(path, "cpu")
     t0 = time.perf_counter()
-    examples = cached(
-        f"{qa.resolve()}|{encoder_sha}|{contexts}",
-        lambda: build_examples(qa, model, tokenizer, "train", contexts),
-    )
-    if cuad is not None:
-        examples += cached(
-            f"{cuad.resolve()}|{encoder_sha}|{cuad_contracts}|cuad",
-            lambda: cuad_examples(cuad, model, tokenizer, cuad_contracts),
-        )
-    train = [e for e in examples if not is_validation(e.text)]
-    valid = [e for e in examples if is_validation(e.text)]
+    train, valid = _split_examples(qa, cuad, model, tokenizer, encoder_sha, contexts, cuad_contracts)
     t1 = time.perf_counter()
     print(
         f"{len(train)} training / {len(valid)} validation questions, encoded in {t1 - t0:.0f} s", flush=True

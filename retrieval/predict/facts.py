@@ -1,0 +1,38 @@
+"""What the article head reads of a document: whether it is a criminal judgment, its facts (cut of statute
+citations where only the charge states them), and the head's scores over them. Shared by the predict
+stage and the consistency benchmark."""
+
+from __future__ import annotations
+
+import re
+
+from pipeline.records import BlockType, Document
+
+_CITATION = re.compile(
+    r"《[^《》]*》(?:第[零〇一二三四五六七八九十百千0-9]+条(?:第[^，。；、]{1,4}款)?[、，和及]?)+"
+)
+
+
+def is_criminal_judgment(doc: Document) -> bool:
+    if doc.language != "zh":
+        return False
+    head = " ".join(b.text for b in doc.blocks if b.type in (BlockType.HEADER, BlockType.PARTIES))
+    return "刑事" in (doc.title or "") or "刑事" in head or "公诉机关" in head
+
+
+def facts_text(doc: Document) -> str:
+    """What the article head reads: the FACTS blocks; when a judgment states its facts only as the
+    prosecution's charge (CLAIMS), that, with any statute citations cut out so no article leaks in."""
+    facts = "\n".join(b.text for b in doc.blocks if b.type == BlockType.FACTS)
+    if len(facts) >= 50:
+        return facts
+    claims = "\n".join(b.text for b in doc.blocks if b.type == BlockType.CLAIMS)
+    return (facts + "\n" + _CITATION.sub("", claims)).strip()
+
+
+def article_scores(doc: Document, head, memory: bool = True) -> dict[int, float] | None:
+    """{article: probability} of an ArticleHead over the document's facts (None without facts)."""
+    text = facts_text(doc)
+    if not text:
+        return None
+    return dict(zip(head.labels, head.predict_proba([text], memory=memory)[0].tolist(), strict=True))
