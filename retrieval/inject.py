@@ -277,8 +277,7 @@ def _step(
             states = None
             if store is not None:
                 layers = torch.stack([h[b, at : at + n] for h in out.layer_inputs])
-                # the store's P, fixed when it was created, wins over the config's
-                p = store.state_shape[1] if store.state_shape else cfg.states_per_layer
+                p = store.state_shape[1] if store.state_shape else cfg.states_per_layer  # the store's P wins
                 states = pool_states(layers.float().cpu().numpy(), p)
             injected = picks[b] if at == 0 else []  # a pack's later segments have nothing injected
             if keep:

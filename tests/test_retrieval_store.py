@@ -103,20 +103,20 @@ def test_index_and_metadata_agree_after_any_add_delete_sequence(tmp_path_factory
 def test_compact_states_round_trip_and_size_at_default_config(tmp_path):
     from txl.model import TransformerXLConfig
 
-    mcfg, rcfg = TransformerXLConfig(), RetrievalConfig()
+    mcfg, rcfg = TransformerXLConfig(n_layer=4, d_model=256), RetrievalConfig()  # the shipped model's shape
     shape = (mcfg.n_layer, rcfg.states_per_layer, mcfg.d_model)
     rng = np.random.default_rng(1)
     full = [rng.normal(size=(mcfg.n_layer, t, mcfg.d_model)).astype(np.float32) for t in (384, 40, 5)]
     pooled = [pool_states(s, rcfg.states_per_layer) for s in full]
-    assert [p.shape[1] for p in pooled] == [16, 16, 5]
-    np.testing.assert_allclose(pooled[0][:, 0], full[0][:, :24].mean(1), rtol=1e-5)  # 384 / 16 = 24 per run
+    assert [p.shape[1] for p in pooled] == [32, 32, 5]
+    np.testing.assert_allclose(pooled[0][:, 0], full[0][:, :12].mean(1), rtol=1e-5)  # 384 / 32 = 12 per run
     keys = np.stack([pool_key(s[-1]) for s in full])
     store = SegmentStore.create(tmp_path / "ix", dim=mcfg.d_model, state_shape=shape)
     store.add([SegmentEntry(f"d:{i}", "d", i, "FACTS") for i in range(3)], keys, pooled)
     store.commit()
     back = SegmentStore.open(tmp_path / "ix", mmap=True)
     states, mask = back.states(["d:2", "d:0"])
-    assert states.dtype == np.float16 and mask.sum(1).tolist() == [5, 16]
+    assert states.dtype == np.float16 and mask.sum(1).tolist() == [5, 32]
     np.testing.assert_allclose(states[1].astype(np.float32), pooled[0], atol=2e-3)
     assert back.state_bytes_per_segment <= 64 * 1024
     assert (tmp_path / "ix" / "states.f16").stat().st_size == 3 * back.state_bytes_per_segment
