@@ -11,6 +11,7 @@ import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tiny_models import TINY_TXL
 
 import pipeline
 from pipeline.tokenizer import encode_segment, load_tokenizer
@@ -29,17 +30,7 @@ from txl.lm_metrics import (
 from txl.recurrence import run_batch
 from txl.streams import IGNORE, LaneStream, stream_document
 
-TINY = dict(
-    vocab_size=16384,
-    d_model=32,
-    n_layer=2,
-    n_head=2,
-    d_head=16,
-    d_inner=64,
-    cutoffs=[2000, 8000],
-    dropout=0.0,
-    mem_len=16,
-)
+TINY = dict(vocab_size=16384, **TINY_TXL, cutoffs=[2000, 8000], dropout=0.0, mem_len=16)
 
 # small alphabets so that trigrams repeat
 token_lists = st.lists(st.integers(0, 3), max_size=80)
