@@ -44,7 +44,7 @@ def main() -> None:
         if n >= args.contexts:
             break
         n += 1
-        ctx = encode_text(model, tok, context)
+        ctx = encode_text(reader.model, tok, context)
         questions = [reader.question(item.question) for item in qas]
         for item, pred in zip(qas, reader.read_many(context, ctx, questions), strict=True):
             answerable.append(not item.impossible and bool(item.golds and item.golds[0]))

@@ -349,10 +349,19 @@ def train_reader_cmd(
     minutes: Annotated[float, typer.Option(help="Training time budget (encoding not counted).")] = 40.0,
     lr: float = 2e-3,
     threads: Annotated[int, typer.Option(help="Torch intra-op threads.")] = 1,
+    end_to_end: Annotated[
+        bool,
+        typer.Option(
+            help="Fine-tune the encoder's layers with the head (from --init, else the shipped head)."
+        ),
+    ] = False,
+    encoder_lr: Annotated[float, typer.Option(help="End to end: the encoder's learning rate.")] = 1e-4,
 ) -> None:
-    """Train the reader head on the frozen encoder's states; prints the held-apart metrics."""
+    """Train the reader head on the frozen encoder's states (or, with --end-to-end, the encoder's layers
+    with it); prints the held-apart metrics."""
     import torch  # start-up: torch
 
+    from retrieval.reader.finetune import FinetuneConfig, finetune_reader  # start-up: torch
     from retrieval.reader.runtime import READER_FILE  # start-up: torch
     from retrieval.reader.train import train_reader  # start-up: torch
 
@@ -360,19 +369,15 @@ def train_reader_cmd(
         existing_path(p)
     torch.set_num_threads(threads)
     try:
-        metrics = train_reader(
-            qa,
-            out or READER_FILE,
-            checkpoint,
-            contexts,
-            eval_contexts,
-            cuad,
-            cuad_contracts,
-            init,
-            epochs,
-            minutes,
-            lr,
-        )
+        if end_to_end:  # --lr is the head's
+            cfg = FinetuneConfig(epochs, minutes, lr, encoder_lr, threads=threads)
+            metrics = finetune_reader(
+                qa, out or READER_FILE, init or READER_FILE, checkpoint, cuad, cuad_contracts, cfg
+            )
+            print(json.dumps(metrics["calibration"]))
+        else:
+            args = (contexts, eval_contexts, cuad, cuad_contracts, init, epochs, minutes, lr)
+            metrics = train_reader(qa, out or READER_FILE, checkpoint, *args)
     except ValueError as e:
         fail(str(e))
     print(json.dumps(metrics["heldout"], ensure_ascii=False, indent=1))

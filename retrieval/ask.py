@@ -232,12 +232,12 @@ class Asker:
             return None
         if self.model is None:
             self.model, self.tokenizer = load_encoder(path, device)
-        reader.model, reader.tokenizer = self.model, self.tokenizer
-        return reader
+        return reader.attach(self.model, self.tokenizer)
 
     def doc_states(self, doc_id: str) -> dict[str, torch.Tensor]:
         """segment_id -> [T, d] states of a document read in order with memory; cached for the session."""
-        device = next(self.model.parameters()).device
+        model = self.reader.model  # the reader's own encoder when it was fine-tuned with the head
+        device = next(model.parameters()).device
         cached = self.cache.get(doc_id, device)
         if cached is None:
             passages = [p for p in self.search_index.passages if p.doc_id == doc_id]
@@ -255,7 +255,7 @@ class Asker:
                 for p in passages
             ]
             ids = [encode_segment(s, self.tokenizer)[0] for s in segments]
-            cached = [e.hidden for e in encode_document(self.model, segments, ids)]
+            cached = [e.hidden for e in encode_document(model, segments, ids)]
             self.cache.put(doc_id, cached)
         passages = [p for p in self.search_index.passages if p.doc_id == doc_id]
         return {p.segment_id: h for p, h in zip(passages, cached, strict=True)}

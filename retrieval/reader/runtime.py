@@ -12,6 +12,7 @@ serves every later question on it (the session cache in `ask`), and training run
 
 from __future__ import annotations
 
+import copy
 import io
 import re
 from dataclasses import asdict, dataclass
@@ -24,9 +25,8 @@ from torch import nn
 
 from pipeline.errors import DocumentError
 from pipeline.paths import MODELS_DIR
-from pipeline.records import BlockType, Segment
+from pipeline.records import BLOCK_TYPE_IDS, BlockType
 from pipeline.store import atomic_write_bytes
-from retrieval.inject import encode_document
 from retrieval.text import HAN, WORD_RUNS, jieba_module, stemmer, stopwords
 
 READER_FILE = MODELS_DIR / "reader.pt"  # the shipped head
@@ -82,31 +82,50 @@ def _form(text: str) -> str:
     return text.strip().lower()
 
 
+def tokenize(tokenizer, text: str) -> EncodedText:
+    """A text's token ids and character spans, with no states yet (hidden is [T, 0])."""
+    enc = tokenizer.hf.encode(text, add_special_tokens=False)
+    return EncodedText(torch.empty(len(enc.ids), 0), [tuple(o) for o in enc.offsets], list(enc.ids))
+
+
+def encode_states(
+    model, tokenizer, texts: list[list[int]], block_type: BlockType = BlockType.FACTS, seg_tokens: int = 384
+) -> list[torch.Tensor]:
+    """Token states of several texts (their token ids), each read as consecutive segments with recurrence
+    memory, all texts in one batch; differentiable when autograd is on. -> one [T_i, d] per text."""
+    step = seg_tokens - 2
+    dev = next(model.parameters()).device
+    kind = BLOCK_TYPE_IDS[BlockType(block_type)]
+    pieces: list[list[torch.Tensor]] = [[] for _ in texts]
+    memory = None
+    for i in range(max([-(-len(ids) // step) for ids in texts] + [1])):
+        prefix = tokenizer.prefix_ids(block_type, i == 0)
+        chunks = [ids[i * step : (i + 1) * step] for ids in texts]
+        x = torch.zeros(len(texts), len(prefix) + max(len(c) for c in chunks), dtype=torch.long)  # [B, T]
+        for b, c in enumerate(chunks):
+            x[b, : len(prefix) + len(c)] = torch.tensor(prefix + c)
+        # a text ends in its last segment, padded on the right: causal attention keeps its states exact, and
+        # the memory the padding leaves is never read (a text that goes on fills every segment before)
+        out = model(x.to(dev), memory, block_types=torch.full_like(x, kind).to(dev))
+        memory = out.memory
+        for b, c in enumerate(chunks):
+            if c:
+                pieces[b].append(out.hidden[b, len(prefix) : len(prefix) + len(c)])
+    return [torch.cat(p) if p else torch.zeros(0, model.cfg.d_model, device=dev) for p in pieces]
+
+
 @torch.no_grad()
 def encode_text(
     model, tokenizer, text: str, block_type: BlockType = BlockType.FACTS, seg_tokens: int = 384
 ) -> EncodedText:
     """A context as consecutive segments with recurrence memory; states of every text token."""
-    enc = tokenizer.hf.encode(text, add_special_tokens=False)
-    ids, offsets = list(enc.ids), [tuple(o) for o in enc.offsets]
-    if not ids:
-        return EncodedText(torch.zeros(0, model.cfg.d_model), [], [])
-    segs, seg_ids, n_prefix = [], [], []
-    for i, start in enumerate(range(0, len(ids), seg_tokens - 2)):
-        chunk = ids[start : start + seg_tokens - 2]
-        a, b = offsets[start][0], offsets[min(start + len(chunk), len(ids)) - 1][1]
-        segs.append(Segment("ctx", i, 0, block_type, text[a:b], len(chunk), a, b))
-        prefix = tokenizer.prefix_ids(block_type, i == 0)
-        seg_ids.append(prefix + chunk)
-        n_prefix.append(len(prefix))
-    out = encode_document(model, segs, seg_ids)
-    hidden = torch.cat([e.hidden[p:] for e, p in zip(out, n_prefix, strict=True)]).float().cpu()
-    return EncodedText(hidden, offsets, ids)
+    enc = tokenize(tokenizer, text)
+    enc.hidden = encode_states(model, tokenizer, [enc.ids], block_type, seg_tokens)[0].float().cpu()
+    return enc
 
 
-def prepare_question(model, tokenizer, question: str) -> Question:
-    """The question encoded alone (per-token states) and the lexical sets the features match against."""
-    enc = encode_text(model, tokenizer, question, BlockType.OTHER)
+def question_of(question: str, enc: EncodedText) -> Question:
+    """A question's lexical sets (what the features match against) beside its tokens or states."""
     forms = frozenset(_form(question[a:b]) for a, b in enc.offsets) - {""}
     return Question(
         question,
@@ -116,6 +135,11 @@ def prepare_question(model, tokenizer, question: str) -> Question:
         frozenset(t for t, _, _ in term_spans(question)),
         frozenset(HAN.findall(question)),
     )
+
+
+def prepare_question(model, tokenizer, question: str) -> Question:
+    """The question encoded alone (per-token states) and its lexical sets."""
+    return question_of(question, encode_text(model, tokenizer, question, BlockType.OTHER))
 
 
 def lexical_features(text: str, ctx: EncodedText, q: Question) -> torch.Tensor:
@@ -152,6 +176,9 @@ class ReaderConfig:
     d: int = 64  # projected state size
     hidden: int = 64  # BiGRU size per direction
     dropout: float = 0.2
+    # answer-type calibration fitted on validation data: logits / temperature + type_bias
+    temperature: float = 1.0
+    type_bias: tuple[float, ...] = (0.0, 0.0, 0.0, 0.0)
 
 
 def _masked_softmax(x: torch.Tensor, mask: torch.Tensor, dim: int = -1) -> torch.Tensor:
@@ -190,7 +217,12 @@ class ReaderHead(nn.Module):
         mean = (g * m).sum(1) / m.sum(1).clamp(min=1)
         mx = g.masked_fill(~c_mask[..., None], neg).max(1).values
         at_start = (torch.softmax(start, -1)[..., None] * g).sum(1)  # the evidence where a span would start
-        return start, end, self.cls(torch.cat([mean, mx, at_start, qv], -1))
+        logits = self.cls(torch.cat([mean, mx, at_start, qv], -1))
+        return (
+            start,
+            end,
+            logits / self.cfg.temperature + torch.tensor(self.cfg.type_bias, dtype=logits.dtype),
+        )
 
 
 def best_span(
@@ -254,6 +286,22 @@ class Reader:
     checkpoint: str | None = None
     encoder_sha256: str | None = None
     metrics: dict | None = None
+    tuned: dict[str, torch.Tensor] | None = None  # encoder weights fine-tuned with the head, by name
+
+    def attach(self, model, tokenizer) -> Reader:
+        """Read with `model`: as it is for a head trained on frozen states, else a copy of it carrying the
+        weights fine-tuned with the head (the encoder given keeps serving the index and search)."""
+        if self.tuned and model is not None:
+            model = copy.deepcopy(model)
+            missing = set(self.tuned) - set(model.state_dict())
+            if missing:
+                raise ReaderMismatch(
+                    str(self.checkpoint), f"tuned weights the encoder lacks: {sorted(missing)[:3]}"
+                )
+            model.load_state_dict({**model.state_dict(), **self.tuned})
+            model.eval()
+        self.model, self.tokenizer = model, tokenizer
+        return self
 
     def question(self, text: str) -> Question:
         return prepare_question(self.model, self.tokenizer, text)
@@ -271,19 +319,17 @@ class Reader:
         return self.read_many(text, ctx, [question])[0]
 
     def save(self, path: Path, encoder_sha256: str, metrics: dict) -> None:
+        """fp16 on disk; a fine-tuned reader stores the encoder weights it changed, not the whole encoder."""
         buf = io.BytesIO()
-        state = {
-            k: v.half() for k, v in self.head.state_dict().items()
-        }  # fp16 on disk: a quarter of the size
-        torch.save(
-            {
-                "config": asdict(self.head.cfg),
-                "state_dict": state,
-                "encoder_sha256": encoder_sha256,
-                "metrics": metrics,
-            },
-            buf,
-        )
+        blob = {
+            "config": asdict(self.head.cfg),
+            "state_dict": {k: v.half() for k, v in self.head.state_dict().items()},
+            "encoder_sha256": encoder_sha256,
+            "metrics": metrics,
+        }
+        if self.tuned:
+            blob["encoder_tuned"] = {k: v.detach().half().cpu() for k, v in self.tuned.items()}
+        torch.save(blob, buf)
         atomic_write_bytes(Path(path), buf.getvalue())
 
 
@@ -309,7 +355,9 @@ def load_reader(path: Path, model, tokenizer, encoder_sha256: str | None = None)
         )
     head = ReaderHead(cfg)
     head.load_state_dict({k: v.float() for k, v in blob["state_dict"].items()})
-    return Reader(head.eval(), model, tokenizer, str(path), trained_on, blob.get("metrics"))
+    tuned = {k: v.float() for k, v in blob.get("encoder_tuned", {}).items()} or None
+    reader = Reader(head.eval(), None, None, str(path), trained_on, blob.get("metrics"), tuned)
+    return reader.attach(model, tokenizer)
 
 
 def answer_label(golds: list[str], impossible: bool) -> str:

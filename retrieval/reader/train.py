@@ -28,6 +28,7 @@ from pipeline.store import atomic_write_bytes
 from retrieval.encoder import checkpoint_file, load_encoder, sha256_file
 from retrieval.eval.cuad import contract_states, find_gold, load_cuad
 from retrieval.eval.qa import QAItem, evaluate_qa, load_squad, score
+from retrieval.eval.search import split_passages
 from retrieval.hybrid import HybridIndex
 from retrieval.reader.runtime import (
     LABELS,
@@ -45,6 +46,8 @@ from retrieval.reader.runtime import (
     lexical_features,
     load_reader,
     prepare_question,
+    question_of,
+    tokenize,
 )
 
 CACHE_DIR = REPO_ROOT / "out" / "reader_cache"
@@ -78,20 +81,33 @@ def is_validation(context: str) -> bool:
     return hashlib.blake2b(context.encode(), digest_size=8).digest()[1] % 10 == 0
 
 
+def _text(model, tokenizer, text: str) -> EncodedText:
+    """A context's fp16 states (the head reads them as fp32), or with no model its tokens alone (for a
+    fine-tune, which encodes as it trains)."""
+    enc = encode_text(model, tokenizer, text) if model is not None else tokenize(tokenizer, text)
+    enc.hidden = enc.hidden.half()
+    return enc
+
+
+def _question(model, tokenizer, text: str) -> Question:
+    if model is None:
+        return question_of(text, tokenize(tokenizer, text))
+    q = prepare_question(model, tokenizer, text)
+    q.enc.hidden = q.enc.hidden.half()
+    return q
+
+
 def build_examples(
     path: Path, model, tokenizer, split: str = "train", max_contexts: int | None = None
 ) -> list[Example]:
+    """The questions of `path`'s split with their contexts, encoded by `model` (None: tokens only)."""
     examples = []
     for n, (context, qas) in enumerate(load_squad(path, split)):
         if max_contexts is not None and n >= max_contexts:
             break
-        ctx = encode_text(model, tokenizer, context)
-        ctx.hidden = (
-            ctx.hidden.half()
-        )  # the cache holds fp16 states: half the memory, the head reads them as fp32
+        ctx = _text(model, tokenizer, context)
         for item in qas:
-            q = prepare_question(model, tokenizer, item.question)
-            q.enc.hidden = q.enc.hidden.half()
+            q = _question(model, tokenizer, item.question)
             label = answer_label(item.golds, item.impossible)
             span = gold_span(context, ctx, item) if label == "SPAN" else None
             if label == "SPAN" and span is None:
@@ -119,13 +135,16 @@ def cuad_examples(
     passages are NONE examples, so the head learns to say no answer to a passage that only looks related."""
     examples = []
     for contract in load_cuad(data_dir, "train", contracts):
-        passages, states = contract_states(model, tokenizer, contract, passage_chars)
+        if model is not None:
+            passages, states = contract_states(model, tokenizer, contract, passage_chars)
+        else:  # tokens only, for a fine-tune
+            passages = split_passages(contract.doc_id, "", contract.text, passage_chars)
+            states = [tokenize(tokenizer, p.text) for p in passages]
         for ctx in states:
             ctx.hidden = ctx.hidden.half()
         index = HybridIndex(passages)
         for cq in contract.questions:
-            q = prepare_question(model, tokenizer, cq.category)
-            q.enc.hidden = q.enc.hidden.half()
+            q = _question(model, tokenizer, cq.category)
             top = [index.row_of[h.segment_id] for h in index.search(cq.category, k=k, arms=["bm25"])]
             spans = {}
             for i, p in enumerate(passages):
@@ -172,8 +191,13 @@ def predict(head: ReaderHead, examples: list[Example], batch_size: int = 64) -> 
 
 
 def _batch_loss(head: ReaderHead, batch: list[Example], ce: nn.CrossEntropyLoss) -> torch.Tensor:
+    return answer_loss(*head(*batch_inputs([(e.ctx, e.lex, e.question) for e in batch])), batch, ce)
+
+
+def answer_loss(
+    start: torch.Tensor, end: torch.Tensor, cls: torch.Tensor, batch: list[Example], ce: nn.CrossEntropyLoss
+) -> torch.Tensor:
     """Answer-type loss of every question, plus start and end losses of those with an answer span."""
-    start, end, cls = head(*batch_inputs([(e.ctx, e.lex, e.question) for e in batch]))
     loss = ce(cls, torch.tensor([LABELS.index(e.label) for e in batch]))
     rows = [b for b, e in enumerate(batch) if e.span is not None]
     if rows:
