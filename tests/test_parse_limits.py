@@ -14,6 +14,7 @@ import pytest
 from pipeline.config import ParseConfig
 from pipeline.errors import CorruptDocument, DocumentError, EmptyDocument, OverLimit
 from pipeline.parsing import iter_documents, parse_file
+from pipeline.parsing.limits import capped_lines
 from pipeline.parsing.pdf import extract_lines, ocr_dpi, open_pdf
 
 SAMPLES = Path(__file__).resolve().parents[1] / "data" / "samples"
@@ -71,6 +72,28 @@ def test_a_jsonl_gzip_bomb_stops_at_the_cap_with_one_error(shared_data, tmp_path
     got = list(iter_documents(path, SMALL, errors))
     assert len(got) == 1
     assert len(errors) == 1 and isinstance(errors[0], OverLimit) and "the rest is not read" in str(errors[0])
+
+
+def test_a_one_line_jsonl_bomb_is_one_error_read_no_further_than_the_cap(tmp_path):
+    """One record that inflates past both caps: a single error row for the file (not one for the line and
+    one for the file), and the skip stops at the total cap instead of reading the bomb to its end."""
+    path = tmp_path / "bomb.jsonl.gz"
+    path.write_bytes(gzip.compress(b'{"text": "' + b"a" * (64 * MiB), 9))
+    errors: list[DocumentError] = []
+    read = []
+
+    class Counting(gzip.GzipFile):
+        def readline(self, size=-1):
+            line = super().readline(size)
+            read.append(len(line))
+            return line
+
+    with Counting(path, "rb") as f:
+        got = list(capped_lines(f, str(path), SMALL.max_line_bytes, SMALL.max_decompressed_bytes))
+    assert len(got) == 1 and isinstance(got[0], OverLimit) and got[0].source == str(path)
+    assert "max_decompressed_bytes" in str(got[0]) and "line 1 over" in str(got[0])
+    assert sum(read) <= SMALL.max_decompressed_bytes + 2 * MiB
+    assert list(iter_documents(path, SMALL, errors)) == [] and len(errors) == 1
 
 
 def test_a_truncated_jsonl_gzip_keeps_its_whole_records(shared_data, tmp_path):

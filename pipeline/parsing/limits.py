@@ -65,19 +65,22 @@ def capped_lines(f: BinaryIO, source: str, max_line: int, max_total: int) -> Ite
         while raw := f.readline(max_line + 1):
             line_no += 1
             total += len(raw)
-            if len(raw) > max_line and not raw.endswith(b"\n"):
-                while (rest := f.readline(_CHUNK)) and not rest.endswith(b"\n"):
-                    total += len(rest)
+            too_long = len(raw) > max_line and not raw.endswith(b"\n")
+            # the rest of an over-long line is skipped unheld, but no further than the total cap
+            while too_long and total <= max_total and (rest := f.readline(_CHUNK)):
                 total += len(rest)
+                if rest.endswith(b"\n"):
+                    break
+            over = f"over {_size(max_total)} once decompressed; the rest is not read (parse.max_decompressed_bytes)"
+            if too_long and total > max_total:  # one error for the file, the line it ended in included
+                yield OverLimit(source, f"line {line_no} over {_size(max_line)}, and {over}")
+                return
+            if too_long:
                 yield OverLimit(f"{source}:{line_no}", f"line over {_size(max_line)} (parse.max_line_bytes)")
             else:
                 yield raw
             if total > max_total:
-                yield OverLimit(
-                    source,
-                    f"over {_size(max_total)} once decompressed; the rest is not read "
-                    "(parse.max_decompressed_bytes)",
-                )
+                yield OverLimit(source, over)
                 return
     except (gzip.BadGzipFile, EOFError, zlib.error) as e:
         # the damage belongs to the file (the records before it stay), not to a record of it
