@@ -21,7 +21,7 @@ from flows.config import LdxConfig
 from flows.manifest import finish_manifest, start_manifest
 from flows.report import figures, write_report
 from flows.review_docs import doc_href
-from flows.review_pages import MAX_PAGES_PER_DOC, SCALE, PageRenderer
+from flows.review_pages import MAX_PAGES_PER_DOC, SCALE, PageRenderer, safe_name
 from flows.tasks import FileWork, InputFile, sha256_file, write_parts
 from pipeline import load_documents, segment
 from pipeline.errors import CorruptDocument
@@ -269,6 +269,7 @@ def test_pages_render_lazily_and_only_from_the_bytes_the_run_read(out_dir, tmp_p
     renderer = PageRenderer(tmp_path / "pages")
     assert renderer.render("0" * 16, source, 0) is None  # another document's id: not these bytes
     assert renderer.render(doc_id, source + ".missing", 0) is None
+    assert safe_name(doc_id) == doc_id and re.fullmatch(r"x[0-9a-f]{16}", safe_name("../../etc/x.html"))
     jsonl = con.execute("SELECT doc_id FROM documents WHERE contains(source, '.jsonl:')").fetchone()[0]
     text_only = (out_dir / doc_href(jsonl)).read_text(encoding="utf-8")
     assert "<img" not in text_only and "not a PDF" in text_only and 'id="block-0"' in text_only
