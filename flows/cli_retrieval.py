@@ -39,6 +39,14 @@ KindOpt = Annotated[
 CourtOpt = Annotated[str | None, typer.Option("--court", help="Only documents whose court contains this.")]
 DateFromOpt = Annotated[str | None, typer.Option("--from", help="Only documents dated on/after YYYY-MM-DD.")]
 DateToOpt = Annotated[str | None, typer.Option("--to", help="Only documents dated on/before YYYY-MM-DD.")]
+HtmlOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--html",
+        dir_okay=False,
+        help="Also write the answers as a page: each citation boxed on its page image.",
+    ),
+]
 
 
 def _print_json(obj) -> None:
@@ -131,6 +139,7 @@ def ask(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print one JSON object (one line per question from stdin).")
     ] = False,
+    html: HtmlOpt = None,
     config: ConfigOpt = None,
     set_: SetOpt = None,
 ) -> None:
@@ -139,36 +148,58 @@ def ask(
     import torch  # start-up: torch
 
     from pipeline.store import TableUnreadable  # start-up: pyarrow
-    from retrieval.ask import Asker, parse_date  # start-up: torch
-    from retrieval.hybrid import Filters  # start-up: numpy
+    from retrieval.ask import Asker  # start-up: torch
     from retrieval.store import StoreError  # start-up: pyarrow
 
     cfg = resolve_config(config, set_)
     existing_path(index, "directory")
-    try:
-        date_range = parse_date(date_from), parse_date(date_to)
-    except ValueError as e:
-        fail(f"bad date: {e}")
+    filters = _filters(kind, court, date_from, date_to, block_type)
     torch.set_num_threads(cfg.model.threads or 1)  # more threads than free cores crawls on a shared machine
     try:
         asker = Asker(index, cfg.retrieval, cfg.model.checkpoint, cfg.model.device, reader)
     except (DocumentError, StoreError, TableUnreadable) as e:
         fail(str(e))
     questions = [question] if question is not None else _stdin_questions(sys.stdin)
+    answers = []
     for q in questions:
-        # a fresh Filters per question: ask() narrows it to --doc in place
-        filters = Filters(
-            kinds=set(kind) if kind else None,
-            court=court,
-            date_from=date_range[0],
-            date_to=date_range[1],
-            block_types={b.upper() for b in block_type} if block_type else None,
-        )
         try:
-            answer = asker.ask(q, k=k, doc_id=doc, filters=filters)
+            answer = asker.ask(q, k=k, doc_id=doc, filters=filters())
         except (DocumentError, StoreError, TableUnreadable) as e:
             fail(str(e))
         _emit(answer, as_json, one_line=question is None)
+        answers.append(answer)
+    if html is not None:
+        _write_html(html, index, answers)
+
+
+def _filters(kind, court, date_from, date_to, block_type):
+    """A maker of the question's search filters: a fresh Filters per question, as ask() narrows it to --doc
+    in place."""
+    from retrieval.ask import parse_date  # start-up: torch
+    from retrieval.hybrid import Filters  # start-up: numpy
+
+    try:
+        date_range = parse_date(date_from), parse_date(date_to)
+    except ValueError as e:
+        fail(f"bad date: {e}")
+    return lambda: Filters(
+        kinds=set(kind) if kind else None,
+        court=court,
+        date_from=date_range[0],
+        date_to=date_range[1],
+        block_types={b.upper() for b in block_type} if block_type else None,
+    )
+
+
+def _write_html(path: Path, index: Path, answers: list) -> None:
+    from flows.review_ask import write_ask_page  # start-up: pymupdf (~0.8 s, measured after retrieval.ask)
+
+    try:
+        written = write_ask_page(path, index, answers)
+    except OSError as e:
+        fail(f"{path}: cannot write the page ({e.strerror or e})")
+    # on stderr: stdout stays the answers alone (one JSON line per question with --json)
+    print(f"wrote {written}", file=sys.stderr)
 
 
 def _emit(answer, as_json: bool, one_line: bool) -> None:

@@ -193,7 +193,8 @@ def review(
     out_dir: Annotated[Path, typer.Argument(help="The OUT_DIR of an `ldx run`.")],
     open_: Annotated[bool, typer.Option("--open/--no-open", help="Open the report in a browser.")] = True,
 ) -> None:
-    """Write OUT_DIR/report.html (run summary, figures with their DuckDB queries, documents and blocks)."""
+    """Write OUT_DIR/report.html (run overview, flag queue, figures with their DuckDB queries, documents) and
+    one page per document under OUT_DIR/review/ (blocks, predictions with their evidence, page images)."""
     from flows.manifest import ManifestError  # start-up: Prefect
     from flows.report import write_report  # start-up: Prefect
 

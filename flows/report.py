@@ -1,9 +1,12 @@
-"""The analyst's review of a run: OUT_DIR/report.html and the run's Prefect artifacts.
+"""The analyst's review of a run: OUT_DIR/report.html, one page per document under OUT_DIR/review/, and
+the run's Prefect artifacts.
 
-The page is one self-contained file (figures as base64 SVG, inline CSS and script, no network), drawn
-from the Jinja2 templates in flows/templates/. Each figure is drawn from a DuckDB query over the run's
-Parquet parts, and the page shows that query verbatim: run it with `duckdb` inside OUT_DIR to get the
-same numbers.
+report.html is self-contained (figures as base64 SVG, inline CSS and script, no network): the run overview,
+the flag queue (filtered in the page) and the documents, each linking to its page (flows.review_docs),
+which shows the pages holding its flagged or cited blocks as images rendered then (flows.review_pages).
+Everything is drawn from the Jinja2 templates in flows/templates/. Each figure is drawn from a DuckDB
+query over the run's Parquet parts, and the page shows that query verbatim: run it with `duckdb` inside
+OUT_DIR to get the same numbers.
 """
 
 from __future__ import annotations
@@ -17,11 +20,12 @@ from pathlib import Path
 import duckdb
 import matplotlib
 import pyarrow.dataset as ds
-from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
 
 from flows.manifest import read_manifest
+from flows.review_data import FLAG_LIST, flag_counts, flag_queue, flagged, model_cards
+from flows.review_docs import TEMPLATES, doc_href, write_document_pages
 from pipeline.records import SCHEMAS
 from pipeline.store import atomic_write_text, part_files
 
@@ -30,10 +34,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 REPORT = "report.html"
-MAX_DOCS = 2000  # rows of the documents table
-MAX_DOC_BLOCKS = 300  # documents whose blocks are listed on the page
-MAX_BLOCKS = 200  # blocks listed per document
-SNIPPET = 300  # characters of block text shown
+MAX_DOCS = 2000  # rows of the documents table, each with its own page
 
 
 @dataclass
@@ -156,17 +157,6 @@ def _plot(fig: Figure, rows: list[tuple]) -> str:
     return base64.b64encode(buf.getvalue()).decode("ascii")
 
 
-# Autoescaped: every value from a document or the manifest reaches the page as text. A None shows empty.
-_TEMPLATES = Environment(
-    loader=PackageLoader("flows", "templates"),
-    autoescape=True,
-    undefined=StrictUndefined,
-    trim_blocks=True,
-    lstrip_blocks=True,
-    finalize=lambda value: "" if value is None else value,
-)
-
-
 def _summary(manifest: dict) -> dict:
     counts: dict = {}
     for key, value in manifest.get("counts", {}).items():  # run stages (index …) report their own counts
@@ -193,30 +183,18 @@ def _summary(manifest: dict) -> dict:
 
 
 def _documents(con, out_dir: Path, run_id: str) -> dict | None:
-    """The documents table and the blocks of the first MAX_DOC_BLOCKS documents; None without documents."""
+    """The documents table (the first MAX_DOCS by source), each row linking to its page; None without
+    documents."""
     if not _has_parts(out_dir, "documents", run_id):
         return None
     docs = con.execute(
-        f"SELECT doc_id, kind, language, title, n_pages, n_blocks, source FROM {_view('documents')} "
-        "ORDER BY source, doc_id LIMIT ?",
-        [MAX_DOCS],
+        "SELECT d.doc_id, d.kind, d.language, d.title, d.n_pages, d.n_blocks, coalesce(f.n, 0), d.source "
+        f"FROM {_view('documents')} d LEFT JOIN (SELECT doc_id, count(*) AS n FROM {_view('predictions')} "
+        f"WHERE {flagged('task')} GROUP BY doc_id) f ON f.doc_id = d.doc_id "
+        "ORDER BY d.source, d.doc_id LIMIT ?",
+        [FLAG_LIST, MAX_DOCS],
     ).fetchall()
-    listed = {d[0] for d in docs[:MAX_DOC_BLOCKS]}
-    blocks: dict[str, list[tuple]] = {}
-    if listed and _has_parts(out_dir, "blocks", run_id):
-        for row in con.execute(
-            f"SELECT doc_id, block_idx, CAST(type AS VARCHAR), page, left(text, ?) "
-            f"FROM {_view('blocks')} WHERE block_idx < ? ORDER BY doc_id, block_idx",
-            [SNIPPET, MAX_BLOCKS],
-        ).fetchall():
-            if row[0] in listed:
-                blocks.setdefault(row[0], []).append(row[1:])
-    return {
-        "rows": [(d[0], d[1:]) for d in docs],
-        "linked": listed,
-        "truncated": len(docs) == MAX_DOCS,
-        "listed": [(d[0], d[3] or d[6], blocks.get(d[0], [])) for d in docs[:MAX_DOC_BLOCKS]],
-    }
+    return {"rows": [(d[0], doc_href(d[0]), d[1:]) for d in docs], "truncated": len(docs) == MAX_DOCS}
 
 
 def _errors(con, out_dir: Path, run_id: str) -> list[tuple] | None:
@@ -228,8 +206,8 @@ def _errors(con, out_dir: Path, run_id: str) -> list[tuple] | None:
 
 
 def render_body(out_dir: str | Path, run_id: str) -> str:
-    """Everything but the run summary: the figures, errors and documents, from the run's Parquet parts alone
-    (the flow draws them while its run stages finish)."""
+    """Everything but the run summary: the figures, flag queue, errors and documents, from the run's Parquet
+    parts alone (the flow draws them while its run stages finish)."""
     out_dir = Path(out_dir).resolve()
     con = _connect(out_dir, run_id)
     figs = []
@@ -239,8 +217,15 @@ def render_body(out_dir: str | Path, run_id: str) -> str:
         rows = con.execute(fig.query).fetchall()
         if rows:
             figs.append({"title": fig.title, "sql": fig.sql, "svg_base64": _plot(fig, rows)})
-    return _TEMPLATES.get_template("body.html.j2").render(
-        figures=figs, errors=_errors(con, out_dir, run_id), documents=_documents(con, out_dir, run_id)
+    documents = _documents(con, out_dir, run_id)
+    linked = {row[0] for row in documents["rows"]} if documents else set()
+    flags = flag_queue(con, model_cards(out_dir, run_id), lambda d: doc_href(d) if d in linked else None)
+    return TEMPLATES.get_template("body.html.j2").render(
+        figures=figs,
+        flags=flags,
+        flag_counts=flag_counts(con),
+        errors=_errors(con, out_dir, run_id),
+        documents=documents,
     )
 
 
@@ -253,14 +238,24 @@ def render(out_dir: str | Path, body: str | None = None) -> str:
     run_id = manifest["run_id"]
     body = render_body(out_dir, run_id) if body is None else body
     # the body is this module's own rendered template, already escaped
-    return _TEMPLATES.get_template("page.html.j2").render(
+    return TEMPLATES.get_template("page.html.j2").render(
         run_id=run_id, body=Markup(body), **_summary(manifest)
     )
 
 
 def write_report(out_dir: str | Path, body: str | None = None) -> Path:
-    path = Path(out_dir) / REPORT
-    atomic_write_text(path, render(out_dir, body))
+    """report.html and the document pages it links to (with the page images they show)."""
+    out_dir = Path(out_dir).resolve()
+    page = render(out_dir, body)  # refuses an OUT_DIR without a valid manifest before writing anything
+    run_id = read_manifest(out_dir)["run_id"]
+    write_document_pages(
+        _connect(out_dir, run_id),
+        out_dir,
+        model_cards(out_dir, run_id),
+        MAX_DOCS,
+    )
+    path = out_dir / REPORT
+    atomic_write_text(path, page)
     return path
 
 
