@@ -11,7 +11,9 @@ from pipeline.config import Options
 
 
 class RetrievalConfig(Options):
-    index_type: Literal["flat", "ivfpq", "hnsw"] = "flat"  # trade-offs: retrieval/store.py's docstring
+    # trade-offs: retrieval/faiss_index.py; "auto" = flat below `exact_below_keys` keys, HNSW from there
+    index_type: Literal["auto", "flat", "ivfpq", "hnsw"] = "auto"
+    exact_below_keys: int = 20_000  # flat answers in ~13 ms at 20k keys (d = 256, one thread)
     pooling: Literal["mean", "max", "first", "last"] = "mean"  # how a segment's states become one key vector
     # the key head of the FAISS keys (txl.keys): "auto" = data/models/keys.pt when trained on the encoder,
     # "raw" = pooled states as they are, else a head file
