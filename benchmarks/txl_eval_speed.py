@@ -1,15 +1,18 @@
 """Evaluation speed: Transformer-XL with cached memory vs a vanilla Transformer that recomputes its whole
 context for every predicted token (the paper's baseline, Table 9), same weights, same attention length.
 
-    .venv/bin/python benchmarks/txl_eval_speed.py               # CPU, one thread, lengths 800 and 1600
+    .venv/bin/python benchmarks/txl_eval_speed.py               # CPU, one thread, attention length 1600
     .venv/bin/python benchmarks/txl_eval_speed.py --device cuda
 
-(a) Transformer-XL: mem_len = L, the document fed in segments of --segment tokens, every token scored;
-    each query sees at least L keys. Timed over --segments segments once the memory is full.
+The model is `TransformerXLConfig()`'s defaults with dropout 0, clamp_len = -1 (no clamping) and
+same_length = True, so that every query of both sides attends to exactly L keys; mem_len = L.
+
+(a) Transformer-XL: the document fed in segments of --segment tokens (64), every token scored; timed
+    over --segments whole segments once the memory is full.
 (b) vanilla: for each predicted token, one forward pass over the L tokens before it (no memory, the
-    same relative-position model), then the NLL of that one token. Running it for every token of the
-    document would take hours, so it is timed on --sample predicted positions and its per-token cost
-    is the mean over them; both sides report seconds per predicted token, and the ratio divides them.
+    same relative-position model), then the NLL of that one token. Timed over every position of the
+    first --vanilla-segments segments that (a) timed (whole positions, not a sample of them).
+Both sides report seconds per predicted token, and the ratio divides them.
 
 Token ids follow a Zipf law over the vocabulary (as words in text do), which matters only for the
 adaptive softmax's cost of tail clusters.
@@ -65,49 +68,53 @@ def txl_per_token(
 
 @torch.no_grad()
 def vanilla_per_token(
-    model: TransformerXLLM, doc: torch.Tensor, length: int, sample: int, device: torch.device
+    model: TransformerXLLM, doc: torch.Tensor, first: int, n_tokens: int, device: torch.device
 ) -> float:
-    """Seconds per predicted token when every prediction recomputes its whole window of `length` tokens."""
-    positions = torch.linspace(length, doc.size(1) - 2, sample).long().tolist()
-    model(doc[:, :length])  # warm-up
+    """Seconds per predicted token when every prediction recomputes its whole window of mem_len tokens:
+    each of the `n_tokens` positions from `first` on."""
+    length = model.cfg.mem_len
+    model(doc[:, first - length : first])  # warm-up
     sync(device)
     start = clock(device)
-    for p in positions:
+    for p in range(first, first + n_tokens):
         hidden = model(doc[:, p - length : p]).hidden
         model.crit.nll(hidden[:, -1:], doc[:, p : p + 1])
     sync(device)
-    return (clock(device) - start) / len(positions)
+    return (clock(device) - start) / n_tokens
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--lengths", type=int, nargs="+", default=[800, 1600])
-    ap.add_argument("--segment", type=int, default=128, help="Transformer-XL segment length")
+    ap.add_argument("--lengths", type=int, nargs="+", default=[1600], help="attention lengths (mem_len)")
+    ap.add_argument("--segment", type=int, default=64, help="Transformer-XL segment length")
     ap.add_argument("--segments", type=int, default=8, help="timed Transformer-XL segments")
-    ap.add_argument("--sample", type=int, default=4, help="timed vanilla predictions")
+    ap.add_argument("--vanilla-segments", type=int, default=1, help="timed vanilla segments (every position)")
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--threads", type=int, default=1)
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     device = torch.device(args.device)
 
-    cfg = TransformerXLConfig(dropout=0.0, clamp_len=-1)
+    cfg = TransformerXLConfig(dropout=0.0, clamp_len=-1, same_length=True)
     torch.manual_seed(0)
     model = TransformerXLLM(cfg).to(device).eval()
     gen = torch.Generator().manual_seed(0)
     print(
         f"model: d_model={cfg.d_model} n_layer={cfg.n_layer} n_head={cfg.n_head} vocab={cfg.vocab_size} "
-        f"cutoffs={cfg.cutoffs}; device={device}, threads={args.threads}, segment={args.segment}"
+        f"cutoffs={cfg.cutoffs} same_length={cfg.same_length} clamp_len={cfg.clamp_len}; device={device}, "
+        f"threads={args.threads}, segment={args.segment}"
     )
     for length in args.lengths:
         model.cfg.mem_len = length
-        n = length + (args.segments + 1) * args.segment + length // args.segment * args.segment + 2
-        doc = zipf_ids(n, cfg.vocab_size, gen)[None].to(device)
+        filled = -(-length // args.segment) * args.segment  # the memory fills in whole segments
+        doc = zipf_ids(filled + args.segments * args.segment + 1, cfg.vocab_size, gen)[None].to(device)
         fast = txl_per_token(model, doc, args.segment, args.segments, device)
-        slow = vanilla_per_token(model, doc, length, args.sample, device)
+        n_vanilla = min(args.vanilla_segments, args.segments) * args.segment
+        # the positions (a) predicted first: its first segment reads tokens filled.. and predicts filled + 1..
+        slow = vanilla_per_token(model, doc, filled + 1, n_vanilla, device)
         print(
             f"attention length {length}: Transformer-XL {fast * 1e3:.3f} ms/token, vanilla "
-            f"{slow * 1e3:.1f} ms/token (mean of {args.sample} sampled predictions) -> {slow / fast:.0f}x"
+            f"{slow * 1e3:.1f} ms/token (every one of {n_vanilla} positions) -> {slow / fast:.0f}x"
         )
 
 

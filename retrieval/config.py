@@ -11,7 +11,11 @@ from pipeline.config import Options
 
 
 class RetrievalConfig(Options):
-    index_type: Literal["flat", "ivfpq", "hnsw"] = "flat"  # trade-offs: retrieval/store.py's docstring
+    # trade-offs: retrieval/faiss_index.py; "auto" = flat below `exact_below_keys` keys, HNSW from there
+    index_type: Literal["auto", "flat", "ivfpq", "hnsw"] = "auto"
+    # flat's single query grows with the keys: p50 0.45 ms at 10k, 8.5 ms (p95 9.8) at 100k, d = 256, one
+    # thread (benchmarks/retrieval_speed.py); HNSW 0.29 ms (p95 0.44) at recall@10 0.997 at 100k
+    exact_below_keys: int = 50_000
     pooling: Literal["mean", "max", "first", "last"] = "mean"  # how a segment's states become one key vector
     # the key head of the FAISS keys (txl.keys): "auto" = data/models/keys.pt when trained on the encoder,
     # "raw" = pooled states as they are, else a head file

@@ -31,7 +31,7 @@ from retrieval.lanes import Lane, pick
 from retrieval.prefix import PrefixCache, Reused, chain_hashes
 from retrieval.stages import Waiting
 from retrieval.store import SegmentEntry, SegmentStore
-from retrieval.store_windows import Injector, retrieved_inputs
+from retrieval.store_windows import Injector, choose_all, retrieved_inputs
 from txl.keys import model_key
 from txl.memory import Memory, Packing, Retrieved
 from txl.pooling import pool_states
@@ -252,7 +252,7 @@ def _step(
                 conn[b, at : at + n] = torch.tensor(lane.doc.connective_masks[s], dtype=torch.bool)
             at += n
     packed = any(end - lane.pos > 1 for lane, (end, _) in zip(lanes, spans, strict=True))
-    picks = [lane.injector.choose(lane.query) if lane.injector is not None else [] for lane in lanes]
+    picks = choose_all([lane.injector for lane in lanes], [lane.query for lane in lanes])
     memory = Memory.stack([lane.memory for lane in lanes])
     out = model(
         ids.to(device),

@@ -7,7 +7,8 @@ the segment-state store under OUT_DIR/index/.
 
 It reads `work.segments` of each DocWork and `ctx.config` (model, retrieval) and `ctx.out_dir`. The
 plain-Python entry point is `index_segments(out_dir, segments_by_doc, model, tokenizer, config)`; the
-flow's stage runs it in a child process of its own.
+flow's stage runs it in a child process of its own (in the stage's own process where that is daemonic, as a
+Dask worker is).
 Without a checkpoint the stage indexes nothing and says so in its counts (`no_model: 1`); `ldx ask`
 then searches with BM25 (and the sentence model) alone.
 """
@@ -221,10 +222,15 @@ class IndexStage:
     def __call__(self, docs: DocSource, ctx: StageContext) -> dict[str, int]:
         """The encoding runs in a child process: in the run's own process it would share the interpreter
         lock with the batch stages (parsing, the predict stage), which left both waiting on 2 cores. The
-        documents go to it through a queue as they come; the child dies with the run."""
+        documents go to it through a queue as they come; the child dies with the run.
+
+        In a daemonic process (a Dask worker's) no child may be started: there the stage encodes in the
+        process itself. It has it to itself then, since Dask runs the run stages after the batches."""
         path = checkpoint_file(ctx.config.model.checkpoint)
         if path is None or not path.is_file():
             return {"indexed_documents": 0, "no_model": 1}
+        if multiprocessing.current_process().daemon:
+            return _index_here(docs, ctx, path)
         worker, self._prepared = self._prepared, None
         if worker is None or worker.key != _worker_key(path, ctx.config) or not worker.process.is_alive():
             if worker is not None:  # started for another config
@@ -272,10 +278,7 @@ class _End:
 def _index_child(inbox, outbox, parent: int, checkpoint: str, config) -> None:
     die_with_parent(parent=parent)
     try:
-        mcfg = config.model
-        torch.set_num_threads(mcfg.stage_threads())
-        model, tokenizer = load_encoder(Path(checkpoint), mcfg.device, config.retrieval.key_head)
-        segmenter = hashlib.sha256(config.segment.model_dump_json().encode()).hexdigest()[:16]
+        torch.set_num_threads(config.model.stage_threads())
         start: _Start = inbox.get()
         retracted: list[str] = []
 
@@ -288,21 +291,49 @@ def _index_child(inbox, outbox, parent: int, checkpoint: str, config) -> None:
                     item = inbox.get()
                 if isinstance(item, _End):  # the batches are done: the rest of the encoding has the cores
                     retracted.extend(item.retracted)
-                    torch.set_num_threads(mcfg.stage_threads(alone=True))
+                    torch.set_num_threads(config.model.stage_threads(alone=True))
                     return
                 yield item
 
-        with autocast(next(model.parameters()).device, mcfg.dtype):
-            counts = index_segments(
-                start.out_dir,
-                incoming(),
-                model,
-                tokenizer,
-                config.retrieval,
-                start.model_id,
-                segmenter,
-                lambda: retracted,
-            )
+        counts = _encode_run(Path(checkpoint), config, start, incoming(), lambda: retracted)
         outbox.put(("ok", counts))
     except BaseException as e:  # noqa: BLE001 - whatever it was, the run must hear of it
         outbox.put(("error", "".join(traceback.format_exception_only(type(e), e)).strip()))
+
+
+def _index_here(docs: DocSource, ctx: StageContext, checkpoint: Path) -> dict[str, int]:
+    """The stage in the calling process, with every core (see IndexStage.__call__); the process's torch
+    threads are as they were afterwards, for the worker's next tasks."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(ctx.config.model.stage_threads(alone=True))
+    try:
+        segments = (w if isinstance(w, Waiting) else w.segments for w in docs.documents())
+        return _encode_run(
+            checkpoint, ctx.config, _Start(str(ctx.out_dir), ctx.model_id), segments, lambda: docs.retracted
+        )
+    finally:
+        torch.set_num_threads(before)
+
+
+def _encode_run(
+    checkpoint: Path,
+    config,
+    start: _Start,
+    segments_by_doc: Iterable[list[Segment] | Waiting],
+    retracted: Callable[[], Iterable[str]],
+) -> dict[str, int]:
+    """Load the encoder and index the run's documents: the index process's work, or the stage's own."""
+    mcfg = config.model
+    model, tokenizer = load_encoder(checkpoint, mcfg.device, config.retrieval.key_head)
+    segmenter = hashlib.sha256(config.segment.model_dump_json().encode()).hexdigest()[:16]
+    with autocast(next(model.parameters()).device, mcfg.dtype):
+        return index_segments(
+            start.out_dir,
+            segments_by_doc,
+            model,
+            tokenizer,
+            config.retrieval,
+            start.model_id,
+            segmenter,
+            retracted,
+        )

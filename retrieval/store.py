@@ -32,7 +32,7 @@ import pyarrow.parquet as pq
 from pipeline.process import fault_point
 from pipeline.store import atomic_write_json, atomic_write_table
 from retrieval.config import RetrievalConfig
-from retrieval.faiss_index import IVFPQ_MIN_TRAIN, flat_index, index_kind, new_index
+from retrieval.faiss_index import flat_index, index_kind, new_index, wanted_kind
 from retrieval.store_search import StoreSearch
 
 STORE_VERSION = 1
@@ -82,6 +82,11 @@ class SegmentStore(StoreSearch):
         self.config = config
         self._rows: dict[str, dict] = {r["segment_id"]: r for r in meta.to_pylist()}
         self._sid_of: dict[int, str] = {r["id"]: sid for sid, r in self._rows.items()}
+        # each document's segment ids: the index stage deletes every document before it encodes it, and a
+        # scan of all rows for each would grow with the square of the corpus
+        self._by_doc: dict[str, set[str]] = {}
+        for sid, r in self._rows.items():
+            self._by_doc.setdefault(r["doc_id"], set()).add(sid)
         self._states: np.memmap | None = None
         self._pending: list[np.ndarray] = []  # [L, P, d] slots added but not yet in states.f16
         self._read_only = False  # set by open(mmap=True): a mapped index cannot be written
@@ -205,7 +210,10 @@ class SegmentStore(StoreSearch):
 
     def entries(self, doc_id: str | None = None) -> list[dict]:
         """Metadata rows, in segment order within each document."""
-        rows = [r for r in self._rows.values() if doc_id is None or r["doc_id"] == doc_id]
+        if doc_id is None:
+            rows = list(self._rows.values())
+        else:
+            rows = [self._rows[s] for s in self._by_doc.get(doc_id, ())]
         return sorted(rows, key=lambda r: (r["doc_id"], r["seg_idx"]))
 
     def entry(self, segment_id: str) -> dict:
@@ -278,6 +286,7 @@ class SegmentStore(StoreSearch):
             self.refine.add_with_ids(keys, ids)
         for e, i, (slot, n) in zip(entries, ids.tolist(), slots, strict=True):
             self._sid_of[i] = e.segment_id
+            self._by_doc.setdefault(e.doc_id, set()).add(e.segment_id)
             self._rows[e.segment_id] = {
                 "id": i,
                 "segment_id": e.segment_id,
@@ -289,11 +298,10 @@ class SegmentStore(StoreSearch):
             }
 
     def _ensure_trained(self, new_keys: np.ndarray) -> None:
-        """Switch to the requested approximate index once enough keys exist to train it."""
-        want = self.manifest["index_type"]
+        """Switch to the approximate index that the store's size asks for (faiss_index.wanted_kind): once
+        enough keys exist to train it, or to make exact search too slow."""
+        want = wanted_kind(self.manifest["index_type"], len(self) + len(new_keys), self.config)
         if self.manifest["built"] == want or want == "flat":
-            return
-        if want == "ivfpq" and len(self) + len(new_keys) < IVFPQ_MIN_TRAIN:
             return
         old = self._all_keys()
         train = np.concatenate([old[1], new_keys]) if len(old[0]) else new_keys
@@ -312,7 +320,7 @@ class SegmentStore(StoreSearch):
         ids = np.array([r["id"] for r in self._rows.values()], dtype=np.int64)
         if not len(ids):
             return ids, np.zeros((0, self.dim), dtype=np.float32)
-        return ids, np.stack([self.index.reconstruct(int(i)) for i in ids]).astype(np.float32)
+        return ids, self.index.reconstruct_batch(ids).astype(np.float32)
 
     def _append_states(self, states: list[np.ndarray]) -> list[tuple[int, int]]:
         """New slots for the states, kept in memory until `_flush_states` (commit, or PENDING_BYTES of them):
@@ -359,18 +367,16 @@ class SegmentStore(StoreSearch):
             return 0
         for r in gone:
             del self._sid_of[r["id"]]
+            doc = self._by_doc[r["doc_id"]]
+            doc.discard(r["segment_id"])
+            if not doc:
+                del self._by_doc[r["doc_id"]]
         if self.manifest["built"] == "hnsw":
-            # HNSW graphs cannot drop nodes: rebuild from the surviving keys
-            ids = np.array([r["id"] for r in gone], dtype=np.int64)
-            keep = {i: None for i in ids.tolist()}
-            survivors = [
-                (r["id"], self.index.reconstruct(r["id"])) for r in self._rows.values() if r["id"] not in keep
-            ]
+            # HNSW graphs cannot drop nodes: rebuild from the surviving keys (the rows left)
+            ids, keys = self._all_keys()
             self.index = new_index("hnsw", self.dim, self.config, 0)
-            if survivors:
-                self.index.add_with_ids(
-                    np.stack([v for _, v in survivors]), np.array([i for i, _ in survivors], dtype=np.int64)
-                )
+            if len(ids):
+                self.index.add_with_ids(keys, ids)
         else:
             self.index.remove_ids(np.array([r["id"] for r in gone], dtype=np.int64))
         if self.refine is not None:
@@ -379,7 +385,7 @@ class SegmentStore(StoreSearch):
 
     def delete_document(self, doc_id: str) -> int:
         """Remove every segment of a document; returns how many. Visible after `commit()`."""
-        return self.delete_segments([s for s, r in self._rows.items() if r["doc_id"] == doc_id])
+        return self.delete_segments(list(self._by_doc.get(doc_id, ())))
 
     def commit(self) -> None:
         """Write the next generation and switch the manifest to it atomically; drop the old generation."""

@@ -92,6 +92,25 @@ class StoreWindows(PastWindows):
         return out
 
 
+def choose_all(injectors: list[Injector | None], queries: list[np.ndarray | None]) -> list[list[str]]:
+    """The stored segments to inject into each lane's next segment (none for a lane without an injector
+    or a query): what `PastWindows.search` finds for each, the lanes that search one store with the same
+    k asked in one `SegmentStore.search_each` call."""
+    out: list[list[str]] = [[] for _ in injectors]
+    groups: dict[tuple[int, int], list[tuple[int, np.ndarray, set[str]]]] = {}
+    stores: dict[int, SegmentStore] = {}
+    for i, (injector, query) in enumerate(zip(injectors, queries, strict=True)):
+        allowed = injector.allowed() if injector is not None and query is not None else set()
+        if allowed:
+            stores[id(injector.store)] = injector.store
+            groups.setdefault((id(injector.store), injector.k), []).append((i, query, allowed))
+    for (store, k), asks in groups.items():
+        hits = stores[store].search_each(np.stack([q for _, q, _ in asks]), k, [a for _, _, a in asks])
+        for (i, _, _), found in zip(asks, hits, strict=True):
+            out[i] = [sid for sid, _ in found]
+    return out
+
+
 class Injector(StoreWindows):
     """Chooses the stored segments to inject for the next segment of one document: its own segments
     that have left the memory (at least mem_len tokens read after them, or a memory reset since) and,
@@ -104,8 +123,9 @@ class Injector(StoreWindows):
         self.mem_len = mem_len
         self._other_docs: set[str] | None = None
 
-    def choose(self, query: np.ndarray | None) -> list[str]:
-        return [] if query is None else self.search(torch.from_numpy(query), self.k, self.mem_len)
+    def allowed(self) -> set[str]:
+        """The segments `choose_all` may inject into the document's next segment."""
+        return self._candidates(self.out_of_memory(self.mem_len)) if self.k > 0 else set()
 
     def idle_after(self, lengths: list[int]) -> bool:
         """Whether `choose` is sure to find nothing for a segment that follows the recorded ones and then

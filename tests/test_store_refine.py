@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from retrieval.config import RetrievalConfig
-from retrieval.store import IVFPQ_MIN_TRAIN, SegmentEntry, SegmentStore
+from retrieval.faiss_index import IVFPQ_MIN_TRAIN
+from retrieval.store import SegmentEntry, SegmentStore
 
 N_KEYS = IVFPQ_MIN_TRAIN + 16  # just enough for the store to train its IVF-PQ codebooks
 PER_DOC = 20

@@ -91,9 +91,12 @@ class Memory:
         dev = outputs[0].device
         mem_vis = prev.mask.bool() if prev is not None and prev.mask is not None and m else None
         kept = outputs[: len(prev.states)] if prev is not None else outputs  # n_layer in, n_layer out (HF)
-        full = [
-            (torch.cat([prev.states[i], h], 1) if m else h).detach() for i, h in enumerate(kept)
-        ]  # [B, M+T, d]
+        room = GROW_CALLS * t if kv is not None and lengths is None else 0  # see GROW_CALLS
+        if room:  # no autograd here: kv is made under no_grad only
+            full = [appended(prev.states[i], h, room) if m else growing(h, room) for i, h in enumerate(kept)]
+            kv = [growing(x, room) for x in kv]
+        else:
+            full = [(torch.cat([prev.states[i], h], 1) if m else h).detach() for i, h in enumerate(kept)]
         if lengths is not None and mem_vis is None:
             mem_vis = torch.ones(b, m, dtype=torch.bool, device=dev)
         vis = torch.cat([mem_vis, mem_vis.new_ones(b, t)], 1) if mem_vis is not None else None  # [B, M+T]
@@ -280,6 +283,74 @@ def _labels(old: Tensor | None, new: Tensor | None, bmt: tuple[int, int, int], f
     old = old if old is not None else torch.full((b, m), fill, dtype=dtype, device=dev)
     new = new if new is not None else torch.full((b, t), fill, dtype=dtype, device=dev)
     return torch.cat([old[:, :m].to(dtype), new.to(dtype)], 1)
+
+
+# Without autograd and without ragged lanes (evaluation's steady state) the memory's states and kv are
+# views into buffers with room for this many more calls: each call writes its rows after the used ones
+# instead of copying the whole memory into a new tensor (a fifth of a cached 64-token call at mem_len
+# 1600 went to those copies), and the rows are copied once the room runs out.
+GROW_CALLS = 8
+_USED = "ldx_used_rows"  # the attribute of a growing buffer that says how many of its rows are used
+
+
+def _tail_start(x: Tensor) -> int | None:
+    """The row where `x` [B, n, ...] starts in the growing buffer whose used rows it ends; None when it
+    ends none (its rows continue past it, or it is no such buffer's view)."""
+    base = x._base
+    used = getattr(base, _USED, None) if base is not None else None
+    if (
+        used is None
+        or x.stride() != base.stride()
+        or x.shape[:1] + x.shape[2:] != base.shape[:1] + base.shape[2:]
+    ):
+        return None
+    start, rest = divmod(x.storage_offset() - base.storage_offset(), base.stride(1))
+    return start if rest == 0 and start + x.size(1) == used else None
+
+
+def _growing(parts: Sequence[Tensor], room: int) -> Tensor:
+    """The parts joined along dim 1, copied into a new growing buffer with `room` free rows after them."""
+    n = sum(x.size(1) for x in parts)
+    last = parts[-1]
+    buf = last.new_empty((last.size(0), n + room, *last.shape[2:]))
+    at = 0
+    for x in parts:
+        buf[:, at : at + x.size(1)] = x
+        at += x.size(1)
+    setattr(buf, _USED, n)
+    return buf[:, :n]
+
+
+def appended(prev: Tensor, new: Tensor, room: int = 0) -> Tensor:
+    """`torch.cat([prev, new], 1)` ([B, M, ...] then [B, T, ...], in new's dtype) of tensors without
+    autograd. Where `prev` ends the used rows of a growing buffer that has room for `new`, `new` is
+    written after them in place and a view returned: every view of the buffer that exists ends at or
+    before its used rows, so no memory of an earlier call changes. Otherwise the rows are copied, into a
+    new growing buffer with `room` free rows (room 0: a plain cat)."""
+    start = None if torch.is_grad_enabled() else _tail_start(prev)
+    base = prev._base
+    if start is not None and base.dtype == new.dtype and getattr(base, _USED) + new.size(1) <= base.size(1):
+        used = getattr(base, _USED)
+        base[:, used : used + new.size(1)] = new
+        setattr(base, _USED, used + new.size(1))
+        return base[:, start : used + new.size(1)]
+    if room > 0 and not torch.is_grad_enabled():
+        return _growing([prev.to(new.dtype), new], room)
+    return torch.cat([prev.to(new.dtype), new], 1)
+
+
+def cached_kv(new: Tensor, mem_kv: Tensor, n_r: int) -> Tensor:
+    """The keys/values of [retrieved; memory; current] of a call whose memory came with its own: `new`
+    [B, n_r + T, c] those the call projected (retrieved, then current), `mem_kv` [B, M, c] the memory's.
+    Without retrieved slots the current rows are `appended` to the memory's (in place where they can be)."""
+    if not n_r:
+        return appended(mem_kv, new)
+    return torch.cat([new[:, :n_r], mem_kv.to(new.dtype), new[:, n_r:]], 1)
+
+
+def growing(x: Tensor, room: int) -> Tensor:
+    """`x` itself where it ends a growing buffer's used rows, else a copy of it in a new one."""
+    return x if _tail_start(x) is not None else _growing([x], room)
 
 
 def _window(b: int, m: int, t: int, mem_len: int, lengths: Tensor | None, dev: torch.device):

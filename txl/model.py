@@ -52,7 +52,7 @@ from torch import nn
 from pipeline.records import BlockType
 from txl.adaptive import AdaptiveEmbedding, AdaptiveLogSoftmax
 from txl.diagnostics import summarize_layer, to_table
-from txl.memory import Memory, Packing, Retrieved
+from txl.memory import Memory, Packing, Retrieved, cached_kv
 from txl.relative import KeyAxis, Slots, key_axis, position_scores, sinusoid
 
 
@@ -164,7 +164,7 @@ class RelativeAttention(nn.Module):
         inp = self.ln(cat) if cfg.pre_lnorm else cat
         kv = F.linear(inp, w_kv)
         if cached:
-            kv = torch.cat([kv[:, :n_r], mem_kv.to(kv.dtype), kv[:, n_r:]], 1)
+            kv = cached_kv(kv, mem_kv, n_r)
         # queries only for the current segment; keys and values over [retrieved; memory; current]
         q = F.linear(inp[:, -t:], w_q).view(b, t, h, dh).transpose(1, 2)  # [B, H, T, dh]
         k, val = kv.view(b, -1, 2, h, dh).permute(2, 0, 3, 1, 4)  # each [B, H, K', dh]

@@ -1,0 +1,99 @@
+"""The run flow with its default stages (predict, encode + index) on a Dask cluster of separate worker
+processes gives the threaded run's outputs: the same Parquet rows and the same index.
+
+The cluster is reached by its address, as `ldx run --dask-address` does (flows.cli_run sets the same two
+config fields); its workers are daemonic processes, where the index stage encodes in the worker itself
+(retrieval/stage.py) instead of starting a child.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from pipeline.records import SCHEMAS
+from pipeline.store import open_duckdb
+
+SAMPLES = Path(__file__).resolve().parents[1] / "data" / "samples"
+RUN = {"batch_size": 2, "workers": 2}
+
+
+def _run(out: Path, run: dict) -> dict:
+    from flows.config import LdxConfig
+    from flows.run import run_flow, task_runner_for
+
+    cfg = LdxConfig.model_validate({"run": run})
+    return run_flow.with_options(task_runner=task_runner_for(cfg))(
+        str(SAMPLES), str(out), cfg.model_dump(mode="json")
+    )
+
+
+@pytest.fixture(scope="module")
+def runs(prefect_harness, tmp_path_factory):
+    from distributed import LocalCluster
+
+    from retrieval.encoder import checkpoint_file
+
+    if checkpoint_file(None) is None:
+        pytest.fail("no shipped checkpoint in data/models/")
+    root = tmp_path_factory.mktemp("dask")
+    threaded = _run(root / "threads", RUN)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        dask = _run(root / "dask", {**RUN, "task_runner": "dask", "dask_address": cluster.scheduler_address})
+    return (root / "threads", threaded), (root / "dask", dask)
+
+
+def _rows(out: Path, table: str) -> tuple[list[tuple], np.ndarray]:
+    """The table's rows without the run id (each run has its own) and without its float columns, in one
+    order; and those float columns (a prediction's score) in the same order."""
+    schema = SCHEMAS[table]
+    floats = [f.name for f in schema if pa.types.is_floating(f.type)]
+    others = [f.name for f in schema if f.name != "run_id" and f.name not in floats]
+    order = ", ".join(others)
+    con = open_duckdb(out)
+    rows = con.execute(f"SELECT {order} FROM {table} ORDER BY {order}").fetchall()
+    numbers = con.execute(f"SELECT {', '.join(floats) or 'NULL'} FROM {table} ORDER BY {order}").fetchall()
+    return rows, np.array(numbers, dtype=np.float64)
+
+
+def test_dask_run_completes_with_the_model_stages(runs):
+    (_, threaded), (_, dask) = runs
+    assert threaded["status"] == dask["status"] == "completed"
+    assert dask["counts"]["index"]["indexed_segments"] == dask["counts"]["segments"] > 50
+    assert "no_model" not in dask["counts"]["index"]
+    for name in ("files", "documents", "segments", "predictions", "errors"):
+        assert dask["counts"][name] == threaded["counts"][name], name
+
+
+@pytest.mark.parametrize("table", list(SCHEMAS))
+def test_dask_run_writes_the_threaded_runs_rows(runs, table):
+    (threads_out, _), (dask_out, _) = runs
+    rows, numbers = _rows(dask_out, table)
+    want_rows, want_numbers = _rows(threads_out, table)
+    assert rows == want_rows
+    assert rows or table == "errors"
+    # a score is a model's float32 output: the worker process's math libraries may round its last bit
+    # otherwise (measured: 2 ulp on one block-role score)
+    np.testing.assert_allclose(numbers, want_numbers, rtol=1e-6)
+
+
+def test_dask_run_builds_the_threaded_runs_index(runs):
+    from retrieval.store import SegmentStore
+
+    (threads_out, _), (dask_out, _) = runs
+    a, b = SegmentStore.open(threads_out / "index"), SegmentStore.open(dask_out / "index")
+    ids = [e["segment_id"] for e in a.entries()]
+    assert [e["segment_id"] for e in b.entries()] == ids
+    assert [(e["doc_id"], e["seg_idx"], e["block_type"]) for e in b.entries()] == [
+        (e["doc_id"], e["seg_idx"], e["block_type"]) for e in a.entries()
+    ]
+    # the encoder's intra-op threads differ between the runs (a child with half the cores until the
+    # batches end, against the worker with all of them), which may move the last bits of a sum
+    np.testing.assert_allclose(b.keys(ids), a.keys(ids), atol=1e-4)
+    states_a, mask_a = a.states(ids)
+    states_b, mask_b = b.states(ids)
+    assert (mask_a == mask_b).all()
+    np.testing.assert_allclose(states_b.astype(np.float32), states_a.astype(np.float32), atol=2e-2)
