@@ -1,0 +1,88 @@
+"""The packaged sentence model (all-MiniLM-L6-v2) in `ask`, for English: a dense search arm over the run's
+English segments and the similarity half of the evidence-sentence ranker.
+
+`SentenceArm` is the arm "minilm" of the Asker's HybridIndex. It holds only segments whose letters are
+mostly not Han characters (the model's English vocabulary maps most Han characters to [UNK]); Chinese
+questions skip it through `RetrievalConfig.zh_arm_weights`. The segments are embedded on the first English
+question, once per session, so a Chinese-only session never pays for them.
+
+`SentenceVectors(config).similarity(question)` returns the scorer `retrieval.answer.rank_sentences` takes:
+the cosine of an English question and each candidate sentence, the sentences' vectors cached for the
+session. Both are off with `RetrievalConfig.sentence_model = false`.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable
+
+import numpy as np
+
+from retrieval.config import RetrievalConfig
+from retrieval.hybrid import MatrixArm, Passage, han_share
+from retrieval.sentence import embed
+
+ARM = "minilm"
+MAX_SENTENCES = 20_000  # sentence vectors kept per session: 384 float32 each, 31 MB in all
+
+
+def is_english(text: str, config: RetrievalConfig) -> bool:
+    """Text the sentence model can read: fewer Han letters than the share that makes a query Chinese."""
+    return han_share(text) < config.zh_min_han_share
+
+
+class SentenceArm:
+    """Exact cosine search of MiniLM vectors over the English passages among `passages`."""
+
+    def __init__(self, passages: list[Passage], config: RetrievalConfig, device: str = "cpu"):
+        self.rows = np.array(
+            [i for i, p in enumerate(passages) if is_english(p.text, config)], dtype=np.int64
+        )
+        self.texts = [passages[i].text for i in self.rows]
+        self.n_passages = len(passages)
+        self.device = device
+        self.matrix: MatrixArm | None = None
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def top(self, query: str, n: int, allowed: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+        if self.matrix is None:
+            self.matrix = MatrixArm(
+                embed(self.texts, device=self.device),
+                lambda q: embed([q], device=self.device)[0],
+                self.n_passages,
+                self.rows,
+            )
+        return self.matrix.top(query, n, allowed)
+
+
+class SentenceVectors:
+    """MiniLM vectors of evidence sentences, kept for the session (least recently used out first): the
+    sentences of a segment are the same for every question that cites it, so a warm question embeds little
+    more than itself."""
+
+    def __init__(self, config: RetrievalConfig, device: str = "cpu", max_sentences: int = MAX_SENTENCES):
+        self.config, self.device, self.max_sentences = config, device, max_sentences
+        self.vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+
+    def similarity(self, question: str) -> Callable[[list[str]], np.ndarray] | None:
+        """The scorer `retrieval.answer.rank_sentences` takes for `question`: the cosine of the question and
+        each of a list of sentences, in [-1, 1]; None when the sentence model is off or the question is not
+        English."""
+        if not self.config.sentence_model or not is_english(question, self.config):
+            return None
+        return lambda texts: self.cosines(question, texts)
+
+    def cosines(self, question: str, texts: list[str]) -> np.ndarray:
+        new = [t for t in dict.fromkeys(texts) if t not in self.vectors]
+        vecs = embed([question, *new], device=self.device)
+        for t, v in zip(new, vecs[1:], strict=True):
+            self.vectors[t] = v
+        for t in texts:
+            self.vectors.move_to_end(t)
+        while len(self.vectors) > self.max_sentences:
+            self.vectors.popitem(last=False)
+        if not texts:
+            return np.zeros(0, dtype=np.float32)
+        return np.stack([self.vectors[t] for t in texts]) @ vecs[0]
