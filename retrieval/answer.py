@@ -6,8 +6,9 @@ answer is a sentence, and an honest "not found" below a confidence threshold cho
 its line, for part of a heading) when the span alone is not a phrase. `rank_sentences` scores the sentences
 of the retrieved passages by lexical overlap with the question (idf-weighted over the candidate sentences),
 for English questions averaged with the sentence model's cosine (retrieval.evidence), plus a prior for the
-block type the question points at. `choose_threshold` picks the confidence below which the reader's answer is withheld, by F1 of
-answer-vs-abstain over questions with known golds.
+block type the question points at. `fits_question` drops reader spans that cannot be an answer (a heading's
+words, no number for "how much"). `choose_threshold` picks the confidence below which the reader's answer
+is withheld, by F1 of answer-vs-abstain over questions with known golds.
 """
 
 from __future__ import annotations
@@ -78,7 +79,8 @@ REASON_BLOCKS = frozenset({"OPINION"})  # 本院认为, the judges' discussion
 # never an answer to a sentence question: titles, parties, court names and signatures
 NON_ANSWER_BLOCKS = frozenset({"HEADER", "PARTIES", "SIGNATURE"})
 # an English sentence's relevance is this share of its cosine with the question (the sentence model) plus the
-# rest of its term overlap: equal halves, set a priori (no English question data to tune it on)
+# rest of its term overlap: equal halves, set a priori and not tuned (the one English question set,
+# tests/data/english_questions.json, is kept for measuring)
 SIMILARITY_WEIGHT = 0.5
 BLOCK_PRIOR = 1.0  # added to a sentence's overlap score (which is at most 1) when its block fits the question
 
