@@ -236,10 +236,10 @@ def _print_answer(answer) -> None:
         console.print(plain("answer:", "bold"), plain(answer.answer + conf), highlight=False)
     cited = {c.segment_id: i for i, c in enumerate(answer.citations, start=1)}
     if answer.evidence is not None:
-        ev = answer.evidence
         label = "best evidence:" if answer.answer_type == "none" else "evidence:"
-        where = f"[{cited[ev.segment_id]}] " if ev.segment_id in cited else ""
-        console.print(plain(label, "bold"), plain(f"{where}{ev.sentence}"), highlight=False)
+        console.print(plain(label, "bold"), plain(_cited_sentence(answer.evidence, cited)), highlight=False)
+    for ev in answer.more_evidence:
+        console.print(plain("also:", "dim"), plain(_cited_sentence(ev, cited), "dim"), highlight=False)
     for note in answer.notes:
         console.print(plain(note, "dim"), highlight=False)
     for i, c in enumerate(answer.citations, start=1):
@@ -250,6 +250,13 @@ def _print_answer(answer) -> None:
             highlight=False,
         )
         console.print(plain(f"    {c.text[:200]}"), highlight=False)
+
+
+def _cited_sentence(ev, cited: dict[str, int]) -> str:
+    """An evidence sentence after its citation number and page: "[2] p.3 For these reasons ..."."""
+    where = f"[{cited[ev.segment_id]}] " if ev.segment_id in cited else ""
+    page = f"p.{ev.page + 1} " if ev.page is not None else ""
+    return f"{where}{page}{ev.sentence}"
 
 
 def _load_reader(head: Path | None, cfg):

@@ -1,19 +1,24 @@
 """Shaping what `ask` says: whole phrases instead of reader fragments, sentence answers for questions whose
 answer is a sentence, and an honest "not found" below a confidence threshold chosen on validation data.
 
-`question_kind(q)` tells span questions from sentence questions (decisions, reasons). `complete_span` grows
-a reader span to its clause (or sentence, for a question asking several things) when the span alone is not
-a phrase. `rank_sentences` scores the sentences of the retrieved passages by lexical overlap with the
-question (idf-weighted over the candidate sentences) plus a prior for the block type the question points
-at. `choose_threshold` picks the confidence below which the reader's answer is withheld, by F1 of
-answer-vs-abstain over questions with known golds.
+`question_kind(q)` tells span questions from sentence questions (decisions, reasons, what a text provides).
+`complete_span` grows a reader span to its clause (or sentence, for a question asking several things; or
+its line, for part of a heading) when the span alone is not a phrase. `rank_sentences` scores the sentences
+of the retrieved passages by lexical overlap with the question (idf-weighted over the candidate sentences),
+for English questions averaged with the sentence model's cosine (retrieval.evidence), plus a prior for the
+block type the question points at. `fits_question` drops reader spans that cannot be an answer (a heading's
+words, no number for "how much"). `choose_threshold` picks the confidence below which the reader's answer
+is withheld, by F1 of answer-vs-abstain over questions with known golds.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+
+import numpy as np
 
 from retrieval.reader.runtime import term_spans
 from retrieval.text import HAN, stopwords
@@ -30,6 +35,7 @@ ANSWER_THRESHOLD = 0.37
 MIN_SPAN_CHARS = 3  # a CJK span shorter than this is a lone verb or function word ("判处"), not an answer
 MIN_SPAN_WORDS = 2  # the same for English: one word alone is grown to its clause unless it is a name/number
 SENTENCE_MIN_CHARS = 12  # shorter "sentences" are headings ("Conclusion", "Discussion")
+HEADING_MAX_WORDS = 6  # an English line this short without a full stop is a heading ("The grounds of appeal")
 
 _CLAUSE_END = "，。；：！？,;:!?\n"
 _SENTENCE_END = "。；！？!?\n"
@@ -49,23 +55,46 @@ _ZH_DECISION = re.compile(
     r"如何判决|怎么判|怎样判|判决结果|判决如何|判了什么|判处(什么|何种)|(什么|何种)刑罚|如何处理"
 )
 _ZH_WH = re.compile(r"什么|谁|哪|多少|几|何时|怎样|如何")
+# asking what a text provides or what follows from it: the answer is a sentence, wherever it stands
+_EN_STATEMENT = re.compile(
+    r"^\s*(under what|in what circumstances|what happens\b)|"
+    r"^\s*(what|how)\s+(does|do|did|must|may|can|shall|will)\b.*\b(provide|say|state|require|permit|govern|"
+    r"apply|applies|treat|define|describe)\w*\b",
+    re.I,
+)
+_AMOUNT_Q = re.compile(r"\bhow (much|many)\b|\bwhat (amount|sum|percentage)\b|多少|几", re.I)
+_NUMBER = re.compile(
+    r"\d|[零〇一二三四五六七八九十百千万亿两]|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+    r"twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion|half)\b",
+    re.I,
+)
+# what a heading can answer: the court, the judges, the date, the case and its number
+_HEADING_Q = re.compile(
+    r"\b(court|judges?|justices?|dates?|case|citation|heard|title)\b|法院|法官|审判|案号|日期|标题", re.I
+)
 _EN_MULTI_WH = re.compile(r"\b(who|what|when|where|which|how much|how many|how long)\b", re.I)
 
 DECISION_BLOCKS = frozenset({"VERDICT"})  # the disposition: 判决如下 items, "I would allow the appeal"
 REASON_BLOCKS = frozenset({"OPINION"})  # 本院认为, the judges' discussion
 # never an answer to a sentence question: titles, parties, court names and signatures
 NON_ANSWER_BLOCKS = frozenset({"HEADER", "PARTIES", "SIGNATURE"})
+# an English sentence's relevance is this share of its cosine with the question (the sentence model) plus the
+# rest of its term overlap: equal halves, set a priori and not tuned (the one English question set,
+# tests/data/english_questions.json, is kept for measuring)
+SIMILARITY_WEIGHT = 0.5
 BLOCK_PRIOR = 1.0  # added to a sentence's overlap score (which is at most 1) when its block fits the question
 
 
 def question_kind(question: str) -> str:
-    """ "decision" or "reason" (the answer is a sentence), else "span"."""
+    """ "decision", "reason" or "statement" (the answer is a sentence), else "span"."""
     if _ZH_DECISION.search(question):
         return "decision"
     if _ZH_REASON.search(question) or (_EN_WH.match(question) and _EN_REASON.search(question)):
         return "reason"
     if _EN_WH.match(question) and _EN_DECISION.search(question):
         return "decision"
+    if _EN_STATEMENT.search(question):
+        return "statement"
     return "span"
 
 
@@ -77,6 +106,15 @@ def asks_several(question: str) -> bool:
 def is_wh_question(question: str) -> bool:
     """Asks for a thing (who/what/多少/什么…), so a bare YES/NO is never its answer."""
     return bool(_EN_MULTI_WH.search(question) or _ZH_WH.search(question) or _EN_WH.match(question))
+
+
+def fits_question(question: str, span: str, block_type: str) -> bool:
+    """Whether a reader span can answer the question at all: never words of a heading ("IN THE COURT",
+    "AFFILIATE OFFICE AGREEMENT") unless the question asks what a heading says, and never a span without a
+    number for a question asking how much or how many."""
+    if block_type == "HEADER" and not _HEADING_Q.search(question):
+        return False
+    return not _AMOUNT_Q.search(question) or bool(_NUMBER.search(span))
 
 
 def term_share(question: str, sentence: str) -> float:
@@ -124,6 +162,8 @@ def complete_span(text: str, a: int, b: int, question: str) -> tuple[int, int]:
         b += 1
     if asks_several(question):
         return _grow(text, a, b, _SENTENCE_END)
+    if is_header_line(text[a:b]):
+        return _grow(text, a, b, "\n")  # part of a heading ("IN THE COURT"): the whole heading line
     if _is_fragment(text[a:b]):
         return _grow(text, a, b, _CLAUSE_END)
     return a, b
@@ -133,6 +173,15 @@ def is_header_line(text: str) -> bool:
     """An all-caps line ("IN THE COURT OF APPEAL (CIVIL DIVISION)"): a heading, never an answer."""
     letters = [c for c in text if c.isalpha() and c.isascii()]
     return len(letters) >= 4 and all(c.isupper() for c in letters)
+
+
+def is_heading(text: str) -> bool:
+    """A line that introduces rather than says: all capitals, ending in a colon ("Lady Justice Okonjo:",
+    "判决如下："), or a few English words without a full stop ("The grounds of appeal")."""
+    s = text.strip()
+    if is_header_line(s) or s.endswith((":", "：")):
+        return True
+    return not HAN.search(s) and len(s.split()) <= HEADING_MAX_WORDS and not s.endswith((".", "!", "?", ";"))
 
 
 def sentences(text: str) -> list[tuple[int, int]]:
@@ -154,6 +203,14 @@ def sentences(text: str) -> list[tuple[int, int]]:
     return out
 
 
+def sentence_around(text: str, a: int, b: int) -> str:
+    """The sentence(s) of `text` holding characters [a, b)."""
+    cuts = sentences(text)
+    start = next((x for x, y in cuts if x <= a < y), a)
+    end = next((y for x, y in cuts if x < b <= y), b)
+    return text[start:end]
+
+
 @dataclass
 class ScoredSentence:
     segment_id: str
@@ -162,11 +219,18 @@ class ScoredSentence:
     end: int
     text: str
     overlap: float  # idf-weighted share of the question's terms the sentence holds, in [0, 1]
-    score: float  # overlap plus the block-type prior
+    similarity: float | None  # cosine with the question (the sentence model), None when not used
+    score: float  # relevance (overlap, or overlap and similarity weighed) plus the block-type prior
 
 
-def rank_sentences(question: str, passages: list[tuple[str, str, str]], kind: str) -> list[ScoredSentence]:
-    """Sentences of (segment_id, block_type, text) passages, best first, for a question of `kind`."""
+def rank_sentences(
+    question: str,
+    passages: list[tuple[str, str, str]],
+    kind: str,
+    similar: Callable[[list[str]], np.ndarray] | None = None,
+) -> list[ScoredSentence]:
+    """Sentences of (segment_id, block_type, text) passages, best first, for a question of `kind`;
+    `similar` (retrieval.evidence.SentenceVectors.similarity) gives each sentence's cosine with the question."""
     q_terms = {t for t, _, _ in term_spans(question)}
     cands = []
     for sid, btype, text in passages:
@@ -174,7 +238,7 @@ def rank_sentences(question: str, passages: list[tuple[str, str, str]], kind: st
             continue
         for a, b in sentences(text):
             s = text[a:b]
-            if len(s.strip()) >= SENTENCE_MIN_CHARS and not is_header_line(s):
+            if len(s.strip()) >= SENTENCE_MIN_CHARS and not is_heading(s):
                 cands.append((sid, btype, a, b, s, {t for t, _, _ in term_spans(s)}))
     if not cands:
         return []
@@ -182,11 +246,24 @@ def rank_sentences(question: str, passages: list[tuple[str, str, str]], kind: st
     idf = {t: math.log(1 + n / (1 + sum(t in c[5] for c in cands))) for t in q_terms}
     total = sum(idf.values()) or 1.0
     prior = DECISION_BLOCKS if kind == "decision" else REASON_BLOCKS if kind == "reason" else frozenset()
+    sims = None if similar is None else [float(x) for x in similar([c[4] for c in cands])]
     out = []
-    for sid, btype, a, b, s, terms in cands:
+    for i, (sid, btype, a, b, s, terms) in enumerate(cands):
         overlap = sum(w for t, w in idf.items() if t in terms) / total
+        relevance = overlap
+        if sims is not None:
+            relevance = (1 - SIMILARITY_WEIGHT) * overlap + SIMILARITY_WEIGHT * max(sims[i], 0.0)
         out.append(
-            ScoredSentence(sid, btype, a, b, s, round(overlap, 4), overlap + BLOCK_PRIOR * (btype in prior))
+            ScoredSentence(
+                sid,
+                btype,
+                a,
+                b,
+                s,
+                round(overlap, 4),
+                None if sims is None else round(sims[i], 4),
+                relevance + BLOCK_PRIOR * (btype in prior),
+            )
         )
     out.sort(key=lambda x: -x.score)  # stable: ties keep retrieval order
     return out

@@ -1,13 +1,16 @@
 """Question answering over an indexed run: retrieve segments, read an answer, cite the sources.
 
 `Asker(out_dir)` loads the run's segments, blocks and documents (latest run of each document), builds
-BM25 over the segments, adds the dense arm over the segment-state store when OUT_DIR/index exists and its
-checkpoint loads, and the reader head when one exists for the encoder; all of it once, for every question
+BM25 over the segments, the sentence model's arm over its English segments (retrieval.evidence), the dense
+arm over the segment-state store when OUT_DIR/index exists and its checkpoint loads, and the reader head
+when one exists for the encoder; all of it once, for every question
 (the document states the reader reads are cached across questions). `asker.ask(question, k, doc_id)`
 returns an `Answer` whose citations carry the block's page and bbox. What it answers (retrieval.answer):
 for a question whose answer is a sentence (a decision, a reason) the best sentence of the cited passages;
 otherwise the reader's most confident answer over the cited segments, grown to a whole phrase, when its
-confidence reaches ANSWER_THRESHOLD; else "none" with the best evidence sentence.
+confidence reaches ANSWER_THRESHOLD; else "none" with the best evidence sentence. Sentences are ranked by
+their overlap with the question and, for English questions, their cosine with it under the sentence model;
+`Answer.more_evidence` holds the next two.
 """
 
 from __future__ import annotations
@@ -26,16 +29,19 @@ from pipeline.tokenizer import encode_segment
 from retrieval.answer import (
     ANSWER_THRESHOLD,
     BLOCK_PRIOR,
+    ScoredSentence,
     complete_span,
+    fits_question,
     is_wh_question,
     question_kind,
     rank_sentences,
-    sentences,
+    sentence_around,
     term_share,
 )
 from retrieval.cache import DocStateCache
 from retrieval.config import RetrievalConfig
 from retrieval.encoder import checkpoint_file, encode_query, load_encoder, sha256_file
+from retrieval.evidence import ARM, SentenceArm, SentenceVectors
 from retrieval.hybrid import Filters, HybridIndex, Passage
 from retrieval.inject import encode_document
 from retrieval.reader.runtime import READER_FILE, EncodedText, ReaderMismatch, load_reader
@@ -92,6 +98,7 @@ class Answer:
     arms: list[str]
     reader: str | None  # the reader checkpoint, None when no reader exists
     notes: list[str] = field(default_factory=list)
+    more_evidence: list[Evidence] = field(default_factory=list)  # the next-best sentences, best first
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -176,10 +183,20 @@ class Asker:
             passages.append(Passage(sid, doc_id, text, btype, kind, court, date))
             self.block_of[sid] = block_idx
         self.search_index = HybridIndex(passages, bm25=self.config.bm25, config=self.config)
+        self.sentence_device = "cpu" if device == "auto" else device  # MiniLM is small: CPU unless told
+        self._add_sentence_arm()
+        self.sentences = SentenceVectors(self.config, self.sentence_device)
         self.model = self.tokenizer = None
         self._add_dense(checkpoint, device)
         self.reader = self._load_reader(checkpoint, device, reader)
         self.cache = DocStateCache(self.config.cache_bytes)
+
+    def _add_sentence_arm(self) -> None:
+        if not self.config.sentence_model:
+            return
+        arm = SentenceArm(self.search_index.passages, self.config, self.sentence_device)
+        if len(arm):  # a Chinese-only run has nothing for it to search
+            self.search_index.add_dense(ARM, arm)
 
     def _add_dense(self, checkpoint: str | None, device: str) -> None:
         if not self.config.dense:
@@ -274,11 +291,13 @@ class Asker:
             pred = self.reader.read(c.text, EncodedText(hidden, offsets, list(enc.ids)), q)
             if not pred.answer or (wh and pred.label != "SPAN"):
                 continue  # no answer here, or a bare YES/NO to a who/what question
+            if pred.label == "SPAN" and not fits_question(question, pred.answer, c.block_type):
+                continue  # a heading's words, or no number for a how-much question
             a, b = (offsets[pred.span[0]][0], offsets[pred.span[1]][1]) if pred.span else (0, len(c.text))
             # ranked by P(answer type) (a span's own probability shrinks with the passage's length, so against
             # it a short title's YES/NO would win every time), weighted by how much of the question the
             # answer's sentence holds: the small reader's P(SPAN) alone prefers any fact-like segment
-            share = term_share(question, _sentence_around(c.text, a, b))
+            share = term_share(question, sentence_around(c.text, a, b))
             if pred.type_prob * (0.5 + share) > best_rank:
                 best_rank = pred.type_prob * (0.5 + share)
                 best = Reading(pred.label, pred.answer, pred.type_prob, c.segment_id, a, b, share)
@@ -315,7 +334,13 @@ class Asker:
             notes.append("no reader for this encoder: only sentence answers and citations")
         elif kind == "span":  # a sentence question is answered from the ranked sentences alone
             reading = self.read(question, citations)
-        answer, answer_type, conf, evidence = self.shape(question, kind, citations, reading, notes)
+        ranked = rank_sentences(
+            question,
+            [(c.segment_id, c.block_type, c.text) for c in citations],
+            kind,
+            self.sentences.similarity(question),
+        )
+        answer, answer_type, conf, evidence = self.shape(question, kind, ranked, reading, notes)
         return Answer(
             question,
             answer,
@@ -328,14 +353,20 @@ class Asker:
             self.search_index.arms,
             getattr(self.reader, "checkpoint", None),
             notes,
+            self.more_evidence(ranked, evidence),
         )
 
     def shape(
-        self, question: str, kind: str, citations: list[Citation], reading: Reading | None, notes: list[str]
+        self,
+        question: str,
+        kind: str,
+        ranked: list[ScoredSentence],
+        reading: Reading | None,
+        notes: list[str],
     ) -> tuple[str, str, float | None, Evidence | None]:
-        """(answer, answer_type, confidence, evidence): a sentence for a sentence question, the reader's
-        answer grown to a whole phrase when it is confident enough, else "none" with the best sentence."""
-        ranked = rank_sentences(question, [(c.segment_id, c.block_type, c.text) for c in citations], kind)
+        """(answer, answer_type, confidence, evidence): the best of the `ranked` sentences for a sentence
+        question, the reader's answer grown to a whole phrase when it is confident enough, else "none" with
+        the best sentence."""
         if kind != "span":
             if ranked and ranked[0].score > 0:
                 top = ranked[0]
@@ -363,7 +394,7 @@ class Asker:
                 text[a:b].strip(),
                 "span",
                 conf,
-                self.evidence(reading.segment_id, _sentence_around(text, a, b)),
+                self.evidence(reading.segment_id, sentence_around(text, a, b)),
             )
         if reading is not None:
             why = (
@@ -376,6 +407,18 @@ class Asker:
             )
         return "none", "none", None, self.evidence(ranked[0].segment_id, ranked[0].text) if ranked else None
 
+    def more_evidence(
+        self, ranked: list[ScoredSentence], evidence: Evidence | None, n: int = 2
+    ) -> list[Evidence]:
+        """The `n` best ranked sentences other than the evidence."""
+        out: list[Evidence] = []
+        for s in ranked:
+            if len(out) == n:
+                break
+            if evidence is None or s.text.strip() != evidence.sentence:
+                out.append(self.evidence(s.segment_id, s.text))
+        return out
+
     def passage(self, segment_id: str) -> Passage:
         return self.search_index.passages[self.search_index.row_of[segment_id]]
 
@@ -383,14 +426,6 @@ class Asker:
         p = self.passage(segment_id)
         page, bbox = self.blocks.get((p.doc_id, self.block_of[segment_id]), (None, None))
         return Evidence(sentence.strip(), segment_id, page, bbox)
-
-
-def _sentence_around(text: str, a: int, b: int) -> str:
-    """The sentence(s) of `text` holding characters [a, b)."""
-    cuts = sentences(text)
-    start = next((x for x, y in cuts if x <= a < y), a)
-    end = next((y for x, y in cuts if x < b <= y), b)
-    return text[start:end]
 
 
 # the name the first callers used (tests, `ldx ask` before the Asker API)

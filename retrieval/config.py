@@ -52,6 +52,9 @@ class RetrievalConfig(Options):
     zh_min_han_share: float = (
         0.3  # a query is Chinese when at least this share of its letters are Han characters
     )
+    # `ldx ask` on English: the packaged sentence model (all-MiniLM-L6-v2) as the dense arm "minilm" over the
+    # run's English segments and as half of the evidence-sentence score (retrieval/evidence.py)
+    sentence_model: bool = True
     anchoring: bool = False  # reset memory when a segment drifts from the document's opening
     anchoring_threshold: float = 0.2  # cosine (sentence model) under which memory is reset
     cache_bytes: int = 512 * 2**20  # session cache of document states

@@ -6,11 +6,21 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
 import retrieval
-from retrieval.answer import choose_threshold, complete_span, question_kind
+from retrieval.answer import (
+    choose_threshold,
+    complete_span,
+    fits_question,
+    is_heading,
+    question_kind,
+    rank_sentences,
+)
+from retrieval.config import RetrievalConfig
+from retrieval.evidence import SentenceVectors, segment_vectors
 
 ZH_DEMO = "被告人犯什么罪，判处什么刑罚？"
 EN_DEMO = "What did the court decide on appeal?"
@@ -37,6 +47,9 @@ def test_the_demo_questions_read_from_stdin_get_whole_answers_in_json(demo_run):
     assert "周明远犯盗窃罪" in zh["answer"] and "有期徒刑十个月" in zh["answer"]
     assert zh["answer_type"] == "sentence"
     assert ALLOW in en["answer"] and en["answer_type"] == "sentence"
+    assert "minilm" in en["arms"]  # the English question was searched and ranked with the sentence model
+    for ev in en["more_evidence"]:
+        assert ev["sentence"] != en["evidence"]["sentence"] and not is_heading(ev["sentence"])
     for a in (zh, en):
         assert {"answer", "answer_type", "confidence", "evidence", "citations"} <= set(a)
         assert 0 < a["confidence"] <= 1
@@ -92,6 +105,36 @@ def test_demo_documents_answers(asker, question, expected, kind):
         assert a.answer == a.evidence.sentence
 
 
+def test_english_evidence_is_ranked_by_the_sentence_model(asker):
+    a = asker.ask(EN_DEMO)
+    cited = [(c.segment_id, c.block_type, c.text) for c in a.citations]
+    ranked = rank_sentences(EN_DEMO, cited, "decision", asker.sentences.similarity(EN_DEMO))
+    # the answer is the ranker's best
+    assert ranked[0].text.strip() == a.answer and ranked[0].similarity > 0.3
+    assert asker.sentences.similarity(ZH_DEMO) is None  # Chinese: term overlap alone
+    assert SentenceVectors(RetrievalConfig(sentence_model=False)).similarity(EN_DEMO) is None
+    assert all(s.similarity is None for s in rank_sentences(EN_DEMO, cited, "decision"))
+    # ask ranks with the sentence model: the evidence shown next are the ranker's next sentences
+    assert [e.sentence for e in a.more_evidence] == [s.text.strip() for s in ranked[1:3]]
+    cached = len(asker.sentences.vectors)
+    assert cached >= len(ranked)
+    asker.ask(EN_DEMO)  # the same sentences again: nothing new to embed
+    assert len(asker.sentences.vectors) == cached
+
+
+def test_segment_vectors_are_kept_in_the_user_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    texts = ["For these reasons I would allow the appeal.", "The claim is dismissed with costs."]
+    first = segment_vectors(texts)
+    (file,) = (tmp_path / "longdoc-xl" / "minilm").glob("*.npy")
+    assert first.shape == (2, 384) and np.array_equal(np.load(file), first)
+    marked = np.full((2, 384), 0.5, dtype=np.float32)
+    np.save(file, marked)
+    assert np.array_equal(segment_vectors(texts), marked)  # read from the cache, not embedded again
+    file.write_bytes(b"torn")  # a damaged file is embedded again and replaced
+    assert np.allclose(segment_vectors(texts), first, atol=1e-5) and np.load(file).shape == (2, 384)
+
+
 def test_the_asker_is_reused_and_keeps_document_states_across_questions(asker):
     assert retrieval.Asker is type(asker)
     first = asker.ask("被告人周明远的辩护人是谁？")
@@ -115,6 +158,21 @@ def test_question_kinds_and_phrase_growth():
     )  # a lone verb: its clause
     b = text.index("有期徒刑十个月")
     assert complete_span(text, b, b + 7, "判处什么刑罚？") == (b, b + 7)  # already a phrase
+    header = "IN THE COURT OF APPEAL (CIVIL DIVISION)\nON APPEAL FROM THE HIGH COURT"
+    # part of a heading grows to the whole heading line
+    assert complete_span(header, 0, 12, "Which court heard it?") == (0, header.index("\n"))
+    assert question_kind("What does clause 4.5 of the policy provide?") == "statement"
+    assert question_kind("What happens if the licensee is acquired?") == "statement"
+    assert all(map(is_heading, ["Lady Justice Okonjo:", "The grounds of appeal", "判决如下：", "CONCLUSION"]))
+    assert not is_heading("12. I also agree.")
+    # a reader span that cannot be the answer: a heading's words, or no number for "how much"
+    assert not fits_question(
+        "Can the affiliate assign this agreement?", "AFFILIATE OFFICE AGREEMENT", "HEADER"
+    )
+    assert fits_question("Which court heard the appeal?", "COURT OF APPEAL", "HEADER")
+    assert not fits_question("How much is the consultant paid?", "Consultant", "CLAUSE")
+    assert fits_question("How much is the consultant paid?", "$18,000 per month", "CLAUSE")
+    assert fits_question("被告应返还原告多少装修款？", "30,400元", "VERDICT")
 
 
 def test_choose_threshold_maximises_answer_vs_abstain_f1():

@@ -48,7 +48,8 @@ def test_ask_json_cites_parquet_segments_on_the_pdf(indexed_run, shared_data):
     assert res.exit_code == 0, res.output
     answer = json.loads(res.output)
     assert answer["answer"] == "none" and answer["reader"] is None  # no reader checkpoint: said plainly
-    assert set(answer["arms"]) == {"bm25", "txl"}
+    # an English contract: the sentence model searches too
+    assert set(answer["arms"]) == {"bm25", "minilm", "txl"}
     cites = answer["citations"]
     assert len(cites) == 5
     texts = dict(open_duckdb(out).execute("SELECT segment_id, text FROM segments").fetchall())

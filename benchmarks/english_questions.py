@@ -1,0 +1,174 @@
+"""Sentence-level accuracy of `ldx ask` on English questions, against a BM25-only baseline in the same run.
+
+    nice -n 19 .venv/bin/python benchmarks/english_questions.py [--data ../shared/data] [--out OUT_DIR]
+        [--limit N] [--k 10] [--threads 2] [--json RESULTS.json]
+
+The questions and their gold sentences are tests/data/english_questions.json (37 questions over 3 UK Court
+of Appeal judgments, 3 US opinions and 2 CUAD contracts; tests/data/README.md says how they were made).
+The documents the kept questions need are copied into a temporary folder and run through `ldx run` with the
+shipped model (--out reuses a run of them instead). Every question is asked about its own document
+(`--doc`), by two Askers over that one run:
+
+- "full": what `ldx ask` does: BM25 + the sentence model (MiniLM) + the Transformer-XL keys, fused, and the
+  sentence model in the evidence-sentence ranker;
+- "bm25": BM25 retrieval and term-overlap sentence ranking only (`dense=false`, `sentence_model=false`).
+
+Both use the same reader. Reported for each: `answer@1`, the share of questions whose answer's evidence
+sentence is a gold sentence (for a sentence answer the answer itself; for "none" the best evidence shown);
+`top3`, a gold sentence among the evidence and the two next-best sentences (`Answer.more_evidence`);
+`cited`, a gold sentence inside one of the k cited segments; `answered`, the share not answered "none";
+and the same split by source (UK, US, CUAD). `--limit 3` checks the whole path at tiny size.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from flows.run import run_flow
+from pipeline.store import open_duckdb
+from retrieval.ask import Answer, Asker
+from retrieval.config import RetrievalConfig
+
+ROOT = Path(__file__).resolve().parents[1]
+QUESTIONS = ROOT / "tests" / "data" / "english_questions.json"
+CONFIGS = {"full": RetrievalConfig(), "bm25": RetrievalConfig(dense=False, sentence_model=False)}
+
+
+def group(doc_key: str) -> str:
+    """UK (EWCA judgments), CUAD (contracts) or US (the rest: US opinions)."""
+    return {"ewca": "UK", "cuad": "CUAD"}.get(doc_key.split("-")[0], "US")
+
+
+def _words(text: str) -> list[str]:
+    return " ".join(text.split()).lower().split()
+
+
+def same_sentence(gold: str, got: str) -> bool:
+    """The same sentence up to spacing and case; or one holds the other and is at most 3x as long (a
+    paragraph number, a split that joined two sentences); or word F1 >= 0.6 (a line break read differently)."""
+    g, s = " ".join(_words(gold)), " ".join(_words(got))
+    if not g or not s:
+        return False
+    short, long_ = sorted((g, s), key=len)
+    if short in long_ and len(long_) <= 3 * len(short):
+        return True
+    common = sum((Counter(g.split()) & Counter(s.split())).values())
+    return 2 * common / (len(g.split()) + len(s.split())) >= 0.6
+
+
+def score(answer: Answer, gold: list[str]) -> dict:
+    shown = ([answer.evidence.sentence] if answer.evidence else []) + [
+        e.sentence for e in answer.more_evidence
+    ]
+    hit = [any(same_sentence(g, s) for g in gold) for s in shown[:3]]
+    cited = [" ".join(_words(c.text)) for c in answer.citations]
+    return {
+        "answer@1": bool(hit[:1] and hit[0]),
+        "top3": any(hit),
+        "cited": any(" ".join(_words(g)) in c for g in gold for c in cited),
+        "answered": answer.answer_type != "none",
+    }
+
+
+def prepare_run(spec: dict, keep: list[dict], data: Path, out: Path | None, work: Path) -> Path:
+    """OUT_DIR holding the documents the kept questions need: --out as given, else a fresh `ldx run`."""
+    if out is not None:
+        return out
+    inputs = work / "input"
+    inputs.mkdir()
+    for key in sorted({q["doc"] for q in keep}):
+        src = data / spec["documents"][key]
+        if not src.is_file():
+            raise SystemExit(f"{src}: missing from the shared data (see ../shared/data/README.md)")
+        shutil.copy(src, inputs / src.name)
+    run_flow(str(inputs), str(work / "out"), {})
+    return work / "out"
+
+
+def doc_ids(out: Path, spec: dict) -> dict[str, str]:
+    """Question document key -> doc_id of the run, matched on the source file's name."""
+    con = open_duckdb(out)
+    by_name = {Path(src).name: d for d, src in con.execute("SELECT doc_id, source FROM documents").fetchall()}
+    return {key: by_name[Path(p).name] for key, p in spec["documents"].items() if Path(p).name in by_name}
+
+
+def evaluate(out: Path, keep: list[dict], docs: dict[str, str], k: int) -> dict:
+    results = {}
+    for name, cfg in CONFIGS.items():
+        asker = Asker(out, cfg)
+        rows, times = [], []
+        for q in keep:
+            t = time.perf_counter()
+            answer = asker.ask(q["question"], k=k, doc_id=docs[q["doc"]])
+            times.append(time.perf_counter() - t)
+            rows.append(
+                {
+                    "id": q["id"],
+                    "group": group(q["doc"]),
+                    **score(answer, q["gold"]),
+                    "answer_type": answer.answer_type,
+                    "answer": answer.answer[:200],
+                }
+            )
+        results[name] = {"arms": asker.search_index.arms, "rows": rows, "p50_s": float(np.median(times))}
+    return results
+
+
+def summary(rows: list[dict]) -> dict:
+    metrics = ("answer@1", "top3", "cited", "answered")
+    out = {m: round(float(np.mean([r[m] for r in rows])), 3) for m in metrics}
+    for group in sorted({r["group"] for r in rows}):
+        part = [r for r in rows if r["group"] == group]
+        out[group] = {
+            "n": len(part),
+            **{m: round(float(np.mean([r[m] for r in part])), 3) for m in metrics[:2]},
+        }
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data", help="The shared corpora.")
+    ap.add_argument("--out", type=Path, help="An OUT_DIR of `ldx run` over the questions' documents.")
+    ap.add_argument("--limit", type=int, help="Only the first N questions (and only their documents).")
+    ap.add_argument("--k", type=int, default=10, help="Segments retrieved and cited per question.")
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--json", type=Path, help="Write every question's result here.")
+    args = ap.parse_args()
+    torch.set_num_threads(args.threads)
+    spec = json.loads(QUESTIONS.read_text(encoding="utf-8"))
+    keep = spec["questions"][: args.limit]
+    with tempfile.TemporaryDirectory() as tmp:
+        out = prepare_run(spec, keep, args.data, args.out, Path(tmp))
+        docs = doc_ids(out, spec)
+        missing = sorted({q["doc"] for q in keep} - set(docs))
+        if missing:
+            raise SystemExit(f"{out}: the run holds no document for {', '.join(missing)}")
+        results = evaluate(out, keep, docs, args.k)
+    report = {
+        "questions": len(keep),
+        "documents": len({q["doc"] for q in keep}),
+        "k": args.k,
+        **{
+            name: {"arms": r["arms"], "p50_s": round(r["p50_s"], 3), **summary(r["rows"])}
+            for name, r in results.items()
+        },
+    }
+    print(json.dumps(report, indent=1))
+    if args.json:
+        args.json.write_text(
+            json.dumps({**report, "rows": {n: r["rows"] for n, r in results.items()}}, indent=1)
+        )
+
+
+if __name__ == "__main__":
+    main()
