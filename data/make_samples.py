@@ -23,7 +23,12 @@ SAMPLES = {
     # name: (font, size, running header, footer template)
     "zh_criminal_judgment": ("china-s", 10.5, "江南省临川市青岚区人民法院", "第{n}页 共{m}页"),
     "zh_civil_judgment": ("china-s", 10.5, "江南省临川市望湖区人民法院", "第{n}页 共{m}页"),
-    "en_appellate_judgment": ("helv", 9.5, "Marlowe Freight Ltd v Bristow Anchor Insurance plc", "Page {n} of {m}"),
+    "en_appellate_judgment": (
+        "helv",
+        9.5,
+        "Marlowe Freight Ltd v Bristow Anchor Insurance plc",
+        "Page {n} of {m}",
+    ),
     "patent": ("helv", 9.5, "US 12,345,678 B2", "{n}"),
 }
 WATERMARK = "LongDoc-XL 样例文书"
@@ -46,7 +51,9 @@ def _wrap(text: str, font: pymupdf.Font, size: float, width: float, cjk: bool) -
     return lines
 
 
-def _layout(paragraphs: list[str], font: pymupdf.Font, size: float, cjk: bool) -> list[list[tuple[float, float, str]]]:
+def _layout(
+    paragraphs: list[str], font: pymupdf.Font, size: float, cjk: bool
+) -> list[list[tuple[float, float, str]]]:
     """Paragraphs to pages of (y, x indent, line) triples. Chinese body paragraphs open with a two-character
     indent, as court documents set them, so a paragraph that ends on a full line still reads as ended."""
     width = PAGE.width - 2 * MARGIN_X
@@ -56,7 +63,9 @@ def _layout(paragraphs: list[str], font: pymupdf.Font, size: float, cjk: bool) -
         lines = [(0.0, line) for line in _wrap(para, font, size, width, cjk)]
         if cjk and len(para) > 12:
             first = _wrap(para, font, size, width - 2 * size, cjk)[0]
-            lines = [(2 * size, first)] + [(0.0, line) for line in _wrap(para[len(first) :], font, size, width, cjk)]
+            lines = [(2 * size, first)] + [
+                (0.0, line) for line in _wrap(para[len(first) :], font, size, width, cjk)
+            ]
         for x, line in lines:
             if y + size > PAGE.height - BOTTOM:
                 pages.append([])
@@ -81,8 +90,13 @@ def make_pdf(name: str) -> Path:
         page.insert_font(fontname="body", fontbuffer=font.buffer)
         page.insert_font(fontname="cjk", fontbuffer=cjk.buffer)
         page.insert_text((MARGIN_X, 36), header, fontname="cjk", fontsize=8, color=(0.4, 0.4, 0.4))
-        page.insert_text((PAGE.width / 2 - 40, PAGE.height / 2), WATERMARK, fontname="cjk",
-                         fontsize=14, color=(0.85, 0.85, 0.85))
+        page.insert_text(
+            (PAGE.width / 2 - 40, PAGE.height / 2),
+            WATERMARK,
+            fontname="cjk",
+            fontsize=14,
+            color=(0.85, 0.85, 0.85),
+        )
         for y, x, line in lines:
             page.insert_text((MARGIN_X + x, y + size), line, fontname="body", fontsize=size)
         label = footer.format(n=n, m=len(pages))
