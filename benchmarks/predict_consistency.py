@@ -19,9 +19,9 @@ from pipeline.config import ParseConfig
 from pipeline.parsing import iter_documents
 from pipeline.paths import SHARED_DATA
 from retrieval.predict.config import PredictConfig
+from retrieval.predict.criminal import charge_articles, load_criminal
 from retrieval.predict.heads import ArticleHead
 from retrieval.predict.stage import article_scores
-from retrieval.predict.train import charge_articles, load_criminal
 
 CRIMINAL = SHARED_DATA / "zh/judgments/judge_criminal.jsonl.gz"
 ARTICLE_THRESHOLD = PredictConfig().article_consistency_threshold
