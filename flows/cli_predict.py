@@ -137,17 +137,23 @@ def eval_articles_cmd(
     folds: Annotated[int, typer.Option(help="Cross-validation folds.")] = 5,
     limit: Annotated[int | None, typer.Option(help="At most this many cases.")] = None,
     seed: Annotated[int, typer.Option(help="Seed of the folds.")] = 0,
+    heads: HeadsOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Micro/macro-F1 of article prediction with and without retrieved memory, against the TF-IDF + linear
-    baseline, on the same cross-validation folds in one run."""
+    baseline, on the same cross-validation folds in one run; beside them the shipped head (articles.npz)
+    on the file's cases it never trained on (`shipped`)."""
+    from retrieval.predict.heads import ArticleHead  # start-up: torch
     from retrieval.predict.train import eval_articles  # start-up: torch
 
     existing_path(file)
     if folds < 2:
         fail("--folds must be at least 2")
+    weights = (heads or HEADS_DIR) / "articles.npz"
     with fail_on_bad_input():
-        report = eval_articles(file, folds=folds, seed=seed, limit=limit)
+        shipped = ArticleHead.load(weights) if weights.exists() else None
+        report = eval_articles(file, folds=folds, seed=seed, limit=limit, shipped=shipped)
+    report["heads"] = str(weights) if shipped is not None else None
     if as_json:
         typer.echo(json.dumps(report, ensure_ascii=False))
     else:
@@ -184,12 +190,42 @@ def eval_consistency_cmd(
     console.print(_table("detection on perturbed copies", report["detection"]))
 
 
+CriminalOpt = Annotated[
+    list[Path],
+    typer.Option(
+        help="Criminal cases for the article head (repeatable): the judge_criminal layout, or a JSONL "
+        "corpus of judgments (its criminal judgments, articles from their citations); each file's "
+        "held-apart quarter is not trained on."
+    ),
+]
+StatutesOpt = Annotated[
+    Path | None,
+    typer.Option(
+        help="criminal_law_articles.jsonl: the article texts the charge channel looks charges up in."
+    ),
+]
+
+
+def _role_encoder(towers: str, encoder: Path | None) -> tuple:
+    """(encode, identity) of the checkpoint the role head's txl towers read; (None, None) for text."""
+    from retrieval.encoder import checkpoint_file, load_encoder  # start-up: torch
+    from retrieval.predict.heads import RoleHead  # start-up: torch
+    from retrieval.predict.role_states import encoder_identity, states_of  # start-up: torch
+
+    if towers == "text":
+        return None, None
+    path = checkpoint_file(str(encoder) if encoder else None)
+    if path is None or not path.is_file() or path.resolve().parent != MODELS_DIR.resolve():
+        fail(f"{path}: the txl towers need a checkpoint in {MODELS_DIR} (the run loads it from there)")
+    return states_of(load_encoder(path, "auto"), RoleHead.decay), encoder_identity(path)
+
+
 @train_app.command("heads")
 def train_heads_cmd(
     india: Annotated[
         Path, typer.Option(help="india_sc_roles layout; its held-apart quarter is not trained on.")
     ],
-    criminal: Annotated[Path, typer.Option(help="judge_criminal layout (facts, articles, full judgments).")],
+    criminal: CriminalOpt,
     zh: Annotated[
         list[str] | None,
         typer.Option(help="Chinese judgment corpus for the role head, PATH or PATH=TEXT_FIELD (repeatable)."),
@@ -198,14 +234,13 @@ def train_heads_cmd(
     out: Annotated[Path | None, typer.Option(help="Output folder; default: data/models/heads/.")] = None,
     towers: TowersOpt = "both",
     encoder: EncoderOpt = None,
+    statutes: StatutesOpt = None,
     seed: int = 0,
 ) -> None:
     """Train the role head (dual tower) and the article head; writes roles.npz and articles.npz."""
     import torch  # start-up: torch
 
-    from retrieval.encoder import checkpoint_file, load_encoder  # start-up: torch
-    from retrieval.predict.heads import TOWERS, RoleHead  # start-up: torch
-    from retrieval.predict.role_states import encoder_identity, states_of  # start-up: torch
+    from retrieval.predict.heads import TOWERS  # start-up: torch
     from retrieval.predict.train import (  # start-up: torch
         is_held_apart,
         load_india,
@@ -217,15 +252,9 @@ def train_heads_cmd(
     torch.set_num_threads(1)
     if towers not in TOWERS:
         fail(f"--towers must be one of {', '.join(TOWERS)}, not {towers!r}")
-    encode, identity = None, None
-    if towers != "text":
-        path = checkpoint_file(str(encoder) if encoder else None)
-        if path is None or not path.is_file() or path.resolve().parent != MODELS_DIR.resolve():
-            fail(f"{path}: the txl towers need a checkpoint in {MODELS_DIR} (the run loads it from there)")
-        identity = encoder_identity(path)
-        encode = states_of(load_encoder(path, "auto"), RoleHead.decay)
+    encode, identity = _role_encoder(towers, encoder)
     corpora = [(Path(p), f) for p, _, f in (z.partition("=") for z in zh or [])]
-    for p in [india, criminal, *(c for c, _ in corpora)]:
+    for p in [india, *criminal, *(c for c, _ in corpora), *([statutes] if statutes else [])]:
         existing_path(p)
     out = out or HEADS_DIR
     india_docs = [d for d in load_india(india) if not is_held_apart(d.doc_id)]
@@ -236,7 +265,8 @@ def train_heads_cmd(
     train_role_head(
         india_docs, zh_docs_all, out / "roles.npz", seed=seed, towers=towers, encode=encode, encoder=identity
     )
-    train_article_head(criminal, out / "articles.npz", seed=seed)
+    with fail_on_bad_input():
+        train_article_head(criminal, out / "articles.npz", seed=seed, statutes=statutes)
     console.print(
         f"wrote {out / 'roles.npz'} ({len(india_docs)} Indian, {len(zh_docs_all)} Chinese judgments) "
         f"and {out / 'articles.npz'}"

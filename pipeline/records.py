@@ -144,6 +144,9 @@ class Evidence:
     char_start: int | None
     char_end: int | None
     text: str | None = None
+    # where the words are on the page (the block holding them), for paged inputs; None elsewhere
+    page: int | None = None  # 0-based
+    bbox: list[float] | None = None  # top-left origin, PDF points
 
 
 @dataclass
@@ -189,7 +192,14 @@ _META = pa.struct(
     ]
 )
 _EVIDENCE = pa.struct(
-    [("segment_id", pa.string()), ("char_start", pa.int32()), ("char_end", pa.int32()), ("text", pa.string())]
+    [
+        ("segment_id", pa.string()),
+        ("char_start", pa.int32()),
+        ("char_end", pa.int32()),
+        ("text", pa.string()),
+        ("page", pa.int32()),
+        ("bbox", pa.list_(pa.float32(), 4)),
+    ]
 )
 RUN_ID = pa.field("run_id", pa.string(), nullable=False)
 

@@ -9,6 +9,7 @@ import json
 import pipeline
 from pipeline.config import ParseConfig
 from pipeline.parsing import build
+from pipeline.parsing.kinds.patent import grant_text
 from pipeline.parsing.text import from_text
 from pipeline.records import DocKind
 from retrieval.predict.config import PredictConfig
@@ -22,17 +23,8 @@ OFF = dict(
     provisos=False,
     duplicates=False,
     connective_attention=False,
+    claim_support=False,
 )
-
-
-def _patent_text(record: dict) -> str:
-    """A grant laid out as its printed text is: title, abstract, description under its headings, then
-    the claims after "What is claimed is:", one paragraph each."""
-    parts = [record["title"], "ABSTRACT", record.get("abstract") or ""]
-    for section in record.get("description_sections") or []:
-        parts += [section.get("heading") or "", *section.get("paragraphs", [])]
-    parts += ["What is claimed is:", *(c["text"] for c in record["claims"])]
-    return "\n\n".join(p for p in parts if p)
 
 
 def _grants(shared_data):
@@ -44,7 +36,7 @@ def _grants(shared_data):
                 continue
             source = f"{GRANTS}:{n + 1}"
             doc = build(
-                from_text(_patent_text(record), source, record["title"]),
+                from_text(grant_text(record), source, record["title"]),
                 source,
                 f"grant-{n}",
                 ParseConfig(kind="patent"),

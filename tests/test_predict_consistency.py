@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from datetime import date
 
 import pytest
 from hypothesis import given
@@ -10,9 +11,10 @@ from hypothesis import strategies as st
 
 from pipeline import load_documents
 from pipeline.analysis import zh_numbers
-from pipeline.analysis.consistency import check_document, cited_articles
-from pipeline.analysis.perturb import measure, perturbed_copies
+from pipeline.analysis.consistency import _plus_months, check_document, cited_articles
+from pipeline.analysis.perturb import measure, perturbed_copies, replace_span
 from pipeline.config import ParseConfig
+from pipeline.records import BlockType
 
 
 @pytest.fixture(scope="module")
@@ -30,6 +32,29 @@ def test_false_positives_low_and_perturbations_detected(criminal):
     assert det["name"]["copies"] >= 60 and det["name"]["rate"] >= 0.9
     assert det["charge"]["copies"] >= 60 and det["charge"]["rate"] >= 0.9
     assert det["amount"]["copies"] >= 5 and det["amount"]["rate"] >= 0.8
+    # a custodial term swapped for another case's no longer fits the days the verdict says it runs
+    assert det["term"]["copies"] >= 8 and det["term"]["rate"] >= 0.85
+
+
+def test_term_and_its_days_must_agree(criminal):
+    """judge_criminal's f1ce79f5… writes 即自2019年12月5日起至2010年10月2日止 for 有期徒刑十个月 (the end year
+    is a slip for 2020): the one judgment of the first 80 whose term check fires as written."""
+    fired = [
+        (d.doc_id, f) for d in criminal for f in check_document(d) if f.check == "term_inconsistent"
+    ]
+    assert [doc_id for doc_id, _ in fired] == ["f1ce79f5ded30b7f"]
+    assert "2010年10月2日" in fired[0][1].message
+    assert _plus_months(date(2019, 12, 5), 10) == date(2020, 10, 5)
+    assert _plus_months(date(2020, 1, 31), 1) == date(2020, 2, 29)
+
+
+def test_money_the_verdict_records_as_seized_is_not_flagged(criminal):
+    doc = next(d for d in criminal if any(b.type == BlockType.VERDICT for b in d.blocks))
+    verdict = next(b for b in doc.blocks if b.type == BlockType.VERDICT)
+    for words, flagged in (("扣押在案的人民币98765元予以没收。", False), ("退赔被害人人民币98765元。", True)):
+        copy = replace_span(doc, verdict.char_end - 1, verdict.char_end - 1, words)
+        amounts = [f for f in check_document(copy) if f.check == "amount_absent" and "98765" in f.message]
+        assert bool(amounts) == flagged, words
 
 
 def test_flag_quotes_the_swapped_words(criminal):

@@ -1,7 +1,7 @@
 """Perturbed copies of real judgments, to measure what the consistency checks catch.
 
 Each perturbation takes a quantity from another real case (a defendant's name, a restitution amount, a
-charge) and puts it into this case's VERDICT, or (article) replaces the special-part 刑法 article the
+charge, the custodial term whose days the verdict states) and puts it into this case's VERDICT, or (article) replaces the special-part 刑法 article the
 OPINION applies with the one another case applies — the inconsistencies the checks exist for. Copies
 keep every block's offsets valid, so flags point into the perturbed text.
 """
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import random
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
@@ -19,7 +20,7 @@ from pipeline.records import BlockType, Document
 
 @dataclass
 class Edit:
-    kind: str  # "name", "amount", "charge", "article"
+    kind: str  # "name", "amount", "charge", "term", "article"
     span: tuple[int, int]  # where the new text sits in the perturbed document
     old: str
     new: str
@@ -60,8 +61,19 @@ def _restitution_amount(doc: Document) -> tuple[int, int, str] | None:
         return None
     for v in verdicts:
         for q in zh_numbers.amounts(v.text):
-            if not consistency.FINE_OR_FEE.search(v.text[max(0, q.start - 12) : q.start]):
+            if not consistency.set_by_verdict(v.text, q.start):
                 return v.char_start + q.start, v.char_start + q.end, q.text
+    return None
+
+
+def _dated_term(doc: Document) -> tuple[int, int, str] | None:
+    """The custodial term (有期徒刑一年六个月) a criminal verdict states the days of (即自…起至…止)."""
+    for v in _verdicts(doc):
+        dated = re.search(r"即自.{6,16}?起至.{6,16}?止", v.text)
+        terms = [q for q in zh_numbers.terms(v.text) if q.value.startswith(("有期徒刑", "拘役"))]
+        before = [q for q in terms if dated and q.end <= dated.start()]
+        if before:
+            return v.char_start + before[-1].start, v.char_start + before[-1].end, before[-1].text
     return None
 
 
@@ -103,6 +115,7 @@ def _swap(
         ),
         "amount": _restitution_amount,
         "charge": lambda d: _first(d, consistency.CHARGE),
+        "term": _dated_term,
         "article": _special_article,
     }[kind]
     here = find(doc)
@@ -118,13 +131,15 @@ def _swap(
             q.value for q in zh_numbers.amounts(doc.text)
         }:
             continue
+        if kind == "term" and zh_numbers.terms(there[2])[0].value == zh_numbers.terms(old)[0].value:
+            continue  # 有期徒刑1年 for 有期徒刑一年 is the same term
         new = there[2]
         copy_ = _replace_citations(doc, old, new) if kind == "article" else replace_span(doc, start, end, new)
         return copy_, Edit(kind, (start, start + len(new)), old, new)
     return None
 
 
-KINDS = ("name", "amount", "charge", "article")
+KINDS = ("name", "amount", "charge", "term", "article")
 
 
 def perturbed_copies(

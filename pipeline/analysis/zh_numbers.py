@@ -88,7 +88,9 @@ class Quantity:
 
 
 def amounts(text: str) -> list[Quantity]:
-    out = []
+    """Every amount of money in `text`; 四百九十九万元三千五百元 (4,993,500 yuan written as 万 then the rest)
+    is one amount."""
+    out: list[Quantity] = []
     for m in AMOUNT.finditer(text):
         value = number(m.group(1))
         if value is None:
@@ -96,6 +98,16 @@ def amounts(text: str) -> list[Quantity]:
         value *= {"万": 10_000, "亿": 100_000_000}.get(m.group(2) or "", 1)
         jiao, fen = (number(g) if g else 0 for g in m.groups()[2:])
         value += (jiao or 0) / 10 + (fen or 0) / 100
+        last = out[-1] if out else None
+        if (
+            last
+            and last.end == m.start()
+            and not m.group(2)
+            and float(last.value) % 10_000 == 0 < value < 10_000
+        ):
+            value += float(last.value)
+            out[-1] = Quantity("amount", f"{value:.2f}", last.start, m.end(), text[last.start : m.end()])
+            continue
         out.append(Quantity("amount", f"{value:.2f}", m.start(), m.end(), m.group()))
     return out
 

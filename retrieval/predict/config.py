@@ -22,6 +22,11 @@ class PredictConfig(Options):
         True  # near-duplicates and shared passages, against earlier batches too (OUT_DIR/dedup)
     )
     claim_tree: bool = True  # each patent claim independent or dependent, with its parent claims
+    # the description passages that support each element of a patent's independent claims
+    claim_support: bool = True
+    claim_support_k: int = 3  # passages cited per element
+    # fuse the MiniLM sentence model with BM25 (false: BM25 alone; benchmarks/claim_support.py)
+    claim_support_dense: bool = True
     connective_attention: bool = True  # per-document attention to connectives (needs a model)
     heads_dir: str | None = None  # None = the shipped heads in data/models/heads/
     # a disagreement with the rule type is flagged above this score: the smallest (of 0.5 … 0.999) whose flags

@@ -21,13 +21,15 @@ def is_criminal_judgment(doc: Document) -> bool:
 
 
 def facts_text(doc: Document) -> str:
-    """What the article head reads: the FACTS blocks; when a judgment states its facts only as the
-    prosecution's charge (CLAIMS), that, with any statute citations cut out so no article leaks in."""
+    """What the article head reads: the prosecution's charge (CLAIMS, with any statute citations cut so
+    no article leaks in) and the FACTS the court found, after the title when the title names the charge
+    (张三犯盗窃罪一审刑事判决书). judge_criminal's `text`, which the head trains on, is the charge with
+    its facts in this order; on clcr's criminal judgments the FACTS alone name the charge in a third of
+    the cases, and reading the charge too took the shipped head's micro-F1 there from 0.41 to 0.47."""
     facts = "\n".join(b.text for b in doc.blocks if b.type == BlockType.FACTS)
-    if len(facts) >= 50:
-        return facts
-    claims = "\n".join(b.text for b in doc.blocks if b.type == BlockType.CLAIMS)
-    return (facts + "\n" + _CITATION.sub("", claims)).strip()
+    claims = _CITATION.sub("", "\n".join(b.text for b in doc.blocks if b.type == BlockType.CLAIMS))
+    title = doc.title if doc.title and "罪" in doc.title else ""
+    return "\n".join(t for t in (title, claims.strip(), facts) if t).strip()
 
 
 def article_scores(doc: Document, head, memory: bool = True) -> dict[int, float] | None:

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 from scipy import sparse
 
+from retrieval.predict.criminal import StatuteIndex, accused_charges
 from retrieval.predict.role_head import (  # the role head's public names, importable from here as before
     ROLE_LABELS,
     TOWERS,
@@ -44,6 +45,11 @@ class ArticleHead:
     memory — the similarity-weighted article votes of the `k` most similar training cases (their facts
     are kept as hashed TF-IDF rows, never as text). A logistic stacker learned on out-of-fold scores
     joins the channels; with `memory=False` only the linear channel is used, recalibrated on its own.
+
+    A third channel reads the charges the facts name as accused (构成盗窃罪): each points to its
+    special-part article (the training verdicts' `charge_articles`, else the article whose text the
+    charge's wording opens, `statutes`), and that article's probability is raised to `charge_prob`, the
+    share of such pointers that were right on the training cases.
     """
 
     features: HashedTfidf = field(default_factory=HashedTfidf)
@@ -56,6 +62,8 @@ class ArticleHead:
     threshold: dict[str, float] = field(default_factory=dict)  # per mode
     memory_ids: list[str] = field(default_factory=list)  # case ids of the memory rows, for evidence
     charge_articles: dict[str, list[int]] = field(default_factory=dict)  # 盗窃罪 -> [264], learned
+    statutes: StatuteIndex | None = None  # the special-part articles' texts
+    charge_prob: float = 0.0  # 0 = the charge channel is off
     k: int = 10
     min_count: int = 2
     alpha: float = 1.0  # ridge penalty of the linear channel
@@ -77,6 +85,30 @@ class ArticleHead:
         w = np.clip(np.take_along_axis(sims, top, 1), 0, None)
         votes = np.einsum("nk,nkl->nl", w, self.memory_y[top].astype(np.float32))
         return votes / np.maximum(w.sum(1, keepdims=True), 1e-6)
+
+    def charge_pointers(self, text: str) -> set[int]:
+        """The special-part articles the charges `text` names point to (see the class)."""
+        out: set[int] = set()
+        for charge in accused_charges(text):
+            known = self.charge_articles.get(charge)
+            found = self.statutes.article_of(charge) if self.statutes and not known else None
+            out.update(known or ([found] if found else []))
+        return out
+
+    def _charge_channel(self, texts: list[str]) -> np.ndarray:
+        index = {a: j for j, a in enumerate(self.labels)}
+        hits = np.zeros((len(texts), len(self.labels)), dtype=bool)
+        for n, text in enumerate(texts):
+            for a in self.charge_pointers(text) & index.keys():
+                hits[n, index[a]] = True
+        return hits
+
+    def fit_charge_channel(self, texts: list[str], articles: list[list[int]]) -> None:
+        """`charge_prob` from the training cases (after charge_articles and statutes are set)."""
+        hits = self._charge_channel(texts)
+        gold = [set(a) for a in articles]
+        right = sum(self.labels[j] in gold[n] for n, j in zip(*np.nonzero(hits), strict=True))
+        self.charge_prob = right / hits.sum() if hits.any() else 0.0
 
     def _stacked(self, mode: str, linear: np.ndarray, votes: np.ndarray) -> np.ndarray:
         w = self.stack[mode]
@@ -131,7 +163,10 @@ class ArticleHead:
         x = self.features.transform(texts)
         linear = self._linear(x)
         votes = self._votes(x) if memory else np.zeros_like(linear)
-        return self._stacked("memory" if memory else "plain", linear, votes)
+        probs = self._stacked("memory" if memory else "plain", linear, votes)
+        if self.charge_prob > 0:
+            probs = np.where(self._charge_channel(texts), np.maximum(probs, self.charge_prob), probs)
+        return probs
 
     def predict(self, texts: list[str], memory: bool = True) -> list[dict[int, float]]:
         """Per text: {article: probability} of the articles above the threshold (at least the top one)."""
@@ -173,6 +208,8 @@ class ArticleHead:
                 "k": self.k,
                 "memory_ids": self.memory_ids,
                 "charge_articles": self.charge_articles,
+                "statutes": {str(a): t for a, t in self.statutes.texts.items()} if self.statutes else {},
+                "charge_prob": self.charge_prob,
             },
         )
 
@@ -181,6 +218,7 @@ class ArticleHead:
         a, meta = load_npz(Path(path))
         feats = HashedTfidf(meta["n_features"], tuple(meta["ngram_range"]), a["idf"].astype(np.float32))
         n_labels = len(meta["labels"])
+        statutes = meta.get("statutes")  # heads saved before the charge channel have none
         mem_x = sparse.csr_matrix(
             (a["mem_data"].astype(np.float32), a["mem_indices"], a["mem_indptr"]),
             shape=(len(a["mem_indptr"]) - 1, feats.n_features),
@@ -197,6 +235,8 @@ class ArticleHead:
             k=meta["k"],
             memory_ids=meta["memory_ids"],
             charge_articles=meta["charge_articles"],
+            statutes=StatuteIndex({int(a): t for a, t in statutes.items()}) if statutes else None,
+            charge_prob=meta.get("charge_prob", 0.0),
         )
 
 

@@ -22,6 +22,7 @@ Tasks (`Prediction.task`) and what their rows hold:
 | block_role | segment of a judgment | predicted type / [predicted, rule type] | the segment |
 | block_role_disagrees | disagreement above (text_)role_disagreement_min_score | predicted type / [predicted, rule type] | the segment |
 | claim_tree | claim of a patent | "independent" or "dependent" / [claim number, parent claims…] | the reference words ("as claimed in claim 3"); an independent claim: the claim |
+| claim_support | element of an independent claim | the element / [claim, element, segment ids…] | the element, then its description passages with page and bbox (retrieval/predict/support.py) |
 | articles | zh criminal judgment | "264,67" / article numbers | FACTS segments, retrieved cases |
 | consistency:<check> | flag (pipeline.analysis.consistency) | message / [check] | the quoted words |
 | proviso | proviso | marker / [marker] | the proviso, then the restricted clause |
@@ -58,6 +59,7 @@ from retrieval.predict.dedup import SignatureStore, duplicates_of, signatures
 from retrieval.predict.facts import article_scores, facts_text, is_criminal_judgment
 from retrieval.predict.heads import ArticleHead, RoleHead
 from retrieval.predict.role_states import head_encoder, unit_states
+from retrieval.predict.support import claim_support
 from retrieval.stages import DocWork, StageConfig, StageContext
 
 RULES_ID = "rules-v1"
@@ -381,6 +383,8 @@ def predict_stage(
             preds += _roles(doc, segs, heads, config, role_states.get(doc.doc_id))
         if config.claim_tree and doc.kind == DocKind.PATENT:
             preds += claim_tree(doc, locator)
+        if config.claim_support and doc.kind == DocKind.PATENT and segs:
+            preds += claim_support(doc, segs, config.claim_support_k, config.claim_support_dense)
         probs = None
         if config.articles and heads.articles is not None and is_criminal_judgment(doc):
             probs, rows = _articles(doc, segs, heads, config)

@@ -1,0 +1,163 @@
+"""Criminal cases for the article head: reading them from either corpus layout, the charges a case is
+accused of, and the special-part 刑法 article each charge falls under.
+
+    load_criminal(path, limit=None) -> list[CriminalCase]
+
+- the `judge_criminal` layout (JSON lines with `text` = the prosecution's facts, `la` = the articles
+  applied, optionally `fd` = the whole judgment), or
+- any JSONL corpus of judgments `ldx parse` reads (`clcr_cases`, `wenshu_mixed`): its criminal judgments,
+  parsed, with the facts the predict stage reads (retrieval.predict.facts) and as articles the 刑法
+  articles the OPINION and VERDICT cite (what `la` holds in judge_criminal: 194 of its first 200 cases
+  agree exactly).
+
+A charge named in the accusation (公诉机关指控…构成盗窃罪, 以诈骗罪追究…) points to its special-part
+article: learned from the verdicts of training cases (`charge_articles`), and otherwise found in the
+articles' own texts (`StatuteIndex`, criminal_law_articles.jsonl), where the charge's wording opens the
+article that defines it (故意杀人的，处… is art. 232).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from pipeline.analysis.consistency import CHARGE, cited_articles
+from pipeline.config import ParseConfig
+from pipeline.errors import CorruptDocument
+from pipeline.parsing import iter_documents
+from pipeline.records import BlockType
+from retrieval.predict.facts import facts_text, is_criminal_judgment
+
+# 构成盗窃罪 / 以诈骗罪追究 / 涉嫌故意伤害罪 / 犯交通肇事罪: the words that name the charge a case is accused of
+ACCUSED = re.compile(
+    r"(?:以|构成|犯|涉嫌|触犯)(?!前款|本款|上述|该)([^\s，,。；;：:、（）()“”犯罪以]{1,20}罪)"
+)
+SPECIAL_PART = 102  # 分则 opens at art. 102
+
+
+@dataclass
+class CriminalCase:
+    case_id: str
+    facts: str
+    articles: list[int]
+    full: str = ""  # the whole judgment (`fd`, or the parsed judgment's text), when the file has it
+
+
+def read_jsonl(path: str | Path) -> Iterator[dict]:
+    path = Path(path)
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            if line.strip():
+                try:
+                    yield json.loads(line)
+                except json.JSONDecodeError as e:
+                    raise CorruptDocument(str(path), f"line {n} is not JSON ({e.msg})") from None
+
+
+def load_criminal(path: str | Path, limit: int | None = None) -> list[CriminalCase]:
+    """The cases of a judge_criminal file, or the criminal judgments of a judgment corpus (see module)."""
+    path = Path(path)
+    first = next(iter(read_jsonl(path)), None)
+    if not isinstance(first, dict) or "la" not in first:
+        return _parsed_cases(path, limit)
+    cases = []
+    for n, row in enumerate(read_jsonl(path)):
+        if limit is not None and n >= limit:
+            break
+        if not isinstance(row, dict) or "text" not in row or "la" not in row:
+            raise CorruptDocument(str(path), f"record {n + 1} lacks the judge_criminal fields text and la")
+        cases.append(
+            CriminalCase(
+                str(row.get("text_id", n)), row["text"], [int(a) for a in row["la"]], row.get("fd", "")
+            )
+        )
+    return cases
+
+
+def _parsed_cases(path: Path, limit: int | None) -> list[CriminalCase]:
+    cases = []
+    for doc in iter_documents(path, ParseConfig(), []):
+        if limit is not None and len(cases) >= limit:
+            break
+        # a first-instance or appeal *judgment* (判决书); rulings (裁定书) decide procedure, not articles
+        if not is_criminal_judgment(doc) or "判决" not in (doc.title or doc.text[:200]):
+            continue
+        cited = sorted(
+            {
+                a
+                for b in doc.blocks
+                if b.type in (BlockType.OPINION, BlockType.VERDICT)
+                for a, _, _ in cited_articles(b.text)
+            }
+        )
+        facts = facts_text(doc)
+        if cited and facts:
+            cases.append(CriminalCase(doc.doc_id, facts, cited, doc.text))
+    if not cases:
+        raise CorruptDocument(
+            str(path), "neither the judge_criminal layout nor a corpus of criminal judgments"
+        )
+    return cases
+
+
+def accused_charges(text: str) -> list[str]:
+    """The charges `text` names as accused or convicted (盗窃罪, 故意伤害罪), in order, each once."""
+    return list(dict.fromkeys(m.group(1) for m in ACCUSED.finditer(text)))
+
+
+def charge_articles(cases: list[CriminalCase], min_support: int = 2) -> dict[str, list[int]]:
+    """Which special-part articles each convicted charge comes with: a special-part article that
+    appears with a charge in most of its cases, seen at least `min_support` times."""
+    seen: dict[str, int] = {}
+    pairs: dict[tuple[str, int], int] = {}
+    for c in cases:
+        verdict = c.full.partition("判决如下")[2]
+        for charge in {m.group(1) for m in CHARGE.finditer(verdict)}:
+            seen[charge] = seen.get(charge, 0) + 1
+            for a in {a for a in c.articles if a >= SPECIAL_PART}:
+                pairs[charge, a] = pairs.get((charge, a), 0) + 1
+    table: dict[str, list[int]] = {}
+    for (charge, a), n in sorted(pairs.items()):
+        if n >= min_support and n / seen[charge] >= 0.5:
+            table.setdefault(charge, []).append(a)
+    return table
+
+
+class StatuteIndex:
+    """The special-part articles' texts, looked up by a charge's wording.
+
+    A charge (故意杀人罪) is defined where its wording opens the article (故意杀人的，处…) or its first
+    clause (以暴力、胁迫或者其他方法强制猥亵他人…); the article where the wording comes earliest is the
+    one, and a tie (盗窃 opens arts. 127, 210 and 264) answers nothing rather than a guess."""
+
+    def __init__(self, texts: dict[int, str]):
+        self.texts = {a: t for a, t in texts.items() if a >= SPECIAL_PART}
+
+    @classmethod
+    def read(cls, path: str | Path) -> StatuteIndex:
+        texts = {}
+        for n, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+                texts[int(row["text_id"])] = str(row["text"])
+            except (ValueError, KeyError, TypeError):
+                raise CorruptDocument(str(path), f"line {n} is not an article (text_id, text)") from None
+        return cls(texts)
+
+    def article_of(self, charge: str) -> int | None:
+        stem = charge.removesuffix("罪")
+        if len(stem) < 2:
+            return None
+        hits = sorted((t.find(stem), a) for a, t in self.texts.items() if stem in t)
+        # the wording must open the article or its first sentence, not be mentioned in passing
+        hits = [(pos, a) for pos, a in hits if pos <= 40]
+        if not hits or (len(hits) > 1 and hits[1][0] == hits[0][0]):
+            return None
+        return hits[0][1]
