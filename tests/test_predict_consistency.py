@@ -39,9 +39,7 @@ def test_false_positives_low_and_perturbations_detected(criminal):
 def test_term_and_its_days_must_agree(criminal):
     """judge_criminal's f1ce79f5… writes 即自2019年12月5日起至2010年10月2日止 for 有期徒刑十个月 (the end year
     is a slip for 2020): the one judgment of the first 80 whose term check fires as written."""
-    fired = [
-        (d.doc_id, f) for d in criminal for f in check_document(d) if f.check == "term_inconsistent"
-    ]
+    fired = [(d.doc_id, f) for d in criminal for f in check_document(d) if f.check == "term_inconsistent"]
     assert [doc_id for doc_id, _ in fired] == ["f1ce79f5ded30b7f"]
     assert "2010年10月2日" in fired[0][1].message
     assert _plus_months(date(2019, 12, 5), 10) == date(2020, 10, 5)
