@@ -12,7 +12,7 @@ import pymupdf
 from pipeline.config import ParseConfig
 from pipeline.parsing import parse_file
 from pipeline.parsing.cleanup import running_numbers, stray
-from pipeline.parsing.layout import Line, paragraphs
+from pipeline.parsing.layout import Line, Paragraph, footnotes, paragraphs
 from pipeline.parsing.pdf import page_lines
 from pipeline.parsing.reading import drawing_sheet, merge_rows, reading_order
 
@@ -164,3 +164,16 @@ def test_real_pleading_paper_loses_its_line_numbers(shared_data):
     first = [b.text for b in doc.blocks if b.page == 0]
     assert any(t.startswith("IN THE UNITED STATES DISTRICT COURT") for t in first), first
     assert not any(re.fullmatch(r"\d{1,2}", t) for t in first), first
+
+
+def test_a_footnote_run_on_from_the_page_before_is_a_footnote():
+    """Under the body, set smaller, starting in lower case: the rest of the last page's note."""
+    body = " ".join(_words(40))
+    page = [
+        Paragraph(body.capitalize() + ".", (72, 100 + 80 * i, 540, 170 + 80 * i), False, 12.0, 14.0)
+        for i in range(5)
+    ]
+    run_on = Paragraph(" ".join(_words(30, 3)) + ".", (72, 660, 540, 700), False, 10.0, 11.0)
+    heading = Paragraph("B. Promissory Estoppel", (144, 568, 258, 584), False, 12.0, None)
+    assert footnotes([page + [heading, run_on]], [792.0]) == [{6}]
+    assert footnotes([page + [heading]], [792.0]) == [set()]

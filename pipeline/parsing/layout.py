@@ -233,6 +233,8 @@ def continues(prev: Paragraph, nxt: Paragraph, indenting: bool) -> bool:
     return indenting and prev.last_full and not nxt.indented and nxt.first_full
 
 
+# A lower-case word, not a list's letter ("a. A video game"): text run on from the page before.
+_RUN_ON = re.compile(r"[a-z]{2,}\b(?![.)])")
 _NOTE_MARK = re.compile(r"^(?:\d{1,3}|[*†‡§])\s*(?=[A-Z“\"(\[\u4e00-\u9fff])")
 
 
@@ -256,7 +258,8 @@ def footnotes(pages: list[list[Paragraph]], heights: list[float]) -> list[set[in
             elif (
                 p.bbox[1] > 0.5 * height
                 and len(p.text) >= 25
-                and _NOTE_MARK.match(p.text)
+                # opened by its mark, or a note run on from the page before (it starts in lower case)
+                and (_NOTE_MARK.match(p.text) or (not notes and _RUN_ON.match(p.text)))
                 and (p.size <= body_size - 1.0 or (p.pitch and body_pitch and p.pitch < 0.75 * body_pitch))
             ):
                 notes.add(i)
