@@ -9,7 +9,8 @@ inside one block and the share of blocks merging two, for the parser and for PyM
 (the baseline). Real PDFs (text layers, OCR off): the broken-join rate (adjacent non-footnote blocks, the
 first ending without sentence-final punctuation and the next starting in lower case) and the furniture
 lines left (lines repeating at one height in the page margins on 40% of pages, page numbers and filing
-stamps, still a block or a block's first or last words). Also pages per second against raw `get_text`.
+stamps, still a block or a block's first or last words, in a block whose box on that page reaches the
+line's height). Also pages per second against raw `get_text`.
 """
 
 from __future__ import annotations
@@ -67,8 +68,9 @@ def real_pdfs(data: Path) -> list[Path]:
     return out
 
 
-def furniture_candidates(pdf: pymupdf.Document) -> list[tuple[int, str]]:
-    """(page, text) of margin lines that repeat at one height, page numbers and filing stamps."""
+def furniture_candidates(pdf: pymupdf.Document) -> list[tuple[int, str, tuple[float, float]]]:
+    """(page, text, its top and bottom) of margin lines that repeat at one height, page numbers and
+    filing stamps."""
     seen: dict[tuple[str, int], set[int]] = defaultdict(set)
     lines = []
     for pno, page in enumerate(pdf):
@@ -80,11 +82,11 @@ def furniture_candidates(pdf: pymupdf.Document) -> list[tuple[int, str]]:
                 if text and (y < 0.12 or y > 0.88):
                     key = re.sub(r"\d+", "#", text.lower())
                     seen[key, round(y * 100)].add(pno)
-                    lines.append((pno, text, key, round(y * 100)))
+                    lines.append((pno, text, key, round(y * 100), (line["bbox"][1], line["bbox"][3])))
     need = max(2, -(-pdf.page_count * 2 // 5))
     return [
-        (pno, text)
-        for pno, text, key, y in lines
+        (pno, text, ys)
+        for pno, text, key, y, ys in lines
         if len(seen[key, y]) >= need or _PAGE_NO.match(text) or _STAMP.match(text)
     ]
 
@@ -110,8 +112,14 @@ def real(paths: list[Path]) -> tuple[dict[str, list[int]], int, list[str]]:
             n, broken = _broken([" ".join(b[4].split()) for page in pdf for b in page.get_text("blocks")])
             c[2] += n
             c[3] += len(broken)
-            for pno, text in furniture_candidates(pdf):
-                on_page = [b.text for b in doc.blocks if any(p == pno for p, _ in b.spans)]
+            for pno, text, (top, bottom) in furniture_candidates(pdf):
+                # the blocks whose box on that page reaches the line's height: a footnote opened by
+                # its mark "2" is not the page number "2" below it
+                on_page = [
+                    b.text
+                    for b in doc.blocks
+                    if any(p == pno and y0 < bottom and y1 > top for p, (_, y0, _, y1) in b.spans)
+                ]
                 if any(t == text or t.startswith(text + " ") or t.endswith(" " + text) for t in on_page):
                     left += 1
                     examples.append(f"{path.name} p{pno + 1}: furniture left {text!r}")

@@ -16,8 +16,9 @@ from pipeline.config import ParseConfig
 from pipeline.errors import CorruptDocument, EmptyDocument, EncryptedDocument, TooManyPages, UnsupportedFormat
 from pipeline.parsing import parse_file
 from pipeline.parsing.cleanup import furniture
-from pipeline.parsing.layout import Line, paragraphs, reading_order
+from pipeline.parsing.layout import Line, paragraphs
 from pipeline.parsing.pdf import extract_lines, open_pdf
+from pipeline.parsing.reading import reading_order
 from pipeline.records import DocKind
 
 PDF_DIRS = ["zh/pdf", "en/judgments/us_opinions_pdf", "en/patents/pdf", "en/contracts/pdf"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
-from pipeline.parsing.layout import Line
+from pipeline.parsing.layout import CJK_CHAR, Line
 
 _DIGITS = re.compile(r"\d+")
 _WS = re.compile(r"\s+")
@@ -21,6 +21,12 @@ _PAGE_NUMBER = re.compile(
     re.IGNORECASE,
 )
 _LINE_NUMBER = re.compile(r"^\d{1,2}$")
+# A number standing for a page, a column or a line: "7", "- 16 -", "Page 2", "2/9"; never a roman numeral
+# (section headings "I", "II" look the same).
+_COUNTER = re.compile(r"^(?:page\s*:?\s*)?[-–—]?\s*(\d{1,4})\s*[-–—]?(?:\s*(?:of|/)\s*\d+)?$", re.IGNORECASE)
+_LETTERS = re.compile(r"[^\W\d_]{2}")
+_MARKS = frozenset("*†‡§¶#")
+BAND = 0.15  # fraction of the page height above or below which column and page numbers are looked for
 MARGIN = 0.09  # fraction of the page height treated as top/bottom margin
 SIDE = 0.13  # fraction of the page width treated as left/right margin (pleading line numbers)
 
@@ -79,7 +85,9 @@ def furniture(pages: list[list[Line]], sizes: list[tuple[float, float]]) -> list
                 out.add(i)
             elif not ln.horizontal and per_page[p][k] >= 2:
                 out.add(i)  # a tiled watermark on a single page
-        drop.append(out)
+        drop.append(out | stray(lines))
+    for p, found in enumerate(running_numbers(pages, sizes)):
+        drop[p] |= found
     return drop
 
 
@@ -87,3 +95,124 @@ def _at_one_height(seen: list[tuple[float, int]], y: float, need: int) -> bool:
     """Running heads sit at one height on the pages they run over (the first page, set differently, may
     hold the same words elsewhere); body lines that repeat do not."""
     return len({p for y2, p in seen if abs(y2 - y) < 0.01}) >= need
+
+
+def stray(lines: list[Line]) -> set[int]:
+    """Specks a text layer made by OCR leaves in gutters and drawings: up to three characters with no
+    letter or digit (a lone quote, dash or bar), or one glyph far narrower than it is tall; and raised
+    fragments with no place in their line. Note marks (*, †, §) are text."""
+    out = set()
+    for i, ln in enumerate(lines):
+        text = ln.text.strip()
+        if not text or len(text) > 3 or CJK_CHAR.search(text) or text in _MARKS:
+            continue
+        if (
+            not any(c.isalnum() for c in text)
+            or (len(text) == 1 and ln.x1 - ln.x0 < 0.2 * ln.height)
+            or _inside(ln, lines)
+        ):
+            out.add(i)
+    return out
+
+
+def _inside(ln: Line, lines: list[Line]) -> bool:
+    """A small raised fragment ("1st", a note mark) that the text layer set apart from its line and
+    whose place inside that line is lost: it lies within a larger line's extent on the same row."""
+    mid = (ln.y0 + ln.y1) / 2
+    return any(
+        o.size * 0.8 > ln.size and o.y0 <= mid <= o.y1 and o.x0 < ln.x0 and ln.x1 < o.x1
+        for o in lines
+        if o is not ln
+    )
+
+
+def running_numbers(pages: list[list[Line]], sizes: list[tuple[float, float]]) -> list[set[int]]:
+    """Page, column and line numbers told by their sequence. A candidate is a bare number. It goes when
+    it counts down its page in a stack (pleading paper, a patent's gutter, beside the text), or, with no
+    word beside it on its row, when it sits in the top or bottom band or alone on its row and counts with the pages:
+    it is its page's number, or another candidate a few pages off moves by the pages or by twice them
+    (two column numbers a page), or one a unit off stands on its page or the next (a page number the
+    text of a page printed from plain text runs past)."""
+    found = [_counters(lines) for lines in pages]
+    on_pages: dict[int, set[int]] = defaultdict(set)
+    for p, cands in enumerate(found):
+        for _, value, _, beside in cands:
+            if not beside:
+                on_pages[value].add(p)
+    out = []
+    for p, cands in enumerate(found):
+        h = sizes[p][1]
+        lines = pages[p]
+        keep = _stacked(lines, [(i, value) for i, value, _, _ in cands])
+        for i, value, alone, beside in cands:
+            ln = lines[i]
+            if beside:
+                continue
+            in_band = ln.y1 <= BAND * h or ln.y0 >= (1 - BAND) * h
+            if (in_band or alone) and (
+                (in_band and value == p + 1)
+                or any(q in on_pages[value + d] for d in (-1, 1) for q in (p - 1, p, p + 1))
+                or any(p + k in on_pages[value + m * k] for k in (-3, -2, -1, 1, 2, 3) for m in (1, 2))
+            ):
+                keep.add(i)
+        out.append(keep)
+    return out
+
+
+def _counters(lines: list[Line]) -> list[tuple[int, int, bool, bool]]:
+    """(index, value, alone on its row, a word beside it) of the lines that are a bare number."""
+    out = []
+    for i, ln in enumerate(lines):
+        m = _COUNTER.match(ln.text.strip())
+        if m is None:
+            continue
+        em = max(ln.size, 4.0)
+        row = [
+            o for j, o in enumerate(lines) if j != i and o.y0 < ln.y1 and o.y1 > ln.y0 and _same_row(ln, o)
+        ]
+        beside = any(
+            _LETTERS.search(o.text) and o.x0 < ln.x1 + 0.8 * em and o.x1 > ln.x0 - 0.8 * em for o in row
+        )
+        out.append((i, int(m.group(1)), not row, beside))
+    return out
+
+
+def _same_row(a: Line, b: Line) -> bool:
+    overlap = min(a.y1, b.y1) - max(a.y0, b.y0)
+    return overlap > 0.5 * max(min(a.height, b.height), 1.0)
+
+
+def _stacked(lines: list[Line], cands: list[tuple[int, int]]) -> set[int]:
+    """Candidates in a column of at least three down the page whose values rise: each within an em
+    of the one above it (centres) or half an em (right edges), so a skewed scan's gutter counts."""
+    chains: list[list[tuple[Line, int, int]]] = []
+    for i, value in sorted(cands, key=lambda c: lines[c[0]].y0):
+        ln = lines[i]
+        em = max(ln.size, 4.0)
+        for chain in chains:
+            last, last_value, _ = chain[-1]
+            centred = abs(last.x0 + last.x1 - ln.x0 - ln.x1) < 2 * em
+            if value > last_value and (centred or abs(last.x1 - ln.x1) < 0.5 * em):
+                chain.append((ln, value, i))
+                break
+        else:
+            chains.append([(ln, value, i)])
+    return {i for chain in chains if len(chain) >= 3 for _, _, i in chain}
+
+
+def cuts(lines: list[Line], gone: set[int]) -> list[float]:
+    """Heights at which removed furniture stood on a row of its own with text above and below it in
+    the same column (a page number of a document printed from plain text): the text reads on past
+    them as it does past a page end."""
+    kept = [ln for i, ln in enumerate(lines) if i not in gone]
+    out = []
+    for i in gone:
+        ln = lines[i]
+        if not ln.horizontal:
+            continue  # a watermark crosses the text; it does not part it
+        if any(o.y0 < ln.y1 and o.y1 > ln.y0 and _same_row(ln, o) for o in kept):
+            continue
+        over = [o for o in kept if o.x0 < ln.x1 and o.x1 > ln.x0]
+        if any(o.y1 <= ln.y0 for o in over) and any(o.y0 >= ln.y1 for o in over):
+            out.append(ln.y0)
+    return sorted(out)

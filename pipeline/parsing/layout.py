@@ -12,7 +12,7 @@ from statistics import median
 
 # Han, CJK punctuation and full-width forms: text in these scripts is written without spaces.
 _CJK = "\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
-_CJK_CHAR = re.compile(f"[{_CJK}]")
+CJK_CHAR = re.compile(f"[{_CJK}]")
 _HAN_GAP = re.compile(r"(?<=[\u3400-\u9fff])[ \t\u3000\xa0]+(?=[\u3400-\u9fff])")
 _SPACES = re.compile(r"[ \t]{2,}")
 
@@ -75,6 +75,7 @@ class Paragraph:
     first_full: bool = False  # first line reaches the column's right edge
     last_full: bool = False  # last line reaches it (the paragraph may run on)
     column_start: bool = False  # the first paragraph of its column (or page)
+    drawing: bool = False  # the labels of a drawing sheet, never part of a paragraph of prose
 
 
 def clean_line(text: str) -> str:
@@ -103,79 +104,13 @@ def join_lines(a: str, b: str) -> str:
         return a
     if a[-1] == "-" and len(a) > 1 and a[-2].isalpha() and b[0].isalpha():
         return a[:-1] + b if _hyphenated(a, b) else a + b  # a compound keeps its hyphen, without a space
-    if _CJK_CHAR.match(a[-1]) or _CJK_CHAR.match(b[0]):
+    if CJK_CHAR.match(a[-1]) or CJK_CHAR.match(b[0]):
         return a + b
     # a number broken after its group separator ("12,|860元"): in CJK text that comma is never a clause
     # break followed by a space; in English "2019,|2020" is ambiguous, so English keeps the space
-    if a[-1] in ",." and len(a) > 1 and a[-2].isdigit() and b[0].isdigit() and _CJK_CHAR.search(a[-24:]):
+    if a[-1] in ",." and len(a) > 1 and a[-2].isdigit() and b[0].isdigit() and CJK_CHAR.search(a[-24:]):
         return a + b
     return a + " " + b
-
-
-def _merge_same_baseline(lines: list[Line]) -> list[Line]:
-    """Fragments of one visual line (separate text runs on one baseline) become one line."""
-    out: list[Line] = []
-    for ln in sorted(lines, key=lambda ln: (round(ln.y1 / 2), ln.x0)):
-        prev = out[-1] if out else None
-        if (
-            prev is not None
-            and abs(prev.y1 - ln.y1) < 0.5 * max(prev.height, 1.0)
-            and ln.x0 >= prev.x1 - 1
-            and ln.x0 - prev.x1 < 3 * max(prev.size, ln.size)
-        ):
-            sep = "" if _CJK_CHAR.match(prev.text[-1:] or "a") or _CJK_CHAR.match(ln.text[:1] or "a") else " "
-            out[-1] = Line(
-                prev.text + sep + ln.text,
-                prev.x0,
-                min(prev.y0, ln.y0),
-                ln.x1,
-                max(prev.y1, ln.y1),
-                max(prev.size, ln.size),
-                True,
-                prev.ocr or ln.ocr,
-            )
-        else:
-            out.append(ln)
-    return out
-
-
-def reading_order(lines: list[Line], width: float) -> list[list[Line]]:
-    """Columns in reading order. Two-column pages read band by band (full-width lines cut bands):
-    the left column of a band, then its right column."""
-    lines = [ln for ln in lines if ln.horizontal and ln.text]
-    if not lines:
-        return []
-    mid = width / 2
-    slack = 0.02 * width
-    left = [ln for ln in lines if ln.x1 <= mid + slack]
-    right = [ln for ln in lines if ln.x0 >= mid - slack]
-    # Columns are lines of text, not the words of one justified line spread over the page.
-    wide = 0.25 * width
-    if sum(ln.x1 - ln.x0 >= wide for ln in left) < 5 or sum(ln.x1 - ln.x0 >= wide for ln in right) < 5:
-        return [_merge_same_baseline(lines)]
-    spanning = sorted(
-        (ln for ln in lines if ln.x1 > mid + slack and ln.x0 < mid - slack), key=lambda ln: ln.y0
-    )
-    in_left = {id(ln) for ln in left}
-    right = [ln for ln in right if id(ln) not in in_left]  # a narrow centred line reads with the left
-    groups: list[list[Line]] = []
-    bounds = [float("-inf"), *(ln.y0 for ln in spanning), float("inf")]
-    after_spanning = False  # full-width lines with no column lines between them read as one region
-    for i, (lo, hi) in enumerate(zip(bounds, bounds[1:], strict=False)):
-        for side in (left, right):
-            group = sorted((ln for ln in side if lo <= ln.y0 < hi), key=lambda ln: (ln.y0, ln.x0))
-            if group and after_spanning and side is left and not any(lo <= ln.y0 < hi for ln in right):
-                groups[-1].extend(group)  # the short last line of a full-width region, not a column
-            elif group:
-                groups.append(group)
-                after_spanning = False
-        if i < len(spanning):
-            if after_spanning:
-                groups[-1].append(spanning[i])
-            else:
-                groups.append([spanning[i]])
-            after_spanning = True
-    return groups
 
 
 def paragraphs(columns: list[list[Line]]) -> list[Paragraph]:
@@ -210,7 +145,7 @@ def _breaks(prev: Line, ln: Line, pitch: float | None, x_left: float, x_right: f
     step = ln.y0 - prev.y0
     if step < -0.5 * prev.height:
         return True  # moved up: a new column or a new region
-    if _open_end(prev.text) and ln.text[:1].islower() and _near_size(prev.size, ln.size):
+    if _open_end(prev.text) and ln.text[:1].islower() and _run_on_size(prev, ln):
         if pitch is None or step < 2.5 * pitch:
             return False  # a sentence carried on in lower case (a short line before a long word, a quote)
     if abs(ln.size - prev.size) > 1.2:
@@ -228,7 +163,7 @@ def _breaks(prev: Line, ln: Line, pitch: float | None, x_left: float, x_right: f
 def _edge_slack(ln: Line, span: float) -> float:
     """How far short of the right edge a line may stop and still have wrapped: CJK text wraps at any
     character; Latin text wraps at words and leaves a ragged edge of up to a long word."""
-    return 1.5 * max(ln.size, 4.0) if _CJK_CHAR.match(ln.text[-1:]) else 0.25 * span
+    return 1.5 * max(ln.size, 4.0) if CJK_CHAR.match(ln.text[-1:]) else 0.25 * span
 
 
 # Sentence-final punctuation, possibly closed by quotes or brackets.
@@ -238,6 +173,14 @@ _CLOSED = re.compile(r"[.!?。！？;；:：…][\'\"’”)）\]】」』]*$")
 def _near_size(a: float, b: float) -> bool:
     """Within a quarter: the text layer under a scan gives each OCR'd line its own size."""
     return abs(a - b) <= 0.25 * max(a, b)
+
+
+def _run_on_size(prev: Line | Paragraph, nxt: Line | Paragraph) -> bool:
+    """Sizes that allow `nxt` to carry on `prev`. A text layer made by OCR sizes a line by its glyphs,
+    so a short last line without capitals or ascenders ("wire.", "tion.") comes out smaller."""
+    if _near_size(prev.size, nxt.size):
+        return True
+    return len(nxt.text) <= 40 and 0.3 * prev.size <= nxt.size < prev.size
 
 
 def _open_end(text: str) -> bool:
@@ -276,18 +219,22 @@ def continues(prev: Paragraph, nxt: Paragraph, indenting: bool) -> bool:
     """Whether `nxt`, the first paragraph of a column or page, carries on `prev`, the last of the one
     before (the break between them being the column's or page's end, not the paragraph's). `indenting`
     says whether the document marks its paragraphs by indenting their first lines."""
+    if prev.drawing or nxt.drawing:
+        return prev.drawing and nxt.drawing  # a run of drawing sheets is one block, a box per sheet
     if prev.ocr != nxt.ocr or not prev.text or not nxt.text:
         return False
-    if _open_end(prev.text) and nxt.text[0].islower() and _near_size(prev.size, nxt.size):
+    if _open_end(prev.text) and nxt.text[0].islower() and _run_on_size(prev, nxt):
         return True
     if abs(prev.size - nxt.size) > 1.2:
         return False
     if _open_end(prev.text):
-        return not nxt.indented and (prev.last_full or bool(_CJK_CHAR.match(prev.text[-1])))
+        return not nxt.indented and (prev.last_full or bool(CJK_CHAR.match(prev.text[-1])))
     # a sentence ended at the foot: only a full line at the top that is not indented carries on
     return indenting and prev.last_full and not nxt.indented and nxt.first_full
 
 
+# A lower-case word, not a list's letter ("a. A video game"): text run on from the page before.
+_RUN_ON = re.compile(r"[a-z]{2,}\b(?![.)])")
 _NOTE_MARK = re.compile(r"^(?:\d{1,3}|[*†‡§])\s*(?=[A-Z“\"(\[\u4e00-\u9fff])")
 
 
@@ -311,7 +258,8 @@ def footnotes(pages: list[list[Paragraph]], heights: list[float]) -> list[set[in
             elif (
                 p.bbox[1] > 0.5 * height
                 and len(p.text) >= 25
-                and _NOTE_MARK.match(p.text)
+                # opened by its mark, or a note run on from the page before (it starts in lower case)
+                and (_NOTE_MARK.match(p.text) or (not notes and _RUN_ON.match(p.text)))
                 and (p.size <= body_size - 1.0 or (p.pitch and body_pitch and p.pitch < 0.75 * body_pitch))
             ):
                 notes.add(i)

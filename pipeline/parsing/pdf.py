@@ -10,18 +10,19 @@ import pymupdf
 
 from pipeline.config import ParseConfig
 from pipeline.errors import CorruptDocument, EmptyDocument, EncryptedDocument, TooManyPages
-from pipeline.parsing.cleanup import furniture
+from pipeline.parsing.cleanup import cuts, furniture
 from pipeline.parsing.layout import (
     Line,
+    Paragraph,
     Piece,
     clean_line,
     flow,
     footnotes,
     join_lines,
     paragraphs,
-    reading_order,
 )
 from pipeline.parsing.limits import Deadline
+from pipeline.parsing.reading import drawing_sheet, reading_order, sheet_paragraph, split_at
 from pipeline.parsing.spans import Extracted, PagePart, TextBuilder
 from pipeline.records import BlockType
 
@@ -154,7 +155,7 @@ def read_pdf(path: Path, config: ParseConfig) -> Extracted:
         repaired = doc.is_repaired
     drop = furniture(pages, sizes)
     paras = [
-        paragraphs(reading_order([ln for i, ln in enumerate(lines) if i not in gone], sizes[pno][0]))
+        _page_paragraphs(lines, gone, sizes[pno][0])
         for pno, (lines, gone) in enumerate(zip(pages, drop, strict=True))
     ]
     notes = footnotes(paras, [h for _, h in sizes])
@@ -173,6 +174,13 @@ def read_pdf(path: Path, config: ParseConfig) -> Extracted:
     if repaired:
         warnings.append("the PDF was damaged and repaired on opening; some text may be missing")
     return Extracted(text=builder.text(), spans=builder.spans, n_pages=len(pages), warnings=warnings)
+
+
+def _page_paragraphs(lines: list[Line], gone: set[int], width: float) -> list[Paragraph]:
+    kept = [ln for i, ln in enumerate(lines) if i not in gone]
+    if drawing_sheet(lines):  # told by all its lines: a sheet's furniture may be most of its text
+        return [sheet_paragraph(kept)] if kept else []
+    return paragraphs(split_at(reading_order(kept, width), cuts(lines, gone)))
 
 
 def _joined(pieces: list[Piece]) -> tuple[str, list[int]]:

@@ -48,9 +48,14 @@ _JUDGE_LINE = re.compile(
 )
 _PARTY_LINE = re.compile(
     r"^(?:between\b|-?\s*and\s*-?$|v\.?$|vs\.?$|versus$|.{2,120}?\b(?:appellants?|appellees?|respondents?|claimants?|defendants?"
-    r"|petitioners?|plaintiffs?|applicants?|interveners?)\b\)?\.?\s*$|.{2,200}?\b(?:for\s+the\s+(?:appellants?|respondents?"
-    r"|claimants?|defendants?|petitioners?|plaintiffs?|applicants?|state|government|united\s+states)|\(instructed\s+by)\b)",
+    r"|petitioners?|plaintiffs?|applicants?|interveners?)\b\)?\.?\s*$|.{2,200}?\b(?:for\s+(?:the\s+)?(?:appellants?|appellees?"
+    r"|respondents?|claimants?|defendants?|petitioners?|plaintiffs?|applicants?|state|government|united\s+states)"
+    r"|\(instructed\s+by)\b)",
     _I,
+)
+# The line naming who delivers the opinion closes the cover page: "E. GRADY JOLLY, Circuit Judge:", "PER CURIAM."
+_AUTHOR = re.compile(
+    r"(?:per\s+curiam|circuit\s+judge|district\s+judge|justice|judge|j\.)\s*[:.]\s*\*?\s*$", _I
 )
 _BODY_START = re.compile(
     r"^(?:\d{1,3}\.?\s+\S|\(\d{1,3}\)\s+\S|judgment\b.*:|[A-Z][a-z]+(?:\s+\w+){0,3}\s*(?:LJ|J|MR)\s*:)"
@@ -59,8 +64,8 @@ _BODY_START = re.compile(
 _VERDICT = re.compile(
     r"\b(?:appeals?\s+(?:is|are|must\s+be|should\s+be|will\s+be|stands?)\s+(?:accordingly\s+|therefore\s+|partly\s+|partially\s+)?"
     r"(?:allowed|dismissed|disposed\s+of|rejected|granted)|(?:we|i)\s+(?:would\s+)?(?:therefore\s+)?(?:allow|dismiss)"
-    r"\s+(?:the|this)\s+(?:appeal|petition)|(?:is|are)\s+(?:hereby\s+)?(?:affirmed|reversed|vacated|remanded|set\s+aside|quashed)"
-    r"|\bit\s+is\s+(?:so\s+)?ordered\b|^(?:affirmed|reversed|vacated|remanded|so\s+ordered|order)\b|no\s+order\s+as\s+to\s+costs"
+    r"\s+(?:the|this)\s+(?:appeal|petition)|^(?:we|i)\s+(?:therefore\s+|accordingly\s+)?(?:affirm|reverse|vacate)\b|(?:is|are)\s+(?:hereby\s+)?(?:affirmed|reversed|vacated|remanded|set\s+aside|quashed)"
+    r"|\bit\s+is\s+(?:so\s+)?ordered\b|ordered\s+and\s+adjudged|this\s+cause\s+having\s+been\s+heard|^(?:affirmed|reversed|vacated|remanded|so\s+ordered|order)\b|no\s+order\s+as\s+to\s+costs"
     r"|(?:parties|each\s+party)\s+(?:shall|to)\s+bear\s+(?:their|its)\s+own\s+costs|petition\s+(?:is|stands)\s+dismissed)",
     _I,
 )
@@ -187,10 +192,15 @@ def type_spans(text: str, spans: list[Span]) -> list[Span]:
             # A cover page is recognised by its first line; after that its short lines (names, dates,
             # courts below) default to HEADER until the first body paragraph.
             kind = _cover_type(piece)
-            if kind is None and i > 0 and i < 60 and len(piece) < 250 and not _BODY_START.match(piece):
+            if _VERDICT.search(piece):
+                kind = T.VERDICT  # a judgment form: the order follows the caption directly
+            elif kind is None and _heading_type(piece) in (T.FACTS, T.OPINION, T.PROCEDURE):
+                kind = None  # "Introduction", "Background": the body has begun
+            elif kind is None and i > 0 and i < 60 and len(piece) < 250 and not _BODY_START.match(piece):
                 kind = T.HEADER
             if kind is not None:
                 s.type = kind
+                in_cover = kind is not T.VERDICT and not _AUTHOR.search(piece)
                 continue
             in_cover = False
         if len(piece) <= 60 and (head := _heading_type(piece)) is not None:
