@@ -56,7 +56,7 @@ OcrEngine = Literal["tesseract", "rapidocr"]
 class ParseConfig(Options):
     page_limit: int = 2000  # documents with more pages are refused as one clear error
     ocr: bool = True  # OCR pages without a text layer (engines: pipeline/parsing/ocr.py)
-    ocr_language: str = "chi_sim+eng"  # Tesseract's languages; naming chi_sim selects ocr_engine_zh
+    ocr_language: str = "chi_sim+eng"  # Tesseract's; with chi_sim, OCR expects Chinese on a first page
     # OCR_ENGINE_FIGURES
     ocr_engine_zh: OcrEngine = "rapidocr"
     ocr_engine_en: OcrEngine = "tesseract"
