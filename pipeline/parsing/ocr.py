@@ -62,8 +62,10 @@ class PageOcr:
 
 @functools.cache
 def _rapid():
-    """One RapidOCR per process: loading its three ONNX models takes about a second."""
-    from rapidocr import RapidOCR  # deferred: the package imports OpenCV (~0.3 s) for every parse
+    """One RapidOCR per process, made on the first page it reads."""
+    # Importing RapidOCR (OpenCV, ONNX Runtime) and loading its models took 2.3 s here: a start-up
+    # cost deferred to the first OCR'd page, which parses without one never pay.
+    from rapidocr import RapidOCR
 
     engine = RapidOCR(params={"Global.max_side_len": _MAX_SIDE, "Global.log_level": "error"})
     logging.getLogger("RapidOCR").setLevel(logging.ERROR)
