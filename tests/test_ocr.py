@@ -17,7 +17,7 @@ from pipeline.parsing.ocr import script
 
 ZH = ("zh/pdf/杨某海交通肇事案.pdf", 1)
 EN = ("en/judgments/us_opinions_pdf/ca1_20-1507_opinion.pdf", 1)
-# Floors under what benchmarks/ocr_accuracy.py measured on these pages (zh: RapidOCR 99.9%, Tesseract
+# Floors under what the helpers of benchmarks/ocr_accuracy.py measured on these pages (zh: RapidOCR 99.9%, Tesseract
 # 93.3%; en: Tesseract 99.9%, RapidOCR 94.8%, which reorders the filing stamp).
 FLOORS = {
     ("zh", "rapidocr"): 0.99,
