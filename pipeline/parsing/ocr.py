@@ -63,8 +63,8 @@ class PageOcr:
 @functools.cache
 def _rapid():
     """One RapidOCR per process, made on the first page it reads."""
-    # Importing RapidOCR (OpenCV, ONNX Runtime) and loading its models took 2.3 s here: a start-up
-    # cost deferred to the first OCR'd page, which parses without one never pay.
+    # Importing RapidOCR (OpenCV, ONNX Runtime) and loading its models took 2.3 s here: deferred as a
+    # start-up cost to the first OCR'd page, which parses without OCR never pay.
     from rapidocr import RapidOCR
 
     engine = RapidOCR(params={"Global.max_side_len": _MAX_SIDE, "Global.log_level": "error"})
