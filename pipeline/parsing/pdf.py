@@ -1,5 +1,5 @@
 """PDF through PyMuPDF's `get_text("dict")`: lines with geometry → furniture removed → reading order →
-paragraphs. Pages without a text layer go through Tesseract (PyMuPDF's OCR text page) when enabled."""
+paragraphs. Pages without a text layer go through OCR when enabled (pipeline/parsing/ocr.py)."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from pipeline.parsing.layout import (
     paragraphs,
 )
 from pipeline.parsing.limits import Deadline
+from pipeline.parsing.ocr import PageOcr
 from pipeline.parsing.reading import drawing_sheet, reading_order, sheet_paragraph, split_at
 from pipeline.parsing.spans import Extracted, PagePart, TextBuilder
 from pipeline.records import BlockType
@@ -109,6 +110,7 @@ def extract_lines(
     warnings: list[str] = []
     ocr_budget = config.ocr_max_pages
     deadline = Deadline(source, config.max_doc_seconds)
+    ocr = PageOcr(config, _ocr_lines)
     for pno in range(doc.page_count):
         deadline.check(f"at page {pno + 1} of {doc.page_count}")
         try:
@@ -131,7 +133,7 @@ def extract_lines(
                 if dpi < config.ocr_dpi:
                     warnings.append(f"page {pno + 1}: OCR at {dpi} dpi, a large page (parse.ocr_max_pixels)")
                 try:
-                    lines = _ocr_lines(page, config, dpi)
+                    lines = ocr.lines(page, dpi)
                 except (
                     RuntimeError,
                     pymupdf.mupdf.FzErrorBase,

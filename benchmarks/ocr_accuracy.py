@@ -1,0 +1,117 @@
+"""OCR character accuracy on scans with known text: pages of the shared text PDFs rasterised at 200 dpi
+into image-only PDFs (the original's text layer is the ground truth), read back by the parser's OCR path.
+
+    .venv/bin/python benchmarks/ocr_accuracy.py [--data ../shared/data] [--pages 40] [--scan-dpi 200]
+        [--configs tesseract rapidocr tesseract:eng tesseract@200]
+
+A config is `default` (the shipped parse config, which picks the engine by the page's language: a
+one-page scan of English is read by the zh engine first, then again by the en engine) or an engine, optionally `:languages` (Tesseract's, default parse.ocr_language) and `@dpi` (the
+OCR render dpi, default parse.ocr_dpi). Pages: up to --pages per language with at least 200 characters,
+taken round-robin over the documents (page 1 of each, then page 2, ...). Both sides are the page's lines
+in the parser's reading order, whitespace-normalised (no spaces beside CJK characters). Printed per
+language and config: character accuracy (1 - CER, edits over all pages / reference characters), the
+worst page, and pages per second of OCR alone (one untimed page first loads the models).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import pymupdf
+
+from pipeline.config import ParseConfig
+from pipeline.paths import SHARED_DATA
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the scan maker
+from scanned_pdfs import edit_distance, ocr_text, scanned, truth  # noqa: E402
+
+LANG_DIRS = {
+    "zh": ["zh/pdf"],
+    "en": ["en/judgments/us_opinions_pdf", "en/contracts/pdf", "en/patents/pdf"],
+}
+_MIN_CHARS = 200
+
+
+def sample(data: Path, lang: str, n_pages: int) -> list[tuple[str, int, str]]:
+    """(document, page number, ground truth) for up to `n_pages` text-layer pages of `lang`."""
+    paths = sorted(p for d in LANG_DIRS[lang] for p in (data / d).glob("*.pdf"))
+    docs = [pymupdf.open(p) for p in paths]
+    out: list[tuple[str, int, str]] = []
+    pno = 0
+    while len(out) < n_pages and any(pno < d.page_count for d in docs):
+        for path, doc in zip(paths, docs, strict=True):
+            if pno < doc.page_count and len(out) < n_pages:
+                text = truth(doc.load_page(pno))
+                if len(text) >= _MIN_CHARS:
+                    out.append((str(path), pno, text))
+        pno += 1
+    for doc in docs:
+        doc.close()
+    return out
+
+
+def parse_config(spec: str) -> ParseConfig:
+    """`engine[:languages][@dpi]` as a parse config using that engine for both languages; `default`
+    is the shipped config (each page to its language's engine)."""
+    if spec == "default":
+        return ParseConfig(ocr_max_pages=None)
+    spec, _, dpi = spec.partition("@")
+    engine, _, languages = spec.partition(":")
+    config = ParseConfig(ocr_engine_zh=engine, ocr_engine_en=engine, ocr_max_pages=None)
+    if languages:
+        config.ocr_language = languages
+    if dpi:
+        config.ocr_dpi = int(dpi)
+    return config
+
+
+def run(scans: list[tuple[str, int, str, pymupdf.Document]], config: ParseConfig) -> dict:
+    ocr_text(scans[0][3], config)  # untimed: the first call loads the engine's models
+    edits = chars = 0
+    worst = (2.0, "")
+    spent = 0.0
+    for path, pno, ref, scan in scans:
+        start = time.perf_counter()
+        hyp, warnings = ocr_text(scan, config)
+        spent += time.perf_counter() - start
+        if warnings and not hyp:
+            sys.exit(f"{path} page {pno + 1}: {warnings[0]}")
+        e = edit_distance(ref, hyp)
+        edits, chars = edits + e, chars + len(ref)
+        worst = min(worst, (1 - e / len(ref), f"{Path(path).name} p{pno + 1}"))
+    return {"accuracy": 1 - edits / chars, "worst": worst, "rate": len(scans) / spent}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", type=Path, default=SHARED_DATA)
+    ap.add_argument("--pages", type=int, default=40, help="pages per language")
+    ap.add_argument("--scan-dpi", type=int, default=200)
+    ap.add_argument("--langs", nargs="+", default=["zh", "en"], choices=sorted(LANG_DIRS))
+    ap.add_argument("--configs", nargs="+", default=["tesseract", "rapidocr"])
+    args = ap.parse_args()
+    configs = {spec: parse_config(spec) for spec in args.configs}
+    print(f"scans at {args.scan_dpi} dpi; accuracy = 1 - CER over whitespace-normalised text")
+    print(f"{'lang':4} {'config':28} {'pages':>5} {'accuracy':>9} {'worst page':>26} {'pages/s':>8}")
+    for lang in args.langs:
+        scans = []
+        for path, pno, ref in sample(args.data, lang, args.pages):
+            with pymupdf.open(path) as doc:
+                scans.append((path, pno, ref, scanned(doc.load_page(pno), args.scan_dpi)))
+        if not scans:
+            sys.exit(f"{args.data}: no {lang} text-layer PDF pages under {LANG_DIRS[lang]}")
+        for spec, config in configs.items():
+            r = run(scans, config)
+            acc, where = r["worst"]
+            print(
+                f"{lang:4} {spec:28} {len(scans):5d} {r['accuracy']:9.2%} {where:>18} {acc:7.2%}"
+                f" {r['rate']:8.2f}",
+                flush=True,
+            )
+
+
+if __name__ == "__main__":
+    main()

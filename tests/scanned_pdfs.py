@@ -1,0 +1,68 @@
+"""Scans with known text: a text PDF's page rasterised into an image-only PDF (its text layer is the
+ground truth), the OCR path's text of such a page, and character accuracy (1 - CER) between the two.
+Shared by the OCR tests and `benchmarks/ocr_accuracy.py`."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pymupdf
+
+from pipeline.config import ParseConfig
+from pipeline.parsing.layout import Line
+from pipeline.parsing.pdf import extract_lines, page_lines
+from pipeline.parsing.reading import reading_order
+
+_CJK = r"[\u3000-\u303f\u3400-\u9fff\uf900-\ufaff\uff00-\uffef]"
+_CJK_GAP = re.compile(rf"(?<={_CJK}) | (?={_CJK})")
+_SPACE = re.compile(r"\s+")
+
+
+def scanned(page: pymupdf.Page, dpi: int = 200) -> pymupdf.Document:
+    """A one-page PDF holding only a greyscale image of `page` at `dpi`, as a scanner would make it."""
+    pix = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY, alpha=False)
+    doc = pymupdf.open()
+    out = doc.new_page(width=page.rect.width, height=page.rect.height)
+    out.insert_image(out.rect, pixmap=pix)
+    return doc
+
+
+def page_text(lines: list[Line], width: float) -> str:
+    """A page's lines in the parser's reading order, whitespace-normalised: one space between lines
+    and words, none beside CJK characters (whose spacing carries no meaning)."""
+    text = " ".join(ln.text for column in reading_order(lines, width) for ln in column)
+    return _CJK_GAP.sub("", _SPACE.sub(" ", text).strip())
+
+
+def truth(page: pymupdf.Page) -> str:
+    return page_text(page_lines(page), page.rect.width)
+
+
+def ocr_text(doc: pymupdf.Document, config: ParseConfig) -> tuple[str, list[str]]:
+    """Page 1 of an image-only `doc` through the parser's OCR path, and the warnings it gave."""
+    pages, sizes, warnings = extract_lines(doc, config, "scan")
+    return page_text(pages[0], sizes[0][0]), warnings
+
+
+def edit_distance(a: str, b: str) -> int:
+    """Levenshtein distance over characters, one numpy row per character of the longer string: a row's
+    insertions are a running minimum (row[j] = min over k of tmp[k] + j - k)."""
+    if len(a) < len(b):
+        a, b = b, a
+    if not b:
+        return len(a)
+    codes = np.frombuffer(b.encode("utf-32-le"), dtype=np.uint32)
+    idx = np.arange(len(b) + 1)
+    row = idx.copy()
+    tmp = np.empty_like(row)
+    for i, ch in enumerate(a, 1):
+        tmp[0] = i
+        np.minimum(row[:-1] + (codes != ord(ch)), row[1:] + 1, out=tmp[1:])
+        row = np.minimum.accumulate(tmp - idx) + idx
+    return int(row[-1])
+
+
+def accuracy(reference: str, hypothesis: str) -> float:
+    """1 - CER: edits needed to turn `hypothesis` into `reference`, per reference character."""
+    return 1.0 - edit_distance(reference, hypothesis) / max(len(reference), 1)
