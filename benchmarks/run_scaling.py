@@ -64,9 +64,9 @@ def build_input(root: Path, n: int, args) -> None:
         copy_pdfs(root)
 
 
-def measure(tmp: Path, n: int, args) -> dict:
+def measure(tmp: Path, n: int, args, tag: str = "") -> dict:
     """One run at n documents: its figures as one row of the table."""
-    input_dir, out = tmp / f"in-{n}", tmp / f"out-{n}"
+    input_dir, out = tmp / f"in-{n}{tag}", tmp / f"out-{n}{tag}"
     build_input(input_dir, n, args)
     wall, manifest, rss = ldx_run(input_dir, out, args.overrides, ["--dask"] if args.dask else [])
     counts = manifest["counts"]
@@ -84,7 +84,8 @@ def measure(tmp: Path, n: int, args) -> dict:
         "out_kb_per_doc": dir_bytes(out) / docs / 1024,
         "stages": manifest["seconds"],
     }
-    print(_line(row), flush=True)  # each size as it finishes: the large ones take a while
+    if not tag:
+        print(_line(row), flush=True)  # each size as it finishes: the large ones take a while
     return row
 
 
@@ -118,7 +119,7 @@ def plot(rows: list[dict], path: Path) -> None:
     for stage in rows[-1]["stages"]:
         ax.plot(ns, [r["stages"].get(stage, float("nan")) for r in rows], ".--", label=f"{stage} s")
     first = rows[0]["wall_s"]
-    ax.plot(ns, [first * n / ns[0] for n in ns], ":", color="gray", label="linear (from the first wall)")
+    ax.plot(ns, [first * n / ns[0] for n in ns], ":", color="black", label="linear (from the first wall)")
     ax.set(xscale="log", yscale="log", xlabel="documents (N)", title="ldx run: cost against corpus size")
     ax.legend(fontsize="small")
     fig.tight_layout()
@@ -133,6 +134,11 @@ def main() -> None:
         "--languages", nargs="+", choices=sorted(SOURCES), default=["zh", "en"], help="judgments of these"
     )
     ap.add_argument("--pdfs", action="store_true", help="add the 22 judgment PDFs (once, at every N)")
+    ap.add_argument(
+        "--warmup",
+        action="store_true",
+        help="one unreported run at the smallest N first (cold page cache and imports count against it)",
+    )
     ap.add_argument("--dask", action="store_true", help="ldx run --dask (a local Dask cluster)")
     ap.add_argument("--plot", type=Path, default=Path("benchmarks/run_scaling.png"), help="log-log plot")
     ap.add_argument(
@@ -140,8 +146,10 @@ def main() -> None:
     )
     args = ap.parse_args()
 
-    print(HEADER)
+    print(HEADER, flush=True)
     with tempfile.TemporaryDirectory(prefix="ldx-scaling-") as tmp:
+        if args.warmup:
+            measure(Path(tmp), min(args.sizes), args, tag="-warmup")
         rows = [measure(Path(tmp), n, args) for n in sorted(args.sizes)]
     first, last = rows[0], rows[-1]
     growth = (last["wall_s"] / first["wall_s"]) / (last["N"] / first["N"])

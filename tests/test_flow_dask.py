@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pytest
+from distributed.diagnostics.plugin import SchedulerPlugin
 
 from pipeline.records import SCHEMAS
 from pipeline.store import open_duckdb
@@ -106,7 +107,7 @@ def test_dask_run_builds_the_threaded_runs_index(runs):
 
 def test_the_index_stage_goes_to_the_worker_with_the_resources_it_asks_for(prefect_harness, tmp_path):
     """`run.dask_stage_resources`: on a cluster where one worker of two has a GPU resource, the index
-    task runs on that one (the batch tasks on either)."""
+    task asks for it and runs on that worker; the batch tasks ask for nothing."""
     from distributed import Client, Nanny, Scheduler, SpecCluster, get_task_stream
 
     inp = tmp_path / "in"
@@ -117,7 +118,9 @@ def test_the_index_stage_goes_to_the_worker_with_the_resources_it_asks_for(prefe
         "gpu": {"cls": Nanny, "options": {"nthreads": 1, "resources": {"GPU": 1}}},
     }
     scheduler = {"cls": Scheduler, "options": {"dashboard_address": None}}
+    asked: dict[str, dict | None] = {}
     with SpecCluster(workers=workers, scheduler=scheduler) as cluster, Client(cluster) as client:
+        cluster.scheduler.add_plugin(_Restrictions(cluster.scheduler, asked))  # the scheduler runs here
         gpu = next(a for a, w in client.scheduler_info()["workers"].items() if w["resources"])
         with get_task_stream(client) as stream:
             run = {**RUN, "task_runner": "dask", "dask_address": cluster.scheduler_address}
@@ -125,3 +128,16 @@ def test_the_index_stage_goes_to_the_worker_with_the_resources_it_asks_for(prefe
     assert manifest["status"] == "completed" and manifest["counts"]["index"]["indexed_segments"] > 0
     index_tasks = [t for t in stream.data if t["key"].startswith("model_stage_run")]
     assert [t["worker"] for t in index_tasks] == [gpu], [t["key"] for t in stream.data]
+    assert {k: v for k, v in asked.items() if v} == {index_tasks[0]["key"]: {"GPU": 1}}
+    assert len(asked) > 3  # scan, parse, segment, predict, write ran too, asking for nothing
+
+
+class _Restrictions(SchedulerPlugin):
+    """A scheduler plugin: the worker resources each task asked for, as it starts processing."""
+
+    def __init__(self, scheduler, asked: dict):
+        self.scheduler, self.asked = scheduler, asked
+
+    def transition(self, key, start, finish, *args, **kwargs):
+        if finish == "processing":
+            self.asked[key] = self.scheduler.tasks[key].resource_restrictions
