@@ -1,5 +1,7 @@
-"""How the cost of `ldx run` grows with the corpus: documents/min, pages/s, peak RSS, OUT_DIR bytes per
-document and seconds per stage at N documents, for each N asked for, as a table and a log-log plot.
+"""How the cost of `ldx run` grows with the size of its corpus.
+
+Documents/min, pages/s, peak RSS, OUT_DIR bytes per document and seconds per stage at N documents, for
+each N asked for, as a table and a log-log plot.
 
 The corpus is the shared Chinese criminal judgments (390, median ~5k characters) and English Court of
 Appeal judgments (315, median 53k characters), alternating (`--languages` to take one), as JSONL files
