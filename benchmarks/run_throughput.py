@@ -16,37 +16,20 @@ The default stages include the model ones (index: every segment through the Tran
 from __future__ import annotations
 
 import argparse
-import gzip
-import json
-import os
-import shutil
+import itertools
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-from pipeline.paths import SHARED_DATA
-
-PDF_DIRS = ("zh/pdf", "en/judgments/us_opinions_pdf")
+from run_common import copy_pdfs, flow_seconds, ldx_run, write_jsonl, zh_judgments
 
 
 def build_input(root: Path, n_docs: int, with_pdfs: bool) -> None:
     root.mkdir(parents=True)
-    with (
-        gzip.open(SHARED_DATA / "zh/judgments/judge_criminal.jsonl.gz", "rt", encoding="utf-8") as f,
-        open(root / "judge_criminal.jsonl", "w", encoding="utf-8") as out,
-    ):
-        for i, line in enumerate(f):
-            if i >= n_docs:
-                break
-            rec = json.loads(line)
-            out.write(json.dumps({"id": rec["text_id"], "text": rec["fd"]}, ensure_ascii=False) + "\n")
+    write_jsonl(root / "judge_criminal.jsonl", list(itertools.islice(zh_judgments(), n_docs)))
     if with_pdfs:
-        for rel in PDF_DIRS:
-            for pdf in sorted((SHARED_DATA / rel).glob("*.pdf")):
-                shutil.copy(pdf, root / pdf.name)
+        copy_pdfs(root)
 
 
 def baseline(input_dir: Path) -> tuple[float, int]:
@@ -68,22 +51,6 @@ def baseline(input_dir: Path) -> tuple[float, int]:
     return time.perf_counter() - t0, n
 
 
-def ldx_run(input_dir: Path, out: Path, overrides: list[str]) -> tuple[float, dict]:
-    sets = [arg for o in overrides for arg in ("--set", o)]
-    env = {**os.environ, "PREFECT_LOGGING_LEVEL": "WARNING"}
-    t0 = time.perf_counter()
-    proc = subprocess.run(
-        [str(Path(sys.executable).with_name("ldx")), "run", str(input_dir), "--out", str(out), *sets],
-        capture_output=True,
-        text=True,
-        env=env,
-    )
-    wall = time.perf_counter() - t0
-    if proc.returncode != 0:
-        sys.exit(f"ldx run failed:\n{proc.stderr[-3000:]}")
-    return wall, json.loads((out / "manifest.json").read_text())
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--docs", type=int, default=300, help="judgments from judge_criminal.jsonl.gz")
@@ -98,10 +65,10 @@ def main() -> None:
         input_dir = Path(tmp) / "in"
         build_input(input_dir, args.docs, not args.no_pdfs)
         base_s, base_docs = baseline(input_dir)
-        runs = [ldx_run(input_dir, Path(tmp) / f"out{i}", args.overrides) for i in range(args.repeats)]
+        runs = [ldx_run(input_dir, Path(tmp) / f"out{i}", args.overrides)[:2] for i in range(args.repeats)]
 
     walls = [w for w, _ in runs]
-    flow_s = [(_ts(m["ended_at"]) - _ts(m["started_at"])) for _, m in runs]
+    flow_s = [flow_seconds(m) for _, m in runs]
     counts = runs[0][1]["counts"]
     docs, pages = counts["documents"], counts["pages"]
     wall = statistics.median(walls)
@@ -124,12 +91,6 @@ def main() -> None:
     total = sum(seconds.values()) or 1.0
     print("share per stage: " + ", ".join(f"{k} {100 * v / total:.0f}%" for k, v in seconds.items()))
     print(f"goal >= 200 judgments/min: {'met' if per_min >= 200 else 'NOT met'}")
-
-
-def _ts(iso: str) -> float:
-    import datetime as dt
-
-    return dt.datetime.fromisoformat(iso).timestamp()
 
 
 if __name__ == "__main__":

@@ -21,6 +21,9 @@ class RunConfig(Options):
     batch_size: int = 16  # documents per task batch
     task_runner: Literal["threads", "dask"] = "threads"
     dask_address: str | None = None  # a running Dask scheduler; None = a local cluster
+    # Dask worker resources the run stages (the index stage's encoder) ask for, e.g. {"GPU": 1}: they then
+    # run only on a worker started with `--resources GPU=1`; empty = any worker. Threads ignore it.
+    dask_stage_resources: dict[str, float] = {}
     retries: int = 2  # more tries for the stages that can fail transiently (I/O, model, write)
     retry_delay_s: float = 2.0  # first retry delay; doubles on each further try
     # parse and segment always run; encode and index are one stage (the encoder writes each segment's

@@ -21,7 +21,7 @@ from prefect import get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
 from flows.config import LdxConfig
-from flows.file_cache import FileCache
+from flows.file_cache import KEY_FILE, CacheKeyError, FileCache, key_dir
 from pipeline import __version__ as PIPELINE_VERSION
 from pipeline import segment
 from pipeline.errors import DocumentError
@@ -327,9 +327,17 @@ class CachedDocs:
     retracted: frozenset[str] = frozenset()  # a failed batch left nothing in the cache to take back
 
     def documents(self) -> Iterator[DocWork]:
+        """Raises CacheKeyError at an entry this process's key does not verify: on a Dask cluster of
+        several machines, one whose cache key differs from the writer's; skipping the entry would leave
+        its documents out of the index without a word."""
         file_cache = FileCache(self.cache_dir, self.fingerprint)
         for f in self.files:
             work = file_cache.get(f)
+            if file_cache.rejected:
+                raise CacheKeyError(
+                    f"{file_cache.rejected[0]}: cache entry not signed by this machine's cache key "
+                    f"({key_dir() / KEY_FILE}); every machine of the cluster needs the same key file"
+                )
             if work is not None:
                 yield from work.docs
 

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import subprocess
+import sys
 
+import numpy as np
 import pytest
 
 import pipeline
@@ -74,3 +77,41 @@ def test_a_symlink_planted_as_the_lock_file_is_refused_and_its_target_left_alone
         pass
     assert victim.read_text(encoding="utf-8") == "keep me"
     assert not store.path.exists()
+
+
+def test_each_batch_writes_only_its_own_signatures(batches, tmp_path):
+    """A batch's update writes a part of its own entries, not every signature seen so far again."""
+    (first, first_segs), (second, second_segs) = batches
+    predict_stage(first, first_segs, ONLY_DUPLICATES, out_dir=str(tmp_path))
+    after_first = SignatureStore(tmp_path).load()
+    predict_stage(second, second_segs, ONLY_DUPLICATES, out_dir=str(tmp_path))
+    held = []
+    for part in (tmp_path / "dedup").glob("minhash-*.npz"):
+        with np.load(part) as z:
+            held.append(frozenset(z["documents_ids"].tolist()))
+    assert sorted(held, key=len) == sorted(
+        [frozenset(d.doc_id for d in first), frozenset(d.doc_id for d in second)], key=len
+    )
+    assert after_first.documents.keys() == {d.doc_id for d in first}
+
+
+def test_a_part_another_process_wrote_is_read_by_the_next_batch(batches, shared_data, tmp_path):
+    """Dask workers share OUT_DIR: a process that kept what it read still sees what others wrote since."""
+    (first, _), (second, second_segs) = batches
+    copy_segs = [s for s in second_segs if s.doc_id == "refiled-copy"]
+    others = [s for s in second_segs if s.doc_id != "refiled-copy"]
+    predict_stage(second[:-1], others, ONLY_DUPLICATES, out_dir=str(tmp_path))  # kept in this process
+    # another process writes the first batch, which holds the original of the copy
+    code = (
+        "import itertools, sys, pipeline\n"
+        "from pipeline.config import ParseConfig\n"
+        "from retrieval.predict.config import PredictConfig\n"
+        "from retrieval.predict.stage import predict_stage\n"
+        "docs = list(itertools.islice(pipeline.load_documents(sys.argv[1], ParseConfig(jsonl_text_field='fd')), 6))\n"
+        "only = PredictConfig(roles=False, articles=False, consistency=False, provisos=False, connective_attention=False)\n"
+        "predict_stage(docs, [s for d in docs for s in pipeline.segment(d)], only, out_dir=sys.argv[2])\n"
+    )
+    source = shared_data / "zh/judgments/judge_criminal.jsonl.gz"
+    subprocess.run([sys.executable, "-c", code, str(source), str(tmp_path)], check=True, timeout=300)
+    rows = _duplicate_rows(predict_stage(second[-1:], copy_segs, ONLY_DUPLICATES, out_dir=str(tmp_path)))
+    assert rows == [("refiled-copy", first[0].doc_id)]

@@ -8,11 +8,13 @@ config fields); its workers are daemonic processes, where the index stage encode
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 import pytest
+from distributed.diagnostics.plugin import SchedulerPlugin
 
 from pipeline.records import SCHEMAS
 from pipeline.store import open_duckdb
@@ -22,12 +24,16 @@ RUN = {"batch_size": 2, "workers": 2}
 
 
 def _run(out: Path, run: dict) -> dict:
+    return _run_on(SAMPLES, out, run)
+
+
+def _run_on(inp: Path, out: Path, run: dict) -> dict:
     from flows.config import LdxConfig
     from flows.run import run_flow, task_runner_for
 
     cfg = LdxConfig.model_validate({"run": run})
     return run_flow.with_options(task_runner=task_runner_for(cfg))(
-        str(SAMPLES), str(out), cfg.model_dump(mode="json")
+        str(inp), str(out), cfg.model_dump(mode="json")
     )
 
 
@@ -97,3 +103,41 @@ def test_dask_run_builds_the_threaded_runs_index(runs):
     states_b, mask_b = b.states(ids)
     assert (mask_a == mask_b).all()
     np.testing.assert_allclose(states_b.astype(np.float32), states_a.astype(np.float32), atol=2e-2)
+
+
+def test_the_index_stage_goes_to_the_worker_with_the_resources_it_asks_for(prefect_harness, tmp_path):
+    """`run.dask_stage_resources`: on a cluster where one worker of two has a GPU resource, the index
+    task asks for it and runs on that worker; the batch tasks ask for nothing."""
+    from distributed import Client, Nanny, Scheduler, SpecCluster, get_task_stream
+
+    inp = tmp_path / "in"
+    inp.mkdir()
+    shutil.copy(SAMPLES / "zh_criminal_judgment.pdf", inp)
+    workers = {
+        "cpu": {"cls": Nanny, "options": {"nthreads": 1}},
+        "gpu": {"cls": Nanny, "options": {"nthreads": 1, "resources": {"GPU": 1}}},
+    }
+    scheduler = {"cls": Scheduler, "options": {"dashboard_address": None}}
+    asked: dict[str, dict | None] = {}
+    with SpecCluster(workers=workers, scheduler=scheduler) as cluster, Client(cluster) as client:
+        cluster.scheduler.add_plugin(_Restrictions(cluster.scheduler, asked))  # the scheduler runs here
+        gpu = next(a for a, w in client.scheduler_info()["workers"].items() if w["resources"])
+        with get_task_stream(client) as stream:
+            run = {**RUN, "task_runner": "dask", "dask_address": cluster.scheduler_address}
+            manifest = _run_on(inp, tmp_path / "out", {**run, "dask_stage_resources": {"GPU": 1}})
+    assert manifest["status"] == "completed" and manifest["counts"]["index"]["indexed_segments"] > 0
+    index_tasks = [t for t in stream.data if t["key"].startswith("model_stage_run")]
+    assert [t["worker"] for t in index_tasks] == [gpu], [t["key"] for t in stream.data]
+    assert {k: v for k, v in asked.items() if v} == {index_tasks[0]["key"]: {"GPU": 1}}
+    assert len(asked) > 3  # scan, parse, segment, predict, write ran too, asking for nothing
+
+
+class _Restrictions(SchedulerPlugin):
+    """A scheduler plugin: the worker resources each task asked for, as it starts processing."""
+
+    def __init__(self, scheduler, asked: dict):
+        self.scheduler, self.asked = scheduler, asked
+
+    def transition(self, key, start, finish, *args, **kwargs):
+        if finish == "processing":
+            self.asked[key] = self.scheduler.tasks[key].resource_restrictions

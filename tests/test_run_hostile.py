@@ -12,10 +12,10 @@ import pytest
 from typer.testing import CliRunner
 
 from flows.config import LdxConfig
-from flows.file_cache import FileCache, load_key
+from flows.file_cache import CacheKeyError, FileCache, load_key
 from flows.manifest import ManifestError, read_manifest, start_manifest
 from flows.report import render_body
-from flows.tasks import FileWork, InputFile, scan_inputs
+from flows.tasks import CachedDocs, FileWork, InputFile, scan_inputs
 from pipeline.errors import EmptyDocument
 from pipeline.records import ErrorRecord, error_rows
 from pipeline.store import OutputStore, open_duckdb
@@ -57,6 +57,18 @@ def test_a_planted_cache_entry_is_never_unpickled(tmp_path, monkeypatch):
     assert cache.get(f) is None
     key_file = tmp_path / "home-cache" / "longdoc-xl" / "cache.key"
     assert key_file.stat().st_mode & 0o777 == 0o600 and load_key() == key_file.read_bytes()
+
+
+def test_the_index_stage_refuses_an_entry_another_key_signed(tmp_path, monkeypatch):
+    """A Dask worker on a machine with another cache key: an error naming the entry, not an index that
+    silently lacks the documents the other machine wrote."""
+    f = InputFile(str(tmp_path / "a.txt"), "ab" * 32, 3)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "writer"))
+    FileCache(tmp_path / "cache", "fp").put(FileWork(f))
+    assert list(CachedDocs([f], str(tmp_path / "cache"), "fp").documents()) == []  # the writer's key reads it
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "reader"))
+    with pytest.raises(CacheKeyError, match="every machine of the cluster needs the same key file"):
+        list(CachedDocs([f], str(tmp_path / "cache"), "fp").documents())
 
 
 def _manifest(out: Path, run_id: str) -> None:

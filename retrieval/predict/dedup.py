@@ -9,8 +9,10 @@ already seen persist under OUT_DIR (SignatureStore), so duplicates are found acr
 
 from __future__ import annotations
 
+import hashlib
 import io
 import re
+import threading
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -65,11 +67,34 @@ class Signatures:
 
     documents: dict[str, MinHash] = field(default_factory=dict)
     passages: dict[str, MinHash] = field(default_factory=dict)
+    # LSH tables over the entries, by (kind, threshold, num_perm), kept up to date by `merge`: a batch is
+    # matched against the earlier ones without building a table of every signature for each batch
+    _lsh: dict[tuple[str, float, int], MinHashLSH] = field(default_factory=dict, repr=False, compare=False)
+    # what `merge` added since SignatureStore last wrote it down
+    _unsaved: list[Signatures] = field(default_factory=list, repr=False, compare=False)
 
     def merge(self, other: Signatures) -> None:
         """Add `other`'s entries; an id seen again replaces its entry, so reruns add nothing."""
         self.documents.update(other.documents)
         self.passages.update(other.passages)
+        for (kind, _, _), lsh in self._lsh.items():
+            _insert(lsh, getattr(other, kind))
+        self._unsaved.append(other)
+
+    def lsh(self, kind: str, threshold: float, num_perm: int) -> MinHashLSH:
+        """The LSH table over the `kind` ("documents" or "passages") entries, built on first use."""
+        key = (kind, threshold, num_perm)
+        if key not in self._lsh:
+            self._lsh[key] = _insert(MinHashLSH(threshold=threshold, num_perm=num_perm), getattr(self, kind))
+        return self._lsh[key]
+
+
+def _insert(lsh: MinHashLSH, entries: dict[str, MinHash]) -> MinHashLSH:
+    for key, sig in entries.items():
+        if key in lsh:  # a rerun's entry replaces the earlier one
+            lsh.remove(key)
+        lsh.insert(key, sig)
+    return lsh
 
 
 def signatures(
@@ -97,16 +122,23 @@ def signatures(
 
 
 def _pairs(
-    new: dict[str, MinHash], seen: dict[str, MinHash], threshold: float, num_perm: int, same_doc
+    new: dict[str, MinHash], seen: Signatures, kind: str, threshold: float, num_perm: int, same_doc
 ) -> list[DuplicatePair]:
-    """Pairs with at least one side in `new`: new–new once each (a < b), new–seen with the new id as `a`."""
-    index = {**seen, **new}  # an id in both is new (a rerun), so it is never paired with itself
-    lsh = MinHashLSH(threshold=threshold, num_perm=num_perm)
-    for key, sig in index.items():
-        lsh.insert(key, sig)
+    """Pairs with at least one side in `new`: new–new once each (a < b), new–seen with the new id as `a`.
+
+    The candidates are those an LSH table over {seen, new} would give, an id in both counting as new (a
+    rerun, so never paired with itself): a table of the batch alone, and seen's own table less the ids
+    the batch brings again."""
+    old = getattr(seen, kind)
+    index = {**old, **new}
+    seen_lsh = seen.lsh(kind, threshold, num_perm) if old else None
+    new_lsh = _insert(MinHashLSH(threshold=threshold, num_perm=num_perm), new)
     out = []
     for key, sig in new.items():
-        for other in lsh.query(sig):
+        candidates = set(new_lsh.query(sig))
+        if seen_lsh is not None:
+            candidates.update(o for o in seen_lsh.query(sig) if o not in new)
+        for other in candidates:
             if other == key or (other in new and other < key) or same_doc(key, other):
                 continue
             sim = sig.jaccard(index[other])
@@ -126,10 +158,11 @@ def duplicates_of(
     and against the `seen` signatures of earlier batches (SignatureStore)."""
     seen = seen or Signatures()
     return DedupResult(
-        _pairs(batch.documents, seen.documents, doc_threshold, num_perm, lambda a, b: False),
+        _pairs(batch.documents, seen, "documents", doc_threshold, num_perm, lambda a, b: False),
         _pairs(
             batch.passages,
-            seen.passages,
+            seen,
+            "passages",
             passage_threshold,
             num_perm,
             lambda a, b: a.rsplit(":", 1)[0] == b.rsplit(":", 1)[0],
@@ -157,46 +190,98 @@ def find_duplicates(
 
 
 class SignatureStore:
-    """The signatures of every document a run has seen, in OUT_DIR/dedup/minhash.npz, so a later batch
-    or a later run finds its duplicates among earlier documents.
+    """The signatures of every document a run has seen, under OUT_DIR/dedup/, so a later batch or a later
+    run finds its duplicates among earlier documents.
 
     `with store.update() as seen:` holds a lock (batches may run side by side), yields what is stored,
-    and writes it back atomically with whatever the caller merged in."""
+    and writes down whatever the caller merged in. Each update writes only what it merged, as a part of
+    its own (minhash-<digest>.npz, named by its content, so a rerun rewrites the same part), and a
+    process keeps what it has read: the next update reads only the parts other processes (Dask
+    workers) wrote meanwhile. Rewriting one file of every signature for each batch made a run's
+    dedup cost grow with the square of its corpus. minhash.npz is the one file older runs wrote; it is
+    read as a part."""
 
     def __init__(self, out_dir: str | Path):
         self.path = Path(out_dir) / "dedup" / "minhash.npz"
 
+    def _parts(self) -> list[Path]:
+        if not self.path.parent.is_dir():
+            return []
+        named = list(self.path.parent.glob("minhash-*.npz"))
+        return [self.path, *named] if self.path.exists() else named
+
     def load(self) -> Signatures:
         out = Signatures()
-        if not self.path.exists():
-            return out
-        with np.load(self.path, allow_pickle=False) as z:
-            scheme = str(z["scheme"])
-            for kind, table in (("documents", out.documents), ("passages", out.passages)):
-                hashes = z[f"{kind}_hashes"]
-                for key, h in zip(z[f"{kind}_ids"].tolist(), hashes, strict=True):
-                    table[key] = MinHash(num_perm=hashes.shape[1], seed=1, hashvalues=h, scheme=scheme)
+        for part in _in_order(self._parts()):
+            _read_part(part, out)
         return out
-
-    def _save(self, sigs: Signatures) -> None:
-        # the hash scheme of the values, which datasketch needs to rebuild them
-        arrays = {"scheme": np.array(next(iter(sigs.documents.values()), MinHash()).scheme)}
-        for kind, table in (("documents", sigs.documents), ("passages", sigs.passages)):
-            arrays[f"{kind}_ids"] = np.array(list(table), dtype=str)
-            arrays[f"{kind}_hashes"] = (
-                np.stack([m.hashvalues for m in table.values()])
-                if table
-                else np.zeros((0, 1), dtype=np.uint64)
-            )
-        buf = io.BytesIO()
-        np.savez_compressed(buf, **arrays)
-        atomic_write_bytes(self.path, buf.getvalue())
 
     @contextmanager
     def update(self) -> Iterator[Signatures]:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         # filelock opens the lock file with O_NOFOLLOW: a symlink planted there is refused, not truncated
-        with FileLock(self.path.with_suffix(".lock")):
-            sigs = self.load()
-            yield sigs
-            self._save(sigs)
+        with _PROCESS_LOCK, FileLock(self.path.with_suffix(".lock")):
+            sigs = self._current()
+            try:
+                yield sigs
+                for added in sigs._unsaved:
+                    if added.documents or added.passages:
+                        _KEPT["parts"].add(_write_part(self.path.parent, added))
+                sigs._unsaved.clear()
+            except BaseException:
+                _KEPT.clear()  # what is kept may hold entries that were never written
+                raise
+
+    def _current(self) -> Signatures:
+        """What is stored: the kept signatures plus the parts written since, or all of it read anew."""
+        parts = self._parts()
+        names = {p.name for p in parts}
+        if _KEPT.get("dir") != self.path.parent.resolve() or not _KEPT["parts"] <= names:
+            _KEPT.clear()
+            _KEPT.update(dir=self.path.parent.resolve(), parts=set(), sigs=Signatures())
+        sigs = _KEPT["sigs"]
+        for part in _in_order([p for p in parts if p.name not in _KEPT["parts"]]):
+            sigs.merge(_read_part(part, Signatures()))
+            _KEPT["parts"].add(part.name)
+        sigs._unsaved.clear()  # read from disk, not to be written again
+        return sigs
+
+
+# The signatures this process read and wrote for one dedup directory (the last one used), and the parts
+# they hold; updates in the process take turns on it.
+_KEPT: dict = {}
+_PROCESS_LOCK = threading.Lock()
+
+
+def _in_order(parts: list[Path]) -> list[Path]:
+    """minhash.npz (an older run's one file) first, then the parts oldest first, so that an id written
+    again (after a change of segmentation) takes its latest entry."""
+    return sorted(parts, key=lambda p: (p.name != "minhash.npz", p.stat().st_mtime_ns, p.name))
+
+
+def _read_part(path: Path, out: Signatures) -> Signatures:
+    with np.load(path, allow_pickle=False) as z:
+        scheme = str(z["scheme"])
+        for kind, table in (("documents", out.documents), ("passages", out.passages)):
+            hashes = z[f"{kind}_hashes"]
+            for key, h in zip(z[f"{kind}_ids"].tolist(), hashes, strict=True):
+                table[key] = MinHash(num_perm=hashes.shape[1], seed=1, hashvalues=h, scheme=scheme)
+    return out
+
+
+def _write_part(directory: Path, sigs: Signatures) -> str:
+    """Write `sigs` as a part named by its content; returns the name."""
+    # the hash scheme of the values, which datasketch needs to rebuild them
+    arrays = {"scheme": np.array(next(iter(sigs.documents.values()), MinHash()).scheme)}
+    digest = hashlib.sha256()
+    for kind, table in (("documents", sigs.documents), ("passages", sigs.passages)):
+        arrays[f"{kind}_ids"] = np.array(list(table), dtype=str)
+        arrays[f"{kind}_hashes"] = (
+            np.stack([m.hashvalues for m in table.values()]) if table else np.zeros((0, 1), dtype=np.uint64)
+        )
+        digest.update(arrays[f"{kind}_ids"].tobytes() + arrays[f"{kind}_hashes"].tobytes())
+    name = f"minhash-{digest.hexdigest()[:16]}.npz"
+    buf = io.BytesIO()
+    np.savez_compressed(buf, **arrays)
+    atomic_write_bytes(directory / name, buf.getvalue())
+    return name
