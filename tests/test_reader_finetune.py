@@ -15,6 +15,7 @@ from pipeline.records import BlockType
 from pipeline.tokenizer import load_tokenizer
 from retrieval.encoder import sha256_file
 from retrieval.eval.qa import in_split
+from retrieval.reader import train
 from retrieval.reader.finetune import (
     FinetuneConfig,
     expected_calibration_error,
@@ -119,3 +120,27 @@ def test_finetune_writes_tuned_layers_and_leaves_the_encoder(qa_file, tmp_path):
     assert torch.equal(
         reader.model.state_dict()["emb.layers.0.weight"], base.state_dict()["emb.layers.0.weight"]
     )
+
+
+def test_training_cache_holds_tensors_and_gives_the_same_examples(qa_file, tmp_path, monkeypatch):
+    """The head-only training's state cache: the second call rebuilds the examples from the file as tokens
+    and fills in the cached states (a weights-only tensor file, nothing unpickled)."""
+    monkeypatch.setattr(train, "CACHE_DIR", tmp_path)
+    model = tiny_models.tiny_encoder(TOK, mem_len=128)
+    built = []
+
+    def build(m):
+        built.append(m)
+        return train.build_examples(qa_file, m, TOK, "train")
+
+    first = train.cached("key", build, model)
+    again = train.cached("key", build, model)
+    assert built == [model, None]  # the second call never encoded
+    (cache,) = tmp_path.iterdir()
+    assert isinstance(torch.load(cache, weights_only=True), list)
+    assert [e.item.qid for e in first] == [e.item.qid for e in again]
+    for a, b in zip(first, again, strict=True):
+        assert torch.equal(a.ctx.hidden, b.ctx.hidden) and torch.equal(
+            a.question.enc.hidden, b.question.enc.hidden
+        )
+        assert torch.equal(a.lex, b.lex) and a.span == b.span

@@ -4,7 +4,7 @@
         [--checkpoint CKPT] [--out data/models/reader.pt] [--minutes 40] [--epochs 20]
         [--cuad ../shared/data/en/contracts --cuad-contracts 40] [--init HEAD]
 
-The training split's contexts and questions are encoded once and cached (out/reader_cache/, keyed by
+The training split's contexts and questions are encoded once and cached as tensors (out/reader_cache/, keyed by
 file and encoder); `--cuad` adds passage examples from CUAD's training contracts (split by contract); a tenth of the training contexts (a second hash rule) is kept for model selection,
 so the held-apart split is read only once, by the final end-to-end evaluation. The best head so far
 is written after every epoch, with the encoder's sha256 and its metrics.
@@ -13,8 +13,8 @@ is written after every epoch, with the encoder's sha256 and its metrics.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
-import pickle
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -116,14 +116,37 @@ def build_examples(
     return examples
 
 
-def cached(key: str, build) -> list[Example]:
-    """build() through a pickle cache in out/reader_cache/ keyed by `key` (inputs and encoder). It holds
-    our own dataclasses, so it is read only from the cache directory this script writes."""
-    cache = CACHE_DIR / f"{hashlib.blake2b(key.encode(), digest_size=8).hexdigest()}.pkl"
+def _encodings(examples: list[Example]) -> list[EncodedText]:
+    """The distinct context and question encodings of `examples`, in a fixed order."""
+    seen: set[int] = set()
+    out = []
+    for e in examples:
+        for enc in (e.ctx, e.question.enc):
+            if id(enc) not in seen:
+                seen.add(id(enc))
+                out.append(enc)
+    return out
+
+
+def cached(key: str, build, model) -> list[Example]:
+    """build(model) through a cache of its states in out/reader_cache/ keyed by `key` (inputs and encoder).
+    On a hit the examples are rebuilt from their files as tokens alone (build(None)) and given the cached
+    states: a list of tensors read with weights_only, so nothing in the cache is ever executed."""
+    cache = CACHE_DIR / f"{hashlib.blake2b(key.encode(), digest_size=8).hexdigest()}.pt"
     if cache.is_file():
-        return pickle.loads(cache.read_bytes())
-    examples = build()
-    atomic_write_bytes(cache, pickle.dumps(examples))
+        examples = build(None)
+        encs = _encodings(examples)
+        states = torch.load(cache, map_location="cpu", weights_only=True)
+        if len(states) == len(encs) and all(
+            h.size(0) == len(e.ids) for h, e in zip(states, encs, strict=True)
+        ):
+            for h, e in zip(states, encs, strict=True):
+                e.hidden = h
+            return examples
+    examples = build(model)
+    buf = io.BytesIO()
+    torch.save([e.hidden for e in _encodings(examples)], buf)
+    atomic_write_bytes(cache, buf.getvalue())
     return examples
 
 
@@ -276,12 +299,14 @@ def _split_examples(
     split into (training, validation) by their context text."""
     examples = cached(
         f"{qa.resolve()}|{encoder_sha}|{contexts}",
-        lambda: build_examples(qa, model, tokenizer, "train", contexts),
+        lambda m: build_examples(qa, m, tokenizer, "train", contexts),
+        model,
     )
     if cuad is not None:
         examples += cached(
             f"{cuad.resolve()}|{encoder_sha}|{cuad_contracts}|cuad",
-            lambda: cuad_examples(cuad, model, tokenizer, cuad_contracts),
+            lambda m: cuad_examples(cuad, m, tokenizer, cuad_contracts),
+            model,
         )
     train = [e for e in examples if not is_validation(e.text)]
     valid = [e for e in examples if is_validation(e.text)]
