@@ -1,4 +1,4 @@
-"""The reader: an extractive head on the frozen encoder's states (a span, or YES / NO / no answer).
+"""The reader: an extractive head on the encoder's states (a span, or YES / NO / no answer).
 
 The context is encoded once, as a document's segments with memory, and the question alone. A small
 LM cannot answer from one pooled question vector, so the head gets what DrQA gave its reader: per
@@ -6,8 +6,10 @@ context token, its encoder state, lexical match flags with the question (same to
 same jieba word / English stem, shared characters, closeness to a matched word) and an attention summary
 of the question tokens; a 1-layer BiGRU over the context then scores span starts and ends against an
 attention-pooled question vector, and the answer type comes from pooled context and question features.
-Only the head trains: the context states do not depend on the question, so a document read once
-serves every later question on it (the session cache in `ask`), and training runs on cached states.
+The context states do not depend on the question, so a document read once serves every later question
+on it (the session cache in `ask`). A head trained on the frozen encoder (`train.py`) runs on its states;
+one fine-tuned with the encoder's layers (`finetune.py`) carries those layers and reads with a copy of
+the encoder that has them (`Reader.attach`).
 """
 
 from __future__ import annotations
@@ -221,7 +223,8 @@ class ReaderHead(nn.Module):
         return (
             start,
             end,
-            logits / self.cfg.temperature + torch.tensor(self.cfg.type_bias, dtype=logits.dtype),
+            logits / self.cfg.temperature
+            + torch.tensor(self.cfg.type_bias, dtype=logits.dtype, device=logits.device),
         )
 
 
