@@ -6,25 +6,17 @@ from __future__ import annotations
 import gzip
 import json
 
+from predict_tasks import only
+
 import pipeline
 from pipeline.config import ParseConfig
 from pipeline.parsing import build
 from pipeline.parsing.kinds.patent import grant_text
 from pipeline.parsing.text import from_text
 from pipeline.records import DocKind
-from retrieval.predict.config import PredictConfig
 from retrieval.predict.stage import predict_stage
 
 GRANTS = "en/patents/uspto_grants_patentsview_fixtures/us_patents_parsed.jsonl.gz"
-OFF = dict(
-    roles=False,
-    articles=False,
-    consistency=False,
-    provisos=False,
-    duplicates=False,
-    connective_attention=False,
-    claim_support=False,
-)
 
 
 def _grants(shared_data):
@@ -54,7 +46,7 @@ def test_claim_tree_agrees_with_the_uspto_markup(shared_data):
     claims = right = dependent = dependent_right = docs = 0
     wrong: list[str] = []
     for doc, gold in _grants(shared_data):
-        rows = [p for p in predict_stage([doc], [], PredictConfig(**OFF)) if p.task == "claim_tree"]
+        rows = [p for p in predict_stage([doc], [], only("claim_tree")) if p.task == "claim_tree"]
         docs += 1
         for p in rows:
             assert p.value == ("dependent" if len(p.values) > 1 else "independent")
@@ -86,5 +78,5 @@ def test_no_role_rows_on_patents_and_no_claim_tree_when_off(shared_data):
     doc, _ = next(_grants(shared_data))
     assert doc.kind == DocKind.PATENT
     segs = pipeline.segment(doc)
-    rows = predict_stage([doc], segs, PredictConfig(**{**OFF, "roles": True, "claim_tree": False}))
+    rows = predict_stage([doc], segs, only("roles"))
     assert not [p for p in rows if p.task.startswith(("block_role", "claim_tree"))]

@@ -6,23 +6,13 @@ from __future__ import annotations
 import json
 
 import pytest
+from predict_tasks import only
 
 import pipeline
 from benchmarks.claim_support import LABELS, grants, labelled_elements, recall
 from pipeline.records import BlockType
-from retrieval.predict.config import PredictConfig
 from retrieval.predict.stage import predict_stage
 from retrieval.predict.support import SUPPORT_TYPES, claim_elements, claim_support, independent_claims
-
-ONLY_SUPPORT = dict(
-    roles=False,
-    articles=False,
-    consistency=False,
-    provisos=False,
-    duplicates=False,
-    connective_attention=False,
-    claim_tree=False,
-)
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +45,7 @@ def test_rows_cite_description_passages_with_page_and_bbox(grant):
     # the grant is plain text: give its blocks the pages and boxes a PDF parse would, to see them cited
     for b in grant.blocks:
         b.page, b.bbox = b.block_idx // 10, (72.0, 100.0 + b.block_idx % 10, 540.0, 160.0)
-    rows = predict_stage([grant], segs, PredictConfig(**ONLY_SUPPORT))
+    rows = predict_stage([grant], segs, only("claim_support"))
     assert rows and {p.task for p in rows} == {"claim_support"}
     independent = {n for n, _ in independent_claims(grant)}
     by_id = {s.segment_id: s for s in segs}
