@@ -56,12 +56,17 @@ def test_the_kind_follows_the_size_threshold(tmp_path):
     assert [s for s, _ in reopened.search(keys[7], 5)[0]][:1] in (["d0:7"], ["d10:0"])  # d10:0 is a copy
 
 
+def _hnsw_store(path, n: int, exact_below: int, rng):
+    """A store of n clustered keys past its exact threshold (so HNSW) -> (store, keys, segment ids)."""
+    keys = clustered(n, rng)
+    store = SegmentStore.create(path, DIM, config=RetrievalConfig(exact_below_keys=exact_below))
+    store.add(entries(0, n), keys)
+    return store, keys, [e.segment_id for e in entries(0, n)]
+
+
 def test_hnsw_finds_the_exact_neighbours_of_a_clustered_set(tmp_path):
     rng = np.random.default_rng(1)
-    keys = clustered(3000, rng)
-    ids = [e.segment_id for e in entries(0, 3000)]
-    store = SegmentStore.create(tmp_path / "i", DIM, config=RetrievalConfig(exact_below_keys=1000))
-    store.add(entries(0, 3000), keys)
+    store, keys, ids = _hnsw_store(tmp_path / "i", 3000, 1000, rng)
     assert store.manifest["built"] == "hnsw"
     queries = keys[rng.integers(0, 3000, 100)] + 0.05 * rng.normal(size=(100, DIM)).astype(np.float32)
     found = store.search(queries, 10)
@@ -76,10 +81,7 @@ def test_hnsw_finds_the_exact_neighbours_of_a_clustered_set(tmp_path):
 
 def test_restricted_hnsw_search_is_exact_and_batched_equals_alone(tmp_path):
     rng = np.random.default_rng(2)
-    keys = clustered(2000, rng)
-    ids = [e.segment_id for e in entries(0, 2000)]
-    store = SegmentStore.create(tmp_path / "i", DIM, config=RetrievalConfig(exact_below_keys=500))
-    store.add(entries(0, 2000), keys)
+    store, keys, ids = _hnsw_store(tmp_path / "i", 2000, 500, rng)
     queries = clustered(8, rng)
     # each query among one document's segments (injection's sets), one set empty
     sets = [set(ids[40 * j : 40 * j + 25]) for j in range(7)] + [set()]
