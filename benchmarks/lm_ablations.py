@@ -54,6 +54,9 @@ def main() -> None:
     ap.add_argument("--lanes", type=int, default=8)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--long-mem", type=int, default=384, help="the longer evaluation memory of one row")
+    ap.add_argument(
+        "--store-states", type=int, nargs="*", default=[], help="more SegmentStore rows, P pooled states each"
+    )
     ap.add_argument("--compare", nargs="*", default=[], help="NAME=PATH checkpoints evaluated with memory on")
     ap.add_argument("--rows", nargs="*", default=None, help="only these rows of the main checkpoint")
     ap.add_argument("--corpora", nargs="*", default=None, help="only these corpora of the data folder")
@@ -73,16 +76,23 @@ def main() -> None:
 
     tmp = tempfile.TemporaryDirectory(prefix="lm-ablations-")
 
-    def store_windows() -> StorePastWindows:
-        return StorePastWindows(Path(tmp.name) / uuid.uuid4().hex, RetrievalConfig())
+    def store_windows(states: int | None = None):
+        cfg = RetrievalConfig() if states is None else RetrievalConfig(states_per_layer=states)
+        return lambda: StorePastWindows(Path(tmp.name) / uuid.uuid4().hex, cfg)
 
     rows = {
         "memory off": dict(settings=("none",)),
         "memory on": dict(settings=("memory",)),
         "memory + retrieved (stand-in, full states)": dict(settings=("retrieved",)),
         "memory + retrieved (SegmentStore, pooled states)": dict(
-            settings=("retrieved",), past_windows=store_windows
+            settings=("retrieved",), past_windows=store_windows()
         ),
+        **{
+            f"memory + retrieved (SegmentStore, {p} pooled states)": dict(
+                settings=("retrieved",), past_windows=store_windows(p)
+            )
+            for p in args.store_states
+        },
         "memory on, tags withheld": dict(settings=("memory",), tags=False),
         "memory on, connectives withheld": dict(settings=("memory",), connectives=False),
         f"memory on, eval mem_len {args.long_mem}": dict(settings=("memory",), mem_len=args.long_mem),
