@@ -2,7 +2,8 @@
 
 Same weights, same held-apart documents (the first documents of each corpus's held-apart split, whole,
 up to a token budget): memory off / on / on + retrieved memory (txl's in-memory stand-in with full
-states, and the retrieval layer's SegmentStore with pooled states); block-type tags withheld;
+states at every layer, and the retrieval layer's SegmentStore as `ldx run` stores it; --stores adds
+stores of other layouts, --read-layers stand-ins read at some layers only); block-type tags withheld;
 connective marks withheld; a longer evaluation memory. Other checkpoints (e.g. trained without the connective
 boost) can be added with --compare NAME=PATH and are evaluated on the same documents with memory on.
 Prints one JSON line per row (with the ratio of its perplexity to the memory-off row of the main
@@ -43,6 +44,7 @@ from txl.lm_metrics import (
     subset_masks,
 )
 from txl.streams import load_split
+from txl.windows import PastWindows
 
 
 def main() -> None:
@@ -55,7 +57,16 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--long-mem", type=int, default=384, help="the longer evaluation memory of one row")
     ap.add_argument(
-        "--store-states", type=int, nargs="*", default=[], help="more SegmentStore rows, P pooled states each"
+        "--stores",
+        nargs="*",
+        default=[],
+        help="more SegmentStore rows, each P:LAYERS (states per layer : stored layers), e.g. 32:0,1,2,3",
+    )
+    ap.add_argument(
+        "--read-layers",
+        nargs="*",
+        default=[],
+        help="more stand-in rows (full states) read at these layers only",
     )
     ap.add_argument("--compare", nargs="*", default=[], help="NAME=PATH checkpoints evaluated with memory on")
     ap.add_argument("--rows", nargs="*", default=None, help="only these rows of the main checkpoint")
@@ -76,22 +87,33 @@ def main() -> None:
 
     tmp = tempfile.TemporaryDirectory(prefix="lm-ablations-")
 
-    def store_windows(states: int | None = None):
-        cfg = RetrievalConfig() if states is None else RetrievalConfig(states_per_layer=states)
+    def store_windows(cfg: RetrievalConfig):
         return lambda: StorePastWindows(Path(tmp.name) / uuid.uuid4().hex, cfg)
 
+    def store_config(spec: str) -> RetrievalConfig:
+        p, _, layers = spec.partition(":")
+        return RetrievalConfig(states_per_layer=int(p), state_layers=[int(i) for i in layers.split(",")])
+
+    run_store = RetrievalConfig()
     rows = {
         "memory off": dict(settings=("none",)),
         "memory on": dict(settings=("memory",)),
         "memory + retrieved (stand-in, full states)": dict(settings=("retrieved",)),
-        "memory + retrieved (SegmentStore, pooled states)": dict(
-            settings=("retrieved",), past_windows=store_windows()
+        "memory + retrieved (SegmentStore, as ldx run stores it)": dict(
+            settings=("retrieved",), past_windows=store_windows(run_store)
         ),
         **{
-            f"memory + retrieved (SegmentStore, {p} pooled states)": dict(
-                settings=("retrieved",), past_windows=store_windows(p)
+            f"memory + retrieved (SegmentStore, {spec.replace(':', ' states at layers ')})": dict(
+                settings=("retrieved",), past_windows=store_windows(store_config(spec))
             )
-            for p in args.store_states
+            for spec in args.stores
+        },
+        **{
+            f"memory + retrieved (stand-in, full states, layers {spec})": dict(
+                settings=("retrieved",),
+                past_windows=lambda spec=spec: PastWindows(layers=[int(i) for i in spec.split(",")]),
+            )
+            for spec in args.read_layers
         },
         "memory on, tags withheld": dict(settings=("memory",), tags=False),
         "memory on, connectives withheld": dict(settings=("memory",), connectives=False),

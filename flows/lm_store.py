@@ -16,7 +16,7 @@ class StorePastWindows(StoreWindows):
     place of memory: what `ldx eval lm` retrieves from. One store per document, under `root`."""
 
     def __init__(self, root: Path, config: RetrievalConfig):
-        super().__init__(None, "doc", config.states_per_layer)
+        super().__init__(None, "doc", config.states_per_layer, config.state_layers)
         self.root = root
         self.config = config
         self.doc = 0
@@ -29,7 +29,9 @@ class StorePastWindows(StoreWindows):
     def _put(self, n: int, key: torch.Tensor, layers: torch.Tensor, types: torch.Tensor) -> None:
         if self.store is None:
             shape = (layers.size(0), self.pool, layers.size(2))
-            self.store = SegmentStore.create(self.root / f"doc{self.doc}", key.numel(), shape, self.config)
+            self.store = SegmentStore.create(
+                self.root / f"doc{self.doc}", key.numel(), shape, self.config, self.layers
+            )
         super()._put(n, key, layers, types)
 
     def _search(self, query: torch.Tensor, below: int, k: int) -> list[str]:

@@ -20,9 +20,15 @@ class RetrievalConfig(Options):
     # the key head of the FAISS keys (txl.keys): "auto" = data/models/keys.pt when trained on the encoder,
     # "raw" = pooled states as they are, else a head file
     key_head: str = "auto"
-    # P pooled state vectors stored per segment and layer: 32 as the shipped model was trained to read
-    # (txl_lm_v2.toml inject_states); 4 layers x 32 x 256 fp16 = 64 KiB per segment
-    states_per_layer: int = 32
+    # the layers whose states a stored segment keeps, the only layers that read them back as retrieved
+    # memory (negative: counted from the top). On the shipped 4-layer model layer 2 does the reading:
+    # a window's full states there cut held-apart perplexity by 5.5% (distant recalls 15%), at layer 3
+    # alone by 0.1%, at every layer by 5.7% (benchmarks/lm_ablations.py --read-layers)
+    state_layers: list[int] = Field(default_factory=lambda: [-2])
+    # P state vectors kept per stored segment and layer (a longer segment's are pooled, txl.pooling): 128,
+    # a whole window; 1 layer x 128 x 256 fp16 = 64 KiB per segment (32 pooled states at all 4 layers,
+    # the same bytes, gave 1.5%)
+    states_per_layer: int = 128
     hnsw_m: int = 32  # graph degree of the HNSW index
     hnsw_ef_search: int = 128  # candidates an HNSW query keeps (recall against latency)
     ivf_nlist: int = 1024  # IVF cells (fewer when the store is small)

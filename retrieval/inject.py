@@ -33,8 +33,9 @@ from retrieval.stages import Waiting
 from retrieval.store import SegmentEntry, SegmentStore
 from retrieval.store_windows import Injector, choose_all, retrieved_inputs
 from txl.keys import model_key
-from txl.memory import Memory, Packing, Retrieved
+from txl.memory import Memory, Packing
 from txl.pooling import pool_states
+from txl.retrieved import Retrieved
 
 
 @dataclass
@@ -276,7 +277,8 @@ def _step(
             key = model_key(model, hidden.float().cpu().numpy(), cfg.pooling)
             states = None
             if store is not None:
-                layers = torch.stack([h[b, at : at + n] for h in out.layer_inputs])
+                kept_layers = store.state_layers or range(len(out.layer_inputs))
+                layers = torch.stack([out.layer_inputs[i][b, at : at + n] for i in kept_layers])
                 p = store.state_shape[1] if store.state_shape else cfg.states_per_layer  # the store's P wins
                 states = pool_states(layers.float().cpu().numpy(), p)
             injected = picks[b] if at == 0 else []  # a pack's later segments have nothing injected

@@ -37,6 +37,7 @@ from retrieval.stages import WAITING, DocSource, DocWork, StageConfig, StageCont
 from retrieval.store import SegmentStore, StoreError
 from txl.keys import key_dim, key_identity
 from txl.model import autocast
+from txl.retrieved import layer_indices
 
 INDEX_DIR = "index"
 
@@ -72,9 +73,10 @@ def open_or_create(root: Path, model, config: RetrievalConfig, model_id: str = "
 
 def _create(root: Path, model, config: RetrievalConfig, model_id: str) -> SegmentStore:
     cfg = model.cfg
-    shape = (cfg.n_layer, config.states_per_layer, cfg.d_model)
+    layers = layer_indices(config.state_layers, cfg.n_layer)
+    shape = (len(layers), config.states_per_layer, cfg.d_model)
     return SegmentStore.create(
-        root, key_dim(model), shape, config, model_id=model_id, key_head=key_identity(model)
+        root, key_dim(model), shape, config, layers, model_id=model_id, key_head=key_identity(model)
     )
 
 

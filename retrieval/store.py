@@ -100,9 +100,11 @@ class SegmentStore(StoreSearch):
         dim: int,
         state_shape: tuple[int, int, int] | None = None,
         config: RetrievalConfig | None = None,
+        state_layers: tuple[int, ...] | None = None,
         **fields,
     ) -> SegmentStore:
-        """An empty store; `state_shape` = (layers, P, d) of the compact states (None: keys only).
+        """An empty store; `state_shape` = (layers, P, d) of the compact states (None: keys only), of the
+        model layers `state_layers` (None: every layer, in order).
         `fields` go into its first manifest (the model id): a store killed before its next commit
         still says what built it."""
 
@@ -119,6 +121,7 @@ class SegmentStore(StoreSearch):
             "built": "flat",
             "pooling": cfg.pooling,
             "state_shape": list(state_shape) if state_shape else None,
+            "state_layers": list(state_layers) if state_layers is not None else None,
             "n_slots": 0,
             "n_keys": 0,
             "refine": False,
@@ -202,6 +205,12 @@ class SegmentStore(StoreSearch):
     def state_shape(self) -> tuple[int, int, int] | None:
         s = self.manifest["state_shape"]
         return tuple(s) if s else None
+
+    @property
+    def state_layers(self) -> tuple[int, ...] | None:
+        """The model layers the stored states are of (and read by); None: every layer, in order."""
+        s = self.manifest.get("state_layers")
+        return tuple(s) if s is not None else None
 
     @property
     def state_bytes_per_segment(self) -> int:

@@ -15,7 +15,7 @@ import torch
 from pipeline.records import BLOCK_TYPE_IDS, BlockType
 from retrieval.config import RetrievalConfig
 from retrieval.store import SegmentEntry, SegmentStore
-from txl.memory import Retrieved
+from txl.retrieved import Retrieved
 from txl.windows import PastWindows, pool_window
 
 _TYPE_NAMES = {i: str(t) for t, i in BLOCK_TYPE_IDS.items()}
@@ -24,8 +24,8 @@ _TYPE_NAMES = {i: str(t) for t, i in BLOCK_TYPE_IDS.items()}
 def retrieved_inputs(
     store: SegmentStore, segment_ids: list[str], device: torch.device, dtype: torch.dtype = torch.float32
 ) -> Retrieved | None:
-    """The given stored segments as one lane's retrieved slots, in the given order: n_layer states of
-    [1, R, d], their types and validity mask [1, R], R = k·P; None for no segments."""
+    """The given stored segments as one lane's retrieved slots, in the given order: the stored layers'
+    states [1, R, d], their types and validity mask [1, R], R = k·P; None for no segments."""
     if not segment_ids:
         return None
     states, mask = store.states(segment_ids)  # [k, L, P, d], [k, P]
@@ -36,6 +36,7 @@ def retrieved_inputs(
         [per_layer[i].to(device=device, dtype=dtype) for i in range(n_layers)],
         torch.tensor(types, device=device).repeat_interleave(p)[None],  # [1, R]
         torch.from_numpy(mask.reshape(1, k * p)).to(device),  # [1, R]
+        store.state_layers,
     )
 
 
@@ -44,8 +45,8 @@ class StoreWindows(PastWindows):
     window's states and stores it as `{doc_id}:w{i}`; `keep` stores one that the caller pooled and
     named. Searches return segment ids, nearest first."""
 
-    def __init__(self, store: SegmentStore | None, doc_id: str, pool: int):
-        super().__init__(pool=pool)
+    def __init__(self, store: SegmentStore | None, doc_id: str, pool: int, layers: list[int] | None = None):
+        super().__init__(pool=pool, layers=layers)
         self.store = store
         self.doc_id = doc_id
         self.ids: list[str] = []
@@ -117,7 +118,7 @@ class Injector(StoreWindows):
     with `inject_cross_document`, every other document's."""
 
     def __init__(self, store: SegmentStore, doc_id: str, config: RetrievalConfig, mem_len: int):
-        super().__init__(store, doc_id, config.states_per_layer)
+        super().__init__(store, doc_id, config.states_per_layer, store.state_layers)
         self.k = config.inject_k
         self.cross_document = config.inject_cross_document
         self.mem_len = mem_len

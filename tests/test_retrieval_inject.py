@@ -44,21 +44,24 @@ def judgment(shared_data):
     return model, segs, ids
 
 
-def _store(tmp_path, model, name="ix", **cfg):
+def _store(tmp_path, model, name="ix", layers=None, **cfg):
+    """A store of every layer's states, or of `layers` only."""
     c = model.cfg
     config = RetrievalConfig(**{"states_per_layer": 16, **cfg})  # a small P keeps the tiny tests quick
     return SegmentStore.create(
         tmp_path / name,
         dim=c.d_model,
-        state_shape=(c.n_layer, config.states_per_layer, c.d_model),
+        state_shape=(len(layers) if layers else c.n_layer, config.states_per_layer, c.d_model),
         config=config,
+        state_layers=layers,
     )
 
 
-def test_injection_changes_outputs_only_through_retrieved_slots(tmp_path, judgment):
+@pytest.mark.parametrize("layers", [None, (1,)])
+def test_injection_changes_outputs_only_through_retrieved_slots(tmp_path, judgment, layers):
     model, segs, ids = judgment
     plain = encode_document(model, segs[0], ids[0])  # no store: plain recurrence (packed segments)
-    store = _store(tmp_path, model, inject_k=2)
+    store = _store(tmp_path, model, inject_k=2, layers=layers)
     injected = encode_document(model, segs[0], ids[0], store, RetrievalConfig(inject_k=2))
     first = next(i for i, e in enumerate(injected) if e.retrieved)
     assert first >= 2  # nothing is injected while every earlier segment is still in memory
@@ -72,6 +75,10 @@ def test_injection_changes_outputs_only_through_retrieved_slots(tmp_path, judgme
             j = int(sid.split(":")[1])
             assert sid.startswith("doc0:") and sum(done[j + 1 : n]) >= model.cfg.mem_len
 
+    # the slots came from the store's layers and only those layers read them
+    if layers:
+        stored = retrieved_inputs(store, injected[first].retrieved, torch.device("cpu"))
+        assert stored.layers == layers and len(stored.states) == len(layers)
     # the same call with every retrieved slot masked out equals the plain model
     with torch.no_grad():
         memory = None
@@ -141,14 +148,15 @@ def real_documents(shared_data, tmp_path_factory):
     return docs
 
 
-def test_batched_documents_equal_each_encoded_alone(tmp_path, judgment, real_documents):
+@pytest.mark.parametrize("layers", [None, (1,)])
+def test_batched_documents_equal_each_encoded_alone(tmp_path, judgment, real_documents, layers):
     model = judgment[0]
     cfg = RetrievalConfig(inject_k=2, encode_lanes=4, encode_window=5)
     assert len({len(ids) for d in real_documents for ids in d.token_ids}) > 5  # ragged for real
-    batched_store = _store(tmp_path, model, "batched", inject_k=2)
+    batched_store = _store(tmp_path, model, "batched", layers, inject_k=2)
     batched = encode_documents(model, real_documents, batched_store, cfg)
     for n, doc in enumerate(real_documents):
-        alone_store = _store(tmp_path, model, f"alone{n}", inject_k=2)
+        alone_store = _store(tmp_path, model, f"alone{n}", layers, inject_k=2)
         alone = encode_document(model, doc.segments, doc.token_ids, alone_store, cfg, doc.connective_masks)
         assert [e.segment_id for e in batched[n]] == [s.segment_id for s in doc.segments]
         assert [e.retrieved for e in batched[n]] == [e.retrieved for e in alone]

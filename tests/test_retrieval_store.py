@@ -14,6 +14,7 @@ from retrieval.config import RetrievalConfig
 from retrieval.eval.search import split_passages
 from retrieval.store import SegmentEntry, SegmentStore, StoreError
 from txl.pooling import pool_key, pool_states
+from txl.retrieved import layer_indices
 
 
 @pytest.fixture(scope="module")
@@ -104,21 +105,25 @@ def test_compact_states_round_trip_and_size_at_default_config(tmp_path):
     from txl.model import TransformerXLConfig
 
     mcfg, rcfg = TransformerXLConfig(n_layer=4, d_model=256), RetrievalConfig()  # the shipped model's shape
-    shape = (mcfg.n_layer, rcfg.states_per_layer, mcfg.d_model)
+    layers = layer_indices(rcfg.state_layers, mcfg.n_layer)
+    assert layers == (2,)  # the layer that reads retrieved memory, from the top: -2
+    shape = (len(layers), rcfg.states_per_layer, mcfg.d_model)
     rng = np.random.default_rng(1)
-    full = [rng.normal(size=(mcfg.n_layer, t, mcfg.d_model)).astype(np.float32) for t in (384, 40, 5)]
+    full = [rng.normal(size=(len(layers), t, mcfg.d_model)).astype(np.float32) for t in (384, 128, 5)]
     pooled = [pool_states(s, rcfg.states_per_layer) for s in full]
-    assert [p.shape[1] for p in pooled] == [32, 32, 5]
-    np.testing.assert_allclose(pooled[0][:, 0], full[0][:, :12].mean(1), rtol=1e-5)  # 384 / 32 = 12 per run
+    assert [p.shape[1] for p in pooled] == [128, 128, 5]
+    np.testing.assert_allclose(pooled[0][:, 0], full[0][:, :3].mean(1), rtol=1e-5)  # 384 / 128 = 3 per run
+    np.testing.assert_allclose(pooled[1], full[1], rtol=1e-6)  # a whole window is kept as it is
     keys = np.stack([pool_key(s[-1]) for s in full])
-    store = SegmentStore.create(tmp_path / "ix", dim=mcfg.d_model, state_shape=shape)
+    store = SegmentStore.create(tmp_path / "ix", dim=mcfg.d_model, state_shape=shape, state_layers=layers)
     store.add([SegmentEntry(f"d:{i}", "d", i, "FACTS") for i in range(3)], keys, pooled)
     store.commit()
     back = SegmentStore.open(tmp_path / "ix", mmap=True)
+    assert back.state_layers == (2,)
     states, mask = back.states(["d:2", "d:0"])
-    assert states.dtype == np.float16 and mask.sum(1).tolist() == [5, 32]
+    assert states.dtype == np.float16 and mask.sum(1).tolist() == [5, 128]
     np.testing.assert_allclose(states[1].astype(np.float32), pooled[0], atol=2e-3)
-    assert back.state_bytes_per_segment <= 64 * 1024
+    assert back.state_bytes_per_segment == 64 * 1024
     assert (tmp_path / "ix" / "states.f16").stat().st_size == 3 * back.state_bytes_per_segment
 
 

@@ -11,8 +11,9 @@ from pipeline.records import BLOCK_TYPE_IDS, BlockType
 from txl import TransformerXLConfig, TransformerXLLM
 from txl.checkpoint import load_model, save_model
 from txl.diagnostics import tag_bias_frame
-from txl.memory import Memory, Packing, Retrieved
+from txl.memory import Memory, Packing
 from txl.model import autocast, position_scores
+from txl.retrieved import Retrieved
 
 
 @pytest.fixture(autouse=True)
@@ -180,6 +181,38 @@ def test_tag_bias_is_readable_and_steers_attention() -> None:
     assert frame.query("query_type == 'FACTS' and key_type == 'OPINION'").bias.eq(0.0).all()
     assert not torch.allclose(after.hidden[:, 4:], before.hidden[:, 4:])
     torch.testing.assert_close(after.hidden[:, :4], before.hidden[:, :4])  # FACTS queries: no such bias
+
+
+def test_retrieved_slots_of_one_layer_reach_that_layer_alone() -> None:
+    model = model_of(n_layer=3)
+    randomise_additions(model)
+    x = ids(2, 5, seed=3)
+    states = [torch.randn(2, 4, 16) for _ in range(3)]
+    with torch.no_grad():
+        plain = model(x)
+        every = model(x, retrieved=Retrieved(states))
+        listed = model(x, retrieved=Retrieved(states, layers=(0, 1, 2)))
+        one = {sdpa: None for sdpa in (True, False)}
+        for sdpa in one:
+            model.cfg.use_sdpa = sdpa
+            one[sdpa] = model(x, retrieved=Retrieved(states[1:2], layers=(1,)))
+        model.cfg.use_sdpa = True
+    torch.testing.assert_close(listed.hidden, every.hidden)
+    torch.testing.assert_close(one[False].hidden, one[True].hidden, rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(one[True].layer_inputs[1], plain.layer_inputs[1])  # layer 0 saw no slot
+    assert not torch.allclose(one[True].layer_inputs[2], plain.layer_inputs[2])  # layer 1 did
+    assert not torch.allclose(one[True].hidden, every.hidden)
+    with pytest.raises(ValueError, match="do not fit"):
+        model(x, retrieved=Retrieved(states[:1], layers=(3,)))
+
+
+def test_layer_numbers_count_from_the_top_when_negative() -> None:
+    from txl.retrieved import layer_indices
+
+    assert layer_indices([-2], 4) == (2,) and layer_indices([0, -1], 4) == (0, 3)
+    for bad in ([4], [-5], [1, -3], []):
+        with pytest.raises(ValueError, match="do not fit"):
+            layer_indices(bad, 4)
 
 
 def test_sdpa_path_equals_explicit_path() -> None:

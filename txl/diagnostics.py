@@ -16,6 +16,8 @@ from txl.relative import KeyAxis, position_scores
 def summarize_layer(layer: int, q, k, u, v, rk, probs, keys: KeyAxis, scale: float) -> list[dict]:
     b, h, t, _ = q.shape
     n_r = keys.n_retrieved
+    if k.size(2) != keys.visible.size(-1):
+        raise ValueError(f"layer {layer} does not read the retrieved slots: diagnostics need every layer to")
     kt = k.transpose(-1, -2)
     terms = {
         "a": q @ kt,

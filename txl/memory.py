@@ -1,13 +1,12 @@
-"""The Transformer-XL's recurrence memory and retrieved memory as types.
+"""The Transformer-XL's recurrence memory as a type (retrieved memory: txl.retrieved).
 
 `Memory` is what a forward call leaves for the next one: per layer the states of the last mem_len
 positions, with each slot's block tag, connective mark and visibility, and (without autograd) each
-layer's attention keys/values of those slots. `Retrieved` holds extra slots that every query sees
-(states of distant segments fetched by retrieval), in the same per-layer layout. B lanes, M memory
-slots, R retrieved slots, d = d_model; a layer list holds n_layer + 1 entries (entry l is the input of
-layer l, the last the top layer's output) or n_layer (HF's layout, see txl.convert).
+layer's attention keys/values of those slots. B lanes, M memory slots, d = d_model; a layer list holds
+n_layer + 1 entries (entry l is the input of layer l, the last the top layer's output) or n_layer (HF's
+layout, see txl.convert).
 
-Both own their operations on lanes: select a range of lanes, join them, hide a lane's memory where its
+It owns its operations on lanes: select a range of lanes, join them, hide a lane's memory where its
 document changes, take one lane's real slots as a compact copy and stack ragged lanes again (the
 encoder's steps, retrieval/lanes.py). A compact lane keeps all layers in one tensor, so stacking costs
 one copy per lane instead of one per layer; callers see per-layer views either way.
@@ -35,7 +34,7 @@ class Packing:
     seg_starts: Tensor | None = None
 
 
-def _stack(parts: Sequence[Tensor | None], w: int, fill, template: Tensor, right: bool) -> Tensor:
+def stack_rows(parts: Sequence[Tensor | None], w: int, fill, template: Tensor, right: bool) -> Tensor:
     """[1, n_i, ...] tensors (None = no slots) -> [B, w, ...] with `fill` in the free slots, each part
     right-aligned (memory ends at the newest slot) or left-aligned (retrieved slots); one copy each."""
     out = torch.full((len(parts), w, *template.shape[2:]), fill, dtype=template.dtype, device=template.device)
@@ -180,7 +179,7 @@ class Memory:
         def stacked(get, n: int) -> list[Tensor]:
             # one copy per lane of each [1, W_b, c] part into [B, w, c], then per-layer views of it
             parts_ = [None if p is None else get(p) for p in present]
-            return list(_stack(parts_, w, 0.0, get(first), True).chunk(n, -1))
+            return list(stack_rows(parts_, w, 0.0, get(first), True).chunk(n, -1))
 
         if all(p.fused is not None for p in real):
             states = stacked(lambda p: p.fused[0], n_s)
@@ -202,7 +201,7 @@ class Memory:
                 else torch.full((1, p.width), fill, dtype=dtype, device=dev)
                 for p in present
             ]
-            return _stack(vals, w, pad, torch.zeros(1, 0, dtype=dtype, device=dev), True)
+            return stack_rows(vals, w, pad, torch.zeros(1, 0, dtype=dtype, device=dev), True)
 
         return Memory(
             states,
@@ -371,64 +370,3 @@ def _window(b: int, m: int, t: int, mem_len: int, lengths: Tensor | None, dev: t
         return x.reshape(b * (m + t), *x.shape[2:]).index_select(0, rows).view(b, w, *x.shape[2:])
 
     return take, valid
-
-
-@dataclass(eq=False)
-class Retrieved:
-    """Extra slots every query sees, placed at one far relative distance (txl.model): entry l of
-    `states` is the input of layer l, the layout of Memory.states, so stored memory of another segment
-    can be passed."""
-
-    states: list[Tensor]  # n_layer (+ 1) of [B, R, d]
-    types: Tensor | None = None  # [B|1, R] long block type ids, -1 = unknown
-    mask: Tensor | None = None  # [B|1, R] bool, False = padding slot; None = all real
-
-    @property
-    def width(self) -> int:
-        return self.states[0].size(1)
-
-    def n_real(self) -> int:
-        return int(self.mask.sum()) if self.mask is not None else self.states[0].size(0) * self.width
-
-    def to(self, device: torch.device | str | None = None, dtype: torch.dtype | None = None) -> Retrieved:
-        def move(x: Tensor) -> Tensor:
-            x = x.to(device) if device is not None else x
-            return x.to(dtype) if dtype is not None else x
-
-        return Retrieved(
-            [move(x) for x in self.states],
-            None if self.types is None or device is None else self.types.to(device),
-            None if self.mask is None or device is None else self.mask.to(device),
-        )
-
-    @staticmethod
-    def stack(parts: Sequence[Retrieved | None]) -> Retrieved | None:
-        """One lane each (None = nothing retrieved) as one batch, left-aligned and padded on the right
-        with masked slots to the widest; None when no lane has a slot."""
-        present = [p if p is not None and p.width else None for p in parts]
-        real = [p for p in present if p is not None]
-        if not real:
-            return None
-        r = max(p.width for p in real)
-        first, dev = real[0], real[0].states[0].device
-        states = [
-            _stack([None if p is None else p.states[i] for p in present], r, 0.0, first.states[i], False)
-            for i in range(len(first.states))
-        ]
-
-        def label(get, dtype: torch.dtype, own, pad) -> Tensor:
-            vals = [
-                None
-                if p is None
-                else get(p)
-                if get(p) is not None
-                else torch.full((1, p.width), own, dtype=dtype, device=dev)
-                for p in present
-            ]
-            return _stack(vals, r, pad, torch.zeros(1, 0, dtype=dtype, device=dev), False)
-
-        return Retrieved(
-            states,
-            label(lambda p: p.types, torch.long, -1, -1),
-            label(lambda p: p.mask, torch.bool, True, False),
-        )

@@ -10,9 +10,9 @@ initialisation so an untrained model is exactly the plain Transformer-XL:
   (query type, key type) pair — read it with `model.tag_bias_table()`;
 - connective boost: a per-head bias on keys that the segmenter marked as discourse connectives,
   learned (zero-init) or a fixed beta for ablations;
-- retrieved memory: extra per-layer slots (states of distant segments fetched by retrieval) that every
-  query sees, placed at one "far" relative distance (`retrieved_bucket`, default clamp_len), with a
-  learned per-head bias.
+- retrieved memory: extra slots (states of distant segments fetched by retrieval) that the queries
+  of every layer, or of the layers they are stored for, see at one "far" relative distance
+  (`retrieved_bucket`, default clamp_len), with a learned per-head bias.
 
 forward(input_ids [B, T], memory=None, retrieved=None, *, targets, block_types, connective_mask, packing,
 diagnostics) — B lanes, T tokens, M memory slots, R retrieved slots; all but input_ids optional:
@@ -22,8 +22,8 @@ diagnostics) — B lanes, T tokens, M memory slots, R retrieved slots; all but i
                   torch.no_grad()) spares evaluation re-projecting the memory: valid only with that call's
                   states and unchanged weights, ignored with autograd on. n_layer states (HF's layout, see
                   txl.convert) are accepted and returned as n_layer
-  retrieved       txl.memory.Retrieved: per-layer slots in the layout of memory.states, so stored
-                  `out.memory` of another segment can be passed, with their types and validity mask
+  retrieved       txl.retrieved.Retrieved: slots in the layout of memory.states (stored `out.memory`
+                  of another segment can be passed) or for some layers only, with types and validity
   targets         [B, T] next-token ids aligned with input_ids -> out.nll [B, T]
   block_types     [B, T] long (carried into out.memory.types)
   connective_mask [B, T] bool (carried into out.memory.connective)
@@ -52,8 +52,9 @@ from torch import nn
 from pipeline.records import BlockType
 from txl.adaptive import AdaptiveEmbedding, AdaptiveLogSoftmax
 from txl.diagnostics import summarize_layer, to_table
-from txl.memory import Memory, Packing, Retrieved, cached_kv
+from txl.memory import Memory, Packing, cached_kv
 from txl.relative import KeyAxis, Slots, key_axis, position_scores, sinusoid
+from txl.retrieved import Retrieved
 
 
 @dataclass
@@ -155,7 +156,9 @@ class RelativeAttention(nn.Module):
         cfg = self.cfg
         b, t, _ = x.shape
         h, dh = cfg.n_head, cfg.d_head
-        n_r = keys.n_retrieved
+        # a layer that does not read the retrieved slots drops their columns from the shared key axis
+        n_r = keys.n_retrieved if retrieved is not None else 0
+        cut = keys.n_retrieved - n_r
         w_q, w_kv = self.qkv.weight[: h * dh], self.qkv.weight[h * dh :]
         # memory slots need no new projection when their keys/values come cached from the last call
         cached = mem_kv is not None and mem is not None and mem_kv.size(1) == mem.size(1)
@@ -172,13 +175,15 @@ class RelativeAttention(nn.Module):
         # q·W_kR R, (c) global content bias u·k, (d) global position bias v·W_kR R. They are formed as two
         # products: (a) + (c) = (q + u)·k and (b) + (d) = (q + v)·W_kR R.
         content_q = q + u[:, None]  # the query of (a) + (c)
-        position_bd = position_scores(q + v[:, None], rk, n_r)  # (b) + (d): [B, H, T, K']
+        position_bd = position_scores(q + v[:, None], rk, keys.n_retrieved)[
+            ..., cut:
+        ]  # (b) + (d): [B, H, T, K']
         # tag bias, connective boost, retrieved bias and the mask in one lookup: [H, B|1, T, K'] -> [B|1, H, T, K']
         # (head-major, so that the add below reads both operands along K; 2x faster than a lookup per pair)
         static = (
             self._bias_table(position_bd.dtype).index_select(1, keys.pair.view(-1)).view(h, *keys.pair.shape)
         )
-        static = static.transpose(0, 1)
+        static = static.transpose(0, 1)[..., cut:]
         bias = torch.add(static, position_bd, alpha=self.scale)  # everything but (a) + (c)
 
         if keys.diagnostics is not None or not cfg.use_sdpa:
@@ -361,10 +366,8 @@ class TransformerXLLM(nn.Module):
         n_layer = self.cfg.n_layer
         if memory is not None and len(memory.states) not in (n_layer, n_layer + 1):
             raise ValueError(f"memory must hold n_layer + 1 = {n_layer + 1} states, got {len(memory.states)}")
-        if retrieved is not None and retrieved.width and len(retrieved.states) < n_layer:
-            raise ValueError(
-                f"retrieved must hold n_layer (+1) = {n_layer} states, got {len(retrieved.states)}"
-            )
+        if retrieved is not None and retrieved.width:
+            retrieved.check(n_layer)
 
     def _run_layers(
         self,
@@ -385,7 +388,7 @@ class TransformerXLLM(nn.Module):
             u, v = (layer.attn.u, layer.attn.v) if self.cfg.untie_r else (self.u, self.v)
             cached = memory.kv[i] if (m and memory.kv and not grad) else None
             mem = memory.states[i] if m else None
-            x, kv = layer(x, rks[i], mem, retrieved.states[i] if n_r else None, keys, u, v, i, cached)
+            x, kv = layer(x, rks[i], mem, retrieved.at(i) if n_r else None, keys, u, v, i, cached)
             kvs.append(kv)
         hids.append(x)
         return hids, kvs

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import torch
 
-from txl.memory import Memory, Retrieved
+from txl.memory import Memory
+from txl.retrieved import Retrieved
 from txl.streams import IGNORE, Batch
 
 

@@ -21,8 +21,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from txl.memory import Retrieved
 from txl.pooling import pool_states, token_runs
+from txl.retrieved import Retrieved, layer_indices
 from txl.streams import IGNORE, Batch
 
 Window = tuple[list[torch.Tensor], torch.Tensor]  # (per-layer states n_layer of [n, d], slot types [n])
@@ -38,21 +38,23 @@ def pool_window(layers: torch.Tensor, types: torch.Tensor, p: int) -> tuple[np.n
 
 class PastWindows:
     """One lane's earlier windows of its current document, searchable by key (cosine). `pool` None keeps
-    every state (fp16), else at most `pool` pooled states per layer; the oldest of more than
-    `max_windows` windows go first.
+    every state (fp16), else at most `pool` pooled states per layer; `layers` None keeps every layer,
+    else those layers' states only (negative: from the top), and only they read them back; the oldest
+    of more than `max_windows` windows go first.
 
     A window is out of the model's memory once at least as many tokens as the memory holds have been
     read after it, or the memory was emptied since (`reset_memory`); only those can be picked. With
     windows of equal length this is "all but the newest ceil(memory / length)"."""
 
-    def __init__(self, pool: int | None = None, max_windows: int = 512):
-        self.pool, self.max_windows = pool, max_windows
+    def __init__(self, pool: int | None = None, max_windows: int = 512, layers: Sequence[int] | None = None):
+        self.pool, self.max_windows, self.layer_spec = pool, max_windows, layers
+        self.layers: tuple[int, ...] | None = None  # the kept layers' indices, once a window shows the depth
         self.n = 0  # windows added since the last clear; window i is the i-th of them
         self.ends: list[int] = []  # tokens read since the last clear up to the end of window i
         self.flushed = 0  # windows read before the memory was last emptied
         self.keys: list[torch.Tensor] = []  # [d] unit vectors
         self.numbers: list[int] = []
-        self.states: list[torch.Tensor] = []  # [n_layer, n, d] float16
+        self.states: list[torch.Tensor] = []  # [kept layers, n, d] float16
         self.types: list[torch.Tensor] = []  # [n]
 
     def clear(self) -> None:
@@ -63,7 +65,11 @@ class PastWindows:
     def add(self, key: torch.Tensor, states: list[torch.Tensor], types: torch.Tensor) -> None:
         """The next window: its key [d], its memory slots (n_layer + 1 of [n, d]; the last, the top
         layer's output, is no layer's input and is not kept) and their block types [n]."""
-        layers = torch.stack([s.detach() for s in states[:-1]])  # [n_layer, n, d]
+        inputs = states[:-1]
+        if self.layer_spec is not None:
+            self.layers = layer_indices(self.layer_spec, len(inputs))
+            inputs = [inputs[i] for i in self.layers]
+        layers = torch.stack([s.detach() for s in inputs])  # [kept layers, n, d]
         self._put(self.n, key.detach(), layers, types.detach())
         self.advance(types.numel())
 
@@ -141,7 +147,8 @@ def retrieve_windows(
             continue
         states = [torch.cat([w[0][i] for w in windows])[None] for i in range(len(windows[0][0]))]  # [1, R, d]
         types = torch.cat([w[1] for w in windows])[None]  # [1, R]
-        lanes.append(Retrieved([s.to(device=device, dtype=torch.float32) for s in states], types.to(device)))
+        states = [s.to(device=device, dtype=torch.float32) for s in states]
+        lanes.append(Retrieved(states, types.to(device), layers=store.layers))
     return Retrieved.stack(lanes)
 
 
