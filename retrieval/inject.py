@@ -237,6 +237,13 @@ def _finish_segment(
     return _reset_if_due(lane)
 
 
+def _store_states(out, b: int, at: int, n: int, store: SegmentStore, cfg: RetrievalConfig) -> np.ndarray:
+    """The compact states the store keeps of lane b's segment at tokens at..at+n of a forward call."""
+    layers = torch.stack([h[b, at : at + n] for h in out.layer_inputs])
+    p = store.state_shape[1] if store.state_shape else cfg.states_per_layer  # the store's P wins
+    return pool_states(layers.float().cpu().numpy(), p)
+
+
 def _step(
     model, lanes: list[Lane], store, cfg: RetrievalConfig, device, prefixes: PrefixCache | None
 ) -> tuple[int, int]:
@@ -283,16 +290,11 @@ def _step(
             n = len(lane.doc.token_ids[lane.pos])
             hidden = out.hidden[b, at : at + n].clone()
             key = model_key(model, hidden.float().cpu().numpy(), cfg.pooling)
-            states = None
-            if store is not None:
-                layers = torch.stack([h[b, at : at + n] for h in out.layer_inputs])
-                p = store.state_shape[1] if store.state_shape else cfg.states_per_layer  # the store's P wins
-                states = pool_states(layers.float().cpu().numpy(), p)
+            states = _store_states(out, b, at, n, store, cfg) if store is not None else None
             injected = picks[b] if at == 0 else []  # a pack's later segments have nothing injected
             if keep:
                 kept.append(Reused(key, hidden, states, n, [index[s] for s in injected]))
-            # a reset inside the pack: the segments after it read memory they must not have, so they
-            # are dropped here and encoded again from the empty memory
+            # a reset inside the pack: the segments after it read memory they must not; encoded again later
             cut = _finish_segment(lane, key, hidden, states, n, injected) and lane.pos < end
             at += n
             segments += 1
