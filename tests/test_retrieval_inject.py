@@ -231,6 +231,27 @@ def test_a_shared_prefix_is_encoded_once_and_equals_encoding_it_again(
     assert off["reused_segments"] == 0
 
 
+def test_a_pack_that_a_reset_cut_is_reused_up_to_the_reset(judgment, real_documents, drift_threshold):
+    """Without a store every segment may be packed: a shared prefix whose pack a reset cut is reused up to
+    the reset, and the document equals itself encoded alone."""
+    from dataclasses import replace
+
+    model = judgment[0]
+    a, c = real_documents[0], real_documents[1]
+    segs = [replace(s, doc_id="dupB", seg_idx=i) for i, s in enumerate(a.segments[:8] + c.segments[:6])]
+    b = DocInput(segs, a.token_ids[:8] + c.token_ids[:6], a.connective_masks[:8] + c.connective_masks[:6])
+    cfg = RetrievalConfig(**_anchoring(True, drift_threshold))
+    stats: dict = {}
+    together = dict(encode_stream(model, [a, b, c], None, cfg, stats))
+    alone = encode_document(model, b.segments, b.token_ids, None, cfg, b.connective_masks)
+    assert any(e.reset for e in alone[:8])  # the shared prefix holds a reset
+    assert stats["reused_segments"] > 0
+    assert stats["encoded_segments"] + stats["reused_segments"] == sum(len(d.segments) for d in (a, b, c))
+    assert [e.reset for e in together[1]] == [e.reset for e in alone]
+    for x, y in zip(together[1], alone, strict=True):
+        torch.testing.assert_close(x.hidden, y.hidden, rtol=1e-4, atol=1e-5)
+
+
 @pytest.mark.parametrize("anchored", [False, True])
 def test_packed_segments_equal_one_segment_per_call(judgment, real_documents, anchored, drift_threshold):
     """Without a store, consecutive segments share a forward call: the same states in fewer calls (with
