@@ -99,10 +99,7 @@ def main() -> None:
     tok = load_tokenizer()
     inputs = doc_inputs(docs, tok)
     chains = [
-        chain_hashes(
-            [str(s.type) for s in d.segments], d.token_ids, d.connective_masks, [False] * len(d.segments)
-        )
-        for d in inputs
+        chain_hashes([str(s.type) for s in d.segments], d.token_ids, d.connective_masks) for d in inputs
     ]
     saving = shared_prefix_saving(chains, [[len(ids) for ids in d.token_ids] for d in inputs])
     print(

@@ -61,6 +61,11 @@ class RetrievalConfig(Options):
     # `ldx ask` on English: the packaged sentence model (all-MiniLM-L6-v2) as the dense arm "minilm" over the
     # run's English segments and as half of the evidence-sentence score (retrieval/evidence.py)
     sentence_model: bool = True
-    anchoring: bool = False  # reset memory when a segment drifts from the document's opening
-    anchoring_threshold: float = 0.2  # cosine (sentence model) under which memory is reset
+    # semantic anchoring (retrieval/anchoring.py): empty the memory before segment i when the key of segment
+    # i-1 (the encoder's own key, through the key head) has drifted from the key of segment 0
+    anchoring: bool = False
+    # cosine of the key-head keys under which memory is reset. The rule: reset once the last segment is no
+    # closer to its own opening than a segment of an unrelated document is, i.e. the median cosine between
+    # keys of different documents (~0.1 with the shipped head; benchmarks/anchoring.py prints it)
+    anchoring_threshold: float = 0.1
     cache_bytes: int = 512 * 2**20  # session cache of document states

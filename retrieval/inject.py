@@ -12,7 +12,9 @@ the store, so the rule of what has left the memory is the one training and evalu
 over several documents' next segments, each with its own memory) and encodes a prefix that several
 documents share once (retrieval/prefix.py). A call takes several consecutive segments of a document
 (packed, `encode_pack_tokens`) wherever nothing can be injected into the later ones: always without a
-store, and with one until the document's first segment leaves the memory.
+store, and with one until the document's first segment leaves the memory. With anchoring on
+(retrieval/anchoring.py) the memory is emptied before a segment whose predecessor's key drifted from the
+opening's; a pack is cut at such a reset and its later segments are encoded again after it.
 `encode_documents` and `encode_document` gather its output.
 """
 
@@ -25,10 +27,10 @@ import numpy as np
 import torch
 
 from pipeline.records import BLOCK_TYPE_IDS, BlockType, Segment
-from retrieval.anchoring import drift_resets
+from retrieval.anchoring import reset_due
 from retrieval.config import RetrievalConfig
 from retrieval.lanes import Lane, pick
-from retrieval.prefix import PrefixCache, Reused, chain_hashes
+from retrieval.prefix import Pack, PrefixCache, Reused, chain_hashes
 from retrieval.stages import Waiting
 from retrieval.store import SegmentEntry, SegmentStore
 from retrieval.store_windows import Injector, choose_all, retrieved_inputs
@@ -44,6 +46,7 @@ class EncodedSegment:
     key: np.ndarray  # [d] unit vector
     hidden: torch.Tensor  # [T, d] last layer, on the model's device
     retrieved: list[str] = field(default_factory=list)  # segment_ids injected while encoding it
+    reset: bool = False  # anchoring emptied the memory before it
 
 
 @dataclass
@@ -84,7 +87,8 @@ def encode_stream(
     by several documents are encoded once (retrieval.prefix), pack by pack, unless injection reaches
     across documents. Each encoded segment's key and compact states go into the store at once (commit is
     the caller's).
-    `stats`, when given, receives the counts of encoded and reused segments and tokens."""
+    `stats`, when given, receives the counts of encoded and reused segments and tokens (encoded tokens
+    count every token of a forward call, also those of a pack that an anchoring reset cut short)."""
     cfg = config or RetrievalConfig()
     device = next(model.parameters()).device
     prefixes = (
@@ -154,25 +158,24 @@ def _start(
         if store is not None and segments
         else None
     )
-    resets = [False] * len(segments)
-    if cfg.anchoring and segments:
-        resets = drift_resets([s.text for s in segments], cfg.anchoring_threshold)
     chain = None
     if prefixes is not None:
-        chain = chain_hashes([str(s.type) for s in segments], doc.token_ids, doc.connective_masks, resets)
+        chain = chain_hashes([str(s.type) for s in segments], doc.token_ids, doc.connective_masks)
         prefixes.admit(chain)
-    return Lane(index, doc, injector, resets, chain, cfg.encode_pack_tokens)
+    anchoring = cfg.anchoring_threshold if cfg.anchoring else None
+    return Lane(index, doc, injector, chain, cfg.encode_pack_tokens, anchoring)
 
 
-def _span_key(lane: Lane) -> str:
-    """The lane's next pack, named by the chain hash of its last segment: that hash covers the whole
-    prefix, and where a pack starts and ends is decided by the prefix alone."""
-    return lane.chain[lane.next_span()[0] - 1]
+def _span_key(lane: Lane) -> Pack:
+    """The lane's next pack, named by the chain hash of its last segment (that hash covers the whole
+    prefix, and where a pack starts and ends is decided by the prefix alone) and where it starts (the
+    rest of a pack that a reset cut short may end where the pack did)."""
+    return lane.chain[lane.next_span()[0] - 1], lane.pos
 
 
 def _distinct(lanes: list[Lane]) -> list[Lane]:
     """One lane per next pack: lanes that reached the same pack of a shared prefix wait for the first."""
-    seen: set[str] = set()
+    seen: set[Pack] = set()
     out = []
     for lane in lanes:
         if (key := _span_key(lane)) not in seen:
@@ -200,13 +203,18 @@ def _advance(lane: Lane, prefixes: PrefixCache) -> bool:
     return lane.done
 
 
-def _reset_if_due(lane: Lane) -> None:
-    """Anchoring said the lane's next segment drifted from the opening: it starts with empty memory.
-    Applied as soon as the lane reaches that segment, so that its next pack is planned after it."""
-    if not lane.done and lane.resets[lane.pos]:
-        lane.memory = None
-        if lane.injector is not None:
-            lane.injector.reset_memory()
+def _reset_if_due(lane: Lane) -> bool:
+    """Anchoring (retrieval.anchoring) says the key just computed drifted from the opening's: the lane's
+    next segment starts with empty memory. True when it reset."""
+    if lane.anchoring is None or lane.done:
+        return False
+    if not reset_due(lane.out[0].key, lane.out[-1].key, lane.pos, lane.anchoring):
+        return False
+    lane.memory = None
+    lane.reset_at = lane.pos
+    if lane.injector is not None:
+        lane.injector.reset_memory()
+    return True
 
 
 def _finish_segment(
@@ -216,17 +224,27 @@ def _finish_segment(
     states: np.ndarray | None,
     n_tokens: int,
     retrieved: list[str],
-) -> None:
-    """The lane's current segment is encoded (or reused): store it, let later segments retrieve it, move on."""
+) -> bool:
+    """The lane's current segment is encoded (or reused): store it, let later segments retrieve it, move
+    on; True when anchoring emptied the memory before the next segment."""
     seg = lane.doc.segments[lane.pos]
     if lane.injector is not None:  # with a store: the segment goes into it, for later ones to retrieve
         lane.injector.keep(
             SegmentEntry(seg.segment_id, seg.doc_id, seg.seg_idx, str(seg.type)), key, states, n_tokens
         )
     lane.query = key
-    lane.out.append(EncodedSegment(seg.segment_id, key, hidden, retrieved))
+    lane.out.append(EncodedSegment(seg.segment_id, key, hidden, retrieved, lane.reset_at == lane.pos))
     lane.pos += 1
-    _reset_if_due(lane)
+    return _reset_if_due(lane)
+
+
+def _store_states(out, b: int, at: int, n: int, store: SegmentStore, cfg: RetrievalConfig) -> np.ndarray:
+    """The compact states the store keeps of lane b's segment at tokens at..at+n of a forward call: its
+    layers' inputs (`state_layers`, else every layer), pooled to the store's P."""
+    kept = store.state_layers or range(len(out.layer_inputs))
+    layers = torch.stack([out.layer_inputs[i][b, at : at + n] for i in kept])
+    p = store.state_shape[1] if store.state_shape else cfg.states_per_layer  # the store's P wins
+    return pool_states(layers.float().cpu().numpy(), p)
 
 
 def _step(
@@ -270,25 +288,21 @@ def _step(
         index = {s.segment_id: i for i, s in enumerate(lane.doc.segments)} if keep else {}
         lane.memory = after = out.memory.lane(b, min(model.cfg.mem_len, lane.mem_width + total))
         kept: list[Reused] = []
-        at = 0
-        while lane.pos < end:
+        at, cut = 0, False
+        while lane.pos < end and not cut:
             n = len(lane.doc.token_ids[lane.pos])
             hidden = out.hidden[b, at : at + n].clone()
             key = model_key(model, hidden.float().cpu().numpy(), cfg.pooling)
-            states = None
-            if store is not None:
-                kept_layers = store.state_layers or range(len(out.layer_inputs))
-                layers = torch.stack([out.layer_inputs[i][b, at : at + n] for i in kept_layers])
-                p = store.state_shape[1] if store.state_shape else cfg.states_per_layer  # the store's P wins
-                states = pool_states(layers.float().cpu().numpy(), p)
+            states = _store_states(out, b, at, n, store, cfg) if store is not None else None
             injected = picks[b] if at == 0 else []  # a pack's later segments have nothing injected
             if keep:
                 kept.append(Reused(key, hidden, states, n, [index[s] for s in injected]))
-            _finish_segment(lane, key, hidden, states, n, injected)
+            # a reset inside the pack: the segments after it read memory they must not; encoded again later
+            cut = _finish_segment(lane, key, hidden, states, n, injected) and lane.pos < end
             at += n
             segments += 1
-        if kept:
-            prefixes.put(key_of_pack, kept, after)
+        if kept:  # a cut pack is kept up to its reset, under the name of the pack as planned
+            prefixes.put(key_of_pack, kept, None if cut else after)
     return segments, sum(lens)
 
 

@@ -24,12 +24,14 @@ class Lane:
         index: int,
         doc,
         injector,
-        resets: list[bool],
         chain: list[str] | None = None,
         pack_tokens: int = 0,
+        anchoring: float | None = None,
     ):
-        self.index, self.doc, self.injector, self.resets, self.chain = index, doc, injector, resets, chain
+        self.index, self.doc, self.injector, self.chain = index, doc, injector, chain
         self.pack_tokens = pack_tokens  # > 0: the next step may take several segments up to this many tokens
+        self.anchoring = anchoring  # the threshold of retrieval.anchoring, None = off
+        self.reset_at = -1  # the last segment the memory was emptied before
         self.pos = 0
         self.memory: Memory | None = None
         self.query: np.ndarray | None = None
@@ -42,14 +44,14 @@ class Lane:
 
     def next_span(self) -> tuple[int, int]:
         """(end, tokens): the next step takes segments pos..end-1 — the next one, and with packing the
-        following ones while they fit, none of them starts with a memory reset and nothing could be
-        injected into them (their memory still holds the document's first segment)."""
+        following ones while they fit and nothing could be injected into them (their memory still holds
+        the document's first segment). A memory reset that anchoring decides inside the pack cuts it
+        there (retrieval.inject._step)."""
         if self._span[0] != self.pos:
             lens = self.doc.token_ids
             end, n = self.pos + 1, len(lens[self.pos])
             while (
                 end < len(lens)
-                and not self.resets[end]
                 and n + len(lens[end]) <= self.pack_tokens
                 and (
                     self.injector is None or self.injector.idle_after([len(x) for x in lens[self.pos : end]])

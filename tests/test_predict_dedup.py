@@ -54,9 +54,7 @@ def _chain(segments: list[Segment], tok) -> list[str]:
     from pipeline.tokenizer import encode_segment
 
     enc = [encode_segment(s, tok) for s in segments]
-    return chain_hashes(
-        [str(s.type) for s in segments], [e[0] for e in enc], [e[1] for e in enc], [False] * len(enc)
-    )
+    return chain_hashes([str(s.type) for s in segments], [e[0] for e in enc], [e[1] for e in enc])
 
 
 def test_prefix_saving_counts_the_duplicated_document(corpus):
@@ -83,7 +81,7 @@ def test_prefix_saving_counts_the_duplicated_document(corpus):
 def test_prefix_chains_equal_exactly_up_to_the_first_difference(ids, cut, extra):
     def chain(token_ids):
         n = len(token_ids)
-        return chain_hashes(["FACTS"] * n, token_ids, [[False] * len(t) for t in token_ids], [False] * n)
+        return chain_hashes(["FACTS"] * n, token_ids, [[False] * len(t) for t in token_ids])
 
     cut = min(cut, len(ids) - 1)
     changed = ids[:cut] + [ids[cut] + [extra]] + ids[cut + 1 :]

@@ -110,23 +110,22 @@ def test_cross_document_injection_reaches_other_documents(tmp_path, judgment):
     assert np.isfinite(states.astype(np.float32)).all()
 
 
-def test_anchoring_resets_memory_where_a_segment_drifts_from_the_opening(judgment):
-    from retrieval.anchoring import drift_resets
-
+def test_anchoring_resets_memory_before_segments_after_the_second(judgment):
     model, segs, ids = judgment
-    # a judgment's opening, an English contract clause (drifted), then the judgment again
-    texts = [
-        segs[0][0].text,
-        "The Licensee shall pay royalties quarterly within thirty days.",
-        segs[0][0].text,
-    ]
-    assert drift_resets(texts, 0.5) == [False, True, False]
-    cfg = RetrievalConfig(anchoring=True, anchoring_threshold=1.01)  # every later segment counts as drifted
+    cfg = RetrievalConfig(anchoring=True, anchoring_threshold=1.01)  # every segment that can reset does
     anchored = encode_document(model, segs[0][:4], ids[0][:4], None, cfg)
+    assert [e.reset for e in anchored] == [False, False, True, True]
     alone = encode_document(model, segs[0][3:4], ids[0][3:4])  # segment 3 with empty memory
     torch.testing.assert_close(anchored[3].hidden, alone[0].hidden, rtol=1e-5, atol=1e-5)
     plain = encode_document(model, segs[0][:4], ids[0][:4])
+    torch.testing.assert_close(anchored[1].hidden, plain[1].hidden, rtol=1e-5, atol=1e-5)
     assert not torch.allclose(plain[3].hidden, anchored[3].hidden)
+    never = encode_document(
+        model, segs[0][:4], ids[0][:4], None, RetrievalConfig(anchoring=True, anchoring_threshold=-1.01)
+    )
+    assert not any(e.reset for e in never)
+    for a, b in zip(plain, never, strict=True):
+        torch.testing.assert_close(a.hidden, b.hidden, rtol=1e-5, atol=1e-5)
 
 
 @pytest.fixture(scope="module")
@@ -148,17 +147,42 @@ def real_documents(shared_data, tmp_path_factory):
     return docs
 
 
-@pytest.mark.parametrize("layers", [None, (1,)])
-def test_batched_documents_equal_each_encoded_alone(tmp_path, judgment, real_documents, layers):
+@pytest.fixture(scope="module")
+def drift_threshold(judgment, real_documents) -> float:
+    """A threshold that resets some segments of the real documents and not others with the tiny model:
+    the median cosine of each segment's key (plain encoding) with its document's opening key."""
+    encoded = encode_documents(judgment[0], real_documents)
+    return float(np.median([e.key @ doc[0].key for doc in encoded for e in doc[1:-1]]))
+
+
+def _anchoring(on: bool, threshold: float) -> dict:
+    return {"anchoring": on, "anchoring_threshold": threshold}
+
+
+def _some_reset(on: bool, encoded: list[list]) -> None:
+    """With anchoring on, the equivalence must have been tested across resets and across segments
+    without one."""
+    flags = [e.reset for doc in encoded for e in doc[2:]]
+    assert (any(flags) and not all(flags)) if on else not any(flags)
+
+
+@pytest.mark.parametrize(("anchored", "layers"), [(False, None), (True, None), (False, (1,))])
+def test_batched_documents_equal_each_encoded_alone(
+    tmp_path, judgment, real_documents, anchored, layers, drift_threshold
+):
     model = judgment[0]
-    cfg = RetrievalConfig(inject_k=2, encode_lanes=4, encode_window=5)
+    cfg = RetrievalConfig(
+        inject_k=2, encode_lanes=4, encode_window=5, **_anchoring(anchored, drift_threshold)
+    )
     assert len({len(ids) for d in real_documents for ids in d.token_ids}) > 5  # ragged for real
     batched_store = _store(tmp_path, model, "batched", layers, inject_k=2)
     batched = encode_documents(model, real_documents, batched_store, cfg)
+    _some_reset(anchored, batched)
     for n, doc in enumerate(real_documents):
         alone_store = _store(tmp_path, model, f"alone{n}", layers, inject_k=2)
         alone = encode_document(model, doc.segments, doc.token_ids, alone_store, cfg, doc.connective_masks)
         assert [e.segment_id for e in batched[n]] == [s.segment_id for s in doc.segments]
+        assert [e.reset for e in batched[n]] == [e.reset for e in alone]
         assert [e.retrieved for e in batched[n]] == [e.retrieved for e in alone]
         assert any(e.retrieved for e in alone)  # injection took part
         for a, b in zip(alone, batched[n], strict=True):
@@ -179,7 +203,10 @@ def test_lane_picker_groups_similar_lengths():
     assert [_bucket(n) for n in lengths] == [12, 12, 12, 12, 13, 14, 15, 15, 23, 24, 26]
 
 
-def test_a_shared_prefix_is_encoded_once_and_equals_encoding_it_again(tmp_path, judgment, real_documents):
+@pytest.mark.parametrize("anchored", [False, True])
+def test_a_shared_prefix_is_encoded_once_and_equals_encoding_it_again(
+    tmp_path, judgment, real_documents, anchored, drift_threshold
+):
     """Document B repeats A's first eight segments, then goes on as C: B's prefix is reused from A's,
     and every output (states, injected segments, store entries) equals B encoded alone."""
     from dataclasses import replace
@@ -188,15 +215,17 @@ def test_a_shared_prefix_is_encoded_once_and_equals_encoding_it_again(tmp_path, 
     a, c = real_documents[0], real_documents[1]
     segs = [replace(s, doc_id="dupB", seg_idx=i) for i, s in enumerate(a.segments[:8] + c.segments[:6])]
     b = DocInput(segs, a.token_ids[:8] + c.token_ids[:6], a.connective_masks[:8] + c.connective_masks[:6])
-    cfg = RetrievalConfig(inject_k=2)
+    cfg = RetrievalConfig(inject_k=2, **_anchoring(anchored, drift_threshold))
     stats: dict = {}
-    store = _store(tmp_path, model, "shared", inject_k=2)
+    store = _store(tmp_path, model, f"shared{anchored}", inject_k=2)
     together = dict(encode_stream(model, [a, b, c], store, cfg, stats))
+    _some_reset(anchored, [together[0], together[1]])
     assert stats["reused_segments"] == 8
     assert stats["encoded_segments"] == sum(len(d.segments) for d in (a, b, c)) - 8
-    alone_store = _store(tmp_path, model, "alone_b", inject_k=2)
+    alone_store = _store(tmp_path, model, f"alone_b{anchored}", inject_k=2)
     alone = encode_document(model, b.segments, b.token_ids, alone_store, cfg, b.connective_masks)
     assert [e.retrieved for e in together[1]] == [e.retrieved for e in alone]
+    assert [e.reset for e in together[1]] == [e.reset for e in alone]
     for x, y in zip(together[1], alone, strict=True):
         assert x.segment_id == y.segment_id
         torch.testing.assert_close(x.hidden, y.hidden, rtol=1e-4, atol=1e-5)
@@ -209,31 +238,65 @@ def test_a_shared_prefix_is_encoded_once_and_equals_encoding_it_again(tmp_path, 
     assert off["reused_segments"] == 0
 
 
-def test_packed_segments_equal_one_segment_per_call(judgment, real_documents):
-    """Without a store, consecutive segments share a forward call: the same states in fewer calls."""
+def test_a_pack_that_a_reset_cut_is_reused_up_to_the_reset(judgment, real_documents, drift_threshold):
+    """Without a store every segment may be packed: a shared prefix whose pack a reset cut is reused up to
+    the reset, and the document equals itself encoded alone."""
+    from dataclasses import replace
+
     model = judgment[0]
+    a, c = real_documents[0], real_documents[1]
+    segs = [replace(s, doc_id="dupB", seg_idx=i) for i, s in enumerate(a.segments[:8] + c.segments[:6])]
+    b = DocInput(segs, a.token_ids[:8] + c.token_ids[:6], a.connective_masks[:8] + c.connective_masks[:6])
+    cfg = RetrievalConfig(**_anchoring(True, drift_threshold))
+    stats: dict = {}
+    together = dict(encode_stream(model, [a, b, c], None, cfg, stats))
+    alone = encode_document(model, b.segments, b.token_ids, None, cfg, b.connective_masks)
+    assert any(e.reset for e in alone[:8])  # the shared prefix holds a reset
+    assert stats["reused_segments"] > 0
+    assert stats["encoded_segments"] + stats["reused_segments"] == sum(len(d.segments) for d in (a, b, c))
+    assert [e.reset for e in together[1]] == [e.reset for e in alone]
+    for x, y in zip(together[1], alone, strict=True):
+        torch.testing.assert_close(x.hidden, y.hidden, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("anchored", [False, True])
+def test_packed_segments_equal_one_segment_per_call(judgment, real_documents, anchored, drift_threshold):
+    """Without a store, consecutive segments share a forward call: the same states in fewer calls (with
+    anchoring too: a pack that a reset cuts is encoded again from the reset on)."""
+    model = judgment[0]
+    anchoring = _anchoring(anchored, drift_threshold)
     calls = []
     hook = model.register_forward_hook(lambda *_: calls.append(1))
     try:
         one = encode_documents(
-            model, real_documents, None, RetrievalConfig(encode_pack_tokens=0, reuse_prefixes=False)
+            model,
+            real_documents,
+            None,
+            RetrievalConfig(encode_pack_tokens=0, reuse_prefixes=False, **anchoring),
         )
         n_one = len(calls)
-        packed = encode_documents(model, real_documents, None, RetrievalConfig())
+        packed = encode_documents(model, real_documents, None, RetrievalConfig(**anchoring))
     finally:
         hook.remove()
-    assert len(calls) - n_one < 0.7 * n_one
+    # half the segments reset under the median threshold, and each cut pack is stepped again
+    assert len(calls) - n_one < (0.9 if anchored else 0.7) * n_one
+    _some_reset(anchored, one)
     for a, b in zip(one, packed, strict=True):
         assert [e.segment_id for e in a] == [e.segment_id for e in b]
+        assert [e.reset for e in a] == [e.reset for e in b]
         for x, y in zip(a, b, strict=True):
             torch.testing.assert_close(y.hidden, x.hidden, rtol=1e-4, atol=1e-5)
             np.testing.assert_allclose(y.key, x.key, rtol=1e-4, atol=1e-5)
 
 
-def test_packing_beside_injection_changes_only_the_number_of_calls(tmp_path, judgment, real_documents):
+@pytest.mark.parametrize("anchored", [False, True])
+def test_packing_beside_injection_changes_only_the_number_of_calls(
+    tmp_path, judgment, real_documents, anchored, drift_threshold
+):
     """With a store, a document's opening segments (nothing can be injected yet) share calls; the states,
     injected segments and stored states equal one call per segment."""
     model = judgment[0]
+    anchoring = _anchoring(anchored, drift_threshold)
     runs = {}
     for pack in (0, 128):
         calls = []
@@ -241,15 +304,20 @@ def test_packing_beside_injection_changes_only_the_number_of_calls(tmp_path, jud
         store = _store(tmp_path, model, f"pack{pack}", inject_k=2)
         try:
             out = encode_documents(
-                model, real_documents, store, RetrievalConfig(inject_k=2, encode_pack_tokens=pack)
+                model,
+                real_documents,
+                store,
+                RetrievalConfig(inject_k=2, encode_pack_tokens=pack, **anchoring),
             )
         finally:
             hook.remove()
         runs[pack] = (out, store, len(calls))
     (one, one_store, one_calls), (packed, packed_store, packed_calls) = runs[0], runs[128]
     assert packed_calls < one_calls
+    _some_reset(anchored, one)
     for a, b in zip(one, packed, strict=True):
         assert [e.retrieved for e in a] == [e.retrieved for e in b] and any(e.retrieved for e in a)
+        assert [e.reset for e in a] == [e.reset for e in b]
         for x, y in zip(a, b, strict=True):
             torch.testing.assert_close(y.hidden, x.hidden, rtol=1e-4, atol=1e-5)
     ids = [s.segment_id for d in real_documents for s in d.segments]
@@ -258,17 +326,11 @@ def test_packing_beside_injection_changes_only_the_number_of_calls(tmp_path, jud
     )
 
 
-def test_a_pack_ends_at_its_budget_and_before_a_memory_reset():
+def test_a_pack_ends_at_its_budget():
     from retrieval.lanes import Lane
 
     segs = [Segment("d", i, 0, BlockType.FACTS, "", 0, 0, 0) for i in range(6)]
-    lane = Lane(
-        0,
-        DocInput(segs, [[1] * n for n in (4, 3, 3, 9, 2, 2)]),
-        None,
-        [False, False, False, False, True, False],
-        pack_tokens=10,
-    )
+    lane = Lane(0, DocInput(segs, [[1] * n for n in (4, 3, 3, 9, 2, 2)]), None, pack_tokens=10)
     spans = []
     while not lane.done:
         spans.append(lane.next_span())
