@@ -133,11 +133,12 @@ def summarize(runs: dict, docs, masks, resamples: int) -> list[dict]:
         row = {"variant": variant, "seeds": sorted(by_seed), "ppl_mean": statistics.fmean(ppl)}
         row["ppl_sd"] = statistics.stdev(ppl) if len(ppl) > 1 else None
         if variant != "baseline":
-            b_sd = statistics.stdev(base_ppl) if len(base_ppl) > 1 else 0.0
-            v_sd = row["ppl_sd"] or 0.0
             row["ppl_diff"] = row["ppl_mean"] - statistics.fmean(base_ppl)
-            row["ppl_diff_se"] = math.sqrt(v_sd**2 / len(ppl) + b_sd**2 / len(base_ppl))
-            row["beats_seed_spread"] = -row["ppl_diff"] > max(b_sd, v_sd)
+            # a spread needs two seeds on each side; with fewer there is none to beat
+            spread = len(ppl) > 1 and len(base_ppl) > 1
+            b_sd, v_sd = (statistics.stdev(base_ppl), row["ppl_sd"]) if spread else (None, None)
+            row["ppl_diff_se"] = math.sqrt(v_sd**2 / len(ppl) + b_sd**2 / len(base_ppl)) if spread else None
+            row["beats_seed_spread"] = -row["ppl_diff"] > max(b_sd, v_sd) if spread else None
             seeds = sorted(set(by_seed) & set(base))
             mean_v = _seed_mean([by_seed[s]["nll"] for s in seeds])
             mean_b = _seed_mean([base[s]["nll"] for s in seeds])
@@ -168,9 +169,11 @@ def markdown(rows: list[dict]) -> str:
         if r["variant"] == "baseline":
             rest = ["-", "-", *["-"] * len(SUBSETS)]
         else:
+            se = f" ± {r['ppl_diff_se']:.2f}" if r["ppl_diff_se"] is not None else ""
+            beats = {True: "yes", False: "no", None: "- (one seed)"}[r["beats_seed_spread"]]
             rest = [
-                f"{r['ppl_diff']:+.2f} ± {r['ppl_diff_se']:.2f}",
-                "yes" if r["beats_seed_spread"] else "no",
+                f"{r['ppl_diff']:+.2f}{se}",
+                beats,
                 *(format_difference(r["paired"][s]) for s in SUBSETS),
             ]
         lines.append(

@@ -5,6 +5,7 @@ still the next token)."""
 
 from __future__ import annotations
 
+import argparse
 import json
 
 import numpy as np
@@ -15,11 +16,12 @@ from hypothesis import strategies as st
 from test_txl_model import ids, model_of
 from tiny_models import TINY_TXL
 
+from benchmarks.lm_variants import VARIANTS, markdown, run_config, summarize
 from pipeline.connectives import find_connectives, token_mask
 from pipeline.paths import TOKENIZER_FILE
 from pipeline.tokenizer import load_tokenizer
 from txl.corpora import LMCorpus, prepare
-from txl.lm_metrics import clause_mask
+from txl.lm_metrics import SUBSETS, clause_mask
 from txl.streams import (
     IGNORE,
     ClauseEnds,
@@ -245,3 +247,51 @@ def test_trainer_learns_the_features_on_a_variant_stream(data_dir, tmp_path):
     features = trainer.module.features
     assert features.tag_emb.abs().sum() > 0 and features.scope_emb.abs().sum() > 0
     assert json.loads((tmp_path / "config.json").read_text())["strip_block_tokens"] is True
+
+
+# ---- the benchmark's figures ----------------------------------------------------------------------------
+
+
+def _flat(cfg: dict) -> dict:
+    return {
+        **{k: v for k, v in cfg.items() if k != "model"},
+        **{f"model.{k}": v for k, v in cfg["model"].items()},
+    }
+
+
+def test_variant_runs_differ_from_the_baseline_config_in_one_thing(tmp_path):
+    args = argparse.Namespace(
+        config="data/configs/txl_lm_ablation.toml", data=None, out=str(tmp_path), steps=7, threads=1, warmup=3
+    )
+    base = _flat(run_config(args, "baseline", 0).model_dump())
+    for variant, change in VARIANTS.items():
+        cfg = run_config(args, variant, 2)
+        assert cfg.out_dir == str(tmp_path / "steps7" / f"{variant}-seed2") and cfg.seed == 2
+        assert (cfg.max_steps, cfg.warmup_steps, cfg.export_fp16) == (7, 3, cfg.out_dir + "/model.pt")
+        flat = _flat(cfg.model_dump())
+        changed = {k for k in flat.keys() | base.keys() if flat.get(k) != base.get(k)}
+        assert changed - {"out_dir", "seed", "export_fp16"} == set(_flat({"model": {}, **change}))
+
+
+def test_summary_pairs_the_same_seeds_and_compares_with_the_seed_spread():
+    g = np.random.default_rng(0)
+    docs = [EncodedDoc(f"d{i}", "c", np.arange(50, dtype=np.int32), np.zeros(50, np.int8), np.zeros(50, bool), 50)
+            for i in range(4)]  # fmt: skip
+    masks = [{s: np.ones(50, bool) for s in SUBSETS} for _ in docs]
+
+    def run(ppl: float, shift: float, seed: int) -> dict:
+        nll = [g.random(50).astype(np.float32) + shift for _ in docs]
+        return {"ppl": ppl, "bpc": 0.0, "nll": nll}
+
+    runs = {"baseline": {s: run(10.0 + s, 0.0, s) for s in (0, 1)}, "better": {}}
+    runs["better"] = {
+        s: {**r, "ppl": r["ppl"] - 3, "nll": [x - 0.25 for x in r["nll"]]}
+        for s, r in runs["baseline"].items()
+    }
+    base, better = summarize(runs, docs, masks, resamples=50)
+    assert base["ppl_sd"] == pytest.approx(np.std([10, 11], ddof=1)) and "paired" not in base
+    assert better["ppl_diff"] == pytest.approx(-3.0) and better["beats_seed_spread"] is True
+    overall = better["paired"]["overall"]
+    assert overall["nll_diff"] == pytest.approx(-0.25, abs=1e-6) and overall["tokens"] == 4 * 50
+    assert better["paired_per_seed"][1]["nll_diff"] == pytest.approx(-0.25, abs=1e-6)
+    assert "| better | 2 |" in markdown([base, better])
