@@ -206,6 +206,7 @@ class RelativeAttention(nn.Module):
         return (x + out if cfg.pre_lnorm else self.ln(x + out)), kv[:, n_r:]
 
     def _bias_table(self, dtype: torch.dtype) -> torch.Tensor:
+        """This layer's tag bias, connective boost and retrieved bias as one table (txl.features)."""
         cfg = self.cfg
         boost = {"learned": getattr(self, "boost", None), "fixed": cfg.connective_beta, "off": 0.0}
         tags = self.tag_bias if cfg.tag_bias else None
