@@ -14,8 +14,10 @@ initialisation so an untrained model is exactly the plain Transformer-XL:
   of every layer, or of the layers they are stored for, see at one "far" relative distance
   (`retrieved_bucket`, default clamp_len), with a learned per-head bias.
 
-forward(input_ids [B, T], memory=None, retrieved=None, *, targets, block_types, connective_mask, packing,
-diagnostics) — B lanes, T tokens, M memory slots, R retrieved slots; all but input_ids optional:
+Off by default, learned vectors for block types and connective clauses added to the input: txl.features.
+
+forward(input_ids [B, T], memory=None, retrieved=None, *, targets, block_types, connective_mask, scope_mask,
+packing, diagnostics) — B lanes, T tokens, M memory slots, R retrieved slots; all but input_ids optional:
   memory          txl.memory.Memory from the previous call (`out.memory`); None = empty. Its mask hides
                   slots (`memory.reset(new_doc)` hides a lane's whole memory where a new document starts —
                   masked, never zero-filled, so the lane equals a fresh start); its kv cache (made under
@@ -27,6 +29,8 @@ diagnostics) — B lanes, T tokens, M memory slots, R retrieved slots; all but i
   targets         [B, T] next-token ids aligned with input_ids -> out.nll [B, T]
   block_types     [B, T] long (carried into out.memory.types)
   connective_mask [B, T] bool (carried into out.memory.connective)
+  scope_mask      [B, T] bool: inside a connective's clause (read only with cfg.scope_embedding; the
+                  tag embedding reads block_types), see txl.features
   packing         txl.memory.Packing: `lengths` [B] (ragged lanes: right padding kept out of the real
                   queries, the carried memory of each lane ends at its last real token, so every lane equals
                   its own unbatched run) and `seg_starts` [B, T] (consecutive segments of a lane in one
@@ -52,6 +56,7 @@ from torch import nn
 from pipeline.records import BlockType
 from txl.adaptive import AdaptiveEmbedding, AdaptiveLogSoftmax
 from txl.diagnostics import summarize_layer, to_table
+from txl.features import InputFeatures, logit_table
 from txl.memory import Memory, Packing, cached_kv
 from txl.relative import KeyAxis, Slots, key_axis, position_scores, sinusoid
 from txl.retrieved import Retrieved
@@ -85,6 +90,8 @@ class TransformerXLConfig:
     tag_bias: bool = True
     connective_boost: Literal["off", "learned", "fixed"] = "learned"
     connective_beta: float = 1.0  # the boost when connective_boost == "fixed"
+    tag_embedding: bool = False  # a learned vector per block type added to the layer-0 input (txl.features)
+    scope_embedding: bool = False  # a learned vector added to tokens inside a connective's clause
     retrieved_bucket: int | None = None  # relative distance of retrieved slots; None = clamp_len
     use_sdpa: bool = True
 
@@ -204,22 +211,11 @@ class RelativeAttention(nn.Module):
         return (x + out if cfg.pre_lnorm else self.ln(x + out)), kv[:, n_r:]
 
     def _bias_table(self, dtype: torch.dtype) -> torch.Tensor:
-        """[H, (n + 1) * 3 * (n + 1) + 1]: the additive logit of every (query type, key group, key type) for
-        the n block types and unknown (no tag bias), the key groups plain, connective (+ boost) and
-        retrieved (+ retrieved bias), and last -inf for hidden keys; indexed by KeyAxis.pair."""
+        """This layer's tag bias, connective boost and retrieved bias as one table (txl.features)."""
         cfg = self.cfg
-        h, n = cfg.n_head, cfg.n_block_types
-        ref = self.retrieved_bias
-        tags = F.pad(self.tag_bias, (0, 1, 0, 1)) if cfg.tag_bias else ref.new_zeros(h, n + 1, n + 1)
-        if cfg.connective_boost == "learned":
-            boost = self.boost
-        else:
-            boost = ref.new_full((h,), cfg.connective_beta if cfg.connective_boost == "fixed" else 0.0)
-        groups = torch.stack(
-            [tags, tags + boost[:, None, None], tags + ref[:, None, None]], 2
-        )  # [H, n+1, 3, n+1]
-        table = torch.cat([groups.reshape(h, -1), ref.new_full((h, 1), float("-inf"))], 1)
-        return table.to(dtype)
+        boost = {"learned": getattr(self, "boost", None), "fixed": cfg.connective_beta, "off": 0.0}
+        tags = self.tag_bias if cfg.tag_bias else None
+        return logit_table(cfg.n_block_types, tags, boost[cfg.connective_boost], self.retrieved_bias, dtype)
 
 
 class FeedForward(nn.Module):
@@ -254,6 +250,7 @@ class TransformerXLLM(nn.Module):
         super().__init__()
         self.cfg = cfg
         self.emb = AdaptiveEmbedding(cfg.vocab_size, cfg.d_embed, cfg.d_model, cfg.cutoffs, cfg.div_val)
+        self.features = InputFeatures(cfg.d_model, cfg.n_block_types, cfg.tag_embedding, cfg.scope_embedding)
         self.drop = nn.Dropout(cfg.dropout)
         if not cfg.untie_r:
             self.u = nn.Parameter(torch.zeros(cfg.n_head, cfg.d_head))
@@ -315,6 +312,7 @@ class TransformerXLLM(nn.Module):
         targets: torch.Tensor | None = None,
         block_types: torch.Tensor | None = None,
         connective_mask: torch.Tensor | None = None,
+        scope_mask: torch.Tensor | None = None,
         packing: Packing | None = None,
         diagnostics: bool = False,
     ) -> TXLOutput:
@@ -326,7 +324,7 @@ class TransformerXLLM(nn.Module):
         n_r = retrieved.width if retrieved is not None else 0
         self._check_inputs(memory, retrieved)
 
-        word = self.emb(input_ids)  # [B, T, d]
+        word = self.features(self.emb(input_ids), block_types, scope_mask)  # [B, T, d]
         # which memory slots this call sees: the carried mask, and recurrence dropout hides slots for one
         # step only (not carried)
         attn_vis = memory.mask.bool() if m and memory.mask is not None else None

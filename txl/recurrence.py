@@ -33,8 +33,9 @@ def run_batch(
 ):
     """The model on one batch; `out.nll` is zero at padding positions (targets == IGNORE).
 
-    `tags` / `connectives` False withhold the block types / connective marks (ablations on the same
-    weights: the model then adds no tag bias / no connective boost)."""
+    `tags` / `connectives` False withhold the block types / connective marks and clause scopes
+    (ablations on the same weights: the model then adds no tag bias or embedding / no connective boost
+    or scope embedding)."""
     targets = batch.targets.to(device)
     valid = targets != IGNORE
     out = model(
@@ -44,6 +45,7 @@ def run_batch(
         targets=targets.clamp(min=0),
         block_types=batch.block_types.to(device) if tags else None,
         connective_mask=batch.connective.to(device) if connectives else None,
+        scope_mask=batch.scope.to(device) if connectives else None,
     )
     out.nll = out.nll * valid
     return out

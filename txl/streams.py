@@ -14,14 +14,16 @@ import io
 import json
 import math
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 import torch
 
-from pipeline.records import BLOCK_TYPE_IDS, BlockType, Document, Segment
+from pipeline.connectives import clause_spans
+from pipeline.records import BLOCK_TYPE_IDS, BlockType, Document, Segment, sha256_file
 from pipeline.store import atomic_write_bytes, atomic_write_json
+from pipeline.tokenizer import LegalTokenizer, load_tokenizer
 
 IGNORE = -100  # target id that the loss skips (padding past a document's end)
 
@@ -36,6 +38,7 @@ class EncodedDoc:
     types: np.ndarray  # int8 [N]
     connective: np.ndarray  # bool [N]
     n_chars: int  # characters of text the tokens cover (for bits per character)
+    scope: np.ndarray | None = None  # bool [N]: inside a connective's clause (clause_scope); None = nowhere
 
     def n_windows(self, seg_len: int) -> int:
         return math.ceil((len(self.ids) - 1) / seg_len) if len(self.ids) > 1 else 0
@@ -112,6 +115,87 @@ def load_split(data_dir: Path, split: str, corpora: list[str] | None = None) -> 
     return [d for name in names for d in load_corpus(data_dir / name, split)]
 
 
+# ---- stream variants: block tokens left out, connective clause scopes -------------------------------
+
+
+@dataclass(frozen=True)
+class ClauseEnds:
+    """Per vocabulary id, what a token says about the clause it sits in (see clause_scope)."""
+
+    closes: np.ndarray  # bool [V]: its text holds a clause-ending mark (as pipeline.connectives.clause_spans)
+    inside: np.ndarray  # bool [V]: with text before that mark, which still belongs to the clause
+    special: np.ndarray  # bool [V]: a structural token (<doc>, block tokens), which no clause crosses
+
+
+def clause_ends(tokenizer: LegalTokenizer) -> ClauseEnds:
+    n = tokenizer.vocab_size
+    closes, inside = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
+    special = np.zeros(n, dtype=bool)
+    special[sorted(tokenizer.special_ids)] = True
+    for i in np.flatnonzero(~special).tolist():
+        text = tokenizer.decode([i])
+        ((_, stop),) = clause_spans(text, [(0, 0)])  # the first clause end in the token's text
+        closes[i], inside[i] = stop < len(text), stop > 0
+    return ClauseEnds(closes, inside, special)
+
+
+def clause_scope(ids: np.ndarray, connective: np.ndarray, ends: ClauseEnds) -> np.ndarray:
+    """bool [N]: the tokens inside the clause a connective opens, from the token carrying the (causal)
+    connective flag up to the token holding the clause's closing punctuation (inside only when text
+    precedes the mark in that token), as txl.lm_metrics.clause_mask finds them from the text. Causal:
+    position i depends on ids[: i + 1] and connective[: i + 1] only, since each token's own id says
+    whether it ends the clause."""
+    ids = np.asarray(ids, dtype=np.int64)
+    connective = np.asarray(connective, dtype=bool)
+    pos = np.arange(len(ids))
+    closer = ends.closes[ids] | ends.special[ids]
+    keeps = ~closer | (ends.inside[ids] & ~ends.special[ids])  # the token itself is still in its clause
+    last_flag = np.maximum.accumulate(np.where(connective, pos, -1))
+    last_close = np.maximum.accumulate(np.where(closer, pos, -1))
+    # open before token i: a flag since the last closer (a flag on a closer closes its own clause)
+    open_before = np.concatenate([[False], last_flag[:-1] > last_close[:-1]]) if len(ids) else connective
+    return connective | (open_before & keeps)
+
+
+def strip_tokens(doc: EncodedDoc, drop: np.ndarray) -> EncodedDoc:
+    """The document without the tokens whose ids are in `drop`; every other token keeps its type,
+    connective flag and scope, and the characters covered stay the same."""
+    keep = ~np.isin(doc.ids, drop)
+    scope = doc.scope[keep] if doc.scope is not None else None
+    return EncodedDoc(
+        doc.doc_id, doc.corpus, doc.ids[keep], doc.types[keep], doc.connective[keep], doc.n_chars, scope
+    )
+
+
+def stream_variant(
+    docs: list[EncodedDoc], data_dir: Path, scope: bool = False, strip_blocks: bool = False
+) -> list[EncodedDoc]:
+    """The prepared documents of `data_dir` as a variant stream: with clause scopes (`clause_scope`,
+    from the stored connective flags and the punctuation of the tokens) and/or without the <blk_X>
+    tokens (their block types stay on the tokens). Scopes are found before stripping, where every
+    segment still opens with its block token."""
+    if not (scope or strip_blocks):
+        return docs
+    tokenizer = manifest_tokenizer(Path(data_dir))
+    ends = clause_ends(tokenizer) if scope else None
+    drop = np.asarray(sorted(tokenizer.block_ids.values()), dtype=np.int64)
+    out = []
+    for d in docs:
+        if ends is not None:
+            d = replace(d, scope=clause_scope(d.ids, d.connective, ends))
+        out.append(strip_tokens(d, drop) if strip_blocks else d)
+    return out
+
+
+def manifest_tokenizer(data_dir: Path) -> LegalTokenizer:
+    """The tokenizer that prepared `data_dir` (its manifest names it and its hash)."""
+    manifest = json.loads((data_dir / "manifest.json").read_text())
+    path, want = Path(manifest["tokenizer"]), manifest.get("tokenizer_sha256")
+    if want and path.is_file() and sha256_file(path) != want:
+        raise ValueError(f"{path}: not the tokenizer that prepared {data_dir} (its sha256 differs)")
+    return load_tokenizer(path)
+
+
 # ---- lanes ------------------------------------------------------------------------------------------
 
 
@@ -122,6 +206,7 @@ class Batch:
     block_types: torch.Tensor  # [B, T] long
     connective: torch.Tensor  # [B, T] bool, of each input token
     target_connective: torch.Tensor  # [B, T] bool, of each target token
+    scope: torch.Tensor  # [B, T] bool, of each input token: inside a connective's clause
     new_doc: torch.Tensor  # [B] bool: the lane starts a document here; its memory must be dropped
     doc: torch.Tensor  # [B] long: index into the stream's documents, -1 for an idle lane
     window: torch.Tensor  # [B] long: window index inside the document
@@ -204,6 +289,7 @@ class LaneStream:
         ty = np.zeros((B, T), dtype=np.int64)
         cn = np.zeros((B, T), dtype=bool)
         tcn = np.zeros((B, T), dtype=bool)
+        sc = np.zeros((B, T), dtype=bool)
         doc = np.full(B, -1, dtype=np.int64)
         win = np.zeros(B, dtype=np.int64)
         ep = np.zeros(B, dtype=np.int64)
@@ -219,12 +305,15 @@ class LaneStream:
             ty[k, :n] = d.types[s : s + n]
             cn[k, :n] = d.connective[s : s + n]
             tcn[k, :n] = d.connective[s + 1 : s + n + 1]
+            if d.scope is not None:
+                sc[k, :n] = d.scope[s : s + n]
         return Batch(
             input_ids=torch.from_numpy(x),
             targets=torch.from_numpy(y),
             block_types=torch.from_numpy(ty),
             connective=torch.from_numpy(cn),
             target_connective=torch.from_numpy(tcn),
+            scope=torch.from_numpy(sc),
             new_doc=torch.tensor(new),
             doc=torch.from_numpy(doc),
             window=torch.from_numpy(win),

@@ -34,7 +34,7 @@ from txl.evaluate import evaluate_lm, pick_docs
 from txl.memory import Memory
 from txl.model import TransformerXLConfig, TransformerXLLM, autocast
 from txl.recurrence import memory_for, run_batch
-from txl.streams import IGNORE, Batch, LaneStream, load_split
+from txl.streams import IGNORE, Batch, LaneStream, load_split, stream_variant
 from txl.train_config import TrainConfig, lr_factor, memory_len
 from txl.train_log import (
     METRICS_FILE,
@@ -88,15 +88,20 @@ class Trainer:
             betas=cfg.betas,
         )
         self.sched = torch.optim.lr_scheduler.LambdaLR(self.opt, lambda s: lr_factor(s, cfg))
+        variant = {"scope": self.module.cfg.scope_embedding, "strip_blocks": cfg.strip_block_tokens}
         self.stream = LaneStream(
-            load_split(data, "train", cfg.corpora),
+            stream_variant(load_split(data, "train", cfg.corpora), data, **variant),
             cfg.batch_size,
             cfg.seg_len,
             seed=cfg.seed,
             pad_id=manifest["pad_id"],
         )
-        self.eval_docs = pick_docs(
-            load_split(data, "heldout", cfg.corpora), cfg.eval_docs_per_corpus, cfg.eval_tokens_per_corpus
+        self.eval_docs = stream_variant(
+            pick_docs(
+                load_split(data, "heldout", cfg.corpora), cfg.eval_docs_per_corpus, cfg.eval_tokens_per_corpus
+            ),
+            data,
+            **variant,
         )
         self.memory: Memory | None = None  # this process's lanes
         if cfg.inject_k and cfg.mem_len < cfg.seg_len:

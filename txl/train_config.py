@@ -18,6 +18,8 @@ class TrainConfig(Options):
     data_dir: str = "runs/lm_data"  # written by `ldx train prepare`
     out_dir: str = "runs/lm"
     corpora: list[str] | None = None  # None = every corpus of data_dir
+    # the streams without their <blk_X> tokens (block types stay on the tokens: txl.streams.stream_variant)
+    strip_block_tokens: bool = False
     model: dict = Field(default_factory=dict)  # TransformerXLConfig fields (vocab_size comes from the data)
     seg_len: int = 128
     mem_len: int = 128
