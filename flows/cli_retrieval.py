@@ -64,8 +64,19 @@ def eval_retrieval(
         typer.Option("--qrels", help="QRELS.tsv with header: task_id, annotator, case_id, label (graded)."),
     ],
     dense_passages: Annotated[
-        int, typer.Option(help="Passages per case embedded by the dense models (their cost grows with this).")
+        int,
+        typer.Option(
+            help="Passages per case embedded by the dense models, the first ones; 0 = all, as `ldx run` "
+            "indexes a document (their cost grows with this)."
+        ),
     ] = 2,
+    dense_case: Annotated[
+        str,
+        typer.Option(
+            help="How a dense arm ranks a case: passages (by its best passage, as `ldx run`'s store) or "
+            "mean (by the mean key of its passages)."
+        ),
+    ] = "passages",
     passage_chars: Annotated[int, typer.Option(help="Characters per passage (lines packed greedily).")] = 400,
     dense_model: Annotated[
         str,
@@ -82,7 +93,12 @@ def eval_retrieval(
 ) -> None:
     """Document retrieval in the CLCR layout: nDCG@10/@30 and recall@100 for BM25, each dense arm, and their
     hybrid with language-aware weights (retrieval.arm_weights / zh_arm_weights) and with equal weights."""
-    from retrieval.eval.search import DENSE_MODELS, RetrievalEvalConfig, evaluate_retrieval  # start-up: torch
+    from retrieval.eval.search import (  # start-up: torch
+        DENSE_CASES,
+        DENSE_MODELS,
+        RetrievalEvalConfig,
+        evaluate_retrieval,
+    )
 
     for path in (corpus, queries, qrels):
         existing_path(path)
@@ -90,10 +106,13 @@ def eval_retrieval(
     bad = [m for m in models if m not in DENSE_MODELS]
     if bad:
         fail(f"--dense-model: unknown {', '.join(bad)}; choose from {', '.join(DENSE_MODELS)}")
+    if dense_case not in DENSE_CASES:
+        fail(f"--dense-case: {dense_case!r}; choose from {', '.join(DENSE_CASES)}")
     cfg_all = resolve_config(config, set_)
     cfg = RetrievalEvalConfig(
         passage_chars=passage_chars,
         dense_passages=dense_passages,
+        dense_case=dense_case,
         dense_models=models,
         checkpoint=cfg_all.model.checkpoint,
         key_head=cfg_all.retrieval.key_head,

@@ -33,6 +33,7 @@ from retrieval.inject import encode_document
 from retrieval.sentence import embed
 from txl.keys import key_identity
 
+DENSE_CASES = ("passages", "mean")
 DENSE_MODELS = (
     "minilm",
     "txl",
@@ -43,9 +44,13 @@ DENSE_MODELS = (
 @dataclass
 class RetrievalEvalConfig:
     passage_chars: int = 400  # lines of a case are packed into passages of at most this many characters
-    dense_passages: int = (
-        2  # passages per case given to the dense models (the first ones: title, header, parties)
-    )
+    # passages per case given to the dense models, the first ones (2: title, header, parties); 0 = all,
+    # as `ldx run` indexes every segment of a document
+    dense_passages: int = 2
+    # how a dense arm ranks a case: "passages" = by its best passage (each passage its own key, as the
+    # store of `ldx run` holds them and HybridIndex forms documents), "mean" = by one key per case, the
+    # normalised mean of its passages' keys
+    dense_case: str = "passages"
     dense_models: tuple[str, ...] = ("minilm", "txl")
     depth: int = 5000  # passages each arm ranks before documents are formed
     rrf_k: int = 60
@@ -132,6 +137,17 @@ def _dense_vectors(name: str, cfg: RetrievalEvalConfig, passages: list[Passage])
     return vecs, lambda q: encode_query(model, tok, q), key_identity(model)
 
 
+def case_means(vecs: np.ndarray, rows: np.ndarray, passages: list[Passage]) -> tuple[np.ndarray, np.ndarray]:
+    """One unit key per case, the normalised mean of its passages' keys (`vecs[i]` is passage `rows[i]`),
+    held at the case's first passage row: (keys, rows)."""
+    docs = np.array([passages[r].doc_id for r in rows])
+    _, first, inverse = np.unique(docs, return_index=True, return_inverse=True)
+    sums = np.zeros((len(first), vecs.shape[1]), dtype=np.float64)
+    np.add.at(sums, inverse, vecs)
+    sums /= np.maximum(np.linalg.norm(sums, axis=1, keepdims=True), 1e-12)
+    return sums.astype(np.float32), rows[first]
+
+
 @dataclass
 class EvalSet:
     """A labelled corpus made searchable: every arm indexed, the labelled queries and their gains."""
@@ -152,7 +168,8 @@ def build_eval_set(
     config: RetrievalEvalConfig | None = None,
     retrieval: RetrievalConfig | None = None,
 ) -> EvalSet:
-    """BM25 over every passage of every case and each dense model over the first `dense_passages`."""
+    """BM25 over every passage of every case and each dense model over the first `dense_passages` (0:
+    all), a case ranked by its best passage or by its mean key (`dense_case`)."""
     cfg = config or RetrievalEvalConfig()
     t0 = time.perf_counter()
     cases = _jsonl(corpus)
@@ -162,18 +179,24 @@ def build_eval_set(
         if "id" not in case or "text" not in case:
             raise CorruptDocument(str(corpus), "every line needs `id` and `text`")
         ps = split_passages(str(case["id"]), case.get("title") or "", case["text"], cfg.passage_chars)
-        dense_rows.extend(range(len(passages), len(passages) + min(cfg.dense_passages, len(ps))))
+        n_dense = len(ps) if cfg.dense_passages <= 0 else min(cfg.dense_passages, len(ps))
+        dense_rows.extend(range(len(passages), len(passages) + n_dense))
         passages.extend(ps)
     qs = {str(q["task_id"]): q["query"] for q in _jsonl(queries)}
     gains = load_qrels(qrels)
     index = HybridIndex(passages, config=retrieval)
     seconds = {"bm25": round(time.perf_counter() - t0, 1)}
+    if cfg.dense_case not in DENSE_CASES:
+        raise ValueError(f"dense_case must be one of {DENSE_CASES}, not {cfg.dense_case!r}")
     rows = np.array(dense_rows, dtype=np.int64)
     heads = {}
     for name in cfg.dense_models:
         t1 = time.perf_counter()
         vecs, encode, heads[name] = _dense_vectors(name, cfg, [passages[r] for r in rows])
-        index.add_dense(name, MatrixArm(vecs, encode, len(passages), rows))
+        arm_vecs, arm_rows = (
+            (vecs, rows) if cfg.dense_case == "passages" else case_means(vecs, rows, passages)
+        )
+        index.add_dense(name, MatrixArm(arm_vecs, encode, len(passages), arm_rows))
         seconds[name] = round(time.perf_counter() - t1, 1)
     labelled = {q: text for q, text in qs.items() if q in gains}
     n_dense = len(dense_rows) if cfg.dense_models else 0
