@@ -142,3 +142,12 @@ def test_shipped_head_loads_as_before():
     raw = np.random.default_rng(1).normal(size=(3, head.mean.numel())).astype(np.float32)
     expected = torch.nn.functional.normalize(head.proj(torch.from_numpy(raw) - head.mean), dim=-1)
     np.testing.assert_allclose(head.apply_np(raw), expected.detach().numpy(), atol=1e-6)
+
+
+def test_cli_refuses_an_unknown_pair_source():
+    from typer.testing import CliRunner
+
+    from flows.cli import app
+
+    res = CliRunner().invoke(app, ["train", "keys", "--sources", "clcr,lecard"])
+    assert res.exit_code != 0 and "--sources: unknown lecard" in res.output

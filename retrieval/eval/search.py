@@ -171,6 +171,8 @@ def build_eval_set(
     """BM25 over every passage of every case and each dense model over the first `dense_passages` (0:
     all), a case ranked by its best passage or by its mean key (`dense_case`)."""
     cfg = config or RetrievalEvalConfig()
+    if cfg.dense_case not in DENSE_CASES:
+        raise ValueError(f"dense_case must be one of {DENSE_CASES}, not {cfg.dense_case!r}")
     t0 = time.perf_counter()
     cases = _jsonl(corpus)
     passages: list[Passage] = []
@@ -186,8 +188,6 @@ def build_eval_set(
     gains = load_qrels(qrels)
     index = HybridIndex(passages, config=retrieval)
     seconds = {"bm25": round(time.perf_counter() - t0, 1)}
-    if cfg.dense_case not in DENSE_CASES:
-        raise ValueError(f"dense_case must be one of {DENSE_CASES}, not {cfg.dense_case!r}")
     rows = np.array(dense_rows, dtype=np.int64)
     heads = {}
     for name in cfg.dense_models:
