@@ -8,6 +8,10 @@ model; "txl": the encoder's keys, each case read in order with memory, through t
 there is one for the encoder (txl/keys.py); "txl_raw": the same without the head), their RRF hybrid with
 the language-aware weights of `retrieval.hybrid.arm_weights` ("hybrid"), with equal weights
 ("hybrid_equal"), and BM25 with the txl arm alone at equal weights ("bm25+txl").
+
+A dense arm reads the first `dense_passages` passages of a case (0: all, as the index stage of `ldx run`
+keys every segment of a document) and ranks a case by its best passage (as `ldx ask`'s store arm and
+`HybridIndex` do) or, with `dense_case="mean"`, by the normalised mean of its passages' keys.
 """
 
 from __future__ import annotations
