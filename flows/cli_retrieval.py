@@ -77,6 +77,13 @@ def eval_retrieval(
             "mean (by the mean key of its passages)."
         ),
     ] = "passages",
+    key_cache: Annotated[
+        Path | None,
+        typer.Option(
+            help="Folder for the txl arms' raw passage keys: a rerun on the same encoder and passages "
+            "(another key head via --set retrieval.key_head=FILE, another --dense-case) skips encoding."
+        ),
+    ] = None,
     passage_chars: Annotated[int, typer.Option(help="Characters per passage (lines packed greedily).")] = 400,
     dense_model: Annotated[
         str,
@@ -114,6 +121,7 @@ def eval_retrieval(
         dense_passages=dense_passages,
         dense_case=dense_case,
         dense_models=models,
+        key_cache=str(key_cache) if key_cache else None,
         checkpoint=cfg_all.model.checkpoint,
         key_head=cfg_all.retrieval.key_head,
     )

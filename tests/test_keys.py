@@ -4,6 +4,7 @@ binds the store to the keys it was built with."""
 
 from __future__ import annotations
 
+import gzip
 from dataclasses import replace
 
 import numpy as np
@@ -11,10 +12,12 @@ import pytest
 import tiny_models
 import torch
 
-from pipeline.records import sha256_file
-from pipeline.tokenizer import load_tokenizer
+from pipeline.records import BlockType, Segment, sha256_file
+from pipeline.tokenizer import encode_segment, load_tokenizer
 from retrieval.config import RetrievalConfig
 from retrieval.encoder import encode_query, load_encoder
+from retrieval.eval.search import RetrievalEvalConfig, build_eval_set
+from retrieval.inject import encode_document
 from retrieval.key_pairs import build_pairs
 from retrieval.stage import open_or_create
 from retrieval.store import StoreError
@@ -151,3 +154,33 @@ def test_cli_refuses_an_unknown_pair_source():
 
     res = CliRunner().invoke(app, ["train", "keys", "--sources", "clcr,lecard"])
     assert res.exit_code != 0 and "--sources: unknown lecard" in res.output
+
+
+def test_eval_txl_arm_is_the_head_over_cached_raw_keys(trained, shared_data, tmp_path):
+    """The CLCR eval's txl arm: keys through the head equal those of the encoder with the head attached,
+    and a second run (another head setting) reads the cached raw keys."""
+    checkpoint, path, _ = trained
+    with gzip.open(shared_data / "zh/judgments/clcr_cases.jsonl.gz", "rt", encoding="utf-8") as f:
+        cases = [next(f) for _ in range(3)]
+    (tmp_path / "cases.jsonl").write_text("".join(cases), encoding="utf-8")
+    files = (
+        tmp_path / "cases.jsonl",
+        shared_data / "zh/retrieval/clcr_queries.jsonl",
+        shared_data / "zh/retrieval/clcr_qrels_by_annotator.tsv",
+    )
+    cache = tmp_path / "cache"
+    common = dict(dense_passages=0, checkpoint=str(checkpoint), key_cache=str(cache))
+    es = build_eval_set(*files, RetrievalEvalConfig(dense_models=("txl",), key_head=str(path), **common))
+    keyed = es.index.dense["txl"].vectors
+    model, tok = load_encoder(checkpoint, "cpu", keys=str(path))
+    first = [p for p in es.index.passages if p.doc_id == es.index.passages[0].doc_id]
+    segs = [Segment(p.doc_id, i, 0, BlockType.OTHER, p.text, 0, 0, 0) for i, p in enumerate(first)]
+    direct = np.stack(
+        [e.key for e in encode_document(model, segs, [encode_segment(s, tok)[0] for s in segs])]
+    )
+    np.testing.assert_allclose(keyed[: len(first)], direct, atol=1e-5)
+    assert len(list(cache.iterdir())) == 1 and es.key_heads["txl"] == key_identity(model)
+    raw_es = build_eval_set(*files, RetrievalEvalConfig(dense_models=("txl_raw",), **common))
+    raw = raw_es.index.dense["txl_raw"].vectors
+    assert len(list(cache.iterdir())) == 1 and raw_es.key_heads["txl_raw"] == ""
+    np.testing.assert_allclose(load_key_head(path).apply_np(raw), keyed, atol=1e-6)

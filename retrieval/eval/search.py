@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import csv
 import gzip
+import hashlib
 import json
 import time
 from collections import defaultdict
@@ -27,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from pipeline.errors import CorruptDocument
-from pipeline.records import BlockType, Segment
+from pipeline.records import BlockType, Segment, sha256_file
 from pipeline.tokenizer import encode_segment
 from retrieval.config import RetrievalConfig
 from retrieval.encoder import checkpoint_file, encode_query, load_encoder
@@ -35,7 +36,7 @@ from retrieval.eval.metrics import ndcg_at_k, recall_at_k
 from retrieval.hybrid import HybridIndex, MatrixArm, Passage, han_share
 from retrieval.inject import encode_document
 from retrieval.sentence import embed
-from txl.keys import key_identity
+from txl.keys import attach, head_for, key_identity
 
 DENSE_CASES = ("passages", "mean")
 DENSE_MODELS = (
@@ -61,6 +62,9 @@ class RetrievalEvalConfig:
     batch_size: int = 64
     checkpoint: str | None = None  # encoder for dense_model "txl"; None = the shipped one
     key_head: str = "auto"  # key head of the "txl" arm (retrieval.config.RetrievalConfig.key_head)
+    # a folder for the txl arms' raw passage keys (per encoder and passage texts): a rerun with another
+    # key head or `dense_case` reads them instead of encoding the corpus again
+    key_cache: str | None = None
 
 
 def _open_text(path: Path):
@@ -128,17 +132,37 @@ def _dense_vectors(name: str, cfg: RetrievalEvalConfig, passages: list[Passage])
         raise CorruptDocument(
             str(cfg.checkpoint or "data/models/"), "no encoder checkpoint for the txl dense arm"
         )
-    model, tok = load_encoder(path, "auto", "raw" if name == "txl_raw" else cfg.key_head)
+    model, tok = load_encoder(path, "auto", "raw")
+    raw = _raw_keys(model, tok, passages, path, cfg.key_cache)
+    # the head maps each raw key on its own, so keys through it are the head of the raw keys
+    head = None if name == "txl_raw" else head_for(path, cfg.key_head)
+    attach(model, head)
+    vecs = raw if head is None else head.apply_np(raw)
+    return vecs, lambda q: encode_query(model, tok, q), key_identity(model)
+
+
+def _raw_keys(model, tok, passages: list[Passage], checkpoint: Path, cache: str | None) -> np.ndarray:
+    """Raw keys of the passages, each case's read in order with memory as the index stage does; with a
+    `cache` folder, kept there per encoder and passage texts and read back instead of encoding."""
+    h = hashlib.sha256(sha256_file(checkpoint).encode())
+    for p in passages:
+        h.update(f"{p.segment_id}\0{p.text}\0".encode())
+    path = Path(cache) / f"raw-{h.hexdigest()[:24]}.npy" if cache else None
+    if path is not None and path.is_file():
+        return np.load(path)
     by_doc: dict[str, list[Passage]] = defaultdict(list)
     for p in passages:
         by_doc[p.doc_id].append(p)
     keys = {}
-    for doc_passages in by_doc.values():  # a case's passages in order, with memory, as the index stage does
+    for doc_passages in by_doc.values():
         segs = [Segment(p.doc_id, i, 0, BlockType.OTHER, p.text, 0, 0, 0) for i, p in enumerate(doc_passages)]
         out = encode_document(model, segs, [encode_segment(s, tok)[0] for s in segs])
         keys.update({p.segment_id: e.key for p, e in zip(doc_passages, out, strict=True)})
-    vecs = np.stack([keys[p.segment_id] for p in passages]).astype(np.float32)
-    return vecs, lambda q: encode_query(model, tok, q), key_identity(model)
+    raw = np.stack([keys[p.segment_id] for p in passages]).astype(np.float32)
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        np.save(path, raw)
+    return raw
 
 
 def case_means(vecs: np.ndarray, rows: np.ndarray, passages: list[Passage]) -> tuple[np.ndarray, np.ndarray]:
