@@ -155,23 +155,15 @@ def train_keys(
         bool, typer.Option("--facts-pairs", help="Pairs: a case's facts (alone) and its reasoning passage.")
     ] = False,
     charge_pairs: Annotated[
-        int,
-        typer.Option(
-            help="Pairs per case: its facts (alone) and the reasoning of another case with its charge or "
-            "cause of action (0: none)."
-        ),
+        int, typer.Option(help="Pairs per case: its facts and the reasoning of a case of its cause.")
     ] = 0,
     raw_cache: Annotated[
-        Path | None,
-        typer.Option(
-            help="Raw keys cached here (.npz); a rerun on the same encoder and pairs skips encoding."
-        ),
+        Path | None, typer.Option(help="Raw keys cached here (.npz), reused by a rerun on the same pairs.")
     ] = None,
     device: Annotated[str, typer.Option(help="cpu, cuda, ...")] = "cpu",
 ) -> None:
     """Train the retrieval key head on the encoder's frozen states (retrieval/train_keys.py): prints the
     validation MRR / recall of the raw keys and of the head."""
-    from retrieval.key_pairs import ADDERS  # start-up: torch, via retrieval.eval.search
     from retrieval.train_keys import KeyTrainConfig  # start-up: torch
     from retrieval.train_keys import train_keys as run_training  # start-up: torch
     from txl.keys import KEYS_FILE, FitConfig  # start-up: torch
@@ -179,15 +171,9 @@ def train_keys(
     existing_path(data_root, "folder")
     if checkpoint is not None:
         existing_path(checkpoint)
-    names = tuple(s.strip() for s in sources.split(",") if s.strip())
-    bad = [s for s in names if s not in ADDERS]
-    if bad or not names:
-        fail(f"--sources: unknown {', '.join(bad) or '(none given)'}; choose from {', '.join(ADDERS)}")
-    if case_passages < 2:
-        fail("--case-passages: at least 2 (a case's title pairs with its second passage)")
     cfg = KeyTrainConfig(
         data=str(data_root.resolve()),
-        sources=names,
+        sources=_pair_sources(sources, case_passages),
         max_train_docs=max_train_docs,
         case_passages=case_passages,
         far_pairs=far_pairs,
@@ -200,6 +186,19 @@ def train_keys(
     report = run_training(str(checkpoint) if checkpoint else None, out or KEYS_FILE, cfg)
     report.pop("epochs")
     console.print_json(json.dumps(report, ensure_ascii=False, default=str))
+
+
+def _pair_sources(sources: str, case_passages: int) -> tuple[str, ...]:
+    """The key-training sources named (each known), with a usable --case-passages; else a one-line error."""
+    from retrieval.key_pairs import ADDERS  # start-up: torch, via retrieval.eval.search
+
+    names = tuple(s.strip() for s in sources.split(",") if s.strip())
+    bad = [s for s in names if s not in ADDERS]
+    if bad or not names:
+        fail(f"--sources: unknown {', '.join(bad) or '(none given)'}; choose from {', '.join(ADDERS)}")
+    if case_passages < 2:
+        fail("--case-passages: at least 2 (a case's title pairs with its second passage)")
+    return names
 
 
 @eval_app.command("lm")
