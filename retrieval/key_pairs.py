@@ -110,12 +110,13 @@ class PairBuilder:
 
 @dataclass
 class CaseParts:
-    """What the charge pairs need of a case: its facts (a query text) and its reasoning passage."""
+    """What the charge pairs need of a case: its facts (a query, encoded once for all its pairs; None
+    without one) and its reasoning passage."""
 
     group: int
     val: bool
     cause: str
-    facts: str
+    facts: tuple[str, int] | None
     reasoning: tuple[str, int]
 
 
@@ -187,9 +188,10 @@ def add_case_parts(
     reasoning = _passage_ref(b, group, texts, refs, r, val)
     if cfg.far_pairs:
         b.pair(_passage_ref(b, group, texts, refs, f, val), reasoning, group, val, f"{src}_far")
-    if cfg.facts_pairs and facts:
-        b.pair(b.query(facts), reasoning, group, val, f"{src}_facts")
-    return CaseParts(group, val, b.cause_of(group), facts, reasoning)
+    query = b.query(facts) if facts and (cfg.facts_pairs or cfg.charge_pairs) else None
+    if cfg.facts_pairs and query:
+        b.pair(query, reasoning, group, val, f"{src}_facts")
+    return CaseParts(group, val, b.cause_of(group), query, reasoning)
 
 
 def facts_query(text: str, chars: int) -> str:
@@ -257,13 +259,13 @@ def add_charge_pairs(b: PairBuilder, parts: list[CaseParts], per_case: int, seed
     its split with the same cause, the partners drawn at random (seeded)."""
     rng = np.random.default_rng(seed)
     alike: dict[tuple[bool, str], list[CaseParts]] = defaultdict(list)
+    parts = [p for p in parts if p.cause and p.facts]
     for p in parts:
-        if p.cause and p.facts:
-            alike[p.val, p.cause].append(p)
+        alike[p.val, p.cause].append(p)
     for p in parts:
         others = [o for o in alike.get((p.val, p.cause), []) if o.group != p.group]
         for k in rng.permutation(len(others))[:per_case]:
-            b.pair(b.query(p.facts), others[k].reasoning, p.group, p.val, "charge")
+            b.pair(p.facts, others[k].reasoning, p.group, p.val, "charge")
 
 
 def add_cjrc(b: PairBuilder, cfg: KeyTrainConfig) -> list[CaseParts]:

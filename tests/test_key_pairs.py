@@ -98,6 +98,8 @@ def test_charge_pairs_join_cases_of_one_cause_and_one_split(built):
         assert a[0] == "q" and other != group and REASONING in b.text(bb)
         assert cause >= 0 and b.group_cause[other] == cause == b.group_cause[group]
         assert b.passage_val[bb[1]] == val
+    facts_of = {r[2]: r[0] for r in b.rows if r[4].endswith("_facts")}
+    assert all(facts_of[r[2]] == r[0] for r in charge)  # a case's facts are one query for all its pairs
     names = list(b.causes)
     assert all(re.search(r"(纠纷|罪)$", name) for name in names)
 
