@@ -141,6 +141,25 @@ def train_keys(
         float | None, typer.Option(help="Seconds of training at most (best epoch kept).")
     ] = None,
     dim: Annotated[int, typer.Option(help="Key dimension.")] = 256,
+    hidden: Annotated[
+        int, typer.Option(help="Width of the head's residual MLP (0: the linear head, as shipped).")
+    ] = 0,
+    sources: Annotated[
+        str, typer.Option(help="Pair sources, comma-separated: clcr, cjrc, cuad, judge (judge_criminal).")
+    ] = "clcr,cjrc,cuad",
+    case_passages: Annotated[int, typer.Option(help="First passages of a case read for its pairs.")] = 3,
+    far_pairs: Annotated[
+        bool, typer.Option("--far-pairs", help="Pairs: a case's facts passage and its reasoning passage.")
+    ] = False,
+    facts_pairs: Annotated[
+        bool, typer.Option("--facts-pairs", help="Pairs: a case's facts (alone) and its reasoning passage.")
+    ] = False,
+    charge_pairs: Annotated[
+        int, typer.Option(help="Pairs per case: its facts and the reasoning of a case of its cause.")
+    ] = 0,
+    raw_cache: Annotated[
+        Path | None, typer.Option(help="Raw keys cached here (.npz), reused by a rerun on the same pairs.")
+    ] = None,
     device: Annotated[str, typer.Option(help="cpu, cuda, ...")] = "cpu",
 ) -> None:
     """Train the retrieval key head on the encoder's frozen states (retrieval/train_keys.py): prints the
@@ -154,13 +173,32 @@ def train_keys(
         existing_path(checkpoint)
     cfg = KeyTrainConfig(
         data=str(data_root.resolve()),
+        sources=_pair_sources(sources, case_passages),
         max_train_docs=max_train_docs,
+        case_passages=case_passages,
+        far_pairs=far_pairs,
+        facts_pairs=facts_pairs,
+        charge_pairs=charge_pairs,
         device=device,
-        fit=FitConfig(dim=dim, time_budget_s=time_budget),
+        raw_cache=str(raw_cache) if raw_cache else None,
+        fit=FitConfig(dim=dim, hidden=hidden, time_budget_s=time_budget),
     )
     report = run_training(str(checkpoint) if checkpoint else None, out or KEYS_FILE, cfg)
     report.pop("epochs")
     console.print_json(json.dumps(report, ensure_ascii=False, default=str))
+
+
+def _pair_sources(sources: str, case_passages: int) -> tuple[str, ...]:
+    """The key-training sources named (each known), with a usable --case-passages; else a one-line error."""
+    from retrieval.key_pairs import ADDERS  # start-up: torch, via retrieval.eval.search
+
+    names = tuple(s.strip() for s in sources.split(",") if s.strip())
+    bad = [s for s in names if s not in ADDERS]
+    if bad or not names:
+        fail(f"--sources: unknown {', '.join(bad) or '(none given)'}; choose from {', '.join(ADDERS)}")
+    if case_passages < 2:
+        fail("--case-passages: at least 2 (a case's title pairs with its second passage)")
+    return names
 
 
 @eval_app.command("lm")

@@ -64,8 +64,14 @@ def eval_retrieval(
         typer.Option("--qrels", help="QRELS.tsv with header: task_id, annotator, case_id, label (graded)."),
     ],
     dense_passages: Annotated[
-        int, typer.Option(help="Passages per case embedded by the dense models (their cost grows with this).")
+        int, typer.Option(help="First passages per case for the dense arms; 0 = all, as `ldx run` indexes.")
     ] = 2,
+    dense_case: Annotated[
+        str, typer.Option(help="A dense arm ranks a case by its best passage (passages) or mean key (mean).")
+    ] = "passages",
+    key_cache: Annotated[
+        Path | None, typer.Option(help="Folder of the txl arms' raw passage keys, reused by a rerun.")
+    ] = None,
     passage_chars: Annotated[int, typer.Option(help="Characters per passage (lines packed greedily).")] = 400,
     dense_model: Annotated[
         str,
@@ -82,19 +88,18 @@ def eval_retrieval(
 ) -> None:
     """Document retrieval in the CLCR layout: nDCG@10/@30 and recall@100 for BM25, each dense arm, and their
     hybrid with language-aware weights (retrieval.arm_weights / zh_arm_weights) and with equal weights."""
-    from retrieval.eval.search import DENSE_MODELS, RetrievalEvalConfig, evaluate_retrieval  # start-up: torch
+    from retrieval.eval.search import RetrievalEvalConfig, evaluate_retrieval  # start-up: torch
 
     for path in (corpus, queries, qrels):
         existing_path(path)
-    models = () if no_dense else tuple(m.strip() for m in dense_model.split(",") if m.strip())
-    bad = [m for m in models if m not in DENSE_MODELS]
-    if bad:
-        fail(f"--dense-model: unknown {', '.join(bad)}; choose from {', '.join(DENSE_MODELS)}")
+    models = _dense_arms(() if no_dense else dense_model.split(","), dense_case)
     cfg_all = resolve_config(config, set_)
     cfg = RetrievalEvalConfig(
         passage_chars=passage_chars,
         dense_passages=dense_passages,
+        dense_case=dense_case,
         dense_models=models,
+        key_cache=str(key_cache) if key_cache else None,
         checkpoint=cfg_all.model.checkpoint,
         key_head=cfg_all.retrieval.key_head,
     )
@@ -102,7 +107,24 @@ def eval_retrieval(
         result = evaluate_retrieval(corpus, queries, qrels, cfg, cfg_all.retrieval)
     if as_json:
         _print_json(result)
-        return
+    else:
+        _print_retrieval_table(result, models)
+
+
+def _dense_arms(names, dense_case: str) -> tuple[str, ...]:
+    """The dense arms named (each known) once --dense-case is known too; else a one-line error."""
+    from retrieval.eval.search import DENSE_CASES, DENSE_MODELS  # start-up: torch
+
+    models = tuple(m.strip() for m in names if m.strip())
+    bad = [m for m in models if m not in DENSE_MODELS]
+    if bad:
+        fail(f"--dense-model: unknown {', '.join(bad)}; choose from {', '.join(DENSE_MODELS)}")
+    if dense_case not in DENSE_CASES:
+        fail(f"--dense-case: {dense_case!r}; choose from {', '.join(DENSE_CASES)}")
+    return models
+
+
+def _print_retrieval_table(result: dict, models: tuple[str, ...]) -> None:
     table = Table(
         title=f"retrieval: {result['n_queries']} queries ({result['n_zh_queries']} Chinese), "
         f"{result['n_cases']} cases"

@@ -4,20 +4,35 @@ binds the store to the keys it was built with."""
 
 from __future__ import annotations
 
+import gzip
+from dataclasses import replace
+
 import numpy as np
 import pytest
 import tiny_models
 import torch
 
-from pipeline.records import sha256_file
-from pipeline.tokenizer import load_tokenizer
+from pipeline.records import BlockType, Segment, sha256_file
+from pipeline.tokenizer import encode_segment, load_tokenizer
 from retrieval.config import RetrievalConfig
 from retrieval.encoder import encode_query, load_encoder
+from retrieval.eval.search import RetrievalEvalConfig, build_eval_set
+from retrieval.inject import encode_document
+from retrieval.key_pairs import build_pairs
 from retrieval.stage import open_or_create
 from retrieval.store import StoreError
-from retrieval.train_keys import KeyTrainConfig, train_keys
+from retrieval.train_keys import KeyTrainConfig, cached_raw, texts_hash, train_keys
 from txl.checkpoint import save_model
-from txl.keys import FitConfig, KeyHeadError, attach, head_for, key_identity, load_key_head, model_key
+from txl.keys import (
+    KEYS_FILE,
+    FitConfig,
+    KeyHeadError,
+    attach,
+    head_for,
+    key_identity,
+    load_key_head,
+    model_key,
+)
 
 
 @pytest.fixture(scope="module")
@@ -84,3 +99,91 @@ def test_store_refuses_other_keys(trained, tmp_path):
     with pytest.raises(StoreError, match="built with keys@"):
         open_or_create(tmp_path / "index", raw_model, cfg, "m")
     assert torch.equal(next(raw_model.parameters()), next(model.parameters()))
+
+
+def test_mlp_head_trains_on_case_pairs_and_round_trips(shared_data, tmp_path, torch_one_thread):
+    """The residual-MLP head on the case-search pair kinds: it trains, reports every kind, saves a
+    weights-only file and loads back to the same keys and id."""
+    tok = load_tokenizer()
+    checkpoint = tmp_path / "tiny.pt"
+    save_model(checkpoint, tiny_models.tiny_encoder(tok, mem_len=64))
+    cfg = KeyTrainConfig(
+        data=str(shared_data),
+        sources=("judge",),
+        max_train_docs=30,
+        far_pairs=True,
+        facts_pairs=True,
+        charge_pairs=1,
+        raw_cache=str(tmp_path / "raw.npz"),
+        fit=FitConfig(dim=16, hidden=32, batch_size=32, max_epochs=6, patience=6),
+    )
+    report = train_keys(str(checkpoint), tmp_path / "keys.pt", cfg)
+    assert {"judge_next", "judge_far", "judge_facts", "charge"} <= set(report["head_by_source"])
+    losses = [e["loss"] for e in report["epochs"]]
+    assert min(losses[1:]) < losses[0]
+    blob = torch.load(tmp_path / "keys.pt", map_location="cpu", weights_only=True)
+    assert blob["hidden"] == 32 and any(k.startswith("mlp.") for k in blob["state_dict"])
+    head = load_key_head(tmp_path / "keys.pt")
+    assert head.hidden == 32 and head.identity == report["key_head"]
+    raw = np.random.default_rng(0).normal(size=(4, head.mean.numel())).astype(np.float32)
+    keys = head.apply_np(raw)
+    assert keys.shape == (4, 16) and np.allclose(np.linalg.norm(keys, axis=1), 1, atol=1e-5)
+    # the MLP learned something: the head is no longer its linear part alone
+    linear = torch.nn.functional.normalize(head.proj(torch.from_numpy(raw) - head.mean), dim=-1)
+    assert not np.allclose(keys, linear.detach().numpy(), atol=1e-4)
+    # the cached raw keys serve the same encoder and texts only: more charge pairs between the same
+    # texts may use them, shorter facts queries may not
+    encoder = sha256_file(checkpoint)
+    assert (
+        cached_raw(cfg.raw_cache, encoder, texts_hash(build_pairs(replace(cfg, charge_pairs=2)))) is not None
+    )
+    assert cached_raw(cfg.raw_cache, encoder, texts_hash(build_pairs(replace(cfg, query_chars=80)))) is None
+
+
+def test_shipped_head_loads_as_before():
+    """keys.pt, saved before the MLP option existed: it loads as the linear head with its recorded id."""
+    head = load_key_head(KEYS_FILE)
+    assert head.hidden == 0 and head.mlp is None
+    assert head.identity == head.extra["key_head"]
+    raw = np.random.default_rng(1).normal(size=(3, head.mean.numel())).astype(np.float32)
+    expected = torch.nn.functional.normalize(head.proj(torch.from_numpy(raw) - head.mean), dim=-1)
+    np.testing.assert_allclose(head.apply_np(raw), expected.detach().numpy(), atol=1e-6)
+
+
+def test_cli_refuses_an_unknown_pair_source():
+    from typer.testing import CliRunner
+
+    from flows.cli import app
+
+    res = CliRunner().invoke(app, ["train", "keys", "--sources", "clcr,lecard"])
+    assert res.exit_code != 0 and "--sources: unknown lecard" in res.output
+
+
+def test_eval_txl_arm_is_the_head_over_cached_raw_keys(trained, shared_data, tmp_path):
+    """The CLCR eval's txl arm: keys through the head equal those of the encoder with the head attached,
+    and a second run (another head setting) reads the cached raw keys."""
+    checkpoint, path, _ = trained
+    with gzip.open(shared_data / "zh/judgments/clcr_cases.jsonl.gz", "rt", encoding="utf-8") as f:
+        cases = [next(f) for _ in range(3)]
+    (tmp_path / "cases.jsonl").write_text("".join(cases), encoding="utf-8")
+    files = (
+        tmp_path / "cases.jsonl",
+        shared_data / "zh/retrieval/clcr_queries.jsonl",
+        shared_data / "zh/retrieval/clcr_qrels_by_annotator.tsv",
+    )
+    cache = tmp_path / "cache"
+    common = dict(dense_passages=0, checkpoint=str(checkpoint), key_cache=str(cache))
+    es = build_eval_set(*files, RetrievalEvalConfig(dense_models=("txl",), key_head=str(path), **common))
+    keyed = es.index.dense["txl"].vectors
+    model, tok = load_encoder(checkpoint, "cpu", keys=str(path))
+    first = [p for p in es.index.passages if p.doc_id == es.index.passages[0].doc_id]
+    segs = [Segment(p.doc_id, i, 0, BlockType.OTHER, p.text, 0, 0, 0) for i, p in enumerate(first)]
+    direct = np.stack(
+        [e.key for e in encode_document(model, segs, [encode_segment(s, tok)[0] for s in segs])]
+    )
+    np.testing.assert_allclose(keyed[: len(first)], direct, atol=1e-5)
+    assert len(list(cache.iterdir())) == 1 and es.key_heads["txl"] == key_identity(model)
+    raw_es = build_eval_set(*files, RetrievalEvalConfig(dense_models=("txl_raw",), **common))
+    raw = raw_es.index.dense["txl_raw"].vectors
+    assert len(list(cache.iterdir())) == 1 and raw_es.key_heads["txl_raw"] == ""
+    np.testing.assert_allclose(load_key_head(path).apply_np(raw), keyed, atol=1e-6)

@@ -13,8 +13,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from retrieval.eval.metrics import best_over_golds, char_f1, ndcg_at_k, recall_at_k
-from retrieval.eval.search import load_qrels, split_passages
-from retrieval.hybrid import Filters, HybridIndex, MatrixArm, rrf
+from retrieval.eval.search import RetrievalEvalConfig, build_eval_set, case_means, load_qrels, split_passages
+from retrieval.hybrid import Filters, HybridIndex, MatrixArm, Passage, rrf
 from retrieval.text import terms
 
 
@@ -166,3 +166,40 @@ def test_cli_eval_retrieval_json_on_a_clcr_slice(clcr_slice):
         app, ["eval", "retrieval", "--corpus", str(out / "missing.jsonl"), "--queries", "q", "--qrels", "r"]
     )
     assert bad.exit_code != 0 and "no such file" in bad.output
+    files = ["--corpus", str(out / "cases.jsonl"), "--queries", str(out / "q.jsonl"), "--qrels"]
+    bad = CliRunner().invoke(
+        app, ["eval", "retrieval", *files, str(out / "qrels.tsv"), "--dense-case", "max"]
+    )
+    assert bad.exit_code != 0 and "--dense-case" in bad.output
+
+
+def test_dense_case_ranks_by_best_passage_or_by_mean_key():
+    """Case A has one passage that is the query and three far from it; every passage of case B is
+    close to it. By best passage A ranks first, by mean key B does."""
+    e = np.eye(4, dtype=np.float32)
+    vecs = np.stack([e[3], e[0], e[3], e[3], *(0.8 * e[0] + 0.6 * e[1],) * 3, e[2]])
+    passages = [Passage(f"{d}:{i}", d, "") for d, n in (("A", 4), ("B", 3), ("C", 1)) for i in range(n)]
+    rows = np.arange(len(passages))
+    means, mean_rows = case_means(vecs, rows, passages)
+    assert mean_rows.tolist() == [0, 4, 7]  # each case's key sits at its first passage
+    np.testing.assert_allclose(np.linalg.norm(means, axis=1), 1, atol=1e-6)
+    np.testing.assert_allclose(means[0], (e[0] + 3 * e[3]) / np.sqrt(10), atol=1e-6)
+    index = HybridIndex(passages, bm25=False)
+    index.add_dense("best", MatrixArm(vecs, lambda q: e[0], len(passages), rows))
+    index.add_dense("mean", MatrixArm(means, lambda q: e[0], len(passages), mean_rows))
+    by = {a: [h.doc_id for h in index.search("q", k=3, level="document", arms=[a])] for a in ("best", "mean")}
+    assert by == {"best": ["A", "B", "C"], "mean": ["B", "A", "C"]}
+
+
+def test_eval_reads_every_passage_and_mean_keys_on_request(clcr_slice, tmp_path):
+    out, _, _ = clcr_slice
+    few = tmp_path / "cases.jsonl"  # three cases: the sentence model reads every passage of each
+    few.write_text("".join((out / "cases.jsonl").read_text(encoding="utf-8").splitlines(True)[:3]), "utf-8")
+    files = (few, out / "q.jsonl", out / "qrels.tsv")
+    cfg = RetrievalEvalConfig(dense_passages=0, dense_case="mean", dense_models=("minilm",))
+    es = build_eval_set(*files, cfg)
+    assert es.n_dense_passages == len(es.index.passages)  # 0: every passage of every case
+    arm = es.index.dense["minilm"]
+    assert len(arm.rows) == es.n_cases and len({es.index.passages[r].doc_id for r in arm.rows}) == es.n_cases
+    with pytest.raises(ValueError, match="dense_case"):
+        build_eval_set(*files, RetrievalEvalConfig(dense_case="max", dense_models=()))

@@ -36,13 +36,22 @@ class KeyHeadError(ValueError):
 
 
 class KeyHead(nn.Module):
-    """raw unit key [.., d_in] -> unit key [.., dim]: normalise(W (x - mean))."""
+    """raw unit key [.., d_in] -> unit key [.., dim]: normalise(h) with h = W (x - mean); with `hidden`
+    > 0, normalise(h + MLP(h)), a residual two-layer MLP (GELU, `hidden` wide) whose output layer starts
+    at zero, so training starts from the linear head and the MLP adds only what pays."""
 
-    def __init__(self, d_in: int, dim: int = 256, encoder_sha256: str = "", pooling: str = "mean"):
+    def __init__(
+        self, d_in: int, dim: int = 256, encoder_sha256: str = "", pooling: str = "mean", hidden: int = 0
+    ):
         super().__init__()
         self.pooling = pooling  # the pooling of the raw keys it was trained on
         self.register_buffer("mean", torch.zeros(d_in))
         self.proj = nn.Linear(d_in, dim, bias=False)
+        self.mlp = None
+        if hidden > 0:
+            self.mlp = nn.Sequential(nn.Linear(dim, hidden), nn.GELU(), nn.Linear(hidden, dim))
+            nn.init.zeros_(self.mlp[2].weight)
+            nn.init.zeros_(self.mlp[2].bias)
         # InfoNCE temperature as log(1/τ); trained with the map, unused at search time
         self.log_scale = nn.Parameter(torch.tensor(float(np.log(20.0))))
         self.encoder_sha256 = encoder_sha256
@@ -51,8 +60,15 @@ class KeyHead(nn.Module):
     def dim(self) -> int:
         return self.proj.out_features
 
+    @property
+    def hidden(self) -> int:
+        return 0 if self.mlp is None else self.mlp[0].out_features
+
     def forward(self, raw: torch.Tensor) -> torch.Tensor:
-        return nn.functional.normalize(self.proj(raw - self.mean), dim=-1)
+        h = self.proj(raw - self.mean)
+        if self.mlp is not None:
+            h = h + self.mlp(h)
+        return nn.functional.normalize(h, dim=-1)
 
     def fit_mean(self, raw: torch.Tensor) -> None:
         """The centre: the mean raw key of the training segments."""
@@ -74,7 +90,8 @@ class KeyHead(nn.Module):
     def identity(self) -> str:
         """A short hash of the weights: what a store records, so keys of another head are refused."""
         h = hashlib.sha256()
-        for t in (self.mean, self.proj.weight):
+        mlp = [] if self.mlp is None else [p for _, p in sorted(self.mlp.state_dict().items())]
+        for t in (self.mean, self.proj.weight, *mlp):
             h.update(t.detach().float().cpu().numpy().tobytes())
         return "keys@" + h.hexdigest()[:12]
 
@@ -84,6 +101,7 @@ class KeyHead(nn.Module):
             "dim": self.dim,
             "encoder_sha256": self.encoder_sha256,
             "pooling": self.pooling,
+            "hidden": self.hidden,
             "state_dict": {k: v.detach().cpu() for k, v in self.state_dict().items()},
             "extra": extra or {},
         }
@@ -95,7 +113,13 @@ def load_key_head(path: str | Path) -> KeyHead:
     """A saved head, in eval mode on the CPU (weights_only: a key file carries no code)."""
     try:
         blob = torch.load(Path(path), map_location="cpu", weights_only=True)
-        head = KeyHead(int(blob["d_in"]), int(blob["dim"]), str(blob["encoder_sha256"]), str(blob["pooling"]))
+        head = KeyHead(
+            int(blob["d_in"]),
+            int(blob["dim"]),
+            str(blob["encoder_sha256"]),
+            str(blob["pooling"]),
+            int(blob.get("hidden", 0)),  # a head saved before the MLP option has none
+        )
         head.load_state_dict(blob["state_dict"])
     except (OSError, RuntimeError, KeyError, TypeError) as e:
         raise KeyHeadError(
@@ -173,6 +197,7 @@ def head_for(checkpoint: str | Path, keys: str = "auto") -> KeyHead | None:
 @dataclass
 class FitConfig:
     dim: int = 256
+    hidden: int = 0  # width of the head's residual MLP (0: the linear head, as shipped)
     batch_size: int = 256
     lr: float = 2e-3
     weight_decay: float = 1e-4
@@ -185,15 +210,19 @@ class FitConfig:
 @dataclass
 class PairTable:
     """Positive pairs over the rows of a raw-key matrix: row a should find row b. `group` ties rows of
-    one document (never each other's negatives), `neg` a hard negative row (-1: none)."""
+    one document (never each other's negatives), `neg` a hard negative row (-1: none); `cause` ties
+    pairs of cases with the same charge or cause of action (-1: none), never each other's negatives
+    either."""
 
     a: np.ndarray
     b: np.ndarray
     group: np.ndarray
     neg: np.ndarray
+    cause: np.ndarray | None = None
 
     def take(self, rows: np.ndarray) -> PairTable:
-        return PairTable(self.a[rows], self.b[rows], self.group[rows], self.neg[rows])
+        cause = None if self.cause is None else self.cause[rows]
+        return PairTable(self.a[rows], self.b[rows], self.group[rows], self.neg[rows], cause)
 
 
 def rank_metrics(z: torch.Tensor, pairs: PairTable, candidates: np.ndarray) -> dict[str, float]:
@@ -213,7 +242,7 @@ def rank_metrics(z: torch.Tensor, pairs: PairTable, candidates: np.ndarray) -> d
 
 def _batch_loss(head: KeyHead, x: torch.Tensor, p: PairTable) -> torch.Tensor:
     """Symmetric InfoNCE over the batch: each a against every b (and its own hard negative), each b
-    against every a; pairs of one document are masked out of each other's negatives. Masks fill the
+    against every a; pairs of one document (or of one cause) are masked out of each other's negatives. Masks fill the
     scaled logits with a finite floor: -inf times the learned scale would make its gradient NaN."""
     za, zb = head(x[torch.from_numpy(p.a)]), head(x[torch.from_numpy(p.b)])
     has_neg = torch.from_numpy(p.neg >= 0)
@@ -221,6 +250,9 @@ def _batch_loss(head: KeyHead, x: torch.Tensor, p: PairTable) -> torch.Tensor:
     scale = head.log_scale.exp().clamp(max=100.0)
     group = torch.from_numpy(p.group)
     same = group[:, None] == group[None]
+    if p.cause is not None:
+        cause = torch.from_numpy(p.cause)
+        same |= (cause[:, None] == cause[None]) & (cause[:, None] >= 0)
     same.fill_diagonal_(False)
     ab = (scale * za @ zb.T).masked_fill(same, -1e4)
     own = torch.zeros(len(p.a), zn.shape[0], dtype=torch.bool)
@@ -245,7 +277,7 @@ def fit_key_head(
     torch.manual_seed(cfg.seed)
     rng = np.random.default_rng(cfg.seed)
     x = torch.from_numpy(np.asarray(raw, dtype=np.float32))
-    head = KeyHead(x.shape[1], cfg.dim, encoder_sha256)
+    head = KeyHead(x.shape[1], cfg.dim, encoder_sha256, hidden=cfg.hidden)
     train_rows = np.unique(np.concatenate([train.a, train.b]))
     head.fit_mean(x[torch.from_numpy(train_rows)])
     opt = torch.optim.AdamW(head.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)

@@ -8,12 +8,17 @@ model; "txl": the encoder's keys, each case read in order with memory, through t
 there is one for the encoder (txl/keys.py); "txl_raw": the same without the head), their RRF hybrid with
 the language-aware weights of `retrieval.hybrid.arm_weights` ("hybrid"), with equal weights
 ("hybrid_equal"), and BM25 with the txl arm alone at equal weights ("bm25+txl").
+
+A dense arm reads the first `dense_passages` passages of a case (0: all, as the index stage of `ldx run`
+keys every segment of a document) and ranks a case by its best passage (as `ldx ask`'s store arm and
+`HybridIndex` do) or, with `dense_case="mean"`, by the normalised mean of its passages' keys.
 """
 
 from __future__ import annotations
 
 import csv
 import gzip
+import hashlib
 import json
 import time
 from collections import defaultdict
@@ -23,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from pipeline.errors import CorruptDocument
-from pipeline.records import BlockType, Segment
+from pipeline.records import BlockType, Segment, sha256_file
 from pipeline.tokenizer import encode_segment
 from retrieval.config import RetrievalConfig
 from retrieval.encoder import checkpoint_file, encode_query, load_encoder
@@ -31,8 +36,9 @@ from retrieval.eval.metrics import ndcg_at_k, recall_at_k
 from retrieval.hybrid import HybridIndex, MatrixArm, Passage, han_share
 from retrieval.inject import encode_document
 from retrieval.sentence import embed
-from txl.keys import key_identity
+from txl.keys import attach, head_for, key_identity
 
+DENSE_CASES = ("passages", "mean")
 DENSE_MODELS = (
     "minilm",
     "txl",
@@ -43,15 +49,22 @@ DENSE_MODELS = (
 @dataclass
 class RetrievalEvalConfig:
     passage_chars: int = 400  # lines of a case are packed into passages of at most this many characters
-    dense_passages: int = (
-        2  # passages per case given to the dense models (the first ones: title, header, parties)
-    )
+    # passages per case given to the dense models, the first ones (2: title, header, parties); 0 = all,
+    # as `ldx run` indexes every segment of a document
+    dense_passages: int = 2
+    # how a dense arm ranks a case: "passages" = by its best passage (each passage its own key, as the
+    # store of `ldx run` holds them and HybridIndex forms documents), "mean" = by one key per case, the
+    # normalised mean of its passages' keys
+    dense_case: str = "passages"
     dense_models: tuple[str, ...] = ("minilm", "txl")
     depth: int = 5000  # passages each arm ranks before documents are formed
     rrf_k: int = 60
     batch_size: int = 64
     checkpoint: str | None = None  # encoder for dense_model "txl"; None = the shipped one
     key_head: str = "auto"  # key head of the "txl" arm (retrieval.config.RetrievalConfig.key_head)
+    # a folder for the txl arms' raw passage keys (per encoder and passage texts): a rerun with another
+    # key head or `dense_case` reads them instead of encoding the corpus again
+    key_cache: str | None = None
 
 
 def _open_text(path: Path):
@@ -119,17 +132,48 @@ def _dense_vectors(name: str, cfg: RetrievalEvalConfig, passages: list[Passage])
         raise CorruptDocument(
             str(cfg.checkpoint or "data/models/"), "no encoder checkpoint for the txl dense arm"
         )
-    model, tok = load_encoder(path, "auto", "raw" if name == "txl_raw" else cfg.key_head)
+    model, tok = load_encoder(path, "auto", "raw")
+    raw = _raw_keys(model, tok, passages, path, cfg.key_cache)
+    # the head maps each raw key on its own, so keys through it are the head of the raw keys
+    head = None if name == "txl_raw" else head_for(path, cfg.key_head)
+    attach(model, head)
+    vecs = raw if head is None else head.apply_np(raw)
+    return vecs, lambda q: encode_query(model, tok, q), key_identity(model)
+
+
+def _raw_keys(model, tok, passages: list[Passage], checkpoint: Path, cache: str | None) -> np.ndarray:
+    """Raw keys of the passages, each case's read in order with memory as the index stage does; with a
+    `cache` folder, kept there per encoder and passage texts and read back instead of encoding."""
+    h = hashlib.sha256(sha256_file(checkpoint).encode())
+    for p in passages:
+        h.update(f"{p.segment_id}\0{p.text}\0".encode())
+    path = Path(cache) / f"raw-{h.hexdigest()[:24]}.npy" if cache else None
+    if path is not None and path.is_file():
+        return np.load(path)
     by_doc: dict[str, list[Passage]] = defaultdict(list)
     for p in passages:
         by_doc[p.doc_id].append(p)
     keys = {}
-    for doc_passages in by_doc.values():  # a case's passages in order, with memory, as the index stage does
+    for doc_passages in by_doc.values():
         segs = [Segment(p.doc_id, i, 0, BlockType.OTHER, p.text, 0, 0, 0) for i, p in enumerate(doc_passages)]
         out = encode_document(model, segs, [encode_segment(s, tok)[0] for s in segs])
         keys.update({p.segment_id: e.key for p, e in zip(doc_passages, out, strict=True)})
-    vecs = np.stack([keys[p.segment_id] for p in passages]).astype(np.float32)
-    return vecs, lambda q: encode_query(model, tok, q), key_identity(model)
+    raw = np.stack([keys[p.segment_id] for p in passages]).astype(np.float32)
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        np.save(path, raw)
+    return raw
+
+
+def case_means(vecs: np.ndarray, rows: np.ndarray, passages: list[Passage]) -> tuple[np.ndarray, np.ndarray]:
+    """One unit key per case, the normalised mean of its passages' keys (`vecs[i]` is passage `rows[i]`),
+    held at the case's first passage row: (keys, rows)."""
+    docs = np.array([passages[r].doc_id for r in rows])
+    _, first, inverse = np.unique(docs, return_index=True, return_inverse=True)
+    sums = np.zeros((len(first), vecs.shape[1]), dtype=np.float64)
+    np.add.at(sums, inverse, vecs)
+    sums /= np.maximum(np.linalg.norm(sums, axis=1, keepdims=True), 1e-12)
+    return sums.astype(np.float32), rows[first]
 
 
 @dataclass
@@ -152,8 +196,11 @@ def build_eval_set(
     config: RetrievalEvalConfig | None = None,
     retrieval: RetrievalConfig | None = None,
 ) -> EvalSet:
-    """BM25 over every passage of every case and each dense model over the first `dense_passages`."""
+    """BM25 over every passage of every case and each dense model over the first `dense_passages` (0:
+    all), a case ranked by its best passage or by its mean key (`dense_case`)."""
     cfg = config or RetrievalEvalConfig()
+    if cfg.dense_case not in DENSE_CASES:
+        raise ValueError(f"dense_case must be one of {DENSE_CASES}, not {cfg.dense_case!r}")
     t0 = time.perf_counter()
     cases = _jsonl(corpus)
     passages: list[Passage] = []
@@ -162,7 +209,8 @@ def build_eval_set(
         if "id" not in case or "text" not in case:
             raise CorruptDocument(str(corpus), "every line needs `id` and `text`")
         ps = split_passages(str(case["id"]), case.get("title") or "", case["text"], cfg.passage_chars)
-        dense_rows.extend(range(len(passages), len(passages) + min(cfg.dense_passages, len(ps))))
+        n_dense = len(ps) if cfg.dense_passages <= 0 else min(cfg.dense_passages, len(ps))
+        dense_rows.extend(range(len(passages), len(passages) + n_dense))
         passages.extend(ps)
     qs = {str(q["task_id"]): q["query"] for q in _jsonl(queries)}
     gains = load_qrels(qrels)
@@ -173,7 +221,10 @@ def build_eval_set(
     for name in cfg.dense_models:
         t1 = time.perf_counter()
         vecs, encode, heads[name] = _dense_vectors(name, cfg, [passages[r] for r in rows])
-        index.add_dense(name, MatrixArm(vecs, encode, len(passages), rows))
+        arm_vecs, arm_rows = (
+            (vecs, rows) if cfg.dense_case == "passages" else case_means(vecs, rows, passages)
+        )
+        index.add_dense(name, MatrixArm(arm_vecs, encode, len(passages), arm_rows))
         seconds[name] = round(time.perf_counter() - t1, 1)
     labelled = {q: text for q, text in qs.items() if q in gains}
     n_dense = len(dense_rows) if cfg.dense_models else 0
