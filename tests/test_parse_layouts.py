@@ -14,6 +14,7 @@ from pipeline.config import ParseConfig
 from pipeline.parsing import iter_documents
 from pipeline.records import BlockType as T
 from pipeline.records import DocKind
+from txl.corpora import DEFAULT_CORPORA, iter_records
 
 EWCA = "en/judgments/uk_ewca_2020.jsonl.gz"
 GRANTS = "en/patents/uspto_grants_patentsview_fixtures/us_patents_parsed.jsonl.gz"
@@ -155,3 +156,15 @@ def test_broken_layout_records_are_one_error_each(tmp_path):
     assert "'claims' is not a list" in messages[1]
     assert "unknown role 'Obiter'" in messages[2]
     assert "no text" in messages[3]
+
+
+def test_lm_corpora_read_the_layouts_as_the_parser_does(shared_data):
+    """The language-model corpora (txl.corpora) read the same records into the same typed blocks."""
+    for name in ("en_ewca", "en_patents"):
+        corpus = next(c for c in DEFAULT_CORPORA if c.name == name)
+        errors: list = []
+        (index, doc), *_ = iter_records(corpus, shared_data, errors, wanted={0})
+        parsed = next(iter_documents(shared_data / corpus.path))
+        assert index == 0 and not errors
+        assert doc.doc_id == parsed.doc_id and doc.text == parsed.text
+        assert [(b.type, b.char_start) for b in doc.blocks] == [(b.type, b.char_start) for b in parsed.blocks]
