@@ -38,7 +38,6 @@ class LMCorpus:
     # the record's text (as the parser's jsonl_text_field); a record without it is read through its
     # structured layout (pipeline.parsing.layouts: the EWCA judgments, the PatentsView grants)
     text_field: str = "text"
-    kind: str | None = None  # force the document kind; None = the parser (or the layout) says it
 
 
 DEFAULT_CORPORA: tuple[LMCorpus, ...] = (
@@ -59,7 +58,7 @@ def iter_records(
     typing (`jsonl_record`, `build`); reading the lines here lets unwanted records be skipped before
     any parsing."""
     path = root / corpus.path
-    config = ParseConfig(kind=corpus.kind, jsonl_text_field=corpus.text_field)
+    config = ParseConfig(jsonl_text_field=corpus.text_field)
     opener = gzip.open if path.name.endswith(".gz") else open
     with opener(path, "rb") as f:
         index = -1
