@@ -5,8 +5,8 @@
 Without --out it runs `ldx run data/samples` into a temporary folder first (the four demo documents).
 Prints the cold start (loading the run, BM25, the encoder, the store and the reader), the first pass over the
 questions (document states read and cached as they are first cited; the sentence model's vectors of the
-run's English segments, embedded at the first English question unless the user cache holds them) and a second, warm pass: p50/p95 seconds
-per question. Goal: warm p95 <= 1 s on 2 cores for a 300-document run.
+run's English segments read from the index, embedded only where an index written before them lacks them)
+and a second, warm pass: p50/p95 seconds per question. Goal: warm p95 <= 1 s on 2 cores for a 300-document run.
 """
 
 from __future__ import annotations

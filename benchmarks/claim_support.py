@@ -20,7 +20,7 @@ import pipeline
 from pipeline.config import ParseConfig
 from pipeline.errors import CorruptDocument
 from pipeline.parsing import build
-from pipeline.parsing.kinds.patent import grant_text
+from pipeline.parsing.layouts import grant_text
 from pipeline.parsing.text import from_text
 from pipeline.paths import SHARED_DATA
 from retrieval.predict.support import SupportIndex, claim_elements, independent_claims

@@ -7,7 +7,7 @@ Known types, each parsed again *blind* so the rules can be wrong and a flag can 
   markers (本院认为, 经审理查明, 判决如下 … train.ZH_MARKERS) cut out of the text before parsing; the truth of a
   segment is the rule type of the marked text at the same words;
 - held-apart Indian judgments (india_sc_roles.jsonl), one paragraph per labelled sentence, parsed as
-  English judgments; the truth is the sentence's label (train.INDIA_ROLES: Argument is CLAIMS or DEFENSE).
+  English judgments; the truth is the sentence's label (layouts.INDIA_ROLES: Argument is CLAIMS or DEFENSE).
 A flag is right when the head's type is the truth (the rule type disagrees with it by construction).
 Recall is over the segments whose blind rule type is wrong. The demo's patent (data/samples/patent.pdf)
 counts too: its types are the rules' and none is a judgment role, so any flag there is wrong.
@@ -27,13 +27,14 @@ import torch
 import pipeline
 from pipeline.config import ParseConfig
 from pipeline.parsing import build
+from pipeline.parsing.layouts import INDIA_ROLES
 from pipeline.parsing.text import from_text
 from pipeline.paths import DATA_DIR, SHARED_DATA
 from pipeline.records import BlockType, DocKind, Document, Segment
 from retrieval.predict.config import PredictConfig
 from retrieval.predict.role_states import unit_states
 from retrieval.predict.stage import ROLE_KINDS, load_heads
-from retrieval.predict.train import INDIA_ROLES, ZH_MARKERS, is_held_apart, read_jsonl
+from retrieval.predict.train import ZH_MARKERS, is_held_apart, read_jsonl
 
 GRID = [round(t, 3) for t in (*np.arange(0.5, 0.96, 0.05), 0.97, 0.98, 0.99, 0.995, 0.999)]
 TARGET = 0.8

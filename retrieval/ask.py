@@ -1,10 +1,10 @@
 """Question answering over an indexed run: retrieve segments, read an answer, cite the sources.
 
 `Asker(out_dir)` loads the run's segments, blocks and documents (latest run of each document), builds
-BM25 over the segments, the sentence model's arm over its English segments (retrieval.evidence), the dense
-arm over the segment-state store when OUT_DIR/index exists and its checkpoint loads, and the reader head
-when one exists for the encoder; all of it once, for every question
-(the document states the reader reads are cached across questions). `asker.ask(question, k, doc_id)`
+BM25 over the segments, the sentence model's arm over its English segments (retrieval.evidence: the
+vectors `ldx run` stored in OUT_DIR/index/, only what is missing there embedded), the dense arm over the
+segment-state store when OUT_DIR/index exists and its checkpoint loads, and the reader head when one
+exists for the encoder; all of it once, for every question (the document states the reader reads are cached across questions). `asker.ask(question, k, doc_id)`
 returns an `Answer` whose citations carry the block's page and bbox. What it answers (retrieval.answer):
 for a question whose answer is a sentence (a decision, a reason) the best sentence of the cited passages;
 otherwise the reader's most confident answer over the cited segments, grown to a whole phrase, when its
@@ -194,7 +194,9 @@ class Asker:
     def _add_sentence_arm(self) -> None:
         if not self.config.sentence_model:
             return
-        arm = SentenceArm(self.search_index.passages, self.config, self.sentence_device)
+        arm = SentenceArm(
+            self.search_index.passages, self.config, self.sentence_device, self.out_dir / INDEX_DIR
+        )
         if len(arm):  # a Chinese-only run has nothing for it to search
             self.search_index.add_dense(ARM, arm)
 

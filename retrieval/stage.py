@@ -1,5 +1,6 @@
 """The index stage of `ldx run`: encode every segment of the run (with memory injection), then commit
-the segment-state store under OUT_DIR/index/.
+the segment-state store under OUT_DIR/index/, with the sentence model's vectors of the English segments
+that `ldx ask` searches and ranks by (retrieval/store_vectors.py; `retrieval.sentence_model`).
 
 `INDEX_STAGE` is the flow's "index" run stage (a retrieval.stages.RunStage; flows/tasks.py RUN_STAGES):
 
@@ -32,7 +33,9 @@ from pipeline.records import Segment
 from pipeline.tokenizer import encode_segment
 from retrieval.config import RetrievalConfig
 from retrieval.encoder import checkpoint_file, load_encoder
+from retrieval.evidence import is_english
 from retrieval.inject import DocInput, encode_stream
+from retrieval.sentence import embed
 from retrieval.stages import WAITING, DocSource, DocWork, StageConfig, StageContext, Waiting
 from retrieval.store import SegmentStore, StoreError
 from txl.keys import key_dim, key_identity
@@ -104,11 +107,14 @@ def index_segments(
     cfg = config or RetrievalConfig()
     store = open_or_create(Path(out_dir) / INDEX_DIR, model, cfg, model_id)
     reuse = bool(segmenter) and store.manifest.get("segmenter") == segmenter
-    counts = {"docs": 0, "segs": 0, "kept": 0}
+    counts = {"docs": 0, "segs": 0, "kept": 0, "sentence_vectors": 0}
+    # the sentence model's vectors of the English segments, for `ldx ask` (retrieval/store_vectors.py);
+    # on the encoder's device
+    sentences = str(next(model.parameters()).device) if cfg.sentence_model else None
     t0 = time.perf_counter()
     stats: dict[str, int] = {}
     for _ in encode_stream(
-        model, _to_encode(segments_by_doc, store, tokenizer, reuse, counts), store, cfg, stats
+        model, _to_encode(segments_by_doc, store, tokenizer, reuse, counts, sentences), store, cfg, stats
     ):
         pass
     fault_point("index_build")
@@ -125,6 +131,8 @@ def index_segments(
         "reused_prefix_segments": stats.get("reused_segments", 0),
         "retracted_documents": len(gone),
         "index_keys": len(store),
+        "embedded_sentence_vectors": counts["sentence_vectors"],
+        "sentence_vectors": store.n_sentence_vectors,
         "state_bytes_per_segment": store.state_bytes_per_segment,
         "index_ms": int(1000 * (time.perf_counter() - t0)),
     }
@@ -136,9 +144,11 @@ def _to_encode(
     tokenizer,
     reuse: bool,
     counts: dict,
+    sentences: str | None = None,
 ) -> Iterator[DocInput | Waiting]:
     """The documents `index_segments` encodes, each deleted from the store first; with `reuse`, one the
-    store already holds exactly is skipped (counted as kept)."""
+    store already holds exactly is skipped (counted as kept). With `sentences` (a device), each document's
+    English segments get their sentence-model vectors, a kept document's where it has none yet."""
     for segments in segments_by_doc:
         if isinstance(segments, Waiting):  # the stream works on the documents it has meanwhile
             yield segments
@@ -154,12 +164,32 @@ def _to_encode(
             and f"{doc_id}:{len(segments)}" not in store
         ):
             counts["kept"] += 1
+            if sentences:
+                counts["sentence_vectors"] += _add_sentence_vectors(store, segments, sentences)
             continue
         store.delete_document(doc_id)
+        if sentences:
+            counts["sentence_vectors"] += _add_sentence_vectors(store, segments, sentences)
         encoded = [encode_segment(s, tokenizer) for s in segments]
         counts["docs"] += 1
         counts["segs"] += len(segments)
         yield DocInput(segments, [ids for ids, _ in encoded], [m for _, m in encoded])
+
+
+def _add_sentence_vectors(store: SegmentStore, segments: list[Segment], device: str) -> int:
+    """Embed the document's English segments that have no vector for their text in the store; how many."""
+    todo = [
+        s
+        for s in segments
+        if is_english(s.text, store.config) and not store.has_sentence_vector(s.segment_id, s.text)
+    ]
+    if todo:
+        texts = [s.text for s in todo]
+        # in fp32, as `ldx ask` embeds what is missing: the encoder's bf16 autocast is not for this model
+        with torch.autocast(torch.device(device).type, enabled=False):
+            vectors = embed(texts, device=device)
+        store.add_sentence_vectors([s.segment_id for s in todo], texts, vectors)
+    return len(todo)
 
 
 class _Worker:

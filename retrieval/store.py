@@ -7,6 +7,7 @@ Files (one directory):
   refine-<gen>.faiss      IVF-PQ only, with refine on: the exact keys (IndexIDMap2 over flat) for re-ranking
   meta-<gen>.parquet      one row per key: id, segment_id, doc_id, seg_idx, block type, state slot
   states.f16              [slots, L, P, d] float16, memory-mapped; slot rows are appended, never moved
+  minilm-<gen>.parquet    the sentence model's vectors of the English segments (retrieval/store_vectors.py)
 
 Consistency: a commit writes a new generation's index and metadata, then swaps `manifest.json`
 atomically. A reader follows the manifest, so it always sees an index and a metadata table that belong
@@ -34,6 +35,7 @@ from pipeline.store import atomic_write_json, atomic_write_table
 from retrieval.config import RetrievalConfig
 from retrieval.faiss_index import flat_index, index_kind, new_index, wanted_kind
 from retrieval.store_search import StoreSearch
+from retrieval.store_vectors import StoreVectors, Vectors, VectorsUnreadable, file_name, read_sentence_vectors
 
 STORE_VERSION = 1
 PENDING_BYTES = 64 * 2**20  # added states kept in memory before they are written to states.f16
@@ -48,6 +50,10 @@ META_SCHEMA = pa.schema(
         ("n_states", pa.int16()),  # pooled states in the slot (≤ P; a short segment has fewer)
     ]
 )
+
+
+# what a damaged generation raises when read (ArrowInvalid: a truncated Parquet file)
+_UNREADABLE = (RuntimeError, OSError, pa.ArrowException, VectorsUnreadable)
 
 
 class StoreError(RuntimeError):
@@ -69,11 +75,18 @@ class SegmentEntry:
     block_type: str
 
 
-class SegmentStore(StoreSearch):
+class SegmentStore(StoreSearch, StoreVectors):
     """Keys, metadata and compact states of every indexed segment. Open with `create` or `open`."""
 
     def __init__(
-        self, root: Path, manifest: dict, index, meta: pa.Table, config: RetrievalConfig, refine=None
+        self,
+        root: Path,
+        manifest: dict,
+        index,
+        meta: pa.Table,
+        config: RetrievalConfig,
+        refine=None,
+        sentences: Vectors | None = None,
     ):
         self.root = root
         self.manifest = manifest
@@ -90,6 +103,7 @@ class SegmentStore(StoreSearch):
         self._states: np.memmap | None = None
         self._pending: list[np.ndarray] = []  # [L, P, d] slots added but not yet in states.f16
         self._read_only = False  # set by open(mmap=True): a mapped index cannot be written
+        self._sentences: Vectors = dict(sentences or {})
 
     # ---- opening ---------------------------------------------------------------------------------
 
@@ -160,13 +174,14 @@ class SegmentStore(StoreSearch):
                 faiss.read_index(str(root / f"refine-{gen}.faiss"), flags) if manifest.get("refine") else None
             )
             meta = pq.read_table(root / f"meta-{gen}.parquet", schema=META_SCHEMA)
-        except (RuntimeError, OSError, pa.ArrowException) as e:  # ArrowInvalid: a truncated file
+            # a writer carries the sentence vectors into its next generation; `ldx ask` reads them itself
+            sentences = {} if mmap else read_sentence_vectors(root, manifest)
+        except _UNREADABLE as e:
             raise StoreError(f"{root}: generation {gen} unreadable ({str(e).splitlines()[0]})") from None
         if index.ntotal != meta.num_rows or (refine is not None and refine.ntotal != meta.num_rows):
             raise StoreError(f"{root}: index holds {index.ntotal} keys but metadata {meta.num_rows} rows")
-        store = cls(
-            root, manifest, index, meta, config or RetrievalConfig(index_type=manifest["index_type"]), refine
-        )
+        config = config or RetrievalConfig(index_type=manifest["index_type"])
+        store = cls(root, manifest, index, meta, config, refine, sentences)
         store._read_only = mmap
         return store
 
@@ -179,12 +194,13 @@ class SegmentStore(StoreSearch):
             f"keys-{gen}.faiss",
             f"refine-{gen}.faiss",
             f"meta-{gen}.parquet",
+            file_name(gen),
             "manifest.json",
             "states.f16",
         }
         for path in self.root.iterdir():
-            stale = path.name.startswith((".keys-", ".refine-", ".meta-", ".manifest.json.")) or (
-                path.name.startswith(("keys-", "refine-", "meta-")) and path.name not in current
+            stale = path.name.startswith((".keys-", ".refine-", ".meta-", ".minilm-", ".manifest.json.")) or (
+                path.name.startswith(("keys-", "refine-", "meta-", "minilm-")) and path.name not in current
             )
             if stale and path.is_file():
                 path.unlink(missing_ok=True)
@@ -376,6 +392,7 @@ class SegmentStore(StoreSearch):
             return 0
         for r in gone:
             del self._sid_of[r["id"]]
+            self._sentences.pop(r["segment_id"], None)
             doc = self._by_doc[r["doc_id"]]
             doc.discard(r["segment_id"])
             if not doc:
@@ -413,11 +430,12 @@ class SegmentStore(StoreSearch):
             self._write_index(self.refine, f"refine-{gen}.faiss")
         atomic_write_table(self.root / f"meta-{gen}.parquet", meta, {"store_version": str(STORE_VERSION)})
         fault_point("parquet_write")
+        self._write_sentence_vectors(gen)
         self.manifest.update(generation=gen, n_keys=len(rows))
         atomic_write_json(self.root / "manifest.json", self.manifest)
         fault_point("manifest_write")
         if gen != old:
-            for stale in (f"keys-{old}.faiss", f"refine-{old}.faiss", f"meta-{old}.parquet"):
+            for stale in (f"keys-{old}.faiss", f"refine-{old}.faiss", f"meta-{old}.parquet", file_name(old)):
                 (self.root / stale).unlink(missing_ok=True)
 
     def _write_index(self, index, name: str) -> None:

@@ -12,12 +12,14 @@ import pytest
 
 from flows.manifest import read_manifest
 from retrieval.store import SegmentStore
+from retrieval.store_vectors import read_sentence_vectors
 from tests.test_flow import rows
 from tests.test_flow_crash import TABLES, _start
 
 SAMPLES = Path(__file__).resolve().parents[1] / "data" / "samples"
 STAGES = '["index"]'
-# the store's first commit is its creation; ":2" is the run's own commit of what it encoded
+# the store's first commit is its creation; ":2" is the run's own commit of what it encoded (the first
+# commit with sentence vectors to write)
 POINTS = (
     "parse",
     "segment",
@@ -25,6 +27,7 @@ POINTS = (
     "faiss_write",
     "faiss_write:2",
     "parquet_write:2",
+    "sentence_write",
     "manifest_write:2",
 )
 
@@ -47,11 +50,15 @@ def setup(prefect_harness, tmp_path_factory):
     return corpus, clean, env
 
 
-def _index(out: Path) -> tuple[list[tuple], np.ndarray]:
+def _index(out: Path) -> tuple[list[tuple], np.ndarray, list[str], np.ndarray]:
+    """The store's entries and keys, and the segments with a sentence-model vector and those vectors."""
     store = SegmentStore.open(out / "index")
     entries = store.entries()
     keys = store.keys([e["segment_id"] for e in entries])
-    return [tuple(v for k, v in e.items() if k != "slot") for e in entries], keys
+    vectors = read_sentence_vectors(out / "index")
+    with_vector = sorted(vectors)
+    matrix = np.stack([vectors[s][1] for s in with_vector]) if with_vector else np.zeros((0, 384))
+    return [tuple(v for k, v in e.items() if k != "slot") for e in entries], keys, with_vector, matrix
 
 
 @pytest.mark.parametrize("point", POINTS)
@@ -70,10 +77,13 @@ def test_a_run_killed_at_a_point_reruns_to_the_outputs_of_an_uninterrupted_run(s
     assert got["status"] == "completed"
     for table in TABLES:
         assert rows(out, table, got["run_id"]) == rows(clean, table, want["run_id"]), table
-    want_entries, want_keys = _index(clean)
-    got_entries, got_keys = _index(out)
+    want_entries, want_keys, want_ids, want_vectors = _index(clean)
+    got_entries, got_keys, got_ids, got_vectors = _index(out)
     assert got_entries == want_entries and len(want_entries) > 0
     np.testing.assert_allclose(got_keys, want_keys, atol=1e-5)
+    # one sentence vector per English segment, none lost or doubled by the kill and the resume
+    assert got_ids == want_ids and 0 < len(want_ids) < len(want_entries)
+    np.testing.assert_allclose(got_vectors, want_vectors, atol=1e-5)
     left = sorted(p.name for p in (out / "index").iterdir())
     assert [n for n in left if n.startswith(".")] == [], left  # nothing half-written stays behind
 

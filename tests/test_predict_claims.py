@@ -11,7 +11,7 @@ from predict_tasks import only
 import pipeline
 from pipeline.config import ParseConfig
 from pipeline.parsing import build
-from pipeline.parsing.kinds.patent import grant_text
+from pipeline.parsing.layouts import grant_text
 from pipeline.parsing.text import from_text
 from pipeline.records import DocKind
 from retrieval.predict.stage import predict_stage

@@ -23,11 +23,11 @@ import pipeline
 from pipeline.config import ParseConfig
 from pipeline.errors import DocumentError
 from pipeline.parsing import build
-from pipeline.parsing.text import from_text
+from pipeline.parsing.text import jsonl_record
 from pipeline.paths import TOKENIZER_FILE
-from pipeline.records import BLOCK_TYPE_IDS, doc_id_for_bytes, sha256_file
+from pipeline.records import BLOCK_TYPE_IDS, sha256_file
 from pipeline.store import atomic_write_json
-from pipeline.tokenizer import encode_segment, is_held_out, load_tokenizer, record_text
+from pipeline.tokenizer import encode_segment, is_held_out, load_tokenizer
 from txl.streams import EncodedDoc, save_corpus, stream_document
 
 
@@ -35,30 +35,18 @@ from txl.streams import EncodedDoc, save_corpus, stream_document
 class LMCorpus:
     name: str
     path: str  # relative to the shared data folder
-    text_field: str = "text"  # the record's text (as the parser's jsonl_text_field)
-    # records without one text field: these fields (dotted paths, as the tokenizer's corpus specs) are
-    # joined line by line into the text that the parser then types
-    fields: tuple[str, ...] = ()
-    kind: str | None = None  # force the document kind; None = the parser detects it
+    # the record's text (as the parser's jsonl_text_field); a record without it is read through its
+    # structured layout (pipeline.parsing.layouts: the EWCA judgments, the PatentsView grants)
+    text_field: str = "text"
 
 
 DEFAULT_CORPORA: tuple[LMCorpus, ...] = (
     LMCorpus("zh_clcr", "zh/judgments/clcr_cases.jsonl.gz"),
     LMCorpus("zh_criminal", "zh/judgments/judge_criminal.jsonl.gz", text_field="fd"),
     LMCorpus("zh_wenshu", "zh/judgments/wenshu_mixed.jsonl"),
-    LMCorpus(
-        "en_ewca",
-        "en/judgments/uk_ewca_2020.jsonl.gz",
-        fields=("header_lines", "paragraphs.text"),
-        kind="en_judgment",
-    ),
+    LMCorpus("en_ewca", "en/judgments/uk_ewca_2020.jsonl.gz"),
     LMCorpus("en_cuad", "en/contracts/cuad_contracts.jsonl.gz"),
-    LMCorpus(
-        "en_patents",
-        "en/patents/uspto_grants_patentsview_fixtures/us_patents_parsed.jsonl.gz",
-        fields=("title", "abstract", "claims.text", "description_sections.paragraphs"),
-        kind="patent",
-    ),
+    LMCorpus("en_patents", "en/patents/uspto_grants_patentsview_fixtures/us_patents_parsed.jsonl.gz"),
 )
 
 
@@ -66,11 +54,11 @@ def iter_records(
     corpus: LMCorpus, root: Path, errors: list, wanted: set[int] | None = None
 ) -> Iterator[tuple[int, object]]:
     """(record index among non-blank lines, Document) for every record the parser accepts (only the
-    indices in `wanted`, when given). The text goes through the parser's own typing (`build`); reading
-    the lines here lets unwanted records be skipped before any parsing."""
+    indices in `wanted`, when given). Each line goes through the parser's own JSONL record reader and
+    typing (`jsonl_record`, `build`); reading the lines here lets unwanted records be skipped before
+    any parsing."""
     path = root / corpus.path
-    config = ParseConfig(kind=corpus.kind)
-    fields = corpus.fields or (corpus.text_field,)
+    config = ParseConfig(jsonl_text_field=corpus.text_field)
     opener = gzip.open if path.name.endswith(".gz") else open
     with opener(path, "rb") as f:
         index = -1
@@ -80,14 +68,9 @@ def iter_records(
             index += 1
             if wanted is not None and index not in wanted:
                 continue
-            source = f"{path}:{line_no}"
-            record = json.loads(raw)
-            title = record.get("title") if isinstance(record.get("title"), str) else None
-            text = record_text(record, fields).replace("\r\n", "\n")
             try:
-                doc = build(
-                    from_text(text, source, title), source, doc_id_for_bytes(raw.rstrip(b"\r\n")), config
-                )
+                record = jsonl_record(raw.rstrip(b"\r\n"), f"{path}:{line_no}", config, path)
+                doc = build(record.extracted, record.source, record.doc_id, config)
             except DocumentError as e:
                 errors.append(e)
                 continue

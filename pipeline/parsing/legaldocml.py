@@ -71,7 +71,7 @@ def read_akn(root) -> Extracted:
     b = TextBuilder("\n")
     header = judgment.find(f"{AKN}header")
     if header is not None:
-        _read_header(_lines(header), meta, b)
+        read_cover(_lines(header), meta, b)
     body = judgment.find(f"{AKN}judgmentBody")
     if body is not None:
         for el in body.iter(f"{AKN}paragraph", f"{AKN}p"):
@@ -137,7 +137,9 @@ class _PartyReader:
         self.last_role = role
 
 
-def _read_header(lines: list[tuple[str, str]], meta: DocMeta, b: TextBuilder) -> None:
+def read_cover(lines: list[tuple[str, str]], meta: DocMeta, b: TextBuilder) -> None:
+    """The cover page's printed lines (text, role cell) into HEADER/PARTIES spans of `b`, and the judges
+    and parties they name into `meta` (also read for the JSONL packaging of these judgments)."""
     section = "head"
     parties = _PartyReader(meta)
     for text, role_cell in lines:

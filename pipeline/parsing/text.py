@@ -12,6 +12,7 @@ import charset_normalizer
 from pipeline.config import ParseConfig
 from pipeline.errors import CorruptDocument, DocumentError, EmptyDocument, UnsupportedFormat
 from pipeline.parsing.detect import detect_language
+from pipeline.parsing.layouts import LayoutError, layout_of
 from pipeline.parsing.limits import capped_lines, open_input, read_capped
 from pipeline.parsing.spans import Extracted, paragraph_spans
 from pipeline.records import doc_id_for_bytes
@@ -68,11 +69,11 @@ class JsonlRecord:
 
 
 def iter_jsonl(path: Path, config: ParseConfig, errors: list | None = None) -> Iterator[JsonlRecord]:
-    """One record per non-blank line. doc_id hashes the raw line bytes, or the id field's value when one
-    is configured (so an edited record keeps its id); either way it is 16 hex chars like every doc_id.
+    """One record per non-blank line (see `jsonl_record`). doc_id hashes the raw line bytes, or the id
+    field's value when one is configured (so an edited record keeps its id); either way it is 16 hex
+    chars like every doc_id.
     A bad line (or one over parse.max_line_bytes) is raised, or appended to `errors` when the caller
     collects them and goes on."""
-    text_field, id_field = config.jsonl_text_field, config.jsonl_id_field
     with open_input(path) as f:
         lines = capped_lines(f, str(path), config.max_line_bytes, config.max_decompressed_bytes)
         for line_no, raw in enumerate(lines, start=1):
@@ -82,7 +83,7 @@ def iter_jsonl(path: Path, config: ParseConfig, errors: list | None = None) -> I
                 raw = raw.rstrip(b"\r\n")
                 if not raw.strip():
                     continue
-                record = _record(raw, f"{path}:{line_no}", text_field, id_field, path)
+                record = jsonl_record(raw, f"{path}:{line_no}", config, path)
             except DocumentError as e:
                 if errors is None:
                     raise
@@ -91,18 +92,29 @@ def iter_jsonl(path: Path, config: ParseConfig, errors: list | None = None) -> I
             yield record
 
 
-def _record(raw: bytes, where: str, text_field: str, id_field: str | None, path: Path) -> JsonlRecord:
+def jsonl_record(raw: bytes, where: str, config: ParseConfig, path: Path) -> JsonlRecord:
+    """One JSON line as a document: its configured text field when it has one, else the parts its
+    structured layout (`pipeline.parsing.layouts`) names, typed as that layout says."""
     try:
         obj = json.loads(raw)
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise CorruptDocument(where, f"not a JSON line ({e.msg if hasattr(e, 'msg') else e})") from None
-    if not isinstance(obj, dict) or not isinstance(obj.get(text_field), str):
-        raise UnsupportedFormat(where, f"no string field {text_field!r}")
-    text = obj[text_field].replace("\r\n", "\n")
-    title = obj.get("title") if isinstance(obj.get("title"), str) else None
-    if id_field and obj.get(id_field) is not None:
+    text_field, id_field = config.jsonl_text_field, config.jsonl_id_field
+    if isinstance(obj, dict) and id_field and obj.get(id_field) is not None:
         key = str(obj[id_field])
         doc_id, source = doc_id_for_bytes(key.encode("utf-8")), f"{path}#{key}"
     else:
         doc_id, source = doc_id_for_bytes(raw), where
-    return JsonlRecord(doc_id, source, from_text(text, source, title))
+    if isinstance(obj, dict) and isinstance(obj.get(text_field), str):
+        title = obj.get("title") if isinstance(obj.get("title"), str) else None
+        return JsonlRecord(doc_id, source, from_text(obj[text_field].replace("\r\n", "\n"), source, title))
+    layout = layout_of(obj)
+    if layout is None:
+        raise UnsupportedFormat(where, f"no string field {text_field!r} and not a layout the parser knows")
+    try:
+        extracted = layout.read(obj)
+    except LayoutError as e:
+        raise CorruptDocument(where, f"not a valid {layout.name} record: {e}") from None
+    if not extracted.text.strip():
+        raise EmptyDocument(where, f"{layout.name} record with no text")
+    return JsonlRecord(doc_id, source, extracted)

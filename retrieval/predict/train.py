@@ -5,7 +5,7 @@
   validation inside the file: the TF-IDF + linear baseline (scikit-learn) and ArticleHead with and
   without retrieved memory see the same folds in the same run.
 - roles: the `india_sc_roles` layout (one judgment per line, `sentences` with `text` and `label`) mapped
-  to block types as DESIGN.md says, plus the rule types of parsed Chinese judgments.
+  to block types as DESIGN.md says (`pipeline.parsing.layouts.INDIA_ROLES`), plus the rule types of parsed Chinese judgments.
 """
 
 from __future__ import annotations
@@ -19,28 +19,13 @@ from pathlib import Path
 import numpy as np
 
 from pipeline.errors import CorruptDocument
+from pipeline.parsing.layouts import INDIA_ROLES, INDIA_TYPE
 from pipeline.paths import HEADS_DIR
 from pipeline.records import BlockType, Document
 from retrieval.predict.criminal import CriminalCase, StatuteIndex, charge_articles, load_criminal, read_jsonl
 from retrieval.predict.heads import ROLE_LABELS, ArticleHead, RoleHead, TxlStates
 
 Encode = Callable[[list[list[str]]], TxlStates]  # units of each document -> their encoder states
-
-
-# DESIGN.md: Facts → FACTS; Argument → CLAIMS or DEFENSE; Statute, Precedent, Ratio → OPINION;
-# Ruling by Lower Court → PROCEDURE; Ruling by Present Court → VERDICT.
-INDIA_ROLES: dict[str, set[BlockType]] = {
-    "Facts": {BlockType.FACTS},
-    "Argument": {BlockType.CLAIMS, BlockType.DEFENSE},
-    "Statute": {BlockType.OPINION},
-    "Precedent": {BlockType.OPINION},
-    "Ratio of the decision": {BlockType.OPINION},
-    "Ruling by Lower Court": {BlockType.PROCEDURE},
-    "Ruling by Present Court": {BlockType.VERDICT},
-}
-# The one type a labelled sentence trains as (Argument: the appellant's case comes first and dominates).
-INDIA_TRAIN_TYPE = {label: sorted(types)[0] for label, types in INDIA_ROLES.items()}
-INDIA_TRAIN_TYPE["Argument"] = BlockType.CLAIMS
 
 
 # ---- metrics ---------------------------------------------------------------------------------------
@@ -205,7 +190,7 @@ def load_india(path: str | Path) -> list[LabelledDoc]:
                 doc_id,
                 [t for t, _ in sents],
                 [INDIA_ROLES[lab] for _, lab in sents],
-                [INDIA_TRAIN_TYPE[lab] for _, lab in sents],
+                [INDIA_TYPE[lab] for _, lab in sents],
             )
         )
     return docs

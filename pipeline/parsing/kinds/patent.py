@@ -236,14 +236,3 @@ def extract_meta(text: str, spans: list[Span]) -> tuple[DocMeta, str | None]:
     meta.classes = list(dict.fromkeys(re.sub(r"\s+", " ", c) for c in _CLASS.findall(head)))
     title = _TITLE.search(head)
     return meta, (title.group(1).strip() if title else None)
-
-
-def grant_text(record: dict) -> str:
-    """A PatentsView grant record (us_patents_parsed.jsonl) laid out as its printed text is: title,
-    abstract, description under its headings, then the claims after "What is claimed is:", one paragraph
-    each."""
-    parts = [record["title"], "ABSTRACT", record.get("abstract") or ""]
-    for section in record.get("description_sections") or []:
-        parts += [section.get("heading") or "", *section.get("paragraphs", [])]
-    parts += ["What is claimed is:", *(c["text"] for c in record["claims"])]
-    return "\n\n".join(p for p in parts if p)
