@@ -165,7 +165,6 @@ class RelativeAttention(nn.Module):
         h, dh = cfg.n_head, cfg.d_head
         # a layer that does not read the retrieved slots drops their columns from the shared key axis
         n_r = keys.n_retrieved if retrieved is not None else 0
-        cut = keys.n_retrieved - n_r
         w_q, w_kv = self.qkv.weight[: h * dh], self.qkv.weight[h * dh :]
         # memory slots need no new projection when their keys/values come cached from the last call
         cached = mem_kv is not None and mem is not None and mem_kv.size(1) == mem.size(1)
@@ -182,17 +181,7 @@ class RelativeAttention(nn.Module):
         # q·W_kR R, (c) global content bias u·k, (d) global position bias v·W_kR R. They are formed as two
         # products: (a) + (c) = (q + u)·k and (b) + (d) = (q + v)·W_kR R.
         content_q = q + u[:, None]  # the query of (a) + (c)
-        position_bd = position_scores(q + v[:, None], rk, keys.n_retrieved)[
-            ..., cut:
-        ]  # (b) + (d): [B, H, T, K']
-        # tag bias, connective boost, retrieved bias and the mask in one lookup: [H, B|1, T, K'] -> [B|1, H, T, K']
-        # (head-major, so that the add below reads both operands along K; 2x faster than a lookup per pair)
-        static = (
-            self._bias_table(position_bd.dtype).index_select(1, keys.pair.view(-1)).view(h, *keys.pair.shape)
-        )
-        static = static.transpose(0, 1)[..., cut:]
-        bias = torch.add(static, position_bd, alpha=self.scale)  # everything but (a) + (c)
-
+        bias = self._bias(q, v, rk, keys, keys.n_retrieved - n_r)  # everything but (a) + (c)
         if keys.diagnostics is not None or not cfg.use_sdpa:
             content_ac = content_q @ k.transpose(-1, -2)  # (a) + (c): [B, H, T, K']
             scores = content_ac * self.scale + bias
@@ -209,6 +198,20 @@ class RelativeAttention(nn.Module):
             )
         out = self.drop(self.out(vec.transpose(1, 2).reshape(b, t, h * dh)))
         return (x + out if cfg.pre_lnorm else self.ln(x + out)), kv[:, n_r:]
+
+    def _bias(
+        self, q: torch.Tensor, v: torch.Tensor, rk: torch.Tensor, keys: KeyAxis, cut: int
+    ) -> torch.Tensor:
+        """(b) + (d), scaled, plus the tag bias, connective boost, retrieved bias and the mask, over the
+        keys this layer reads (the first `cut` retrieved columns of the key axis dropped): [B|1, H, T, K']."""
+        position_bd = position_scores(q + v[:, None], rk, keys.n_retrieved)[..., cut:]  # [B, H, T, K']
+        # the additive terms in one lookup: [H, B|1, T, K'] -> [B|1, H, T, K'] (head-major, so that the add
+        # below reads both operands along K; 2x faster than a lookup per pair)
+        h = self.cfg.n_head
+        static = (
+            self._bias_table(position_bd.dtype).index_select(1, keys.pair.view(-1)).view(h, *keys.pair.shape)
+        )
+        return torch.add(static.transpose(0, 1)[..., cut:], position_bd, alpha=self.scale)
 
     def _bias_table(self, dtype: torch.dtype) -> torch.Tensor:
         """This layer's tag bias, connective boost and retrieved bias as one table (txl.features)."""
