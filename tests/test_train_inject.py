@@ -70,6 +70,22 @@ def test_injection_starts_once_windows_leave_the_memory_and_changes_training(dat
     assert [r["loss"] for r in train][:2] == losses[:2] and train[2]["loss"] != losses[2]
 
 
+def test_injection_at_one_layer_keeps_and_reads_that_layer_alone(data_dir, tmp_path):
+    runs = {}
+    for layers in (None, [-1]):
+        trainer = Trainer(
+            _cfg(data_dir, tmp_path / f"inject{layers}", inject_k=2, inject_states=8, inject_layers=layers)
+        )
+        runs[str(layers)] = [r for r in trainer.run(resume=False) if r["kind"] == "train"]
+    bank = trainer.banks[0]
+    assert bank.layers == (1,) and bank.states[0].shape == (1, 8, 32)  # the top layer of two, alone
+    one, every = runs["[-1]"], runs["None"]
+    assert [r["retrieved_slots"] for r in one] == [r["retrieved_slots"] for r in every]
+    assert [r["loss"] for r in one][:2] == [r["loss"] for r in every][:2] and one[2]["loss"] != every[2][
+        "loss"
+    ]
+
+
 def test_pooled_windows_pick_similar_evicted_windows_in_reading_order():
     bank = PastWindows(pool=4, max_windows=3)
     torch.manual_seed(0)

@@ -10,7 +10,8 @@ txl/train_log.py.
 
 Retrieved memory while training (`inject_k` > 0, off by default): every lane keeps its own document's
 earlier windows as a retrieval store keeps segments — a unit key (mean top-layer state) and at most
-`inject_states` pooled states per layer (txl.pooling) — and the `inject_k` windows that have left the
+`inject_states` pooled states per layer (txl.pooling), of every layer or of `inject_layers` only — and
+the `inject_k` windows that have left the
 memory and are most similar (cosine) to the previous window come back as the model's retrieved slots,
 so the model learns to use what `ldx run` and `ldx eval lm` will give it. These banks are not part of a
 checkpoint: after a resume they refill from the next windows on (the memory itself resumes exactly).
@@ -107,7 +108,9 @@ class Trainer:
         if cfg.inject_k and cfg.mem_len < cfg.seg_len:
             raise ValueError("inject_k needs mem_len >= seg_len (a window's states are read from the memory)")
         n_local = cfg.batch_size // self.info.world
-        self.banks = [PastWindows(cfg.inject_states, cfg.inject_max_windows) for _ in range(n_local)]
+        self.banks = [
+            PastWindows(cfg.inject_states, cfg.inject_max_windows, cfg.inject_layers) for _ in range(n_local)
+        ]
         self.queries: list[torch.Tensor | None] = [None] * n_local  # each lane's last window key
         self.prev_state: torch.Tensor | None = None  # last window's state per lane (consistency term)
         self.step = 0
@@ -266,7 +269,7 @@ class Trainer:
             n_lanes=min(8, cfg.batch_size),
             device=self.info.device,
             retrieve_k=cfg.inject_k,
-            past_windows=lambda: PastWindows(cfg.inject_states, cfg.inject_max_windows),
+            past_windows=lambda: PastWindows(cfg.inject_states, cfg.inject_max_windows, cfg.inject_layers),
         )
         rec = {}
         for setting, prefix in (("memory", ""), ("retrieved", "retrieved_")):

@@ -47,6 +47,9 @@ class TrainConfig(Options):
     inject_k: int = 0  # retrieved windows per lane and step (own document, out of memory); 0 = off
     inject_states: int = 16  # pooled states per layer kept of each past window (the store's P)
     inject_max_windows: int = 256  # past windows kept per lane; the oldest go first
+    # the layers that keep and read retrieved states (negative: from the top), as a store keeps them
+    # (retrieval.state_layers); None = every layer, as the shipped model was trained
+    inject_layers: list[int] | None = None
     export_fp16: str | None = None  # write the final model here (fp16) with txl.checkpoint.save_model
     # warm start: a fresh run (nothing to resume) begins from this shipped checkpoint's weights (same
     # architecture; the optimizer, schedule and streams start anew); its step and tokens carry over
