@@ -11,9 +11,8 @@ txl/train_log.py.
 Retrieved memory while training (`inject_k` > 0, off by default): every lane keeps its own document's
 earlier windows as a retrieval store keeps segments — a unit key (mean top-layer state) and at most
 `inject_states` pooled states per layer (txl.pooling), of every layer or of `inject_layers` only — and
-the `inject_k` windows that have left the
-memory and are most similar (cosine) to the previous window come back as the model's retrieved slots,
-so the model learns to use what `ldx run` and `ldx eval lm` will give it. These banks are not part of a
+the `inject_k` windows that have left the memory and are most similar (cosine) to the previous window
+come back as the model's retrieved slots, so the model learns to use what `ldx run` and `ldx eval lm` will give it. These banks are not part of a
 checkpoint: after a resume they refill from the next windows on (the memory itself resumes exactly).
 """
 
