@@ -45,6 +45,23 @@ def stack_rows(parts: Sequence[Tensor | None], w: int, fill, template: Tensor, r
     return out
 
 
+def stack_labels(
+    present: Sequence, get: Callable, dtype: torch.dtype, fill, pad, w: int, right: bool
+) -> Tensor:
+    """One label per slot of ragged lanes (None = an absent lane) as [B, w]: a lane's own labels (`get`),
+    `fill` for a lane that carries none, `pad` on padding slots (on the right or, `right`, the left)."""
+    dev = next(p for p in present if p is not None).states[0].device
+    vals = [
+        None
+        if p is None
+        else get(p)
+        if get(p) is not None
+        else torch.full((1, p.width), fill, dtype=dtype, device=dev)
+        for p in present
+    ]
+    return stack_rows(vals, w, pad, torch.zeros(1, 0, dtype=dtype, device=dev), right)
+
+
 def _fused(layers: list[Tensor]) -> Tensor:
     """n of [1, W, c] -> [1, W, n * c]: the layers side by side in one tensor of the lane's own."""
     return torch.cat(layers, -1)
@@ -172,7 +189,7 @@ class Memory:
         if not real:
             return None
         w = max(p.width for p in real)
-        first, dev = real[0], real[0].states[0].device
+        first = real[0]
         n_s, n_kv = len(first.states), len(first.kv) if first.kv is not None else 0
         with_kv = n_kv and all(p.kv is not None for p in real)  # a lane without its cache: none at all
 
@@ -192,16 +209,7 @@ class Memory:
             # `pad` fills the padding slots, `own` a lane's slots that carry no label (None: no label anywhere)
             if own is None and all(get(p) is None for p in real):
                 return None
-            fill = pad if own is None else own
-            vals = [
-                None
-                if p is None
-                else get(p)
-                if get(p) is not None
-                else torch.full((1, p.width), fill, dtype=dtype, device=dev)
-                for p in present
-            ]
-            return stack_rows(vals, w, pad, torch.zeros(1, 0, dtype=dtype, device=dev), True)
+            return stack_labels(present, get, dtype, pad if own is None else own, pad, w, True)
 
         return Memory(
             states,

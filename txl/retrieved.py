@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from txl.memory import stack_rows
+from txl.memory import stack_labels, stack_rows
 
 
 def layer_indices(spec: Sequence[int], n_layer: int) -> tuple[int, ...]:
@@ -76,7 +76,7 @@ class Retrieved:
         if not real:
             return None
         r = max(p.width for p in real)
-        first, dev = real[0], real[0].states[0].device
+        first = real[0]
         if any(p.layers != first.layers for p in real):
             raise ValueError("lanes' retrieved slots feed different layers")
         states = [
@@ -84,20 +84,9 @@ class Retrieved:
             for i in range(len(first.states))
         ]
 
-        def label(get, dtype: torch.dtype, own, pad) -> Tensor:
-            vals = [
-                None
-                if p is None
-                else get(p)
-                if get(p) is not None
-                else torch.full((1, p.width), own, dtype=dtype, device=dev)
-                for p in present
-            ]
-            return stack_rows(vals, r, pad, torch.zeros(1, 0, dtype=dtype, device=dev), False)
-
         return Retrieved(
             states,
-            label(lambda p: p.types, torch.long, -1, -1),
-            label(lambda p: p.mask, torch.bool, True, False),
+            stack_labels(present, lambda p: p.types, torch.long, -1, -1, r, False),
+            stack_labels(present, lambda p: p.mask, torch.bool, True, False, r, False),
             first.layers,
         )
