@@ -6,6 +6,7 @@ Files (one directory):
                           IndexIVFPQ with the ids stored natively (its own id lists delete correctly)
   refine-<gen>.faiss      IVF-PQ only, with refine on: the exact keys (IndexIDMap2 over flat) for re-ranking
   meta-<gen>.parquet      one row per key: id, segment_id, doc_id, seg_idx, block type, state slot
+  sig-<gen>.parquet       each document's MinHash signature (retrieval/store_signatures.py)
   states.f16              [slots, L, P, d] float16, memory-mapped; slot rows are appended, never moved
 
 Consistency: a commit writes a new generation's index and metadata, then swaps `manifest.json`
@@ -34,6 +35,7 @@ from pipeline.store import atomic_write_json, atomic_write_table
 from retrieval.config import RetrievalConfig
 from retrieval.faiss_index import flat_index, index_kind, new_index, wanted_kind
 from retrieval.store_search import StoreSearch
+from retrieval.store_signatures import DocSignatures
 
 STORE_VERSION = 1
 PENDING_BYTES = 64 * 2**20  # added states kept in memory before they are written to states.f16
@@ -80,6 +82,7 @@ class SegmentStore(StoreSearch):
         self.index = index
         self.refine = refine  # exact keys beside an IVF-PQ index (None: no re-ranking)
         self.config = config
+        self.signatures = DocSignatures()  # each document's, put by the encoder (retrieval/store_dedup.py)
         self._rows: dict[str, dict] = {r["segment_id"]: r for r in meta.to_pylist()}
         self._sid_of: dict[int, str] = {r["id"]: sid for sid, r in self._rows.items()}
         # each document's segment ids: the index stage deletes every document before it encodes it, and a
@@ -160,13 +163,15 @@ class SegmentStore(StoreSearch):
                 faiss.read_index(str(root / f"refine-{gen}.faiss"), flags) if manifest.get("refine") else None
             )
             meta = pq.read_table(root / f"meta-{gen}.parquet", schema=META_SCHEMA)
+            # a store from before signatures were kept has none: its documents' are unknown
+            sigs = DocSignatures.read(root / f"sig-{gen}.parquet") if manifest.get("signatures") else None
         except (RuntimeError, OSError, pa.ArrowException) as e:  # ArrowInvalid: a truncated file
             raise StoreError(f"{root}: generation {gen} unreadable ({str(e).splitlines()[0]})") from None
         if index.ntotal != meta.num_rows or (refine is not None and refine.ntotal != meta.num_rows):
             raise StoreError(f"{root}: index holds {index.ntotal} keys but metadata {meta.num_rows} rows")
-        store = cls(
-            root, manifest, index, meta, config or RetrievalConfig(index_type=manifest["index_type"]), refine
-        )
+        cfg = config or RetrievalConfig(index_type=manifest["index_type"])
+        store = cls(root, manifest, index, meta, cfg, refine)
+        store.signatures = sigs or store.signatures
         store._read_only = mmap
         return store
 
@@ -179,12 +184,13 @@ class SegmentStore(StoreSearch):
             f"keys-{gen}.faiss",
             f"refine-{gen}.faiss",
             f"meta-{gen}.parquet",
+            f"sig-{gen}.parquet",
             "manifest.json",
             "states.f16",
         }
         for path in self.root.iterdir():
-            stale = path.name.startswith((".keys-", ".refine-", ".meta-", ".manifest.json.")) or (
-                path.name.startswith(("keys-", "refine-", "meta-")) and path.name not in current
+            stale = path.name.startswith((".keys-", ".refine-", ".meta-", ".sig-", ".manifest.json.")) or (
+                path.name.startswith(("keys-", "refine-", "meta-", "sig-")) and path.name not in current
             )
             if stale and path.is_file():
                 path.unlink(missing_ok=True)
@@ -393,7 +399,8 @@ class SegmentStore(StoreSearch):
         return len(gone)
 
     def delete_document(self, doc_id: str) -> int:
-        """Remove every segment of a document; returns how many. Visible after `commit()`."""
+        """Remove every segment of a document, and its signature; returns how many. Visible after `commit()`."""
+        self.signatures.hashes.pop(doc_id, None)
         return self.delete_segments(list(self._by_doc.get(doc_id, ())))
 
     def commit(self) -> None:
@@ -412,12 +419,18 @@ class SegmentStore(StoreSearch):
         if self.refine is not None:
             self._write_index(self.refine, f"refine-{gen}.faiss")
         atomic_write_table(self.root / f"meta-{gen}.parquet", meta, {"store_version": str(STORE_VERSION)})
+        self.signatures.write(self.root / f"sig-{gen}.parquet", set(self._by_doc), str(STORE_VERSION))
         fault_point("parquet_write")
-        self.manifest.update(generation=gen, n_keys=len(rows))
+        self.manifest.update(generation=gen, n_keys=len(rows), signatures=True)
         atomic_write_json(self.root / "manifest.json", self.manifest)
         fault_point("manifest_write")
         if gen != old:
-            for stale in (f"keys-{old}.faiss", f"refine-{old}.faiss", f"meta-{old}.parquet"):
+            for stale in (
+                f"keys-{old}.faiss",
+                f"refine-{old}.faiss",
+                f"meta-{old}.parquet",
+                f"sig-{old}.parquet",
+            ):
                 (self.root / stale).unlink(missing_ok=True)
 
     def _write_index(self, index, name: str) -> None:
