@@ -133,7 +133,13 @@ def encode_stream(
 
 
 def _take_in(
-    pending: Iterator, active: list[Lane], model, store, cfg: RetrievalConfig, prefixes, duplicates
+    pending: Iterator,
+    active: list[Lane],
+    model,
+    store,
+    cfg: RetrievalConfig,
+    prefixes,
+    duplicates: StoreDuplicates | None,
 ) -> Iterator[tuple[int, list[EncodedSegment]]]:
     """Start lanes for the next documents until `cfg.encode_window` are active or the source has none
     ready; yields the documents that finish as soon as they start (nothing left to encode)."""

@@ -20,11 +20,13 @@ stored, so its signature is known by then, also for a document encoded beside A 
 
 from __future__ import annotations
 
-from datasketch import MinHash
+from typing import TYPE_CHECKING
 
 from pipeline.records import Segment
-from retrieval.predict.dedup import Signatures, duplicates_of, signatures
 from retrieval.store import SegmentStore
+
+if TYPE_CHECKING:
+    from retrieval.predict.dedup import Signatures
 
 NUM_PERM = 64  # the dedup stage's (dedup.signatures' and duplicates_of's default)
 
@@ -34,6 +36,11 @@ class StoreDuplicates:
     built on first use and kept up to date as documents enter)."""
 
     def __init__(self, store: SegmentStore, threshold: float):
+        # lazy, a start-up cost: datasketch's import takes 0.7 s, and `ldx ask` imports the encoder
+        # (retrieval.inject, retrieval.stage) but never encodes into a store
+        from retrieval.predict import dedup
+
+        self._dedup = dedup
         self.store = store
         self.threshold = threshold
         self._seen: Signatures | None = None
@@ -41,9 +48,9 @@ class StoreDuplicates:
     def _known(self) -> Signatures:
         if self._seen is None:
             kept = self.store.signatures
-            self._seen = Signatures(
+            self._seen = self._dedup.Signatures(
                 documents={
-                    d: MinHash(num_perm=NUM_PERM, seed=1, hashvalues=h, scheme=kept.scheme)
+                    d: self._dedup.MinHash(num_perm=NUM_PERM, seed=1, hashvalues=h, scheme=kept.scheme)
                     for d, h in kept.hashes.items()
                     if len(h) == NUM_PERM
                 }
@@ -54,7 +61,7 @@ class StoreDuplicates:
         """The document enters the encoder: its signature, from its segments' text, goes into the store
         (replacing an earlier one). A document without a single shingle has none."""
         kept = self.store.signatures
-        sig = signatures({doc_id: segments}, num_perm=NUM_PERM).documents.get(doc_id)
+        sig = self._dedup.signatures({doc_id: segments}, num_perm=NUM_PERM).documents.get(doc_id)
         if sig is None:
             kept.hashes.pop(doc_id, None)
             return
@@ -63,7 +70,7 @@ class StoreDuplicates:
             self._seen = None
         known = self._known()
         kept.put(doc_id, sig.hashvalues, sig.scheme)
-        known.merge(Signatures(documents={doc_id: sig}), unsaved=False)
+        known.merge(self._dedup.Signatures(documents={doc_id: sig}), unsaved=False)
 
     def injectable(self, doc_id: str) -> set[str]:
         """The documents whose segments may be injected into `doc_id`'s: every other one of known
@@ -72,8 +79,15 @@ class StoreDuplicates:
         own = known.documents.get(doc_id) if doc_id in self.store.signatures.hashes else None
         near = set()
         if own is not None:
-            found = duplicates_of(
-                Signatures(documents={doc_id: own}), known, self.threshold, self.threshold, NUM_PERM
+            found = self._dedup.duplicates_of(
+                self._dedup.Signatures(documents={doc_id: own}),
+                known,
+                self.threshold,
+                self.threshold,
+                NUM_PERM,
             )
             near = {p.b for p in found.documents}
-        return {d for d in self.store.signatures.hashes if d != doc_id and d not in near}
+        # known: kept by the store now (a deleted document's is not) and comparable (of the same shape)
+        return {
+            d for d in self.store.signatures.hashes if d in known.documents and d != doc_id and d not in near
+        }

@@ -20,6 +20,7 @@ from retrieval.config import RetrievalConfig
 from retrieval.inject import DocInput, encode_document, encode_stream
 from retrieval.predict.config import PredictConfig
 from retrieval.predict.dedup import find_duplicates
+from retrieval.stage import index_segments
 from retrieval.store import SegmentEntry, SegmentStore
 from retrieval.store_dedup import StoreDuplicates
 from retrieval.store_signatures import DocSignatures
@@ -187,3 +188,23 @@ def test_whether_a_pair_is_kept_apart_depends_on_the_pair_alone(tmp_path, long_d
         # a copy with at most five characters changed, and two copies of one judgment, are near-duplicates
         if copy_of.get(a, a) == copy_of.get(b, b):
             assert b not in apart[a]
+
+
+def test_the_index_stage_keeps_the_signatures_of_documents_it_does_not_encode_again(tmp_path, corpus):
+    """Two `ldx run`s into one OUT_DIR, the first one's store from before signatures were kept: the
+    second run keeps the unchanged documents without encoding them, makes their signatures from their
+    segments, and the copy that it encodes may not draw on its original."""
+    model, docs = corpus
+    tok = load_tokenizer()
+    first = [docs["orig"].segments, docs["unrel"].segments]
+    index_segments(tmp_path, first, model, tok, CROSS, segmenter="s")
+    manifest = tmp_path / "index" / "manifest.json"
+    old = json.loads(manifest.read_text(encoding="utf-8"))
+    del old["signatures"]
+    manifest.write_text(json.dumps(old), encoding="utf-8")
+    assert not SegmentStore.open(tmp_path / "index").signatures.hashes
+    counts = index_segments(tmp_path, [*first, docs["copy"].segments], model, tok, CROSS, segmenter="s")
+    assert counts["kept_documents"] == 2 and counts["indexed_documents"] == 1
+    store = SegmentStore.open(tmp_path / "index")
+    assert sorted(store.signatures.hashes) == ["copy", "orig", "unrel"]
+    assert StoreDuplicates(store, THRESHOLD).injectable("copy") == {"unrel"}
