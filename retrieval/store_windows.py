@@ -4,12 +4,11 @@
 states per layer each) and searches them with the store, among those that have left the model's memory
 by PastWindows' rule. `Injector` is the encoder's (retrieval/inject.py): the document's segments are
 written by the encoder as it goes, and with `inject_cross_document` every other document's segments
-can be injected too, except a near-duplicate's (retrieval/store_dedup.py). flows/lm_store.py keeps `ldx eval lm`'s windows the same way.
+can be injected too, except a near-duplicate's (retrieval/store_dedup.py). flows/lm_store.py keeps
+`ldx eval lm`'s windows the same way.
 """
 
 from __future__ import annotations
-
-from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
@@ -17,11 +16,9 @@ import torch
 from pipeline.records import BLOCK_TYPE_IDS, BlockType
 from retrieval.config import RetrievalConfig
 from retrieval.store import SegmentEntry, SegmentStore
+from retrieval.store_dedup import StoreDuplicates
 from txl.retrieved import Retrieved
 from txl.windows import PastWindows, pool_window
-
-if TYPE_CHECKING:  # its datasketch import (0.5 s) is the encoder's alone, not flows/lm_store.py's
-    from retrieval.store_dedup import StoreDuplicates
 
 _TYPE_NAMES = {i: str(t) for t, i in BLOCK_TYPE_IDS.items()}
 

@@ -10,7 +10,7 @@ import json
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from tiny_models import tiny_encoder
 
@@ -151,9 +151,15 @@ def long_documents(judgments) -> dict[str, list[Segment]]:
     return {f"j{i}": _segments(t, f"j{i}", 200, 7) for i, t in enumerate(judgments)}
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@pytest.fixture(scope="module")
+def two_stores(tmp_path_factory) -> tuple[SegmentStore, SegmentStore]:
+    root = tmp_path_factory.mktemp("stores")
+    return SegmentStore.create(root / "all", dim=4), SegmentStore.create(root / "pair", dim=4)
+
+
+@settings(max_examples=25, deadline=None)
 @given(st.data())
-def test_whether_a_pair_is_kept_apart_depends_on_the_pair_alone(tmp_path, long_documents, data):
+def test_whether_a_pair_is_kept_apart_depends_on_the_pair_alone(two_stores, long_documents, data):
     """Copies of real judgments with a few characters changed, and the judgments, entering a store in
     any order and any number: a copy and its original are always kept apart, and whether one document
     may draw on another is the same as in a store of those two alone, and the same both ways."""
@@ -165,15 +171,7 @@ def test_whether_a_pair_is_kept_apart_depends_on_the_pair_alone(tmp_path, long_d
         docs[f"c{n}"], copy_of[f"c{n}"] = _segments(_changed(text, at), f"c{n}", 200, 7), source
     order = data.draw(st.permutations(sorted(docs)), label="order")
     entered = order[: data.draw(st.integers(2, len(order)), label="entered")]
-    root = tmp_path / "stores"
-    store = (
-        SegmentStore.open(root / "all") if (root / "all").exists() else SegmentStore.create(root / "all", 4)
-    )
-    pair = (
-        SegmentStore.open(root / "pair")
-        if (root / "pair").exists()
-        else SegmentStore.create(root / "pair", 4)
-    )
+    store, pair = two_stores
     store.signatures = DocSignatures()  # a store that knows no document yet, for each example
     together = StoreDuplicates(store, THRESHOLD)
     for doc_id in entered:

@@ -73,16 +73,13 @@ class Signatures:
     # what `merge` added since SignatureStore last wrote it down
     _unsaved: list[Signatures] = field(default_factory=list, repr=False, compare=False)
 
-    def merge(self, other: Signatures, unsaved: bool = True) -> None:
-        """Add `other`'s entries; an id seen again replaces its entry, so reruns add nothing.
-        `unsaved=False`: for a holder that writes its entries down itself (the segment store's encoder,
-        retrieval/store_dedup.py), which would otherwise keep a list of every merge."""
+    def merge(self, other: Signatures) -> None:
+        """Add `other`'s entries; an id seen again replaces its entry, so reruns add nothing."""
         self.documents.update(other.documents)
         self.passages.update(other.passages)
         for (kind, _, _), lsh in self._lsh.items():
             _insert(lsh, getattr(other, kind))
-        if unsaved:
-            self._unsaved.append(other)
+        self._unsaved.append(other)
 
     def lsh(self, kind: str, threshold: float, num_perm: int) -> MinHashLSH:
         """The LSH table over the `kind` ("documents" or "passages") entries, built on first use."""
