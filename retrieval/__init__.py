@@ -1,7 +1,9 @@
 """retrieval: the FAISS segment-state store, memory injection, hybrid search and cited answers.
 
 Modules: `store` (FAISS keys + Parquet metadata + compact fp16 states; pooled by txl.pooling),
-`store_search` (the store's top-k search), `inject` (retrieved memory while encoding), `stage` (the index
+`store_search` (the store's top-k search), `store_signatures` (each stored document's MinHash signature),
+`store_dedup` (near-duplicates kept apart in cross-document injection), `inject` (retrieved memory while
+encoding), `stage` (the index
 stage of `ldx run`), `hybrid` (BM25 + dense + RRF, filters),
 `text` (BM25 terms), `sentence` (packaged MiniLM), `ask` (cited answers), `cache` (session cache),
 `stages` (what a model stage of `ldx run` is), `answer` (whole-phrase, sentence and "not found" answers).

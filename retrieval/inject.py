@@ -15,6 +15,8 @@ documents share once (retrieval/prefix.py). A call takes several consecutive seg
 store, and with one until the document's first segment leaves the memory. With anchoring on
 (retrieval/anchoring.py) the memory is emptied before a segment whose predecessor's key drifted from the
 opening's; a pack is cut at such a reset and its later segments are encoded again after it.
+With a store, each document's MinHash signature goes into it as the document starts, and injection
+across documents never draws on a near-duplicate (retrieval/store_dedup.py).
 `encode_documents` and `encode_document` gather its output.
 """
 
@@ -30,9 +32,11 @@ from pipeline.records import BLOCK_TYPE_IDS, BlockType, Segment
 from retrieval.anchoring import reset_due
 from retrieval.config import RetrievalConfig
 from retrieval.lanes import Lane, pick
+from retrieval.predict.config import PredictConfig
 from retrieval.prefix import Pack, PrefixCache, Reused, chain_hashes
 from retrieval.stages import Waiting
 from retrieval.store import SegmentEntry, SegmentStore
+from retrieval.store_dedup import StoreDuplicates
 from retrieval.store_windows import Injector, choose_all, retrieved_inputs
 from txl.keys import model_key
 from txl.memory import Memory, Packing
@@ -75,6 +79,7 @@ def encode_stream(
     store: SegmentStore | None = None,
     config: RetrievalConfig | None = None,
     stats: dict | None = None,
+    duplicates: StoreDuplicates | None = None,
 ) -> Iterator[tuple[int, list[EncodedSegment]]]:
     """Encode many documents at once, each segment by segment with its own recurrence memory (and, with a
     store, injection); yields (input index, the document's EncodedSegments) as each document finishes.
@@ -88,8 +93,11 @@ def encode_stream(
     across documents. Each encoded segment's key and compact states go into the store at once (commit is
     the caller's).
     `stats`, when given, receives the counts of encoded and reused segments and tokens (encoded tokens
-    count every token of a forward call, also those of a pack that an anchoring reset cut short)."""
+    count every token of a forward call, also those of a pack that an anchoring reset cut short).
+    `duplicates`: the store's signatures (None: made here, with the predict stage's default threshold)."""
     cfg = config or RetrievalConfig()
+    if store is not None and duplicates is None:
+        duplicates = StoreDuplicates(store, PredictConfig().duplicate_doc_threshold)
     device = next(model.parameters()).device
     prefixes = (
         PrefixCache(cfg.prefix_cache_bytes) if cfg.reuse_prefixes and not cfg.inject_cross_document else None
@@ -100,7 +108,7 @@ def encode_stream(
     active: list[Lane] = []
     try:
         while True:
-            yield from _take_in(pending, active, model, store, cfg, prefixes)
+            yield from _take_in(pending, active, model, store, cfg, prefixes, duplicates)
             if prefixes is not None:
                 for lane in [lane for lane in active if _advance(lane, prefixes)]:
                     active.remove(lane)
@@ -125,7 +133,13 @@ def encode_stream(
 
 
 def _take_in(
-    pending: Iterator, active: list[Lane], model, store, cfg: RetrievalConfig, prefixes
+    pending: Iterator,
+    active: list[Lane],
+    model,
+    store,
+    cfg: RetrievalConfig,
+    prefixes,
+    duplicates: StoreDuplicates | None,
 ) -> Iterator[tuple[int, list[EncodedSegment]]]:
     """Start lanes for the next documents until `cfg.encode_window` are active or the source has none
     ready; yields the documents that finish as soon as they start (nothing left to encode)."""
@@ -137,7 +151,7 @@ def _take_in(
             if active:
                 break
             continue
-        lane = _start(nxt[0], nxt[1], model, store, cfg, prefixes)
+        lane = _start(nxt[0], nxt[1], model, store, cfg, prefixes, duplicates)
         if lane.done:
             yield lane.index, lane.out
         else:
@@ -151,13 +165,14 @@ def _start(
     store: SegmentStore | None,
     cfg: RetrievalConfig,
     prefixes: PrefixCache | None,
+    duplicates: StoreDuplicates | None,
 ) -> Lane:
     segments = doc.segments
-    injector = (
-        Injector(store, segments[0].doc_id, cfg, model.cfg.mem_len)
-        if store is not None and segments
-        else None
-    )
+    injector = None
+    if store is not None and segments:
+        # before any of its segments is stored: a document that may draw on them knows its signature
+        duplicates.enter(segments[0].doc_id, segments)
+        injector = Injector(store, segments[0].doc_id, cfg, model.cfg.mem_len, duplicates)
     chain = None
     if prefixes is not None:
         chain = chain_hashes([str(s.type) for s in segments], doc.token_ids, doc.connective_masks)

@@ -35,9 +35,11 @@ from retrieval.config import RetrievalConfig
 from retrieval.encoder import checkpoint_file, load_encoder
 from retrieval.evidence import is_english
 from retrieval.inject import DocInput, encode_stream
+from retrieval.predict.config import PredictConfig
 from retrieval.sentence import embed
 from retrieval.stages import WAITING, DocSource, DocWork, StageConfig, StageContext, Waiting
 from retrieval.store import SegmentStore, StoreError
+from retrieval.store_dedup import StoreDuplicates
 from txl.keys import key_dim, key_identity
 from txl.model import autocast
 from txl.retrieved import layer_indices
@@ -92,6 +94,7 @@ def index_segments(
     model_id: str = "",
     segmenter: str = "",
     retracted: Callable[[], Iterable[str]] = tuple,
+    duplicate_threshold: float | None = None,
 ) -> dict[str, int]:
     """Encode and index documents (each a list of its segments in order; a `WAITING` says that no document
     is ready yet); a re-indexed document replaces its old entries. Commits once at the end.
@@ -103,9 +106,15 @@ def index_segments(
     the one the store was built with, a document whose segments the store already holds exactly is kept
     as it is: doc ids are content hashes and the store is bound to one model, so its states would not
     change, and a rerun on unchanged input encodes nothing again.
+
+    `duplicate_threshold` (None: the predict stage's default) keeps near-duplicates apart in
+    cross-document injection (retrieval/store_dedup.py).
     """
     cfg = config or RetrievalConfig()
     store = open_or_create(Path(out_dir) / INDEX_DIR, model, cfg, model_id)
+    if duplicate_threshold is None:
+        duplicate_threshold = PredictConfig().duplicate_doc_threshold
+    duplicates = StoreDuplicates(store, duplicate_threshold)
     reuse = bool(segmenter) and store.manifest.get("segmenter") == segmenter
     counts = {"docs": 0, "segs": 0, "kept": 0, "sentence_vectors": 0}
     # the sentence model's vectors of the English segments, for `ldx ask` (retrieval/store_vectors.py);
@@ -113,9 +122,8 @@ def index_segments(
     sentences = str(next(model.parameters()).device) if cfg.sentence_model else None
     t0 = time.perf_counter()
     stats: dict[str, int] = {}
-    for _ in encode_stream(
-        model, _to_encode(segments_by_doc, store, tokenizer, reuse, counts, sentences), store, cfg, stats
-    ):
+    docs = _to_encode(segments_by_doc, store, tokenizer, reuse, counts, duplicates, sentences)
+    for _ in encode_stream(model, docs, store, cfg, stats, duplicates):
         pass
     fault_point("index_build")
     gone = list(retracted())
@@ -144,11 +152,13 @@ def _to_encode(
     tokenizer,
     reuse: bool,
     counts: dict,
+    duplicates: StoreDuplicates,
     sentences: str | None = None,
 ) -> Iterator[DocInput | Waiting]:
     """The documents `index_segments` encodes, each deleted from the store first; with `reuse`, one the
-    store already holds exactly is skipped (counted as kept). With `sentences` (a device), each document's
-    English segments get their sentence-model vectors, a kept document's where it has none yet."""
+    store already holds exactly is skipped (counted as kept), its signature made if a store from before
+    signatures were kept lacks it. With `sentences` (a device), each document's English segments get
+    their sentence-model vectors, a kept document's where it has none yet."""
     for segments in segments_by_doc:
         if isinstance(segments, Waiting):  # the stream works on the documents it has meanwhile
             yield segments
@@ -166,6 +176,8 @@ def _to_encode(
             counts["kept"] += 1
             if sentences:
                 counts["sentence_vectors"] += _add_sentence_vectors(store, segments, sentences)
+            if doc_id not in store.signatures.hashes:
+                duplicates.enter(doc_id, segments)
             continue
         store.delete_document(doc_id)
         if sentences:
@@ -235,7 +247,10 @@ class _Worker:
 
 
 def _worker_key(checkpoint: Path, config) -> str:
-    return f"{checkpoint}|{config.model.model_dump_json()}|{config.retrieval.model_dump_json()}|{config.segment.model_dump_json()}"
+    return (
+        f"{checkpoint}|{config.model.model_dump_json()}|{config.retrieval.model_dump_json()}|"
+        f"{config.segment.model_dump_json()}|{config.predict.duplicate_doc_threshold}"
+    )
 
 
 class IndexStage:
@@ -368,4 +383,5 @@ def _encode_run(
             start.model_id,
             segmenter,
             retracted,
+            config.predict.duplicate_doc_threshold,
         )

@@ -6,6 +6,7 @@ Files (one directory):
                           IndexIVFPQ with the ids stored natively (its own id lists delete correctly)
   refine-<gen>.faiss      IVF-PQ only, with refine on: the exact keys (IndexIDMap2 over flat) for re-ranking
   meta-<gen>.parquet      one row per key: id, segment_id, doc_id, seg_idx, block type, state slot
+  sig-<gen>.parquet       each document's MinHash signature (retrieval/store_signatures.py)
   states.f16              [slots, L, P, d] float16, memory-mapped; slot rows are appended, never moved
   minilm-<gen>.parquet    the sentence model's vectors of the English segments (retrieval/store_vectors.py)
 
@@ -20,10 +21,8 @@ retrieval/faiss_index.py.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -34,45 +33,15 @@ from pipeline.process import fault_point
 from pipeline.store import atomic_write_json, atomic_write_table
 from retrieval.config import RetrievalConfig
 from retrieval.faiss_index import flat_index, index_kind, new_index, wanted_kind
+from retrieval.store_records import META_SCHEMA, STORE_VERSION, SegmentEntry, StoreError, segment_key_id
 from retrieval.store_search import StoreSearch
+from retrieval.store_signatures import DocSignatures
 from retrieval.store_vectors import StoreVectors, Vectors, VectorsUnreadable, file_name, read_sentence_vectors
 
-STORE_VERSION = 1
 PENDING_BYTES = 64 * 2**20  # added states kept in memory before they are written to states.f16
-META_SCHEMA = pa.schema(
-    [
-        pa.field("id", pa.int64(), nullable=False),
-        pa.field("segment_id", pa.string(), nullable=False),
-        pa.field("doc_id", pa.string(), nullable=False),
-        ("seg_idx", pa.int32()),
-        ("block_type", pa.string()),
-        ("slot", pa.int64()),  # row in states.f16, -1 when no states were stored
-        ("n_states", pa.int16()),  # pooled states in the slot (≤ P; a short segment has fewer)
-    ]
-)
-
 
 # what a damaged generation raises when read (ArrowInvalid: a truncated Parquet file)
 _UNREADABLE = (RuntimeError, OSError, pa.ArrowException, VectorsUnreadable)
-
-
-class StoreError(RuntimeError):
-    """An index directory that is missing, damaged or built with other shapes; the message names it."""
-
-
-def segment_key_id(segment_id: str) -> int:
-    """Stable non-negative int64 FAISS id of a segment_id (63 bits of its blake2b hash)."""
-    return int.from_bytes(hashlib.blake2b(segment_id.encode(), digest_size=8).digest(), "big") >> 1
-
-
-@dataclass
-class SegmentEntry:
-    """What the store records beside a segment's key."""
-
-    segment_id: str
-    doc_id: str
-    seg_idx: int
-    block_type: str
 
 
 class SegmentStore(StoreSearch, StoreVectors):
@@ -93,6 +62,7 @@ class SegmentStore(StoreSearch, StoreVectors):
         self.index = index
         self.refine = refine  # exact keys beside an IVF-PQ index (None: no re-ranking)
         self.config = config
+        self.signatures = DocSignatures()  # each document's, put by the encoder (retrieval/store_dedup.py)
         self._rows: dict[str, dict] = {r["segment_id"]: r for r in meta.to_pylist()}
         self._sid_of: dict[int, str] = {r["id"]: sid for sid, r in self._rows.items()}
         # each document's segment ids: the index stage deletes every document before it encodes it, and a
@@ -176,12 +146,15 @@ class SegmentStore(StoreSearch, StoreVectors):
             meta = pq.read_table(root / f"meta-{gen}.parquet", schema=META_SCHEMA)
             # a writer carries the sentence vectors into its next generation; `ldx ask` reads them itself
             sentences = {} if mmap else read_sentence_vectors(root, manifest)
+            # a store from before signatures were kept has none: its documents' are unknown
+            sigs = DocSignatures.read(root / f"sig-{gen}.parquet") if manifest.get("signatures") else None
         except _UNREADABLE as e:
             raise StoreError(f"{root}: generation {gen} unreadable ({str(e).splitlines()[0]})") from None
         if index.ntotal != meta.num_rows or (refine is not None and refine.ntotal != meta.num_rows):
             raise StoreError(f"{root}: index holds {index.ntotal} keys but metadata {meta.num_rows} rows")
         config = config or RetrievalConfig(index_type=manifest["index_type"])
         store = cls(root, manifest, index, meta, config, refine, sentences)
+        store.signatures = sigs or store.signatures
         store._read_only = mmap
         return store
 
@@ -195,12 +168,16 @@ class SegmentStore(StoreSearch, StoreVectors):
             f"refine-{gen}.faiss",
             f"meta-{gen}.parquet",
             file_name(gen),
+            f"sig-{gen}.parquet",
             "manifest.json",
             "states.f16",
         }
         for path in self.root.iterdir():
-            stale = path.name.startswith((".keys-", ".refine-", ".meta-", ".minilm-", ".manifest.json.")) or (
-                path.name.startswith(("keys-", "refine-", "meta-", "minilm-")) and path.name not in current
+            stale = path.name.startswith(
+                (".keys-", ".refine-", ".meta-", ".minilm-", ".sig-", ".manifest.json.")
+            ) or (
+                path.name.startswith(("keys-", "refine-", "meta-", "minilm-", "sig-"))
+                and path.name not in current
             )
             if stale and path.is_file():
                 path.unlink(missing_ok=True)
@@ -410,7 +387,8 @@ class SegmentStore(StoreSearch, StoreVectors):
         return len(gone)
 
     def delete_document(self, doc_id: str) -> int:
-        """Remove every segment of a document; returns how many. Visible after `commit()`."""
+        """Remove every segment of a document, and its signature; returns how many. Visible after `commit()`."""
+        self.signatures.hashes.pop(doc_id, None)
         return self.delete_segments(list(self._by_doc.get(doc_id, ())))
 
     def commit(self) -> None:
@@ -429,13 +407,20 @@ class SegmentStore(StoreSearch, StoreVectors):
         if self.refine is not None:
             self._write_index(self.refine, f"refine-{gen}.faiss")
         atomic_write_table(self.root / f"meta-{gen}.parquet", meta, {"store_version": str(STORE_VERSION)})
+        self.signatures.write(self.root / f"sig-{gen}.parquet", set(self._by_doc), str(STORE_VERSION))
         fault_point("parquet_write")
         self._write_sentence_vectors(gen)
-        self.manifest.update(generation=gen, n_keys=len(rows))
+        self.manifest.update(generation=gen, n_keys=len(rows), signatures=True)
         atomic_write_json(self.root / "manifest.json", self.manifest)
         fault_point("manifest_write")
         if gen != old:
-            for stale in (f"keys-{old}.faiss", f"refine-{old}.faiss", f"meta-{old}.parquet", file_name(old)):
+            for stale in (
+                f"keys-{old}.faiss",
+                f"refine-{old}.faiss",
+                f"meta-{old}.parquet",
+                f"sig-{old}.parquet",
+                file_name(old),
+            ):
                 (self.root / stale).unlink(missing_ok=True)
 
     def _write_index(self, index, name: str) -> None:

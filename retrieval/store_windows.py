@@ -4,7 +4,8 @@
 states per layer each) and searches them with the store, among those that have left the model's memory
 by PastWindows' rule. `Injector` is the encoder's (retrieval/inject.py): the document's segments are
 written by the encoder as it goes, and with `inject_cross_document` every other document's segments
-can be injected too. flows/lm_store.py keeps `ldx eval lm`'s windows the same way.
+can be injected too, except a near-duplicate's (retrieval/store_dedup.py). flows/lm_store.py keeps
+`ldx eval lm`'s windows the same way.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import torch
 from pipeline.records import BLOCK_TYPE_IDS, BlockType
 from retrieval.config import RetrievalConfig
 from retrieval.store import SegmentEntry, SegmentStore
+from retrieval.store_dedup import StoreDuplicates
 from txl.retrieved import Retrieved
 from txl.windows import PastWindows, pool_window
 
@@ -115,12 +117,24 @@ def choose_all(injectors: list[Injector | None], queries: list[np.ndarray | None
 class Injector(StoreWindows):
     """Chooses the stored segments to inject for the next segment of one document: its own segments
     that have left the memory (at least mem_len tokens read after them, or a memory reset since) and,
-    with `inject_cross_document`, every other document's."""
+    with `inject_cross_document`, the segments of every other document that the store holds when the
+    document first asks (those stored before it, and what documents encoded beside it have stored by
+    then), less those of documents that `duplicates` does not let it draw on (near-duplicates)."""
 
-    def __init__(self, store: SegmentStore, doc_id: str, config: RetrievalConfig, mem_len: int):
+    def __init__(
+        self,
+        store: SegmentStore,
+        doc_id: str,
+        config: RetrievalConfig,
+        mem_len: int,
+        duplicates: StoreDuplicates | None = None,
+    ):
         super().__init__(store, doc_id, config.states_per_layer, store.state_layers)
         self.k = config.inject_k
         self.cross_document = config.inject_cross_document
+        if self.cross_document and duplicates is None:
+            raise ValueError("cross-document injection needs the store's near-duplicates (StoreDuplicates)")
+        self.duplicates = duplicates
         self.mem_len = mem_len
         self._other_docs: set[str] | None = None
 
@@ -139,8 +153,7 @@ class Injector(StoreWindows):
         allowed = super()._candidates(below)
         if self.cross_document:
             if self._other_docs is None:  # the corpus outside this document does not change meanwhile
-                self._other_docs = {
-                    r["segment_id"] for r in self.store.entries() if r["doc_id"] != self.doc_id
-                }
+                docs = self.duplicates.injectable(self.doc_id)
+                self._other_docs = {r["segment_id"] for r in self.store.entries() if r["doc_id"] in docs}
             allowed |= self._other_docs
         return allowed
