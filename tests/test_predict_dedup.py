@@ -37,6 +37,34 @@ def test_copy_is_a_near_duplicate_and_distinct_cases_are_not(corpus):
     assert all("copy-of-first" in (p.a, p.b) for p in found.documents), found.documents
 
 
+def _edited(segments: list[Segment], doc_id: str, every: int) -> list[Segment]:
+    """A copy with one character in `every` replaced: from a retyped copy to a lightly edited one."""
+    return [
+        dataclasses.replace(
+            s, doc_id=doc_id, text="".join("某" if i % every == 3 else c for i, c in enumerate(s.text))
+        )
+        for s in segments
+    ]
+
+
+def test_every_pair_at_the_threshold_is_found_not_only_the_ones_lsh_happens_to_offer(corpus):
+    """The LSH only proposes candidates; a pair whose estimated similarity reaches the threshold must
+    come out however its signature falls into the bands (at 0.8 the default banding offered 36%)."""
+    from retrieval.predict.dedup import signatures
+
+    docs = {}
+    for n, doc_id in enumerate(list(corpus)[:12]):
+        docs[doc_id] = corpus[doc_id]
+        docs[f"{doc_id}-edited"] = _edited(corpus[doc_id], f"{doc_id}-edited", every=30 + 10 * n)
+    sigs = signatures(docs).documents
+    wanted = {
+        tuple(sorted((a, b))) for a, b in itertools.combinations(sigs, 2) if sigs[a].jaccard(sigs[b]) >= 0.8
+    }
+    assert len(wanted) >= 6  # the edits leave pairs on both sides of the threshold
+    found = {tuple(sorted((p.a, p.b))) for p in find_duplicates(docs).documents}
+    assert found == wanted
+
+
 def test_quoted_passage_is_shared(corpus):
     a, b = list(corpus)[:2]
     facts = max(
