@@ -87,12 +87,14 @@ def test_text_reads_past_the_page_number_of_a_plain_text_printout(tmp_path: Path
 
 
 def _numbered_patent_page(path: Path) -> None:
-    """A two-column page printed like an old patent: line numbers every fifth line in the left margin
-    (5-35) and in the gutter (only 50 and 65 read), a head row of page number and patent number, and
-    in the text numbered paragraphs ("5.", "10.") and a table whose cells are multiples of five."""
+    """A two-column scan of an old patent: line numbers every fifth line left of the first column
+    (5-35) and right of the second, inside the page (only 50 and 65 read), a head row of page number
+    and patent number under a "best available copy" stamp, and in the text numbered paragraphs ("5.",
+    "10.") and a table whose cells are multiples of five."""
     doc = pymupdf.open()
     page = doc.new_page(width=557, height=818)
-    page.insert_text((66, 84), "2", fontsize=9)
+    page.insert_text((296, 50), "BEST AVAILABLE COPY", fontsize=12)
+    page.insert_text((80, 84), "2", fontsize=9)
     page.insert_text((250, 84), "223,898", fontsize=9)
     body = iter(_wrap(_words(600), 7))
     for col, x in enumerate((70, 300)):
@@ -107,7 +109,7 @@ def _numbered_patent_page(path: Path) -> None:
                 page.insert_text((x, y), next(body), fontsize=9)
             number = i + 1 + 45 * col
             if number % 5 == 0 and (col == 0 and number <= 35 or number in (50, 65)):
-                page.insert_text((45 if col == 0 else 280, y), str(number), fontsize=8)
+                page.insert_text((45 if col == 0 else 460, y), str(number), fontsize=8)
     doc.save(path)
 
 
