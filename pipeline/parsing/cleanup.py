@@ -1,4 +1,5 @@
-"""Page furniture: running headers and footers, page numbers, watermarks and pleading-paper line numbers.
+"""Page furniture: running headers and footers, page numbers, watermarks, pleading-paper line numbers and
+line numbers printed every fifth line in a margin or gutter.
 
 A line is furniture when its text (digits ignored, so "Page 3" and "Page 4" agree) recurs on many pages
 and its position says it is not body text: in the top or bottom margin (or the first or last line), at the same height on every
