@@ -63,6 +63,7 @@ def test_zh_paragraphs_cross_page_ends(shared_data):
         ("inter\xadnational\x07 law", "international law"),
         ("本院认为，被告人\u3000的行为", "本院认为，被告人的行为"),
         ("（二）当事人：", "（二）当事人："),  # full-width punctuation stays as written
+        ("LAW\u037e CHOICE 10 \u2126 \uf900", "LAW; CHOICE 10 \u03a9 \u8c48"),  # canonical twins
     ],
 )
 def test_clean_line(raw, clean):

@@ -86,6 +86,40 @@ def test_text_reads_past_the_page_number_of_a_plain_text_printout(tmp_path: Path
     assert [p for p, _ in parsed.blocks[0].spans] == [0, 1, 2]  # one box per page it covers
 
 
+def _numbered_patent_page(path: Path) -> None:
+    """A two-column scan of an old patent: line numbers every fifth line left of the first column
+    (5-35) and right of the second, inside the page (only 50 and 65 read), a head row of page number
+    and patent number under a "best available copy" stamp, and in the text numbered paragraphs ("5.",
+    "10.") and a table whose cells are multiples of five."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=557, height=818)
+    page.insert_text((296, 50), "BEST AVAILABLE COPY", fontsize=12)
+    page.insert_text((80, 84), "2", fontsize=9)
+    page.insert_text((250, 84), "223,898", fontsize=9)
+    body = iter(_wrap(_words(600), 7))
+    for col, x in enumerate((70, 300)):
+        for i in range(40):
+            y = 120 + 12 * i
+            if col == 0 and i in (8, 24):
+                page.insert_text((x, y), f"{5 if i == 8 else 10}. " + next(body).capitalize(), fontsize=9)
+            elif col == 1 and 30 <= i < 34:
+                page.insert_text((x, y), "Fee for the item", fontsize=9)
+                page.insert_text((x + 120, y), str((20, 5, 15, 10)[i - 30]), fontsize=9)
+            else:
+                page.insert_text((x, y), next(body), fontsize=9)
+            number = i + 1 + 45 * col
+            if number % 5 == 0 and (col == 0 and number <= 35 or number in (50, 65)):
+                page.insert_text((45 if col == 0 else 460, y), str(number), fontsize=8)
+    doc.save(path)
+
+
+def test_line_numbers_in_fives_go_and_numbers_of_the_text_stay(tmp_path: Path):
+    _numbered_patent_page(tmp_path / "patent.pdf")
+    parsed = parse_file(tmp_path / "patent.pdf", NO_OCR)
+    numbers = sorted(t for b in parsed.blocks for t in b.text.split() if t[0].isdigit())
+    assert numbers == ["10", "10.", "15", "20", "223,898", "5", "5."], [b.text[:60] for b in parsed.blocks]
+
+
 def test_running_numbers_keep_numbers_that_are_text():
     """A number with words beside it, or with nothing counting with it, stays."""
     page = [

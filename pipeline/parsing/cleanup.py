@@ -1,4 +1,5 @@
-"""Page furniture: running headers and footers, page numbers, watermarks and pleading-paper line numbers.
+"""Page furniture: running headers and footers, page numbers, watermarks, pleading-paper line numbers and
+line numbers printed every fifth line in a margin or gutter.
 
 A line is furniture when its text (digits ignored, so "Page 3" and "Page 4" agree) recurs on many pages
 and its position says it is not body text: in the top or bottom margin (or the first or last line), at the same height on every
@@ -9,6 +10,7 @@ document is too short for repetition to show.
 from __future__ import annotations
 
 import re
+import statistics
 from collections import defaultdict
 
 from pipeline.parsing.layout import CJK_CHAR, Line
@@ -25,6 +27,7 @@ _LINE_NUMBER = re.compile(r"^\d{1,2}$")
 # (section headings "I", "II" look the same).
 _COUNTER = re.compile(r"^(?:page\s*:?\s*)?[-–—]?\s*(\d{1,4})\s*[-–—]?(?:\s*(?:of|/)\s*\d+)?$", re.IGNORECASE)
 _LETTERS = re.compile(r"[^\W\d_]{2}")
+_STEP = 5  # line numbers printed beside the text: every fifth line
 _MARKS = frozenset("*†‡§¶#")
 BAND = 0.15  # fraction of the page height above or below which column and page numbers are looked for
 MARGIN = 0.09  # fraction of the page height treated as top/bottom margin
@@ -87,7 +90,7 @@ def furniture(pages: list[list[Line]], sizes: list[tuple[float, float]]) -> list
                 out.add(i)  # a tiled watermark on a single page
         drop.append(out | stray(lines))
     for p, found in enumerate(running_numbers(pages, sizes)):
-        drop[p] |= found
+        drop[p] |= found | line_numbers_in_fives(pages[p]) | lone_head(pages[p], sizes[p][1])
     return drop
 
 
@@ -198,6 +201,118 @@ def _stacked(lines: list[Line], cands: list[tuple[int, int]]) -> set[int]:
         else:
             chains.append([(ln, value, i)])
     return {i for chain in chains if len(chain) >= 3 for _, _, i in chain}
+
+
+def line_numbers_in_fives(lines: list[Line]) -> set[int]:
+    """Line numbers printed every fifth line beside the text (a patent's gutter, a statute's margin):
+    bare multiples of five in one narrow band down the page with no text across them, two of them as
+    far apart as their difference in lines at the text's line pitch. A number of the text (a table
+    cell, a paragraph's number) seldom keeps that step; a band whose numbers between the fives keep it
+    too counts every line, and `_stacked` tells those."""
+    bare = _bare(lines)
+    fives = [(i, v) for i, v in bare if v % _STEP == 0 and v > 0]
+    if len(fives) < 2:
+        return set()
+    pitch = line_pitch(lines)
+    if pitch is None:
+        return set()
+    out: set[int] = set()
+    for band in _bands(lines, fives):
+        on_step = _on_step(lines, band, pitch)
+        if not on_step:
+            continue
+        anchor = next((i, v) for i, v in band if i in on_step)
+        between = [
+            (i, v) for i, v in bare if v % _STEP and any(_overlap_x(lines[i], lines[k]) for k in on_step)
+        ]
+        if not _on_step(lines, [anchor, *between], pitch):
+            out |= on_step
+    return out
+
+
+def _on_step(lines: list[Line], cands: list[tuple[int, int]], pitch: float) -> set[int]:
+    """The candidates that stand as far below another as their values differ, in lines of `pitch`
+    (within half a line, and 3% more per line for a scan's drift)."""
+    out = set()
+    for i, v in cands:
+        for j, u in cands:
+            step = (lines[j].y0 - lines[i].y0) / pitch
+            if u > v and abs(step - (u - v)) <= 0.5 + 0.03 * (u - v):
+                out |= {i, j}
+    return out
+
+
+def _bare(lines: list[Line]) -> list[tuple[int, int]]:
+    """(index, value) of the horizontal lines that are a bare number of up to three digits with no
+    other line across them."""
+    out = []
+    for i, ln in enumerate(lines):
+        text = ln.text.strip()
+        if not (ln.horizontal and text.isdigit() and len(text) <= 3):
+            continue
+        if not any(j != i and _overlap_x(ln, o) and _same_row(ln, o) for j, o in enumerate(lines)):
+            out.append((i, int(text)))
+    return out
+
+
+def _overlap_x(a: Line, b: Line) -> bool:
+    return a.x0 < b.x1 and b.x0 < a.x1
+
+
+def _bands(lines: list[Line], cands: list[tuple[int, int]]) -> list[list[tuple[int, int]]]:
+    """The candidates in narrow vertical bands: each within an em of its neighbour's centre across."""
+    order = sorted(cands, key=lambda c: lines[c[0]].x0 + lines[c[0]].x1)
+    bands: list[list[tuple[int, int]]] = []
+    for c in order:
+        ln = lines[c[0]]
+        if bands:
+            last = lines[bands[-1][-1][0]]
+            if abs(last.x0 + last.x1 - ln.x0 - ln.x1) < 2 * max(ln.size, 4.0):
+                bands[-1].append(c)
+                continue
+        bands.append([c])
+    return [b for b in bands if len(b) >= 2]
+
+
+def line_pitch(lines: list[Line]) -> float | None:
+    """The median step from a line of text to the next one below it in its column; None with fewer
+    than three such steps."""
+    text = sorted((ln for ln in lines if ln.horizontal and _LETTERS.search(ln.text)), key=lambda ln: ln.y0)
+    steps = []
+    for k, a in enumerate(text):
+        for b in text[k + 1 :]:
+            if b.y0 - a.y0 > 3 * max(a.size, 4.0):
+                break
+            if b.y0 > a.y0 + 0.5 * a.height and _overlap_x(a, b):
+                steps.append(b.y0 - a.y0)
+                break
+    return statistics.median(steps) if len(steps) >= 3 else None
+
+
+def lone_head(lines: list[Line], height: float) -> set[int]:
+    """A page number that OCR misread, or that counts with nothing else: a bare number in the top or
+    bottom band with no word on its row and nothing beyond it towards the page edge, set off from the
+    text by more than one and a half lines."""
+    cands = [i for i, _ in _bare(lines) if lines[i].y1 <= BAND * height or lines[i].y0 >= (1 - BAND) * height]
+    pitch = line_pitch(lines) if cands else None
+    if pitch is None:
+        return set()
+    out = set()
+    for i in cands:
+        ln = lines[i]
+        top = ln.y1 <= BAND * height
+        row = [o for o in lines if o is not ln and _same_row(ln, o)]
+        over = [o for o in lines if o is not ln and _overlap_x(ln, o) and not _same_row(ln, o)]
+        outward = [o for o in over if (o.y1 <= ln.y0 if top else o.y0 >= ln.y1)]
+        inward = [o.y0 - ln.y0 if top else ln.y0 - o.y0 for o in over if o not in outward]
+        if (
+            not any(_LETTERS.search(o.text) for o in row)
+            and not outward
+            and inward
+            and min(inward) > 1.5 * pitch
+        ):
+            out.add(i)
+    return out
 
 
 def cuts(lines: list[Line], gone: set[int]) -> list[float]:

@@ -19,9 +19,20 @@ _SPACES = re.compile(r"[ \t]{2,}")
 
 def _fold_table() -> dict[int, str]:
     """Ligatures and presentation forms (ﬁ → fi, Arabic/Hebrew presentation forms → letters) by their
-    NFKC mapping; nothing else is normalised, so CJK full-width punctuation stays as written. Soft
-    hyphens, zero-width marks, byte-order marks and control characters are dropped (tab → space)."""
-    table: dict[int, str] = {}
+    NFKC mapping, and characters that are another by canonical equivalence (U+037E Greek question
+    mark → ";", CJK compatibility ideographs → unified ones, U+2126 ohm sign → omega) by their NFC
+    mapping: what a reader sees and what OCR reads. Nothing else is normalised, so CJK full-width
+    punctuation stays as written. Soft hyphens, zero-width marks, byte-order marks and control
+    characters are dropped (tab → space)."""
+    table: dict[int, str] = {
+        cp: nfc
+        # where the canonical singletons lie (all 1035 in Unicode 14); the whole code space took 0.3 s
+        for lo, hi in ((0x0340, 0x2330), (0xF900, 0xFAFF), (0x2F800, 0x2FA1F))
+        for cp in range(lo, hi + 1)
+        if unicodedata.decomposition(chr(cp))[:1] not in ("", "<")
+        and len(nfc := unicodedata.normalize("NFC", chr(cp))) == 1
+        and nfc != chr(cp)
+    }
     for lo, hi in ((0xFB00, 0xFDFF), (0xFE70, 0xFEFE)):
         for cp in range(lo, hi + 1):
             folded = unicodedata.normalize("NFKC", chr(cp))
