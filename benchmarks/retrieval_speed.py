@@ -9,7 +9,7 @@ understate what an approximate index achieves on real keys. Queries are stored k
 similar to a stored one). Exact neighbours come from one batched exact search, so recall does not need
 the flat index's single-query timing (seconds per query at 1M); name "flat" in `--kinds` to time it.
 IVF-PQ is built once with its refine copy and searched at each `--refine-k-factors` value (0 = PQ
-distances alone). Indexes are built with `--build-threads` and searched with `--threads` (one thread, as
+distances alone), HNSW once and searched at each `--ef-search` value. Indexes are built with `--build-threads` and searched with `--threads` (one thread, as
 `ldx ask` shares the machine). Each row says whether it meets the goal at that size (issue 17: p95 ≤ 20 ms,
 recall@10 ≥ 0.95). Run:
 
@@ -80,13 +80,19 @@ def measure(kind: str, keys: np.ndarray, queries: np.ndarray, truth: list[set[st
         mb, built = index_mb(root), store.manifest["built"]
         del store
         faiss.omp_set_num_threads(args.threads)
-        for f in args.refine_k_factors if built == "ivfpq" else [0]:
+        settings = {
+            "ivfpq": [
+                ({"ivf_refine_k_factor": f}, f"+refine{f}" if f else "") for f in args.refine_k_factors
+            ],
+            "hnsw": [({"hnsw_ef_search": ef}, f" ef{ef}") for ef in args.ef_search],
+        }.get(built, [({}, "")])
+        for knobs, label in settings:
             # search as `ldx ask` does: memory-mapped
-            cfg = RetrievalConfig(index_type=kind, ivf_refine_k_factor=f)
+            cfg = RetrievalConfig(index_type=kind, **knobs)
             ms, res = latencies(SegmentStore.open(root, mmap=True, config=cfg), queries)
             recall = np.mean([len(a & b) / 10 for a, b in zip(res, truth, strict=True)])
             p50, p95 = np.percentile(ms, 50), np.percentile(ms, 95)
-            name = (f"{kind}->" if kind == "auto" else "") + built + (f"+refine{f}" if f else "")
+            name = (f"{kind}->" if kind == "auto" else "") + built + label
             goal = "yes" if p95 <= GOAL_P95_MS and recall >= GOAL_RECALL else "no"
             print(
                 f"{n:>8} {name:>16} {build_s:>8.1f} {mb:>8.1f} {p50:>8.3f} {p95:>8.3f} {recall:>10.3f} {goal:>5}",
@@ -106,6 +112,13 @@ def main() -> None:
     )
     ap.add_argument(
         "--refine-k-factors", type=int, nargs="+", default=[0, 4, 8, 16], help="IVF-PQ re-ranking factors"
+    )
+    ap.add_argument(
+        "--ef-search",
+        type=int,
+        nargs="+",
+        default=[RetrievalConfig().hnsw_ef_search],
+        help="HNSW efSearch values",
     )
     ap.add_argument("--tmp", default=None, help="where the indexes are written (default: the system's)")
     args = ap.parse_args()
