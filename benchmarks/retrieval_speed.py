@@ -95,7 +95,7 @@ def measure(kind: str, keys: np.ndarray, queries: np.ndarray, truth: list[set[st
             name = (f"{kind}->" if kind == "auto" else "") + built + label
             goal = "yes" if p95 <= GOAL_P95_MS and recall >= GOAL_RECALL else "no"
             print(
-                f"{n:>8} {name:>16} {build_s:>8.1f} {mb:>8.1f} {p50:>8.3f} {p95:>8.3f} {recall:>10.3f} {goal:>5}",
+                f"{n:>8} {name:>18} {build_s:>8.1f} {mb:>8.1f} {p50:>8.3f} {p95:>8.3f} {recall:>10.3f} {goal:>5}",
                 flush=True,
             )
 
@@ -124,7 +124,7 @@ def main() -> None:
     args = ap.parse_args()
     rng = np.random.default_rng(0)
     print(
-        f"{'keys':>8} {'index':>16} {'build s':>8} {'MB':>8} {'p50 ms':>8} {'p95 ms':>8} {'recall@10':>10} "
+        f"{'keys':>8} {'index':>18} {'build s':>8} {'MB':>8} {'p50 ms':>8} {'p95 ms':>8} {'recall@10':>10} "
         f"{'goal':>5}"
     )
     for n in args.sizes:
