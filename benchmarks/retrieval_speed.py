@@ -84,7 +84,10 @@ def measure(kind: str, keys: np.ndarray, queries: np.ndarray, truth: list[set[st
             "ivfpq": [
                 ({"ivf_refine_k_factor": f}, f"+refine{f}" if f else "") for f in args.refine_k_factors
             ],
-            "hnsw": [({"hnsw_ef_search": ef}, f" ef{ef}") for ef in args.ef_search],
+            "hnsw": [
+                ({"hnsw_ef_search": ef or None}, f" ef{ef or RetrievalConfig().ef_search(n)}")
+                for ef in args.ef_search
+            ],
         }.get(built, [({}, "")])
         for knobs, label in settings:
             # search as `ldx ask` does: memory-mapped
@@ -117,8 +120,8 @@ def main() -> None:
         "--ef-search",
         type=int,
         nargs="+",
-        default=[RetrievalConfig().hnsw_ef_search],
-        help="HNSW efSearch values",
+        default=[0],
+        help="HNSW efSearch values (0: RetrievalConfig.ef_search's rule by size)",
     )
     ap.add_argument("--tmp", default=None, help="where the indexes are written (default: the system's)")
     args = ap.parse_args()

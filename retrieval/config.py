@@ -14,7 +14,7 @@ class RetrievalConfig(Options):
     # trade-offs: retrieval/faiss_index.py; "auto" = flat below `exact_below_keys` keys, HNSW from there
     index_type: Literal["auto", "flat", "ivfpq", "hnsw"] = "auto"
     # flat's single query grows with the keys: p50 0.45 ms at 10k, 8.5 ms (p95 9.8) at 100k, d = 256, one
-    # thread (benchmarks/retrieval_speed.py); HNSW 0.29 ms (p95 0.44) at recall@10 0.997 at 100k
+    # thread (benchmarks/retrieval_speed.py); HNSW 0.32 ms (p95 0.52) at recall@10 0.997 at 100k
     exact_below_keys: int = 50_000
     pooling: Literal["mean", "max", "first", "last"] = "mean"  # how a segment's states become one key vector
     # the key head of the FAISS keys (txl.keys): "auto" = data/models/keys.pt when trained on the encoder,
@@ -30,7 +30,8 @@ class RetrievalConfig(Options):
     # the same bytes, gave 1.5%)
     states_per_layer: int = 128
     hnsw_m: int = 32  # graph degree of the HNSW index
-    hnsw_ef_search: int = 128  # candidates an HNSW query keeps (recall against latency)
+    # candidates an HNSW query keeps (recall against latency); None = `ef_search`'s rule by size
+    hnsw_ef_search: int | None = None
     ivf_nlist: int = 1024  # IVF cells (fewer when the store is small)
     ivf_nprobe: int = 32  # cells visited per query
     pq_m: int = 32  # bytes per key in the IVF-PQ index (must divide the key dimension)
@@ -71,3 +72,10 @@ class RetrievalConfig(Options):
     # keys of different documents (~0.1 with the shipped head; benchmarks/anchoring.py prints it)
     anchoring_threshold: float = 0.1
     cache_bytes: int = 512 * 2**20  # session cache of document states
+
+    def ef_search(self, n_keys: int) -> int:
+        """HNSW candidates per query over `n_keys` keys: `hnsw_ef_search`, else n_keys / 650 and at least
+        128. Measured (benchmarks/retrieval_speed.py --ef-search, d = 256, one thread): at 100k keys 128
+        gives recall@10 0.997 at p95 0.52 ms (1536: 0.998 at 4.7 ms); at 1M 128 gives 0.778, 1024 0.949 at
+        3.5 ms, 1536 0.959 at 5.4 ms. Restricted searches (injection lookups) score exactly instead."""
+        return self.hnsw_ef_search or max(128, n_keys // 650)

@@ -44,11 +44,11 @@ class StoreSearch:
             if kind == "ivfpq":
                 params = faiss.SearchParametersIVF(sel=sel, nprobe=self.index.nprobe)
             elif kind == "hnsw":
-                params = faiss.SearchParametersHNSW(sel=sel, efSearch=self.config.hnsw_ef_search)
+                params = faiss.SearchParametersHNSW(sel=sel, efSearch=self.config.ef_search(len(self)))
             else:
                 params = faiss.SearchParameters(sel=sel)
         elif self.manifest["built"] == "hnsw":
-            params = faiss.SearchParametersHNSW(efSearch=self.config.hnsw_ef_search)
+            params = faiss.SearchParametersHNSW(efSearch=self.config.ef_search(len(self)))
         k = min(k, len(self))
         if factor:
             _, candidates = self.index.search(q, min(k * factor, len(self)), params=params)
