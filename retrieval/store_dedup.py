@@ -36,8 +36,8 @@ class StoreDuplicates:
     document's (in amortised growing rows as documents enter)."""
 
     def __init__(self, store: SegmentStore, threshold: float):
-        # lazy, a start-up cost: datasketch's import takes 0.7 s, and `ldx ask` imports the encoder
-        # (retrieval.inject, retrieval.stage) but never encodes into a store
+        # `ldx ask` imports the encoder (retrieval.inject, retrieval.stage) but never encodes into a store:
+        # lazy, a start-up cost (datasketch's import takes 0.7 s)
         from retrieval.predict import dedup
 
         self._dedup = dedup
