@@ -94,7 +94,8 @@ def encode_stream(
     the caller's).
     `stats`, when given, receives the counts of encoded and reused segments and tokens (encoded tokens
     count every token of a forward call, also those of a pack that an anchoring reset cut short).
-    `duplicates`: the store's signatures (None: made here, with the predict stage's default threshold)."""
+    `duplicates`: the store's signatures (None: made here, with the predict stage's default threshold);
+    a document's is made only where injection reaches across documents, the one reader of them."""
     cfg = config or RetrievalConfig()
     if store is not None and duplicates is None:
         duplicates = StoreDuplicates(store, PredictConfig().duplicate_doc_threshold)
@@ -170,8 +171,9 @@ def _start(
     segments = doc.segments
     injector = None
     if store is not None and segments:
-        # before any of its segments is stored: a document that may draw on them knows its signature
-        duplicates.enter(segments[0].doc_id, segments)
+        if cfg.inject_cross_document:
+            # before any of its segments is stored: a document that may draw on them knows its signature
+            duplicates.enter(segments[0].doc_id, segments)
         injector = Injector(store, segments[0].doc_id, cfg, model.cfg.mem_len, duplicates)
     chain = None
     if prefixes is not None:

@@ -122,7 +122,8 @@ def index_segments(
     sentences = str(next(model.parameters()).device) if cfg.sentence_model else None
     t0 = time.perf_counter()
     stats: dict[str, int] = {}
-    docs = _to_encode(segments_by_doc, store, tokenizer, reuse, counts, duplicates, sentences)
+    signed = duplicates if cfg.inject_cross_document else None  # signatures only where injection reads them
+    docs = _to_encode(segments_by_doc, store, tokenizer, reuse, counts, signed, sentences)
     for _ in encode_stream(model, docs, store, cfg, stats, duplicates):
         pass
     fault_point("index_build")
@@ -152,12 +153,12 @@ def _to_encode(
     tokenizer,
     reuse: bool,
     counts: dict,
-    duplicates: StoreDuplicates,
+    duplicates: StoreDuplicates | None,
     sentences: str | None = None,
 ) -> Iterator[DocInput | Waiting]:
     """The documents `index_segments` encodes, each deleted from the store first; with `reuse`, one the
-    store already holds exactly is skipped (counted as kept), its signature made if a store from before
-    signatures were kept lacks it. With `sentences` (a device), each document's English segments get
+    store already holds exactly is skipped (counted as kept), its signature made (with `duplicates`) if
+    the store lacks it. With `sentences` (a device), each document's English segments get
     their sentence-model vectors, a kept document's where it has none yet."""
     for segments in segments_by_doc:
         if isinstance(segments, Waiting):  # the stream works on the documents it has meanwhile
@@ -176,7 +177,7 @@ def _to_encode(
             counts["kept"] += 1
             if sentences:
                 counts["sentence_vectors"] += _add_sentence_vectors(store, segments, sentences)
-            if doc_id not in store.signatures.hashes:
+            if duplicates is not None and doc_id not in store.signatures.hashes:
                 duplicates.enter(doc_id, segments)
             continue
         store.delete_document(doc_id)
