@@ -32,10 +32,14 @@ from pipeline.parsing import iter_documents
 from pipeline.records import BlockType
 from retrieval.predict.facts import facts_text, is_criminal_judgment
 
-# 构成盗窃罪 / 以诈骗罪追究 / 涉嫌故意伤害罪 / 犯交通肇事罪: the words that name the charge a case is accused of
+# 构成盗窃罪 / 以诈骗罪追究 / 涉嫌故意伤害罪 / 犯交通肇事罪: the words that name the charge a case is
+# accused of. The 犯 of 侵犯 opens no charge (侵犯公民个人信息罪 is one), and a charge may join its acts
+# with 、 (生产、销售假药罪, 拐卖妇女、儿童罪; `charge_parts` splits those that name two charges).
 ACCUSED = re.compile(
-    r"(?:以|构成|犯|涉嫌|触犯)(?!前款|本款|上述|该)([^\s，,。；;：:、（）()“”犯罪以]{1,20}罪)"
+    r"(?:以|构成|(?<![侵触])犯|涉嫌|触犯)(?!前款|本款|上述|该)((?:侵犯|[^\s，,。；;：:（）()“”犯罪以]){1,24}罪)"
 )
+# 曾因犯盗窃罪 / 因犯抢劫罪被判处: an earlier conviction, not the charge of this case
+_EARLIER = ("曾", "因")
 SPECIAL_PART = 102  # 分则 opens at art. 102
 
 
@@ -106,8 +110,56 @@ def _parsed_cases(path: Path, limit: int | None) -> list[CriminalCase]:
 
 
 def accused_charges(text: str) -> list[str]:
-    """The charges `text` names as accused or convicted (盗窃罪, 故意伤害罪), in order, each once."""
-    return list(dict.fromkeys(m.group(1) for m in ACCUSED.finditer(text)))
+    """The charges `text` names as accused or convicted (盗窃罪, 故意伤害罪), in order, each once; a
+    charge of an earlier conviction (曾因犯盗窃罪被判处…) is not one of them."""
+    found = (
+        m.group(1)
+        for m in ACCUSED.finditer(text)
+        if not (text[m.start()] == "犯" and text[m.start() - 1 : m.start()] in _EARLIER)
+    )
+    return list(dict.fromkeys(found))
+
+
+def charge_parts(charge: str) -> list[str]:
+    """A charge joined with 、 as the charges it may name (盗窃、抢劫罪 → 盗窃罪, 抢劫罪); a charge
+    without 、 as itself."""
+    if "、" not in charge:
+        return [charge]
+    return [part + "罪" for part in charge.removesuffix("罪").split("、") if part]
+
+
+# The sentencing circumstances facts name, which decide the general-part articles a judgment applies:
+# 罚金 (arts. 52, 53), 缓刑 (72, 73), 自首 and 坦白 (67), 累犯 (65), 共同犯罪 with its 主犯 and 从犯
+# (25–27), 未遂 (23), 立功 (68), forfeiture (64), 数罪并罚 (69) and what else weighs in a sentence.
+CIRCUMSTANCES = [
+    re.compile(p)
+    for p in (
+        "罚金", "缓刑", "自首", "投案", "如实供述|坦白", "认罪认罚|具结", "累犯", "刑满释放|曾因",
+        "共同犯罪", "伙同|共谋|结伙|合伙", "主犯", "从犯", "未遂", "中止", "立功", "追缴|没收",
+        "退赔|退赃|退还", "违法所得|赃款|作案工具", "数罪并罚", "赔偿", "谅解", "未成年|不满十八",
+        "醉酒|酒后", "管制", "拘役", "有期徒刑", "无期徒刑|死刑", "剥夺政治权利", "毒品", "销售|贩卖",
+    )
+]  # fmt: skip
+# 被告人张某、被告人李某甲: the defendants a text names (a second one makes a joint crime likely)
+_DEFENDANT = re.compile(
+    r"被告人([\u4e00-\u9fa5某×ＸX]{1,4}?)(?=[，,、。；和与及因于在等系的犯涉将到经从向被以为已]|$)"
+)
+
+
+def circumstance_features(text: str) -> list[float]:
+    """What `text` says of the sentencing circumstances: one flag per `CIRCUMSTANCES` pattern, the
+    number of defendants (a quarter each, up to four) and whether there are several, whether it names
+    several charges, and whether it is the prosecution's account alone (公诉机关指控…, as in
+    judge_criminal) rather than a whole judgment's facts."""
+    flags = [1.0 if p.search(text) else 0.0 for p in CIRCUMSTANCES]
+    defendants = {m.group(1) for m in _DEFENDANT.finditer(text)}
+    return [
+        *flags,
+        min(len(defendants), 4) / 4,
+        float(len(defendants) >= 2),
+        float(len(accused_charges(text)) >= 2),
+        float(text.lstrip().startswith("公诉机关")),
+    ]
 
 
 def charge_articles(cases: list[CriminalCase], min_support: int = 2) -> dict[str, list[int]]:

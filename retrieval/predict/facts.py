@@ -37,4 +37,4 @@ def article_scores(doc: Document, head, memory: bool = True) -> dict[int, float]
     text = facts_text(doc)
     if not text:
         return None
-    return dict(zip(head.labels, head.predict_proba([text], memory=memory)[0].tolist(), strict=True))
+    return dict(zip(head.outputs, head.predict_proba([text], memory=memory)[0].tolist(), strict=True))

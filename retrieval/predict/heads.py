@@ -17,7 +17,12 @@ from pathlib import Path
 import numpy as np
 from scipy import sparse
 
-from retrieval.predict.criminal import StatuteIndex, accused_charges
+from retrieval.predict.criminal import (
+    StatuteIndex,
+    accused_charges,
+    charge_parts,
+    circumstance_features,
+)
 from retrieval.predict.role_head import (  # the role head's public names, importable from here as before
     ROLE_LABELS,
     TOWERS,
@@ -50,6 +55,11 @@ class ArticleHead:
     special-part article (the training verdicts' `charge_articles`, else the article whose text the
     charge's wording opens, `statutes`), and that article's probability is raised to `charge_prob`, the
     share of such pointers that were right on the training cases.
+
+    Where the training cases hold an article often enough (`min_stack` times, and as often not), it gets
+    a stacker of its own that also reads the sentencing circumstances the facts name
+    (`circumstance_features`): the general-part articles (罚金, 缓刑, 自首, 共同犯罪 …) follow those
+    more than the wording of the facts.
     """
 
     features: HashedTfidf = field(default_factory=HashedTfidf)
@@ -64,6 +74,9 @@ class ArticleHead:
     charge_articles: dict[str, list[int]] = field(default_factory=dict)  # 盗窃罪 -> [264], learned
     statutes: StatuteIndex | None = None  # the special-part articles' texts
     charge_prob: float = 0.0  # 0 = the charge channel is off
+    # label index -> weights of its own stacker over [linear, votes, circumstances..., bias]
+    per_article: dict[int, list[float]] = field(default_factory=dict)
+    min_stack: int = 20  # positives (and negatives) a label needs for a stacker of its own
     k: int = 10
     min_count: int = 2
     alpha: float = 1.0  # ridge penalty of the linear channel
@@ -90,80 +103,119 @@ class ArticleHead:
         """The special-part articles the charges `text` names point to (see the class)."""
         out: set[int] = set()
         for charge in accused_charges(text):
-            known = self.charge_articles.get(charge)
-            found = self.statutes.article_of(charge) if self.statutes and not known else None
-            out.update(known or ([found] if found else []))
+            # a charge joined with 、 is one charge (生产、销售假药罪) where it points somewhere as a whole
+            for name in [charge] if self._points(charge) else charge_parts(charge):
+                out.update(self._points(name))
         return out
 
+    def _points(self, charge: str) -> list[int]:
+        known = self.charge_articles.get(charge)
+        found = self.statutes.article_of(charge) if self.statutes and not known else None
+        return known or ([found] if found else [])
+
+    @property
+    def outputs(self) -> list[int]:
+        """The articles the head scores: its trained labels, then the special-part articles only a
+        charge can point to (a charge the training cases never had still reaches its article)."""
+        pointable = set(self.statutes.texts) if self.statutes else set()
+        pointable.update(a for arts in self.charge_articles.values() for a in arts)
+        return self.labels + sorted(pointable - set(self.labels))
+
     def _charge_channel(self, texts: list[str]) -> np.ndarray:
-        index = {a: j for j, a in enumerate(self.labels)}
-        hits = np.zeros((len(texts), len(self.labels)), dtype=bool)
+        outputs = self.outputs
+        index = {a: j for j, a in enumerate(outputs)}
+        hits = np.zeros((len(texts), len(outputs)), dtype=bool)
         for n, text in enumerate(texts):
             for a in self.charge_pointers(text) & index.keys():
                 hits[n, index[a]] = True
         return hits
 
-    def fit_charge_channel(self, texts: list[str], articles: list[list[int]]) -> None:
+    def _fit_charge_channel(self, texts: list[str], articles: list[list[int]]) -> None:
         """`charge_prob` from the training cases (after charge_articles and statutes are set)."""
         hits = self._charge_channel(texts)
         gold = [set(a) for a in articles]
-        right = sum(self.labels[j] in gold[n] for n, j in zip(*np.nonzero(hits), strict=True))
+        outputs = self.outputs
+        right = sum(outputs[j] in gold[n] for n, j in zip(*np.nonzero(hits), strict=True))
         self.charge_prob = right / hits.sum() if hits.any() else 0.0
 
-    def _stacked(self, mode: str, linear: np.ndarray, votes: np.ndarray) -> np.ndarray:
+    def _stacked(
+        self, mode: str, linear: np.ndarray, votes: np.ndarray, texts: list[str] | None = None
+    ) -> np.ndarray:
         w = self.stack[mode]
         z = w[0] * linear + w[-1]
         if mode == "memory":
             z = z + w[1] * _logit(votes * 0.98 + 0.01)
+            if self.per_article and texts is not None:
+                cues = np.array([circumstance_features(t) for t in texts], np.float32)  # [N, C]
+                for j, wj in self.per_article.items():
+                    z[:, j] = _own_inputs(linear, votes, cues, j) @ np.asarray(wj[:-1]) + wj[-1]
         return 1 / (1 + np.exp(-z))
 
     # -- training
     def fit(self, texts: list[str], articles: list[list[int]], seed: int = 0) -> ArticleHead:
+        """Fit every channel and the stackers on `texts` and their `articles`. Set `charge_articles`
+        and `statutes` first: the charge channel is fitted here, and the thresholds chosen with it on."""
         # scikit-learn costs ~0.8 s to import (measured after flows.tasks, which every ldx command loads);
         # only training needs it, so a run that loads this head never pays it
-        from sklearn.linear_model import LogisticRegression  # start-up: sklearn ~0.8 s
         from sklearn.model_selection import KFold  # start-up: sklearn ~0.8 s
 
+        y = self._targets(articles)
+        self.features.fit(texts)
+        x = self.features.transform(texts)
+        # out-of-fold linear scores, so the stackers see the linear channel as it behaves on new cases
+        oof = np.zeros(y.shape, dtype=np.float32)
+        for tr, te in KFold(3, shuffle=True, random_state=seed).split(texts):
+            coef, icpt = _fit_multilabel_linear(x[tr], y[tr], self.alpha)
+            oof[te] = np.asarray(x[te] @ coef.T) + icpt
+        self.coef, self.intercept = _fit_multilabel_linear(x, y, self.alpha)
+        self.memory_x, self.memory_y = x, y
+        self._fit_charge_channel(texts, articles)
+        self._fit_stackers(oof, self._votes(x, exclude_self=True), y, texts)
+        return self
+
+    def _targets(self, articles: list[list[int]]) -> np.ndarray:
+        """[N, L] article indicators over the labels seen at least `min_count` times (set here)."""
         counts: dict[int, int] = {}
         for arts in articles:
             for a in set(arts):
                 counts[a] = counts.get(a, 0) + 1
         self.labels = sorted(a for a, c in counts.items() if c >= self.min_count)
         index = {a: i for i, a in enumerate(self.labels)}
-        y = np.zeros((len(texts), len(self.labels)), dtype=bool)
+        y = np.zeros((len(articles), len(self.labels)), dtype=bool)
         for n, arts in enumerate(articles):
-            for a in arts:
-                if a in index:
-                    y[n, index[a]] = True
-        self.features.fit(texts)
-        x = self.features.transform(texts)
+            y[n, [index[a] for a in arts if a in index]] = True
+        return y
 
-        def linear_fit(xs, ys):
-            return _fit_multilabel_linear(xs, ys, self.alpha)
-
-        # out-of-fold linear scores, so the stacker sees the linear channel as it behaves on new cases
-        oof = np.zeros(y.shape, dtype=np.float32)
-        for tr, te in KFold(3, shuffle=True, random_state=seed).split(texts):
-            coef, icpt = linear_fit(x[tr], y[tr])
-            oof[te] = np.asarray(x[te] @ coef.T) + icpt
-        self.coef, self.intercept = linear_fit(x, y)
-        self.memory_x, self.memory_y = x, y
-        votes = self._votes(x, exclude_self=True)
+    def _fit_stackers(self, oof: np.ndarray, votes: np.ndarray, y: np.ndarray, texts: list[str]) -> None:
+        from sklearn.linear_model import LogisticRegression  # start-up: sklearn ~0.8 s (see fit)
 
         for mode in ("plain", "memory"):
             cols = [oof.ravel()] + ([_logit(votes * 0.98 + 0.01).ravel()] if mode == "memory" else [])
             m = LogisticRegression(C=1.0, max_iter=500).fit(np.stack(cols, 1), y.ravel())
             self.stack[mode] = [*m.coef_[0].tolist(), float(m.intercept_[0])]
-            probs = self._stacked(mode, oof, votes)
-            self.threshold[mode] = _best_threshold(probs, y)
-        return self
+        cues = np.array([circumstance_features(t) for t in texts], np.float32)
+        often = (y.sum(0) >= self.min_stack) & ((~y).sum(0) >= self.min_stack)
+        self.per_article = {}
+        for j in np.flatnonzero(often):
+            # a strong penalty: 20 positives fit ~35 weights
+            m = LogisticRegression(C=0.3, max_iter=2000).fit(_own_inputs(oof, votes, cues, j), y[:, j])
+            self.per_article[int(j)] = [*m.coef_[0].tolist(), float(m.intercept_[0])]
+        for mode in ("plain", "memory"):
+            probs = self._with_charges(self._stacked(mode, oof, votes, texts), texts)
+            self.threshold[mode] = _best_threshold(probs[:, : len(self.labels)], y)
 
     # -- inference
     def predict_proba(self, texts: list[str], memory: bool = True) -> np.ndarray:
+        """[len(texts), len(outputs)] probabilities."""
         x = self.features.transform(texts)
         linear = self._linear(x)
         votes = self._votes(x) if memory else np.zeros_like(linear)
-        probs = self._stacked("memory" if memory else "plain", linear, votes)
+        return self._with_charges(self._stacked("memory" if memory else "plain", linear, votes, texts), texts)
+
+    def _with_charges(self, probs: np.ndarray, texts: list[str]) -> np.ndarray:
+        """[N, L] label probabilities as [N, len(outputs)], each article a named charge points to
+        raised to `charge_prob`."""
+        probs = np.pad(probs, ((0, 0), (0, len(self.outputs) - len(self.labels))))
         if self.charge_prob > 0:
             probs = np.where(self._charge_channel(texts), np.maximum(probs, self.charge_prob), probs)
         return probs
@@ -174,7 +226,7 @@ class ArticleHead:
 
     def decide(self, probs: np.ndarray, memory: bool = True) -> dict[int, float]:
         """{article: probability} of one case's scores above the threshold (at least the top one)."""
-        return _decide(probs, self.labels, self.threshold["memory" if memory else "plain"])
+        return _decide(probs, self.outputs, self.threshold["memory" if memory else "plain"])
 
     def retrieved(self, text: str, k: int | None = None) -> list[tuple[int, float]]:
         """(memory row, similarity) of the most similar stored cases, for evidence."""
@@ -210,6 +262,7 @@ class ArticleHead:
                 "charge_articles": self.charge_articles,
                 "statutes": {str(a): t for a, t in self.statutes.texts.items()} if self.statutes else {},
                 "charge_prob": self.charge_prob,
+                "per_article": {str(j): w for j, w in self.per_article.items()},
             },
         )
 
@@ -237,6 +290,7 @@ class ArticleHead:
             charge_articles=meta["charge_articles"],
             statutes=StatuteIndex({int(a): t for a, t in statutes.items()}) if statutes else None,
             charge_prob=meta.get("charge_prob", 0.0),
+            per_article={int(j): w for j, w in meta.get("per_article", {}).items()},
         )
 
 
@@ -254,6 +308,11 @@ def _fit_multilabel_linear(
     dual = np.linalg.solve(gram + alpha * np.eye(gram.shape[0]), (target - bias).astype(np.float64))
     coef = np.asarray(x.T @ dual).T.astype(np.float32)
     return coef, bias.astype(np.float32)
+
+
+def _own_inputs(linear: np.ndarray, votes: np.ndarray, cues: np.ndarray, j: int) -> np.ndarray:
+    """[N, 2 + C] what label j's own stacker reads: its linear score, its votes' logit, the cues."""
+    return np.column_stack([linear[:, j], _logit(votes[:, j] * 0.98 + 0.01), cues])
 
 
 def _scale(coef: np.ndarray) -> np.ndarray:

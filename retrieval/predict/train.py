@@ -154,11 +154,11 @@ def train_article_head(
     `statutes` (criminal_law_articles.jsonl) turns the charge channel's lookup in the article texts on."""
     cases, _ = article_training_cases(paths)
     texts, articles = [c.facts for c in cases], [c.articles for c in cases]
-    head = ArticleHead().fit(texts, articles, seed=seed)
+    head = ArticleHead(
+        charge_articles=charge_articles(cases),
+        statutes=StatuteIndex.read(statutes) if statutes else None,
+    ).fit(texts, articles, seed=seed)
     head.memory_ids = [c.case_id for c in cases]
-    head.charge_articles = charge_articles(cases)
-    head.statutes = StatuteIndex.read(statutes) if statutes else None
-    head.fit_charge_channel(texts, articles)
     head.save(Path(out) if out else HEADS_DIR / "articles.npz")
     return head
 
