@@ -24,8 +24,10 @@ from retrieval.reader.runtime import (
     ReaderConfig,
     ReaderHead,
     ReaderMismatch,
+    answer_types,
     best_span,
     char_to_token_span,
+    decode,
     encode_text,
     lexical_features,
     load_reader,
@@ -175,3 +177,33 @@ def test_shipped_reader_beats_the_baseline_on_held_apart_cjrc(shared_data):
 # short head-only retrain on the second-sitting encoder, and 49.4 with the reader fine-tuned end to end
 # (held-apart CJRC F1 51.5, data/models/README.md): the floor follows it, with a margin.
 FLOOR_F1 = 45.0
+
+
+@pytest.mark.parametrize(
+    ("question", "types"),
+    [
+        ("被告人是否认罪？", {"YES", "NO", "NONE"}),
+        ("原告的诉讼请求得到支持了吗？", {"YES", "NO", "NONE"}),
+        ("Did the court allow the appeal?", {"YES", "NO", "NONE"}),
+        ("被告人犯什么罪？", {"SPAN", "NONE"}),
+        ("Who represented the appellant?", {"SPAN", "NONE"}),
+        ("事故发生在何处", {"SPAN", "NONE"}),
+        ("被告人是否认罪，判处什么刑罚？", set(LABELS)),
+    ],
+)
+def test_a_question_s_form_allows_its_answer_types(question, types):
+    assert answer_types(question) == types
+
+
+# whole logits: two that differ always differ after the softmax, and a tie goes to the first label either way
+@given(st.lists(st.integers(-20, 20), min_size=4, max_size=4), st.sampled_from(["吗？", "什么？", "是否？"]))
+@settings(max_examples=60, deadline=None)
+def test_decode_answers_only_an_allowed_type(logits, ending):
+    types = answer_types("被告人" + ending)
+    ctx = EncodedText(torch.zeros(3, 4), [(0, 1), (1, 2), (2, 3)], [5, 6, 7])
+    pred = decode(
+        "abc", ctx, torch.zeros(3), torch.zeros(3), torch.tensor(logits, dtype=torch.float32), types
+    )
+    assert pred.label in types and 0 < pred.type_prob <= 1
+    allowed = [x for label, x in zip(LABELS, logits, strict=True) if label in types]
+    assert pred.label == [label for label in LABELS if label in types][allowed.index(max(allowed))]

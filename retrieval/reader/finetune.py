@@ -34,6 +34,7 @@ from retrieval.reader.runtime import (
     READER_FILE,
     Reader,
     ReaderHead,
+    answer_types,
     decode,
     encode_states,
     load_reader,
@@ -98,7 +99,9 @@ def read_groups(model, tokenizer, head: ReaderHead, groups: list[Group], per_cal
         start, end, cls, batch = forward(model, tokenizer, head, groups[i : i + per_call])
         for b, e in enumerate(batch):
             n = len(e.ctx.ids)
-            answers[e.item.qid] = decode(e.text, e.ctx, start[b, :n], end[b, :n], cls[b]).answer
+            answers[e.item.qid] = decode(
+                e.text, e.ctx, start[b, :n], end[b, :n], cls[b], answer_types(e.item.question)
+            ).answer
         logits.append(cls)
         gold += [LABELS.index(e.label) for e in batch]
     return answers, torch.cat(logits), torch.tensor(gold)

@@ -39,6 +39,7 @@ from retrieval.reader.runtime import (
     ReaderConfig,
     ReaderHead,
     answer_label,
+    answer_types,
     batch_inputs,
     char_to_token_span,
     decode,
@@ -209,7 +210,9 @@ def predict(head: ReaderHead, examples: list[Example], batch_size: int = 64) -> 
         start, end, cls = head(*batch_inputs([(e.ctx, e.lex, e.question) for e in batch]))
         for b, e in enumerate(batch):
             n = len(e.ctx.ids)
-            preds[e.item.qid] = decode(e.text, e.ctx, start[b, :n], end[b, :n], cls[b]).answer
+            preds[e.item.qid] = decode(
+                e.text, e.ctx, start[b, :n], end[b, :n], cls[b], answer_types(e.item.question)
+            ).answer
     return preds
 
 
