@@ -33,4 +33,12 @@ if __name__ == "__main__":
     registered(prog_name="ldx")
 else:
     # Command modules register their commands on `app` and the sub-apps when imported.
-    from flows import cli_model, cli_pipeline, cli_predict, cli_retrieval, cli_run, cli_tokenizer  # noqa: F401
+    from flows import (  # noqa: F401
+        cli_model,
+        cli_pipeline,
+        cli_predict,
+        cli_reader,
+        cli_retrieval,
+        cli_run,
+        cli_tokenizer,
+    )

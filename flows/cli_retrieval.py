@@ -1,5 +1,5 @@
-"""`ldx ask`, `ldx eval retrieval`, `ldx eval qa`, `ldx eval cuad`, `ldx train reader`: the retrieval work's
-commands.
+"""`ldx ask`, `ldx eval retrieval`, `ldx eval qa`, `ldx eval cuad`: the retrieval work's commands (the
+reader's training ones are in flows/cli_reader.py).
 
 What the commands run is imported inside them, on lines marked `# start-up`, for what it adds to every
 `ldx` command's start-up (0.4 s alone; timed after `import flows.cli`): retrieval.ask, retrieval.eval.search,
@@ -28,7 +28,6 @@ from flows.cli_common import (
     fail_on_bad_input,
     plain,
     resolve_config,
-    train_app,
 )
 from pipeline.errors import DocumentError
 from pipeline.paths import SHARED_DATA
@@ -385,59 +384,3 @@ def eval_cuad(
             f"{name:8} span F1 {m['span_f1']}  AUPR {m['aupr']}  P@80%R {m['precision_at_80_recall']}",
             highlight=False,
         )
-
-
-@train_app.command("reader")
-def train_reader_cmd(
-    qa: Annotated[Path, typer.Option("--qa", help="SQuAD-2.0-layout file; its training split is read.")],
-    checkpoint: Annotated[
-        str | None, typer.Option(help="Encoder checkpoint; default: the shipped one.")
-    ] = None,
-    out: Annotated[Path | None, typer.Option(help="Head file; default: data/models/reader.pt.")] = None,
-    contexts: Annotated[
-        int | None, typer.Option(help="Training contexts to encode (CPU cost); default all.")
-    ] = None,
-    eval_contexts: Annotated[int | None, typer.Option(help="Held-apart contexts read at the end.")] = None,
-    cuad: Annotated[
-        Path | None, typer.Option(help="Also CUAD's training contracts (folder of cuad_*.jsonl.gz).")
-    ] = None,
-    cuad_contracts: Annotated[int, typer.Option(help="CUAD training contracts to encode.")] = 40,
-    init: Annotated[
-        Path | None, typer.Option(help="Start from this head (fine-tuning) instead of afresh.")
-    ] = None,
-    epochs: int = 20,
-    minutes: Annotated[float, typer.Option(help="Training time budget (encoding not counted).")] = 40.0,
-    lr: float = 2e-3,
-    threads: Annotated[int, typer.Option(help="Torch intra-op threads.")] = 1,
-    end_to_end: Annotated[
-        bool,
-        typer.Option(
-            help="Fine-tune the encoder's layers with the head (from --init, else the shipped head)."
-        ),
-    ] = False,
-    encoder_lr: Annotated[float, typer.Option(help="End to end: the encoder's learning rate.")] = 1e-4,
-) -> None:
-    """Train the reader head on the frozen encoder's states (or, with --end-to-end, the encoder's layers
-    with it); prints the held-apart metrics."""
-    import torch  # start-up: torch
-
-    from retrieval.reader.finetune import FinetuneConfig, finetune_reader  # start-up: torch
-    from retrieval.reader.runtime import READER_FILE  # start-up: torch
-    from retrieval.reader.train import train_reader  # start-up: torch
-
-    for p in [qa, *([cuad] if cuad else []), *([init] if init else [])]:
-        existing_path(p)
-    torch.set_num_threads(threads)
-    try:
-        if end_to_end:  # --lr is the head's
-            cfg = FinetuneConfig(epochs, minutes, lr, encoder_lr, threads=threads)
-            metrics = finetune_reader(
-                qa, out or READER_FILE, init or READER_FILE, checkpoint, cuad, cuad_contracts, cfg
-            )
-            print(json.dumps(metrics["calibration"]))
-        else:
-            args = (contexts, eval_contexts, cuad, cuad_contracts, init, epochs, minutes, lr)
-            metrics = train_reader(qa, out or READER_FILE, checkpoint, *args)
-    except ValueError as e:
-        fail(str(e))
-    print(json.dumps(metrics["heldout"], ensure_ascii=False, indent=1))

@@ -29,6 +29,7 @@ from pipeline.errors import DocumentError
 from pipeline.paths import MODELS_DIR
 from pipeline.records import BLOCK_TYPE_IDS, BlockType
 from pipeline.store import atomic_write_bytes
+from retrieval.reader.polar import POLAR_LABELS, PolarHead
 from retrieval.text import HAN, WORD_RUNS, jieba_module, stemmer, stopwords
 
 READER_FILE = MODELS_DIR / "reader.pt"  # the shipped head
@@ -55,13 +56,16 @@ _POLAR_EN = re.compile(
 _WH = re.compile(r"什么|谁|哪|多少|几|何时|怎样|如何|\b(who|what|when|where|which|why|how)\b", re.I)
 
 
+POLAR_TYPES = frozenset(POLAR_LABELS)
+
+
 def answer_types(question: str) -> frozenset[str]:
     """The answer types the question's form allows: YES, NO or none for a yes-no question, a span or none
     for any other, every type for one that asks both at once (是否…，判处什么刑罚？)."""
     polar = bool(_POLAR_ZH.search(question) or _POLAR_EN.match(question))
     if polar and _WH.search(question):
         return frozenset(LABELS)
-    return frozenset({"YES", "NO", "NONE"} if polar else {"SPAN", "NONE"})
+    return POLAR_TYPES if polar else frozenset({"SPAN", "NONE"})
 
 
 @dataclass
@@ -317,6 +321,7 @@ class Reader:
     encoder_sha256: str | None = None
     metrics: dict | None = None
     tuned: dict[str, torch.Tensor] | None = None  # encoder weights fine-tuned with the head, by name
+    polar: PolarHead | None = None  # decides YES / NO / none for yes-no questions (retrieval.reader.polar)
 
     def attach(self, model, tokenizer) -> Reader:
         """Read with `model`: as it is for a head trained on frozen states, else a copy of it carrying the
@@ -341,9 +346,20 @@ class Reader:
         """Every question against one encoded context, in one batch."""
         if not ctx.ids:
             return [ReaderAnswer("NONE", "", 0.0, None, 0.0) for _ in questions]
-        lex = [lexical_features(text, ctx, q) for q in questions]
-        start, end, cls = self.head(*batch_inputs([(ctx, f, q) for f, q in zip(lex, questions, strict=True)]))
+        start, end, cls = self.head_outputs(text, ctx, questions)
+        for i, q in enumerate(questions):
+            if self.polar is not None and q.types == POLAR_TYPES:
+                yes_no_none = self.polar.log_probs(q.text, text, cls[i, 1:].tolist())
+                cls[i, 1:] = torch.from_numpy(yes_no_none).to(cls.dtype)
         return [decode(text, ctx, start[i], end[i], cls[i], q.types) for i, q in enumerate(questions)]
+
+    @torch.no_grad()
+    def head_outputs(
+        self, text: str, ctx: EncodedText, questions: list[Question]
+    ) -> tuple[torch.Tensor, ...]:
+        """The head's start [Q, T], end [Q, T] and answer-type [Q, 4] logits, before any decision."""
+        lex = [lexical_features(text, ctx, q) for q in questions]
+        return self.head(*batch_inputs([(ctx, f, q) for f, q in zip(lex, questions, strict=True)]))
 
     def read(self, text: str, ctx: EncodedText, question: Question) -> ReaderAnswer:
         return self.read_many(text, ctx, [question])[0]
@@ -386,7 +402,9 @@ def load_reader(path: Path, model, tokenizer, encoder_sha256: str | None = None)
     head = ReaderHead(cfg)
     head.load_state_dict({k: v.float() for k, v in blob["state_dict"].items()})
     tuned = {k: v.float() for k, v in blob.get("encoder_tuned", {}).items()} or None
-    reader = Reader(head.eval(), None, None, str(path), trained_on, blob.get("metrics"), tuned)
+    reader = Reader(
+        head.eval(), None, None, str(path), trained_on, blob.get("metrics"), tuned, PolarHead.beside(path)
+    )
     return reader.attach(model, tokenizer)
 
 

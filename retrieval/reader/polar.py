@@ -1,0 +1,113 @@
+"""The yes-no decider: YES, NO or no answer to a question whose form asks yes or no (`answer_types`), from
+the reader's own scores for those three and from what the context says where it answers the question.
+
+The reader's head learned its answer types from CJRC, where one question in seven is a yes-no question:
+it answers YES to most of them and NO to almost none, below always answering YES. What tells NO from YES
+is mostly whether the context negates what the question asserts (被告是否支付货款？ … 被告至今未支付), and
+what tells no answer is whether the context holds the question's words at all; a small logistic model
+over those and the reader's scores, fitted on the reader's training questions, decides instead of the
+head. It is stored beside the reader (`polar.json`) with the sha256 of the reader it was fitted on, and
+used only with that reader.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from pipeline.errors import CorruptDocument
+from pipeline.records import sha256_file
+from pipeline.store import atomic_write_bytes
+from retrieval.text import terms
+
+POLAR_LABELS = ("YES", "NO", "NONE")
+_ASKING = re.compile(
+    r"是否|有没有|是不是|有无|能否|可否|吗|^\s*(is|are|was|were|did|does|do|has|have|had)\b", re.I
+)
+_NEGATION = re.compile(r"未|没有|没|不|无|拒|否认|非|否|\b(not|no|never|neither|nor|without)\b|n't", re.I)
+_CLAUSE = re.compile(r"[，。；！？,;!?]|\.\s")
+
+
+def polar_features(question: str, context: str, scores: Sequence[float]) -> list[float]:
+    """The decider's inputs: the reader's YES, NO and no-answer scores; the share of the question's words
+    (its asking words cut) in the clause holding most of them and in the whole context; that clause's
+    negations, and those of it with the clause after, beyond the question's own; whether it holds 未;
+    whether the question negates; whether exactly one of the two negates."""
+    asserted = _ASKING.sub("", question)
+    words = set(terms(asserted)) or {asserted}
+    clauses = [c for c in _CLAUSE.split(context) if c.strip()] or [""]
+    held = [sum(w in c for w in words) for c in clauses]
+    j = int(np.argmax(held))
+    best, after = clauses[j], clauses[j + 1] if j + 1 < len(clauses) else ""
+    q_neg = len(_NEGATION.findall(asserted))
+    return [
+        *scores,
+        held[j] / len(words),
+        sum(w in context for w in words) / len(words),
+        len(_NEGATION.findall(best)) - q_neg,
+        len(_NEGATION.findall(best + after)) - q_neg,
+        float("未" in best),
+        float(q_neg > 0),
+        float(bool(_NEGATION.search(best)) != (q_neg > 0)),
+    ]
+
+
+@dataclass
+class PolarHead:
+    coef: list[list[float]]  # [3, F], rows in POLAR_LABELS order
+    intercept: list[float]  # [3]
+    reader_sha256: str  # the reader whose scores it reads
+    metrics: dict = field(default_factory=dict)
+
+    def log_probs(self, question: str, context: str, scores: Sequence[float]) -> np.ndarray:
+        """[3] log P(YES), log P(NO), log P(no answer)."""
+        z = np.asarray(self.coef) @ np.asarray(polar_features(question, context, scores)) + self.intercept
+        return z - np.logaddexp.reduce(z)
+
+    @classmethod
+    def fit(
+        cls, rows: Iterable[tuple[str, str, Sequence[float], str]], reader_sha256: str, c: float = 0.3
+    ) -> PolarHead:
+        """From (question, context, reader's YES/NO/NONE scores, gold label) rows; `c`: the inverse
+        penalty (0.3, chosen on the reader's validation questions among 0.1–3)."""
+        # scikit-learn: ~0.8 s to import, training only (see retrieval.predict.heads.ArticleHead.fit)
+        from sklearn.linear_model import LogisticRegression  # start-up: sklearn ~0.8 s
+
+        rows = list(rows)
+        x = np.array([polar_features(q, ctx, s) for q, ctx, s, _ in rows])
+        y = np.array([POLAR_LABELS.index(g) for *_, g in rows])
+        if len(set(y)) < len(POLAR_LABELS):
+            raise ValueError("the yes-no decider needs YES, NO and no-answer questions to learn from")
+        m = LogisticRegression(C=c, max_iter=2000).fit(x, y)
+        return cls(m.coef_.tolist(), m.intercept_.tolist(), reader_sha256, {"questions": len(rows)})
+
+    def save(self, path: Path) -> None:
+        atomic_write_bytes(Path(path), json.dumps(asdict(self), indent=1).encode())
+
+    @classmethod
+    def load(cls, path: Path) -> PolarHead:
+        try:
+            blob = json.loads(Path(path).read_text(encoding="utf-8"))
+            return cls(blob["coef"], blob["intercept"], blob["reader_sha256"], blob.get("metrics", {}))
+        except (json.JSONDecodeError, KeyError, TypeError) as e:
+            raise CorruptDocument(str(path), f"not a yes-no decider ({type(e).__name__}: {e})") from None
+
+    @classmethod
+    def beside(cls, reader_path: Path) -> PolarHead | None:
+        """The decider kept beside the reader at `reader_path` (`polar_file`) when it was fitted on that
+        very file; one fitted on another reader is not used."""
+        path = polar_file(reader_path)
+        if not path.is_file():
+            return None
+        polar = cls.load(path)
+        return polar if polar.reader_sha256 == sha256_file(reader_path) else None
+
+
+def polar_file(reader_path: Path) -> Path:
+    """Where the yes-no decider of the reader at `reader_path` is kept: beside it, as polar.json."""
+    return Path(reader_path).with_name("polar.json")
