@@ -48,7 +48,7 @@ from txl.retrieved import Retrieved
 class EncodedSegment:
     segment_id: str
     key: np.ndarray  # [d] unit vector
-    hidden: torch.Tensor  # [T, d] last layer, on the model's device
+    hidden: torch.Tensor | None  # [T, d] last layer, on the model's device; None: keys asked for alone
     retrieved: list[str] = field(default_factory=list)  # segment_ids injected while encoding it
     reset: bool = False  # anchoring emptied the memory before it
 
@@ -80,6 +80,7 @@ def encode_stream(
     config: RetrievalConfig | None = None,
     stats: dict | None = None,
     duplicates: StoreDuplicates | None = None,
+    keep_hidden: bool = True,
 ) -> Iterator[tuple[int, list[EncodedSegment]]]:
     """Encode many documents at once, each segment by segment with its own recurrence memory (and, with a
     store, injection); yields (input index, the document's EncodedSegments) as each document finishes.
@@ -95,7 +96,10 @@ def encode_stream(
     `stats`, when given, receives the counts of encoded and reused segments and tokens (encoded tokens
     count every token of a forward call, also those of a pack that an anchoring reset cut short).
     `duplicates`: the store's signatures (None: made here, with the predict stage's default threshold);
-    a document's is made only where injection reaches across documents, the one reader of them."""
+    a document's is made only where injection reaches across documents, the one reader of them.
+    `keep_hidden=False` leaves each segment's last-layer states out of what it yields (hidden None): a
+    caller that reads only the keys and the store (the index stage) would otherwise hold 128 KB per
+    segment of every document in flight until the document ends."""
     cfg = config or RetrievalConfig()
     if store is not None and duplicates is None:
         duplicates = StoreDuplicates(store, PredictConfig().duplicate_doc_threshold)
@@ -121,7 +125,7 @@ def encode_stream(
                 cfg.encode_lanes,
                 cfg.encode_batch_tokens,
             )
-            segments, tokens = _step(model, step, store, cfg, device, prefixes)
+            segments, tokens = _step(model, step, store, cfg, device, prefixes, keep_hidden)
             counts["encoded_segments"] += segments
             counts["encoded_tokens"] += tokens
             for lane in step:
@@ -237,7 +241,7 @@ def _reset_if_due(lane: Lane) -> bool:
 def _finish_segment(
     lane: Lane,
     key: np.ndarray,
-    hidden: torch.Tensor,
+    hidden: torch.Tensor | None,
     states: np.ndarray | None,
     n_tokens: int,
     retrieved: list[str],
@@ -265,7 +269,13 @@ def _store_states(out, b: int, at: int, n: int, store: SegmentStore, cfg: Retrie
 
 
 def _step(
-    model, lanes: list[Lane], store, cfg: RetrievalConfig, device, prefixes: PrefixCache | None
+    model,
+    lanes: list[Lane],
+    store,
+    cfg: RetrievalConfig,
+    device,
+    prefixes: PrefixCache | None,
+    keep_hidden: bool = True,
 ) -> tuple[int, int]:
     """One forward call over the next segment (or packed segments) of each lane; updates the lanes in
     place and returns (segments, tokens) encoded."""
@@ -308,8 +318,9 @@ def _step(
         at, cut = 0, False
         while lane.pos < end and not cut:
             n = len(lane.doc.token_ids[lane.pos])
-            hidden = out.hidden[b, at : at + n].clone()
-            key = model_key(model, hidden.float().cpu().numpy(), cfg.pooling)
+            last = out.hidden[b, at : at + n]
+            key = model_key(model, last.float().cpu().numpy(), cfg.pooling)
+            hidden = last.clone() if keep_hidden else None
             states = _store_states(out, b, at, n, store, cfg) if store is not None else None
             injected = picks[b] if at == 0 else []  # a pack's later segments have nothing injected
             if keep:

@@ -32,7 +32,7 @@ class Reused:
     """What one prefix segment produced; `retrieved` holds seg_idx of injected segments of the same document."""
 
     key: np.ndarray
-    hidden: torch.Tensor
+    hidden: torch.Tensor | None  # None where the stream keeps no hidden states
     states: np.ndarray | None  # compact pooled states for the store
     n_tokens: int
     retrieved: list[int]

@@ -124,7 +124,7 @@ def index_segments(
     stats: dict[str, int] = {}
     signed = duplicates if cfg.inject_cross_document else None  # signatures only where injection reads them
     docs = _to_encode(segments_by_doc, store, tokenizer, reuse, counts, signed, sentences)
-    for _ in encode_stream(model, docs, store, cfg, stats, duplicates):
+    for _ in encode_stream(model, docs, store, cfg, stats, duplicates, keep_hidden=False):
         pass
     fault_point("index_build")
     gone = list(retracted())

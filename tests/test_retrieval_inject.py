@@ -348,3 +348,23 @@ def test_a_live_source_may_say_nothing_is_ready(judgment, real_documents):
     for i, j in zip((0, 1, 2), (1, 4, 5), strict=True):
         for a, b in zip(plain[i], live[j], strict=True):
             torch.testing.assert_close(a.hidden, b.hidden, rtol=1e-5, atol=1e-5)
+
+
+def test_keys_alone_give_the_same_keys_injections_and_store(tmp_path, judgment, real_documents):
+    """The index stage's way (`keep_hidden=False`): no segment keeps its hidden states, and the keys,
+    the injected segments and what the store holds are those of the stream that keeps them."""
+    model = judgment[0]
+    docs = real_documents[:3]
+    cfg = RetrievalConfig(inject_k=2)
+    kept_store, bare_store = (
+        _store(tmp_path, model, "kept", inject_k=2),
+        _store(tmp_path, model, "bare", inject_k=2),
+    )
+    kept = dict(encode_stream(model, docs, kept_store, cfg))
+    bare = dict(encode_stream(model, docs, bare_store, cfg, keep_hidden=False))
+    for i in range(len(docs)):
+        assert all(e.hidden is None for e in bare[i]) and all(e.hidden is not None for e in kept[i])
+        assert [e.retrieved for e in bare[i]] == [e.retrieved for e in kept[i]]
+        np.testing.assert_array_equal(np.stack([e.key for e in bare[i]]), np.stack([e.key for e in kept[i]]))
+    ids = [s.segment_id for d in docs for s in d.segments]
+    np.testing.assert_array_equal(bare_store.states(ids)[0], kept_store.states(ids)[0])
