@@ -7,7 +7,7 @@ import json
 from collections.abc import Iterable
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class ConfigError(ValueError):
@@ -66,6 +66,18 @@ class ParseConfig(Options):
     # (0.13); with ocr_language "eng" also 99.12% at 0.25 pages/s, but an English-only Tesseract cannot
     # tell a Chinese page to send it to RapidOCR, so chi_sim stays for mixed corpora.
     ocr_dpi: int = 300
+    # How Tesseract runs: "binary", the `tesseract` program on the rendered page (pipeline/parsing/
+    # tesseract.py), which takes the options below; "pymupdf", PyMuPDF's OCR call (its own segmentation).
+    ocr_tesseract: Literal["binary", "pymupdf"] = "binary"
+    ocr_tesseract_binary: str = "tesseract"  # a name on PATH or a path
+    ocr_tesseract_psm: int = Field(3, ge=1, le=13)  # --psm, page segmentation mode (0 finds no text)
+    ocr_tesseract_vars: dict[str, str] = {}  # -c name=value, Tesseract's own parameters
+    # A line is kept when one of its words has this confidence (0-100); below, it is noise read from a
+    # picture. --pages 6, en: 99.43% of characters kept none, ... with 50.
+    ocr_tesseract_min_conf: float = 50.0
+    # RapidOCR's 0°/180° classifier on each detected line. Off: scans are read upright, as by Tesseract;
+    # on, it turned an upright line of 《》 and “” marks over and lost all its Han characters.
+    ocr_rapid_line_angle: bool = False
     ocr_max_pages: int | None = 100  # OCR at most this many pages per document (None = all); others warn
     # A page larger than this many pixels at ocr_dpi is OCR'd at the dpi that fits: a 60-inch blank page
     # at 300 dpi rendered 324 Mpx (3.9 GB); 16 Mpx keeps A4 and Letter at 300 dpi and A3 at 287 dpi.
