@@ -2,15 +2,19 @@
 into image-only PDFs (the original's text layer is the ground truth), read back by the parser's OCR path.
 
     .venv/bin/python benchmarks/ocr_accuracy.py [--data ../shared/data] [--pages 40] [--scan-dpi 200]
-        [--configs tesseract rapidocr tesseract:eng tesseract@200]
+        [--configs baseline default tesseract rapidocr tesseract:eng tesseract@200 tesseract,ocr_tesseract_psm=6]
 
 A config is `default` (the shipped parse config, which picks the engine by the page's language: a
-one-page scan of English is read by the zh engine first, then again by the en engine) or an engine, optionally `:languages` (Tesseract's, default parse.ocr_language) and `@dpi` (the
-OCR render dpi, default parse.ocr_dpi). Pages: up to --pages per language with at least 200 characters,
-taken round-robin over the documents (page 1 of each, then page 2, ...). Both sides are the page's lines
-in the parser's reading order, whitespace-normalised (no spaces beside CJK characters). Printed per
-language and config: character accuracy (1 - CER, edits over all pages / reference characters), the
-worst page, and pages per second of OCR alone (one untimed page first loads the models).
+one-page scan of English is read by the zh engine first, then again by the en engine), `baseline` (the
+shipped config as it was before Tesseract ran as its own binary: Tesseract inside PyMuPDF, RapidOCR's
+line-angle classifier on), or an engine for both languages, optionally `:languages` (Tesseract's,
+default parse.ocr_language), `@dpi` (the OCR render dpi, default parse.ocr_dpi) and `,key=value`
+overrides of parse options (`tesseract,ocr_tesseract_psm=6`). Pages: up to --pages per language with at
+least 200 characters, taken round-robin over the documents (page 1 of each, then page 2, ...). Both
+sides are the page's lines in the parser's reading order, whitespace-normalised (no spaces beside CJK
+characters). Printed per language and config: character accuracy (1 - CER, edits over all pages /
+reference characters), the worst page, and pages per second of OCR alone (one untimed page first loads
+the models).
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from pathlib import Path
 
 import pymupdf
 
-from pipeline.config import ParseConfig
+from pipeline.config import ParseConfig, apply_overrides
 from pipeline.paths import SHARED_DATA
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the scan maker
@@ -53,19 +57,24 @@ def sample(data: Path, lang: str, n_pages: int) -> list[tuple[str, int, str]]:
     return out
 
 
+# What `baseline` changes back in the shipped config: the OCR options before the Tesseract binary path.
+BASELINE = ["ocr_tesseract=pymupdf", "ocr_rapid_line_angle=true"]
+
+
 def parse_config(spec: str) -> ParseConfig:
-    """`engine[:languages][@dpi]` as a parse config using that engine for both languages; `default`
-    is the shipped config (each page to its language's engine)."""
-    if spec == "default":
-        return ParseConfig(ocr_max_pages=None)
+    """`default`, `baseline`, or `engine[:languages][@dpi][,key=value...]` as a parse config using that
+    engine for both languages."""
+    if spec in ("default", "baseline"):
+        return ParseConfig(**apply_overrides({"ocr_max_pages": None}, BASELINE if spec == "baseline" else []))
+    spec, *overrides = spec.split(",")
     spec, _, dpi = spec.partition("@")
     engine, _, languages = spec.partition(":")
-    config = ParseConfig(ocr_engine_zh=engine, ocr_engine_en=engine, ocr_max_pages=None)
+    data = {"ocr_engine_zh": engine, "ocr_engine_en": engine, "ocr_max_pages": None}
     if languages:
-        config.ocr_language = languages
+        data["ocr_language"] = languages
     if dpi:
-        config.ocr_dpi = int(dpi)
-    return config
+        data["ocr_dpi"] = int(dpi)
+    return ParseConfig(**apply_overrides(data, overrides))
 
 
 def run(scans: list[tuple[str, int, str, pymupdf.Document]], config: ParseConfig) -> dict:
@@ -91,11 +100,11 @@ def main() -> None:
     ap.add_argument("--pages", type=int, default=40, help="pages per language")
     ap.add_argument("--scan-dpi", type=int, default=200)
     ap.add_argument("--langs", nargs="+", default=["zh", "en"], choices=sorted(LANG_DIRS))
-    ap.add_argument("--configs", nargs="+", default=["tesseract", "rapidocr"])
+    ap.add_argument("--configs", nargs="+", default=["baseline", "default", "tesseract", "rapidocr"])
     args = ap.parse_args()
     configs = {spec: parse_config(spec) for spec in args.configs}
     print(f"scans at {args.scan_dpi} dpi; accuracy = 1 - CER over whitespace-normalised text")
-    print(f"{'lang':4} {'config':28} {'pages':>5} {'accuracy':>9} {'worst page':>26} {'pages/s':>8}")
+    print(f"{'lang':4} {'config':36} {'pages':>5} {'accuracy':>9} {'worst page':>26} {'pages/s':>8}")
     for lang in args.langs:
         scans = []
         for path, pno, ref in sample(args.data, lang, args.pages):
@@ -107,7 +116,7 @@ def main() -> None:
             r = run(scans, config)
             acc, where = r["worst"]
             print(
-                f"{lang:4} {spec:28} {len(scans):5d} {r['accuracy']:9.2%} {where:>18} {acc:7.2%}"
+                f"{lang:4} {spec:36} {len(scans):5d} {r['accuracy']:9.2%} {where:>18} {acc:7.2%}"
                 f" {r['rate']:8.2f}",
                 flush=True,
             )

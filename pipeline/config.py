@@ -7,7 +7,7 @@ import json
 from collections.abc import Iterable
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class ConfigError(ValueError):
@@ -57,15 +57,33 @@ class ParseConfig(Options):
     page_limit: int = 2000  # documents with more pages are refused as one clear error
     ocr: bool = True  # OCR pages without a text layer (engines: pipeline/parsing/ocr.py)
     ocr_language: str = "chi_sim+eng"  # Tesseract's; with chi_sim, OCR expects Chinese on a first page
-    # Engine per page language (pipeline/parsing/ocr.py). benchmarks/ocr_accuracy.py, 200-dpi scans of the
-    # shared text PDFs read at 300 dpi, 2 pages a language on 2 busy cores: zh RapidOCR 98.9% of characters
-    # at 0.08 pages/s vs Tesseract 93.1% at 0.10; en Tesseract 99.7% at 0.24 vs RapidOCR 95.5% at 0.07.
+    # Engine per page language (pipeline/parsing/ocr.py). benchmarks/ocr_accuracy.py --pages 6, 200-dpi scans
+    # of the shared text PDFs read at 300 dpi, one core of a busy 2-core machine (rates indicative): zh
+    # RapidOCR 99.59% of characters at 0.09 pages/s vs Tesseract (binary) 84.14% at 0.26; en Tesseract
+    # (binary) 99.55% at 0.30 vs RapidOCR 99.27% at 0.06.
     ocr_engine_zh: OcrEngine = "rapidocr"
     ocr_engine_en: OcrEngine = "tesseract"
-    # benchmarks/ocr_accuracy.py --pages 6, en, Tesseract: 99.12% at 300 dpi (0.15 pages/s), 99.06% at 400
-    # (0.13); with ocr_language "eng" also 99.12% at 0.25 pages/s, but an English-only Tesseract cannot
-    # tell a Chinese page to send it to RapidOCR, so chi_sim stays for mixed corpora.
+    # Through PyMuPDF (ocr_tesseract "pymupdf"), --pages 6, en, Tesseract: 99.12% at 300 dpi, 99.06% at 400;
+    # with ocr_language "eng" also 99.12% and faster, but an English-only Tesseract cannot tell a Chinese
+    # page to send it to RapidOCR, so chi_sim stays for mixed corpora.
     ocr_dpi: int = 300
+    # How Tesseract runs: "binary", the `tesseract` program on the rendered page (pipeline/parsing/
+    # tesseract.py), which takes the options below; "pymupdf", PyMuPDF's OCR call (its own segmentation).
+    # --pages 6, en: binary 99.55% at 0.30 pages/s, PyMuPDF 99.12% at 0.15 (chi_sim+eng both).
+    ocr_tesseract: Literal["binary", "pymupdf"] = "binary"
+    ocr_tesseract_binary: str = "tesseract"  # a name on PATH or a path
+    # --psm, page segmentation mode (0 finds no text). --pages 6: en 99.55% with 3 (layout analysis), 99.52%
+    # with 4, 99.42% with 6 (one block: TessBaseAPI's default, kept by PyMuPDF's call); zh 84.14% with 3,
+    # 89.57% with 6, but zh pages go to RapidOCR.
+    ocr_tesseract_psm: int = Field(3, ge=1, le=13)
+    ocr_tesseract_vars: dict[str, str] = {}  # -c name=value, Tesseract's own parameters
+    # A line is kept when one of its words has this confidence (0-100); below, it is noise read from a
+    # picture or a rule. --pages 6, en: 99.55% with 50, 99.43% keeping every line.
+    ocr_tesseract_min_conf: float = 50.0
+    # RapidOCR's 0°/180° classifier on each detected line. Off: scans are read upright, as by Tesseract;
+    # on, it turned an upright line of 《》 and “” marks over and lost its Han characters. --pages 6: zh
+    # 99.59% off vs 98.82% on; en 99.27% vs 93.94% (measured before this option).
+    ocr_rapid_line_angle: bool = False
     ocr_max_pages: int | None = 100  # OCR at most this many pages per document (None = all); others warn
     # A page larger than this many pixels at ocr_dpi is OCR'd at the dpi that fits: a 60-inch blank page
     # at 300 dpi rendered 324 Mpx (3.9 GB); 16 Mpx keeps A4 and Letter at 300 dpi and A3 at 287 dpi.

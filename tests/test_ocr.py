@@ -1,10 +1,11 @@
 """OCR of scans with known text: a real page rasterised at 200 dpi here, read back by each engine
 through the parser's OCR path, reaches a floor of character accuracy; the default config sends each
-page to its language's engine."""
+page to its language's engine; the Tesseract binary's failures name the file."""
 
 from __future__ import annotations
 
 import random
+import re
 import shutil
 
 import pymupdf
@@ -12,13 +13,18 @@ import pytest
 from scanned_pdfs import accuracy, edit_distance, ocr_text, scanned, truth
 
 from pipeline.config import ParseConfig
-from pipeline.parsing.layout import Line
+from pipeline.parsing.layout import CJK_CHAR, Line
 from pipeline.parsing.ocr import script
+from pipeline.parsing.pdf import extract_lines
+from pipeline.parsing.tesseract import OcrError, tesseract_lines
 
 ZH = ("zh/pdf/杨某海交通肇事案.pdf", 1)
 EN = ("en/judgments/us_opinions_pdf/ca1_20-1507_opinion.pdf", 1)
+# Page 2's eleventh line, "《中华人民共和国民法典》第二十六条第二款规定：“成年子女对父母", RapidOCR's line-angle
+# classifier turned upside down and read as "：《》".
+ZH_TURNED = ("zh/pdf/唐某纯诉陈某智、陈某勇等赡养纠纷案.pdf", 1)
 # Floors under what the helpers of benchmarks/ocr_accuracy.py measured on these pages (zh: RapidOCR 99.9%, Tesseract
-# 93.3%; en: Tesseract 99.9%, RapidOCR 94.8%, which reorders the filing stamp).
+# 93.3%; en: Tesseract 99.9%, RapidOCR 94.8%, which reorders the filing stamp); Tesseract is its binary.
 FLOORS = {
     ("zh", "rapidocr"): 0.99,
     ("zh", "tesseract"): 0.90,
@@ -58,6 +64,58 @@ def test_default_config_reads_an_english_scan_with_the_english_engine(shared_dat
     ref, scan = _scan(shared_data, EN)
     hyp, _ = ocr_text(scan, config)  # expected zh first (chi_sim+eng), read again as English
     assert accuracy(ref, hyp) >= FLOORS["en", "tesseract"]
+
+
+def test_rapidocr_reads_upright_lines_as_they_stand(shared_data):
+    _require("rapidocr")
+    ref, scan = _scan(shared_data, ZH_TURNED)
+    hyp, _ = ocr_text(scan, ParseConfig())
+    assert "《中华人民共和国民法典》第二十六条第二款" in hyp
+    assert accuracy(ref, hyp) >= FLOORS["zh", "rapidocr"]
+
+
+def test_tesseract_binary_reads_an_english_scan_as_lines_in_page_points(shared_data):
+    _require("tesseract")
+    ref, scan = _scan(shared_data, EN)
+    page = scan.load_page(0)
+    config = ParseConfig(ocr_tesseract="binary", ocr_tesseract_psm=3)
+    lines = tesseract_lines(page, config, 300, "scan.pdf")
+    assert lines and all(
+        ln.ocr and page.rect.contains(pymupdf.Rect(ln.x0, ln.y0, ln.x1, ln.y1)) for ln in lines
+    )
+    assert all(4 < ln.size < 30 for ln in lines)  # the box height in points, not pixels
+    hyp, warnings = ocr_text(scan, config)
+    assert not warnings and accuracy(ref, hyp) >= FLOORS["en", "tesseract"], hyp[:300]
+
+
+def test_tesseract_binary_joins_chinese_without_spaces(shared_data):
+    _require("tesseract")
+    ref, scan = _scan(shared_data, ZH)
+    config = ParseConfig(ocr_engine_zh="tesseract", ocr_tesseract="binary")
+    lines = tesseract_lines(scan.load_page(0), config, 300, "scan.pdf")
+    beside_cjk = re.compile(f"{CJK_CHAR.pattern} | {CJK_CHAR.pattern}")
+    assert lines and not any(beside_cjk.search(ln.text) for ln in lines)
+    hyp, _ = ocr_text(scan, config)
+    assert accuracy(ref, hyp) >= FLOORS["zh", "tesseract"]
+
+
+def test_tesseract_binary_failure_names_the_file(shared_data, tmp_path):
+    _require("tesseract")
+    _, scan = _scan(shared_data, EN)
+    path = tmp_path / "scan.pdf"
+    scan.save(path)
+    config = ParseConfig(ocr_engine_zh="tesseract", ocr_language="nosuchlang")
+    with (
+        pymupdf.open(path) as doc,
+        pytest.raises(OcrError, match=rf"{re.escape(str(path))}: tesseract: exit status \d+ \(.+\)"),
+    ):
+        tesseract_lines(doc.load_page(0), config, 300, str(path))
+    with pymupdf.open(path) as doc:  # the parser goes on: the page is a warning naming the file
+        _, _, warnings = extract_lines(doc, config, str(path))
+    assert len(warnings) == 1 and warnings[0].startswith(f"page 1: OCR failed ({path}: tesseract")
+    missing = ParseConfig(ocr_engine_zh="tesseract", ocr_tesseract_binary=str(tmp_path / "no-tesseract"))
+    with pymupdf.open(path) as doc, pytest.raises(OcrError, match="not found"):
+        tesseract_lines(doc.load_page(0), missing, 300, str(path))
 
 
 def test_script_of_ocr_lines():

@@ -1,6 +1,8 @@
-"""OCR engines for pages without a text layer. Tesseract runs inside PyMuPDF (its OCR text page, read
-like any other by `pdf.page_lines`); RapidOCR (PP-OCR's ONNX models, shipped in the `rapidocr` wheel) reads
-a rendered pixmap here and its text lines become `Line`s in page points."""
+"""OCR engines for pages without a text layer. Tesseract runs as its own binary on the rendered page
+(pipeline/parsing/tesseract.py, where the page segmentation mode can be set) or, with
+parse.ocr_tesseract "pymupdf", inside PyMuPDF (its OCR text page, read like any other by
+`pdf.page_lines`); RapidOCR (PP-OCR's ONNX models, shipped in the `rapidocr` wheel) reads a rendered
+pixmap here and its text lines become `Line`s in page points."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ import pymupdf
 
 from pipeline.config import ParseConfig
 from pipeline.parsing.layout import Line, clean_line
+from pipeline.parsing.tesseract import tesseract_lines
 
 # RapidOCR shrinks any image whose longer side is over this many pixels before it detects text; the
 # default 2000 halves a Letter page at 300 dpi (3300 px), and small Han characters then lose strokes.
@@ -36,9 +39,10 @@ class PageOcr:
     again by the other language's engine when its text turns out to be in that language and the two
     engines differ; so only a document's first page, or a page that changes language, is read twice."""
 
-    def __init__(self, config: ParseConfig, tesseract: Tesseract):
+    def __init__(self, config: ParseConfig, tesseract: Tesseract, source: str):
         self.config = config
         self.tesseract = tesseract  # PyMuPDF's OCR text page read as the text layer (pdf.py)
+        self.source = source  # named by the binary's errors
         self.expect = "zh" if "chi" in config.ocr_language else "en"
 
     def _engine(self, lang: str) -> str:
@@ -46,7 +50,9 @@ class PageOcr:
 
     def _read(self, page: pymupdf.Page, dpi: int, lang: str) -> list[Line]:
         if self._engine(lang) == "rapidocr":
-            return rapid_lines(page, dpi)
+            return rapid_lines(page, dpi, self.config.ocr_rapid_line_angle)
+        if self.config.ocr_tesseract == "binary":
+            return tesseract_lines(page, self.config, dpi, self.source)
         return self.tesseract(page, self.config, dpi)
 
     def lines(self, page: pymupdf.Page, dpi: int) -> list[Line]:
@@ -72,14 +78,15 @@ def _rapid():
     return engine
 
 
-def rapid_lines(page: pymupdf.Page, dpi: int) -> list[Line]:
-    """The page rendered at `dpi` and read by RapidOCR: one Line per detected text line."""
+def rapid_lines(page: pymupdf.Page, dpi: int, line_angle: bool = False) -> list[Line]:
+    """The page rendered at `dpi` and read by RapidOCR: one Line per detected text line. `line_angle`:
+    each line first goes through RapidOCR's 0°/180° classifier (parse.ocr_rapid_line_angle)."""
     pix = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csRGB, alpha=False)
     image = np.frombuffer(pix.samples, dtype=np.uint8).reshape(pix.height, pix.width, 3)
     # A blank page skips text detection; numpy because Pixmap.is_unicolor took 23 s on a Letter page.
     if image.min() == image.max():
         return []
-    result = _rapid()(image[:, :, ::-1])  # RapidOCR takes OpenCV's BGR order
+    result = _rapid()(image[:, :, ::-1], use_cls=line_angle)  # RapidOCR takes OpenCV's BGR order
     if result.boxes is None:
         return []
     scale = 72.0 / dpi

@@ -110,7 +110,7 @@ def extract_lines(
     warnings: list[str] = []
     ocr_budget = config.ocr_max_pages
     deadline = Deadline(source, config.max_doc_seconds)
-    ocr = PageOcr(config, _ocr_lines)
+    ocr = PageOcr(config, _ocr_lines, source)
     for pno in range(doc.page_count):
         deadline.check(f"at page {pno + 1} of {doc.page_count}")
         try:
