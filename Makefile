@@ -10,6 +10,7 @@ export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS ?= 120
 export PREFECT_SERVER_ANALYTICS_ENABLED ?= false
 export HF_HUB_OFFLINE ?= 1
 export TOKENIZERS_PARALLELISM ?= false
+export MALLOC_ARENA_MAX ?= 2
 
 .PHONY: setup demo test lint samples clean
 

@@ -26,6 +26,7 @@ from pipeline import __version__ as PIPELINE_VERSION
 from pipeline import segment
 from pipeline.errors import DocumentError
 from pipeline.parsing import iter_documents
+from pipeline.process import release_freed_memory
 from pipeline.records import (
     ErrorRecord,
     block_rows,
@@ -253,6 +254,7 @@ def model_stage_batch(batch: FileBatch, stage: str, ctx: StageContext) -> FileBa
     """A registered batch stage (predict …) over the batch's live documents."""
     t0 = time.perf_counter()
     BATCH_STAGES[stage](batch.live_docs(), ctx)
+    release_freed_memory()  # the stage's tensors are gone; without this the run's heap grows batch by batch
     return _timed(batch, stage, t0)
 
 

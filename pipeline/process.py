@@ -1,5 +1,5 @@
-"""Child processes that must not outlive the run that started them (a kill -9 of the run included), and
-the named points where the crash tests kill a process."""
+"""Child processes that must not outlive the run that started them (a kill -9 of the run included), the
+named points where the crash tests kill a process, and handing freed memory back to the system."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import sys
 
 # looked up at import, not in a freshly forked child, where loading a library is not safe
 _prctl = ctypes.CDLL(None).prctl if sys.platform == "linux" else None
+_malloc_trim = getattr(ctypes.CDLL(None), "malloc_trim", None) if sys.platform == "linux" else None  # glibc
 PR_SET_PDEATHSIG = 1
 
 
@@ -38,3 +39,12 @@ def fault_point(name: str) -> None:
     _reached[name] = _reached.get(name, 0) + 1
     if _reached[name] == int(nth or 1):
         os.kill(os.getpid(), signal.SIGKILL)
+
+
+def release_freed_memory() -> None:
+    """Hand the pages that freed blocks leave inside the allocator's heaps back to the system (glibc;
+    a no-op elsewhere). Torch frees its tensors, but glibc keeps the space for later blocks, and blocks
+    of other sizes leave it fragmented: over a run, a process that encodes batch after batch held 2.4 GB
+    at 300 judgments. Costs a few milliseconds: call it between batches, not per tensor."""
+    if _malloc_trim is not None:
+        _malloc_trim(0)

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import torch
 
-from pipeline.process import die_with_parent, fault_point
+from pipeline.process import die_with_parent, fault_point, release_freed_memory
 from pipeline.records import Segment
 from pipeline.tokenizer import encode_segment
 from retrieval.config import RetrievalConfig
@@ -45,6 +45,7 @@ from txl.model import autocast
 from txl.retrieved import layer_indices
 
 INDEX_DIR = "index"
+TRIM_EVERY = 16  # documents encoded between handing freed memory back (pipeline.process)
 
 
 def open_or_create(root: Path, model, config: RetrievalConfig, model_id: str = "") -> SegmentStore:
@@ -124,8 +125,9 @@ def index_segments(
     stats: dict[str, int] = {}
     signed = duplicates if cfg.inject_cross_document else None  # signatures only where injection reads them
     docs = _to_encode(segments_by_doc, store, tokenizer, reuse, counts, signed, sentences)
-    for _ in encode_stream(model, docs, store, cfg, stats, duplicates, keep_hidden=False):
-        pass
+    for n, _ in enumerate(encode_stream(model, docs, store, cfg, stats, duplicates, keep_hidden=False), 1):
+        if n % TRIM_EVERY == 0:
+            release_freed_memory()
     fault_point("index_build")
     gone = list(retracted())
     for doc_id in gone:

@@ -60,3 +60,9 @@ def test_environment_overrides_move_the_data_and_keep_explicit_settings(tmp_path
     assert got["error"] == f"{elsewhere / 'tokenizer' / 'tokenizer.json'}: no tokenizer.json there"
     assert got["shared"] == "/corpora"
     assert got["env"] == {**DEFAULTS, "HF_HUB_OFFLINE": "0"}  # the explicit setting wins, the rest filled in
+
+
+def test_a_malformed_arena_limit_is_left_to_the_allocator(tmp_path):
+    # glibc ignores a MALLOC_ARENA_MAX that is not a number; start-up must not fail on it either
+    got = _probe(tmp_path, MALLOC_ARENA_MAX="lots")
+    assert got["env"]["MALLOC_ARENA_MAX"] == "lots" and got["error"] is None
