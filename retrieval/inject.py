@@ -91,15 +91,13 @@ def encode_stream(
     states equal those of encoding it alone. Consecutive segments are packed into one call where nothing
     can be injected into them (`config.encode_pack_tokens`), which gives the same states. Prefixes shared
     by several documents are encoded once (retrieval.prefix), pack by pack, unless injection reaches
-    across documents. Each encoded segment's key and compact states go into the store at once (commit is
-    the caller's).
+    across documents. Each segment's key and compact states go into the store at once (commit: caller).
     `stats`, when given, receives the counts of encoded and reused segments and tokens (encoded tokens
     count every token of a forward call, also those of a pack that an anchoring reset cut short).
     `duplicates`: the store's signatures (None: made here, with the predict stage's default threshold);
     a document's is made only where injection reaches across documents, the one reader of them.
-    `keep_hidden=False` leaves each segment's last-layer states out of what it yields (hidden None): a
-    caller that reads only the keys and the store (the index stage) would otherwise hold 128 KB per
-    segment of every document in flight until the document ends."""
+    `keep_hidden=False`: hidden None (the index stage reads keys and the store only; else 128 KB per
+    segment of each document in flight)."""
     cfg = config or RetrievalConfig()
     if store is not None and duplicates is None:
         duplicates = StoreDuplicates(store, PredictConfig().duplicate_doc_threshold)
@@ -268,6 +266,26 @@ def _store_states(out, b: int, at: int, n: int, store: SegmentStore, cfg: Retrie
     return pool_states(layers.float().cpu().numpy(), p)
 
 
+def _step_inputs(lanes: list[Lane], spans: list[tuple[int, int]]) -> tuple[torch.Tensor, ...]:
+    """[B, T] token ids, block types, positions within each packed segment, and connective flags (None
+    unless every lane has them) of the lanes' next spans, right-padded to the longest."""
+    b_size, t = len(lanes), max(n for _, n in spans)
+    ids, types, starts = (torch.zeros(b_size, t, dtype=torch.long) for _ in range(3))
+    with_conn = all(lane.doc.connective_masks is not None for lane in lanes)
+    conn = torch.zeros(b_size, t, dtype=torch.bool)
+    for b, (lane, (end, _)) in enumerate(zip(lanes, spans, strict=True)):
+        at = 0
+        for s in range(lane.pos, end):
+            n = len(lane.doc.token_ids[s])
+            ids[b, at : at + n] = torch.tensor(lane.doc.token_ids[s])
+            types[b, at : at + n] = BLOCK_TYPE_IDS[BlockType(lane.doc.segments[s].type)]
+            starts[b, at : at + n] = at
+            if with_conn:
+                conn[b, at : at + n] = torch.tensor(lane.doc.connective_masks[s], dtype=torch.bool)
+            at += n
+    return ids, types, starts, conn if with_conn else None
+
+
 def _step(
     model,
     lanes: list[Lane],
@@ -281,22 +299,7 @@ def _step(
     place and returns (segments, tokens) encoded."""
     spans = [lane.next_span() for lane in lanes]
     lens = [n for _, n in spans]
-    t = max(lens)
-    ids = torch.zeros(len(lanes), t, dtype=torch.long)
-    types = torch.zeros(len(lanes), t, dtype=torch.long)
-    starts = torch.zeros(len(lanes), t, dtype=torch.long)
-    with_conn = all(lane.doc.connective_masks is not None for lane in lanes)
-    conn = torch.zeros(len(lanes), t, dtype=torch.bool)
-    for b, (lane, (end, _)) in enumerate(zip(lanes, spans, strict=True)):
-        at = 0
-        for s in range(lane.pos, end):
-            n = len(lane.doc.token_ids[s])
-            ids[b, at : at + n] = torch.tensor(lane.doc.token_ids[s])
-            types[b, at : at + n] = BLOCK_TYPE_IDS[BlockType(lane.doc.segments[s].type)]
-            starts[b, at : at + n] = at
-            if with_conn:
-                conn[b, at : at + n] = torch.tensor(lane.doc.connective_masks[s], dtype=torch.bool)
-            at += n
+    ids, types, starts, conn = _step_inputs(lanes, spans)
     packed = any(end - lane.pos > 1 for lane, (end, _) in zip(lanes, spans, strict=True))
     picks = choose_all([lane.injector for lane in lanes], [lane.query for lane in lanes])
     memory = Memory.stack([lane.memory for lane in lanes])
@@ -305,7 +308,7 @@ def _step(
         memory,
         _batch_retrieved(store, picks, device),
         block_types=types.to(device),
-        connective_mask=conn.to(device) if with_conn else None,
+        connective_mask=conn.to(device) if conn is not None else None,
         packing=Packing(torch.tensor(lens), starts.to(device) if packed else None),
     )
     segments = 0

@@ -97,8 +97,8 @@ def index_segments(
     retracted: Callable[[], Iterable[str]] = tuple,
     duplicate_threshold: float | None = None,
 ) -> dict[str, int]:
-    """Encode and index documents (each a list of its segments in order; a `WAITING` says that no document
-    is ready yet); a re-indexed document replaces its old entries. Commits once at the end.
+    """Encode and index documents (each a list of its segments in order; a `WAITING`: none is ready yet);
+    a re-indexed document replaces its old entries. Commits once at the end.
 
     `retracted`, asked once the documents run out, names documents to leave out after all (their batch
     failed after they were handed over).
@@ -108,9 +108,8 @@ def index_segments(
     as it is: doc ids are content hashes and the store is bound to one model, so its states would not
     change, and a rerun on unchanged input encodes nothing again.
 
-    `duplicate_threshold` (None: the predict stage's default) keeps near-duplicates apart in
-    cross-document injection (retrieval/store_dedup.py).
-    """
+    `duplicate_threshold` (None: the predict stage's default): near-duplicates apart in cross-document
+    injection (retrieval/store_dedup.py)."""
     cfg = config or RetrievalConfig()
     store = open_or_create(Path(out_dir) / INDEX_DIR, model, cfg, model_id)
     if duplicate_threshold is None:
