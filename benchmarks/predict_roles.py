@@ -31,6 +31,7 @@ import torch
 from pipeline.config import ParseConfig
 from pipeline.parsing import iter_documents
 from pipeline.paths import HEADS_DIR, SHARED_DATA, SHIPPED_CHECKPOINT
+from pipeline.records import sha256_file
 from retrieval.predict.heads import TOWERS
 from retrieval.predict.train import eval_roles, is_held_apart, load_india, train_role_head, zh_units
 
@@ -46,18 +47,23 @@ def zh_docs(path: Path, field: str, n: int, held: bool) -> list:
 
 
 class CachedEncoder:
-    """retrieval.predict.role_states.unit_states with a disk cache per document (its units' text hashed)."""
+    """retrieval.predict.role_states.unit_states with a disk cache per document (its units' text and the
+    checkpoint's sha256 hashed). The states also depend on the encoding code: after a change under txl/ or
+    retrieval/inject.py give a fresh --cache (the previous roles.npz, measured at Indian accuracy 0.755 on
+    a cache made at 10:30, scores 0.720 on states of the same checkpoint encoded by the code of 18:00)."""
 
     def __init__(self, cache: Path, decay: float):
         from retrieval.encoder import load_encoder
 
         self.model, self.tokenizer = load_encoder(SHIPPED_CHECKPOINT, "cpu")
+        self.key = sha256_file(SHIPPED_CHECKPOINT)
         self.cache, self.decay = cache, decay
         cache.mkdir(parents=True, exist_ok=True)
         self.seconds = 0.0
 
     def _file(self, units: list[str]) -> Path:
-        return self.cache / (hashlib.sha256("\x1e".join(units).encode()).hexdigest()[:24] + ".npz")
+        text = "\x1e".join([self.key, *units])
+        return self.cache / (hashlib.sha256(text.encode()).hexdigest()[:24] + ".npz")
 
     def __call__(self, docs: list[list[str]]):
         from retrieval.predict.role_states import unit_states
@@ -125,7 +131,12 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--towers", nargs="+", choices=TOWERS, default=list(TOWERS), help="which heads to train")
     ap.add_argument("--save", choices=TOWERS, default=None)
-    ap.add_argument("--options", type=json.loads, default={}, help="further RoleHead fields, as JSON")
+    ap.add_argument(
+        "--options",
+        type=json.loads,
+        default=None,
+        help="RoleHead fields, as JSON (default: train.ROLE_OPTIONS)",
+    )
     args = ap.parse_args()
     torch.set_num_threads(1)
 

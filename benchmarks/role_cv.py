@@ -5,18 +5,20 @@ configuration.
 The 26 Indian training judgments (not `is_held_apart`) and the Chinese training judgments of
 predict_roles.py are each cut into `--folds` groups of whole judgments; each fold trains the head on the
 others (Chinese ones as written and with markers removed, as train_role_head does) and scores the
-Indian judgments and the Chinese ones (markers removed) of the fold. The decoding weight (`smoothing`)
-is swept on the same trained heads, since it changes no weights.
+Indian judgments and the Chinese ones (markers removed) of the fold. The decoding options (`smoothing`,
+`debias`) are swept on the same trained heads, since they change no weights.
 
-    nice -n 10 .venv/bin/python benchmarks/role_cv.py --options '{"future": true}' [--smoothing 0 0.5 1]
+    nice -n 10 .venv/bin/python benchmarks/role_cv.py --options '{"future": true}' [--smoothing 0 0.5 1] \
+        [--debias 0 0.5]
 
-Prints one JSON object per smoothing value: pooled CV accuracy / macro-F1 (over all units of all folds)
+Prints one JSON object per (smoothing, debias) pair: pooled CV accuracy / macro-F1 (over all units of all folds)
 and the per-role figures of the Indian units.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import pickle
 import random
@@ -72,6 +74,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--options", type=json.loads, default={}, help="RoleHead fields, as JSON")
     ap.add_argument("--smoothing", type=float, nargs="+", default=[0.0])
+    ap.add_argument("--debias", type=float, nargs="+", default=[0.0])
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--members", type=int, default=1)
     ap.add_argument("--epochs", type=int, default=8)
@@ -83,7 +86,8 @@ def main() -> None:
     torch.set_num_threads(1)
     india, zh = training_sets(args.cache, args.zh_docs, args.clcr_docs)
     in_folds, zh_folds = folds_of(india, args.folds, args.seed), folds_of(zh, args.folds, args.seed)
-    decoded = {s: {"india": [], "zh": []} for s in args.smoothing}
+    grid = list(itertools.product(args.smoothing, args.debias))
+    decoded = {s: {"india": [], "zh": []} for s in grid}
     scored = {"india": [], "zh": []}
     t0 = time.process_time()
     for k in range(args.folds):
@@ -96,17 +100,18 @@ def main() -> None:
         for name, docs in held.items():
             scored[name] += docs
             probs = head.predict_proba([d.units for d in docs])
-            for s in args.smoothing:
-                head.smoothing = s
+            for s in grid:
+                head.smoothing, head.debias = s
                 decoded[s][name] += [head.decode(p) for p in probs]
-    for s in args.smoothing:
+    for s in grid:
         india_r = role_scores(scored["india"], decoded[s]["india"], per_role=True)
         zh_r = role_scores(scored["zh"], decoded[s]["zh"])
         print(
             json.dumps(
                 {
                     "options": args.options,
-                    "smoothing": s,
+                    "smoothing": s[0],
+                    "debias": s[1],
                     "india_cv": {k: round(v, 4) for k, v in india_r.items() if isinstance(v, float)},
                     "zh_cv_markers_removed": {
                         k: round(v, 4) for k, v in zh_r.items() if isinstance(v, float)

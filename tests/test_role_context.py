@@ -94,42 +94,53 @@ def test_future_view_sees_only_what_follows(n, data):
 def test_text_head_with_context_round_trips(shared_data, torch_one_thread, tmp_path):
     india = load_india(shared_data / "en/judgments/india_sc_roles.jsonl")
     train = [d for d in india if not is_held_apart(d.doc_id)][:3]
-    held = [d for d in india if is_held_apart(d.doc_id)][:1]
-    options = {"word_features": 512, "cues": True, "future": True, "class_power": 1.0, "smoothing": 1.0}
+    held = [d for d in india if is_held_apart(d.doc_id)][:2]
+    options = {
+        "word_features": 512,
+        "cues": True,
+        "future": True,
+        "sequence": True,
+        "class_power": 1.0,
+        "smoothing": 1.0,
+        "debias": 0.5,
+    }
     head = train_role_head(train, [], tmp_path / "roles.npz", epochs=2, members=1, options=options)
     loaded = RoleHead.load(tmp_path / "roles.npz")
     assert {k: getattr(loaded, k) for k in options} == options
     assert np.allclose(loaded.transitions, head.transitions, atol=1e-6)
     units = [d.units for d in held]
     probs, probs_loaded = head.predict_proba(units)[0], loaded.predict_proba(units)[0]
+    # the GRU reads each document alone: a batch of documents scores as each one does by itself
+    assert np.allclose(head.predict_proba(units[:1])[0], probs, atol=1e-5)
+    assert np.allclose(head.predict_proba(units[1:])[0], head.predict_proba(units)[1], atol=1e-5)
     assert probs.shape == (len(held[0].units), len(ROLE_LABELS))
     assert np.allclose(probs, probs_loaded, atol=2e-2)
     path = loaded.decode(probs_loaded)
     assert [r for r, _ in loaded.predict(units)[0]] == [ROLE_LABELS[j] for j in path]
-    loaded.smoothing = 0.0
+    loaded.smoothing = loaded.debias = 0.0
     assert np.array_equal(loaded.decode(probs_loaded), probs_loaded.argmax(1))
 
 
 def test_heads_saved_before_the_context_options_load_as_before(shared_data, torch_one_thread, tmp_path):
     india = load_india(shared_data / "en/judgments/india_sc_roles.jsonl")
     docs = [d for d in india if not is_held_apart(d.doc_id)][:2]
-    head = train_role_head(docs, [], tmp_path / "new.npz", epochs=1, members=1)
+    # the fields' defaults: the options off, as every head before them was trained
+    head = train_role_head(docs, [], tmp_path / "new.npz", epochs=1, members=1, options={})
     arrays, meta = load_npz(tmp_path / "new.npz")
     # the file as the code before the options wrote it
     old_meta = {
         k: v
         for k, v in meta.items()
-        if k not in ("word_features", "cues", "future", "class_power", "smoothing")
+        if k not in ("word_features", "cues", "future", "sequence", "class_power", "smoothing", "debias")
     }
-    save_npz(tmp_path / "old.npz", {k: v for k, v in arrays.items() if k != "transitions"}, old_meta)
-    old = RoleHead.load(tmp_path / "old.npz")
-    assert (old.word_features, old.cues, old.future, old.smoothing, old.transitions) == (
-        0,
-        False,
-        False,
-        0.0,
-        None,
+    save_npz(
+        tmp_path / "old.npz",
+        {k: v for k, v in arrays.items() if k not in ("transitions", "log_prior")},
+        old_meta,
     )
+    old = RoleHead.load(tmp_path / "old.npz")
+    assert not (old.word_features or old.cues or old.future or old.sequence or old.smoothing)
+    assert old.transitions is None and old.log_prior is None and old.class_power == 0.5
     units = [d.units for d in docs]
     assert np.allclose(old.predict_proba(units)[0], head.predict_proba(units)[0], atol=2e-2)
     assert [r for r, _ in old.predict(units)[0]] == [

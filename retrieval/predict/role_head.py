@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import torch
 from torch import nn
+from torch.nn.utils.rnn import pack_sequence, pad_packed_sequence
 
 from pipeline.records import BlockType
 from retrieval.predict.role_context import N_CUES, cue_features, fit_transitions, viterbi
@@ -37,19 +38,40 @@ TOWERS = ("text", "txl", "both")  # what the two towers read
 
 class DualTower(nn.Module):
     """One tower reads the current segment, the other its memory (what came before it, and where in the
-    document it sits); the towers meet only before the classification head."""
+    document it sits); the towers meet only before the classification head. With `sequence`, a
+    bidirectional GRU also reads the current tower's outputs across each whole document, so a unit's
+    class sees its neighbours' content in both directions (forward then needs the documents' sizes)."""
 
-    def __init__(self, d_current: int, d_memory: int, d_hidden: int, n_classes: int, dropout: float = 0.1):
+    def __init__(
+        self,
+        d_current: int,
+        d_memory: int,
+        d_hidden: int,
+        n_classes: int,
+        dropout: float = 0.1,
+        sequence: bool = False,
+    ):
         super().__init__()
         self.current = nn.Sequential(nn.Linear(d_current, d_hidden), nn.GELU(), nn.LayerNorm(d_hidden))
         self.memory = nn.Sequential(nn.Linear(d_memory, d_hidden), nn.GELU(), nn.LayerNorm(d_hidden))
+        self.across = (
+            nn.GRU(d_hidden, d_hidden // 2, batch_first=True, bidirectional=True) if sequence else None
+        )
+        d_joint = (3 + sequence) * d_hidden
         self.head = nn.Sequential(
-            nn.Dropout(dropout), nn.Linear(3 * d_hidden, d_hidden), nn.GELU(), nn.Linear(d_hidden, n_classes)
+            nn.Dropout(dropout), nn.Linear(d_joint, d_hidden), nn.GELU(), nn.Linear(d_hidden, n_classes)
         )
 
-    def forward(self, current: torch.Tensor, memory: torch.Tensor) -> torch.Tensor:
+    def forward(
+        self, current: torch.Tensor, memory: torch.Tensor, sizes: list[int] | None = None
+    ) -> torch.Tensor:
         a, b = self.current(current), self.memory(memory)
-        return self.head(torch.cat([a, b, a * b], -1))
+        joint = [a, b, a * b]
+        if self.across is not None:
+            docs = [d for d in torch.split(a, sizes) if len(d)]  # an empty document adds no rows
+            out, _ = pad_packed_sequence(self.across(pack_sequence(docs, enforce_sorted=False))[0], True)
+            joint.append(torch.cat([out[i, : len(d)] for i, d in enumerate(docs)]))
+        return self.head(torch.cat(joint, -1))
 
 
 def _decayed_past(x: np.ndarray, decay: float) -> np.ndarray:
@@ -132,11 +154,16 @@ class RoleHead:
     word_features: int = 0  # hashed word 1-2-grams (English words are spaced; "AIR" is not "air")
     cues: bool = False  # role_context.CUES counts
     future: bool = False  # the memory tower also reads the decayed mean of the units after this one
+    sequence: bool = False  # a BiGRU reads the current tower across the document (DualTower)
     class_power: float = 0.5  # class weights (n / count) ** class_power
     # Viterbi decoding over each document with the training documents' role transitions, at this weight
     # (0: every unit its own argmax)
     smoothing: float = 0.0
     transitions: np.ndarray | None = None  # [roles, roles] log P(next | previous)
+    # decoding divides the probabilities by the training roles' frequencies to this power (0: off): a
+    # rare role is then chosen on less evidence, trading its precision for recall
+    debias: float = 0.0
+    log_prior: np.ndarray | None = None  # [roles] log training frequency (0 for a role never seen)
     words: HashedTfidf | None = None
 
     @property
@@ -209,20 +236,30 @@ class RoleHead:
                 self.words.fit([t for d in docs for t in d])
         if self.reads_txl and states:
             self.d_txl = states[0][0].shape[1]
-        cur, mem, _ = self._views(docs, states)
+        cur, mem, sizes = self._views(docs, states)
         sequences = [np.array([ROLE_LABELS.index(t) for t in d], dtype=np.int64) for d in labels]
         self.transitions = fit_transitions(sequences, len(ROLE_LABELS))
+        counts = np.bincount(np.concatenate(sequences), minlength=len(ROLE_LABELS))
+        self.log_prior = np.where(counts > 0, np.log(np.maximum(counts, 1) / counts.sum()), 0).astype(
+            np.float32
+        )
         y = torch.from_numpy(np.concatenate(sequences))
         # one seed's head swings by several points on a small held-apart set; the average of a few does not
-        self.nets = [self._fit_one(cur, mem, y, epochs, seed + m) for m in range(self.members)]
+        self.nets = [self._fit_one(cur, mem, y, sizes, epochs, seed + m) for m in range(self.members)]
         self.trained_on = list(doc_ids or [])
         return self
 
     def _fit_one(
-        self, cur: torch.Tensor, mem: torch.Tensor, y: torch.Tensor, epochs: int, seed: int
+        self,
+        cur: torch.Tensor,
+        mem: torch.Tensor,
+        y: torch.Tensor,
+        sizes: list[int],
+        epochs: int,
+        seed: int,
     ) -> DualTower:
         torch.manual_seed(seed)
-        net = DualTower(*self._dims(), self.d_hidden, len(ROLE_LABELS))
+        net = DualTower(*self._dims(), self.d_hidden, len(ROLE_LABELS), sequence=self.sequence)
         # classes are very unequal (OPINION dwarfs VERDICT); weighting by inverse sqrt frequency keeps
         # the rare but important roles from being ignored
         freq = torch.bincount(y, minlength=len(ROLE_LABELS)).float()
@@ -234,25 +271,46 @@ class RoleHead:
         g = torch.Generator().manual_seed(seed)
         net.train()
         for _ in range(epochs):
-            for idx in torch.randperm(len(y), generator=g).split(256):
+            for idx, batch_sizes in self._batches(sizes, g):
                 opt.zero_grad()
-                loss_fn(net(cur[idx], mem[idx]), y[idx]).backward()
+                loss_fn(net(cur[idx], mem[idx], batch_sizes), y[idx]).backward()
                 opt.step()
         return net.eval()
+
+    def _batches(self, sizes: list[int], g: torch.Generator, units: int = 256):
+        """(unit indices, document sizes) of one epoch's batches of about `units` units: shuffled units,
+        or with `sequence` shuffled whole documents (the GRU reads each one in order)."""
+        if not self.sequence:
+            for idx in torch.randperm(sum(sizes), generator=g).split(units):
+                yield idx, None
+            return
+        starts = np.cumsum(sizes) - np.array(sizes, dtype=int)
+        order = torch.randperm(len(sizes), generator=g).tolist()
+        batch: list[int] = []
+        for k, d in enumerate(order):
+            batch.append(d)
+            if sum(sizes[b] for b in batch) >= units or k == len(order) - 1:
+                idx = torch.cat([torch.arange(starts[b], starts[b] + sizes[b]) for b in batch])
+                if idx.numel():
+                    yield idx, [sizes[b] for b in batch]
+                batch = []
 
     @torch.no_grad()
     def predict_proba(self, docs: list[list[str]], states: TxlStates | None = None) -> list[np.ndarray]:
         """Per document, [units, len(ROLE_LABELS)] probabilities."""
         cur, mem, sizes = self._views(docs, states)
-        probs = torch.stack([torch.softmax(net(cur, mem), -1) for net in self.nets]).mean(0).numpy()
+        probs = torch.stack([torch.softmax(net(cur, mem, sizes), -1) for net in self.nets]).mean(0).numpy()
         return np.split(probs, np.cumsum(sizes)[:-1])
 
     def decode(self, probs: np.ndarray) -> np.ndarray:
         """One document's role indices from its [units, roles] probabilities: Viterbi over the learned
-        transitions at weight `smoothing`, or each unit's argmax."""
+        transitions at weight `smoothing`, or each unit's argmax; both after `debias`."""
+        log_probs = np.log(np.maximum(probs, 1e-9))
+        if self.debias and self.log_prior is not None:
+            log_probs = log_probs - self.debias * self.log_prior
         if not self.smoothing or self.transitions is None:
-            return probs.argmax(1)
-        return viterbi(np.log(np.maximum(probs, 1e-9)), self.transitions, self.smoothing)
+            return log_probs.argmax(1)
+        return viterbi(log_probs, self.transitions, self.smoothing)
 
     def predict(
         self, docs: list[list[str]], states: TxlStates | None = None
@@ -276,6 +334,7 @@ class RoleHead:
             arrays["idf_words"] = self.words.idf.astype(np.float16)
         if self.transitions is not None:
             arrays["transitions"] = self.transitions
+            arrays["log_prior"] = self.log_prior
         save_npz(
             Path(path),
             arrays,
@@ -294,8 +353,10 @@ class RoleHead:
                 "word_features": self.word_features,
                 "cues": self.cues,
                 "future": self.future,
+                "sequence": self.sequence,
                 "class_power": self.class_power,
                 "smoothing": self.smoothing,
+                "debias": self.debias,
             },
         )
 
@@ -318,14 +379,17 @@ class RoleHead:
             word_features=meta.get("word_features", 0),
             cues=meta.get("cues", False),
             future=meta.get("future", False),
+            sequence=meta.get("sequence", False),
             class_power=meta.get("class_power", 0.5),
             smoothing=meta.get("smoothing", 0.0),
             transitions=a.get("transitions"),
+            debias=meta.get("debias", 0.0),
+            log_prior=a.get("log_prior"),
         )
         if head.word_features:
             head.words = HashedTfidf(head.word_features, (1, 2), a["idf_words"].astype(np.float32), "word")
         for m in range(head.members):
-            net = DualTower(*head._dims(), meta["d_hidden"], len(ROLE_LABELS))
+            net = DualTower(*head._dims(), meta["d_hidden"], len(ROLE_LABELS), sequence=head.sequence)
             prefix = f"net{m}."
             net.load_state_dict(
                 {

@@ -261,6 +261,11 @@ def role_scores(docs: list[LabelledDoc], decoded: list[np.ndarray], per_role: bo
     return out
 
 
+# The options of the shipped role heads (RoleHead fields), chosen by grouped cross-validation over the
+# Indian and Chinese *training* judgments alone (benchmarks/role_cv.py; data/models/README.md)
+ROLE_OPTIONS: dict = {"cues": True, "future": True, "smoothing": 0.5, "debias": 1.0}
+
+
 def train_role_head(
     india: list[LabelledDoc],
     zh: list[LabelledDoc],
@@ -277,7 +282,7 @@ def train_role_head(
     seen twice: as written and with their structural markers removed, so the head learns a part's
     content and not only its opening words. Heads whose towers read the encoder need `encode` (the
     units' states) and `encoder` (which checkpoint that is). `options`: further RoleHead fields (what the
-    text view reads, class weighting, decoding)."""
+    text view reads, class weighting, decoding); None: ROLE_OPTIONS, {}: the fields' defaults."""
     rng = random.Random(seed)
     docs = [d.units for d in india] + [d.units for d in zh]
     labels = [d.train for d in india] + [d.train for d in zh]
@@ -287,7 +292,12 @@ def train_role_head(
     order = list(range(len(docs)))
     rng.shuffle(order)
     docs, labels = [docs[i] for i in order], [labels[i] for i in order]
-    head = RoleHead(towers=towers, members=members, encoder=dict(encoder or {}), **(options or {}))
+    head = RoleHead(
+        towers=towers,
+        members=members,
+        encoder=dict(encoder or {}),
+        **(ROLE_OPTIONS if options is None else options),
+    )
     if head.reads_txl and encode is None:
         raise ValueError(f"a {towers!r} role head needs the encoder's states (encode=...)")
     states = encode(docs) if head.reads_txl else None
