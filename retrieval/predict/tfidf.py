@@ -15,7 +15,7 @@ from pipeline.store import atomic_write_bytes
 
 @dataclass
 class HashedTfidf:
-    """Character n-gram counts hashed into `n_features` columns, idf-weighted, sublinear tf, l2-normed.
+    """Character (or word) n-gram counts hashed into `n_features` columns, idf-weighted, sublinear tf, l2-normed.
 
     Hashing keeps the shipped head free of a vocabulary; character n-grams need no word segmenter for
     Chinese and still capture English stems.
@@ -24,6 +24,7 @@ class HashedTfidf:
     n_features: int = 1 << 14
     ngram_range: tuple[int, int] = (1, 3)
     idf: np.ndarray | None = None
+    analyzer: str = "char_wb"  # or "word": word n-grams, for a language whose words are spaced
 
     def _vectorizer(self):
         # `ldx` commands that never read text through a head should not pay for scikit-learn
@@ -32,7 +33,7 @@ class HashedTfidf:
 
         return HashingVectorizer(
             n_features=self.n_features,
-            analyzer="char_wb",
+            analyzer=self.analyzer,
             ngram_range=self.ngram_range,
             alternate_sign=False,
             norm=None,

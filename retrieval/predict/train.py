@@ -46,15 +46,24 @@ def multilabel_f1(pred: list[Iterable], gold: list[Iterable]) -> dict[str, float
 
 
 def accuracy_macro_f1(pred: list[str], gold: list[str]) -> dict[str, float]:
-    labels = sorted(set(gold))
-    f1s = []
-    for lab in labels:
-        tp = sum(p == lab and g == lab for p, g in zip(pred, gold, strict=True))
-        fp = sum(p == lab and g != lab for p, g in zip(pred, gold, strict=True))
-        fn = sum(p != lab and g == lab for p, g in zip(pred, gold, strict=True))
-        f1s.append(2 * tp / max(1, 2 * tp + fp + fn))
+    f1s = [s["f1"] for s in per_label_scores(pred, gold).values()]
     acc = sum(p == g for p, g in zip(pred, gold, strict=True)) / max(1, len(gold))
     return {"accuracy": acc, "macro_f1": float(np.mean(f1s)) if f1s else 0.0, "n": len(gold)}
+
+
+def per_label_scores(pred: list[str], gold: list[str]) -> dict[str, dict[str, float]]:
+    """Precision, recall, F1 and support of every gold label."""
+    out = {}
+    for lab in sorted(set(gold)):
+        tp = sum(p == lab and g == lab for p, g in zip(pred, gold, strict=True))
+        n_pred, n_gold = sum(p == lab for p in pred), sum(g == lab for g in gold)
+        out[lab] = {
+            "precision": tp / max(1, n_pred),
+            "recall": tp / max(1, n_gold),
+            "f1": 2 * tp / max(1, n_pred + n_gold),
+            "support": n_gold,
+        }
+    return out
 
 
 # ---- articles --------------------------------------------------------------------------------------
@@ -223,20 +232,38 @@ def zh_units(doc: Document, strip_markers: bool = False) -> LabelledDoc:
     return LabelledDoc(doc.doc_id, units, [{t} for t in types], types)
 
 
-def eval_roles(head: RoleHead, docs: list[LabelledDoc], encode: Encode | None = None) -> dict[str, float]:
-    """Unit-level accuracy and macro-F1; a prediction is right when it is one of the unit's gold types,
-    and macro-F1 is over the gold groups (CLAIMS and DEFENSE are one group for India's Argument).
-    `encode` gives the encoder's states of the units (retrieval.predict.role_states) for heads that read them."""
+def eval_roles(
+    head: RoleHead, docs: list[LabelledDoc], encode: Encode | None = None, per_role: bool = False
+) -> dict:
+    """Unit-level accuracy and macro-F1 of the head's decoded roles (RoleHead.decode); a prediction is
+    right when it is one of the unit's gold types, and macro-F1 is over the gold groups (CLAIMS and
+    DEFENSE are one group for India's Argument). `encode` gives the encoder's states of the units
+    (retrieval.predict.role_states) for heads that read them; `per_role` adds each gold group's
+    precision, recall and F1 (`per_role`)."""
     units = [d.units for d in docs]
     states = encode(units) if head.reads_txl else None
+    decoded = [head.decode(p) for p in head.predict_proba(units, states)]
+    return role_scores(docs, decoded, per_role)
+
+
+def role_scores(docs: list[LabelledDoc], decoded: list[np.ndarray], per_role: bool = False) -> dict:
+    """eval_roles's figures of role indices (into ROLE_LABELS) decoded for each document."""
     pred_all, gold_all = [], []
-    for doc, probs in zip(docs, head.predict_proba(units, states), strict=True):
-        for gold, p in zip(doc.gold, probs, strict=True):
-            predicted = ROLE_LABELS[int(np.argmax(p))]
+    for doc, roles in zip(docs, decoded, strict=True):
+        for gold, j in zip(doc.gold, roles, strict=True):
+            predicted = ROLE_LABELS[int(j)]
             name = "|".join(sorted(gold))
             gold_all.append(name)
             pred_all.append(name if predicted in gold else str(predicted))
-    return accuracy_macro_f1(pred_all, gold_all)
+    out = accuracy_macro_f1(pred_all, gold_all)
+    if per_role:
+        out["per_role"] = per_label_scores(pred_all, gold_all)
+    return out
+
+
+# The options of the shipped role heads (RoleHead fields), chosen by grouped cross-validation over the
+# Indian and Chinese *training* judgments alone (benchmarks/role_cv.py; data/models/README.md)
+ROLE_OPTIONS: dict = {"cues": True, "future": True, "smoothing": 0.5, "debias": 1.0}
 
 
 def train_role_head(
@@ -249,11 +276,13 @@ def train_role_head(
     encode: Encode | None = None,
     encoder: dict[str, str] | None = None,
     members: int = 3,
+    options: dict | None = None,
 ) -> RoleHead:
     """Train on the documents given (the caller holds apart what it evaluates on). Chinese documents are
     seen twice: as written and with their structural markers removed, so the head learns a part's
     content and not only its opening words. Heads whose towers read the encoder need `encode` (the
-    units' states) and `encoder` (which checkpoint that is)."""
+    units' states) and `encoder` (which checkpoint that is). `options`: further RoleHead fields (what the
+    text view reads, class weighting, decoding); None: ROLE_OPTIONS, {}: the fields' defaults."""
     rng = random.Random(seed)
     docs = [d.units for d in india] + [d.units for d in zh]
     labels = [d.train for d in india] + [d.train for d in zh]
@@ -263,7 +292,12 @@ def train_role_head(
     order = list(range(len(docs)))
     rng.shuffle(order)
     docs, labels = [docs[i] for i in order], [labels[i] for i in order]
-    head = RoleHead(towers=towers, members=members, encoder=dict(encoder or {}))
+    head = RoleHead(
+        towers=towers,
+        members=members,
+        encoder=dict(encoder or {}),
+        **(ROLE_OPTIONS if options is None else options),
+    )
     if head.reads_txl and encode is None:
         raise ValueError(f"a {towers!r} role head needs the encoder's states (encode=...)")
     states = encode(docs) if head.reads_txl else None
