@@ -26,6 +26,7 @@ from flows.api_server import ServerDidNotStart, temporary_api
 from flows.cli import app
 from flows.cli_common import ConfigOpt, SetOpt, console, existing_path, fail, plain, resolve_config
 from flows.config import LdxConfig
+from pipeline.process import mmap_large_blocks
 
 OutOpt = Annotated[
     Path,
@@ -88,6 +89,7 @@ def run(
     # At exit the interpreter's last collections walk every object the run left (over a second, measured)
     # only to free memory that the process hands back anyway; frozen objects are skipped.
     atexit.register(gc.freeze)
+    mmap_large_blocks()  # this process's heap grows batch by batch otherwise (pipeline.process)
     try:
         with temporary_api(lambda: _load_ahead(cfg)):
             from flows.run import run_flow, task_runner_for  # start-up: Prefect, once its server starts

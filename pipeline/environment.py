@@ -14,9 +14,8 @@ DEFAULTS = {
     "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
     "HF_HUB_OFFLINE": "1",
     "TOKENIZERS_PARALLELISM": "false",
-    # glibc gives each thread that allocates its own heap (up to 8 per core) and keeps what torch frees in
-    # it; a run's thread pool then held 2.4 GB at 300 judgments where two shared heaps hold 1.2 GB, at no
-    # measured cost in speed (benchmarks/run_scaling.py, data/models/README.md)
+    # glibc gives each thread that allocates its own heap (up to 8 per core), each kept as large as its
+    # busiest moment; two shared ones cost no measured encoding speed (pipeline.process for the rest)
     "MALLOC_ARENA_MAX": "2",
 }
 _M_ARENA_MAX = -8  # mallopt's parameter number (glibc malloc.h)

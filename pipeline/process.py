@@ -10,7 +10,11 @@ import sys
 
 # looked up at import, not in a freshly forked child, where loading a library is not safe
 _prctl = ctypes.CDLL(None).prctl if sys.platform == "linux" else None
-_malloc_trim = getattr(ctypes.CDLL(None), "malloc_trim", None) if sys.platform == "linux" else None  # glibc
+_libc = ctypes.CDLL(None) if sys.platform == "linux" else None
+_malloc_trim = getattr(_libc, "malloc_trim", None)  # glibc's; musl has none
+_mallopt = getattr(_libc, "mallopt", None)
+_M_MMAP_THRESHOLD = -3  # mallopt's parameter number (glibc malloc.h)
+LARGE_BLOCK = 256 * 2**10
 PR_SET_PDEATHSIG = 1
 
 
@@ -48,3 +52,13 @@ def release_freed_memory() -> None:
     at 300 judgments. Costs a few milliseconds: call it between batches, not per tensor."""
     if _malloc_trim is not None:
         _malloc_trim(0)
+
+
+def mmap_large_blocks(threshold: int = LARGE_BLOCK) -> None:
+    """Have glibc map every block of at least `threshold` bytes on its own and unmap it when freed, instead
+    of carving it from a heap that freed tensors of other sizes leave fragmented (glibc raises its own
+    threshold as large blocks are freed, up to 32 MB). For the process of `ldx run`: at 300 judgments its
+    peak fell from 2.4 GB to 1.2 GB. Not for the index encoder's process: mapping each large tensor afresh
+    made its encoding 27% slower (40 judgments, one thread: 24.0 s against 18.9 s)."""
+    if _mallopt is not None:
+        _mallopt(_M_MMAP_THRESHOLD, threshold)
