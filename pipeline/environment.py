@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import ctypes
 import os
-import sys
+
+from pipeline.process import limit_arenas
 
 # Prefect's temporary server needs more than its default 20 s to start on 2 cores, nothing is reported
 # home, models are never fetched from a hub at run time, and the tokenizer's own threads would fight the
@@ -18,7 +18,6 @@ DEFAULTS = {
     # busiest moment; two shared ones cost no measured encoding speed (pipeline.process for the rest)
     "MALLOC_ARENA_MAX": "2",
 }
-_M_ARENA_MAX = -8  # mallopt's parameter number (glibc malloc.h)
 
 
 def set_environment_defaults() -> None:
@@ -26,16 +25,4 @@ def set_environment_defaults() -> None:
     for key, value in DEFAULTS.items():
         os.environ.setdefault(key, value)
     if os.environ["MALLOC_ARENA_MAX"].isdigit():  # glibc ignores another value; so does this
-        _limit_arenas(int(os.environ["MALLOC_ARENA_MAX"]))
-
-
-def _limit_arenas(n: int) -> None:
-    """MALLOC_ARENA_MAX for this process too: its allocator read the environment before this module ran
-    (child processes read the variable). Nothing to do off glibc."""
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        libc = ctypes.CDLL("libc.so.6")
-    except OSError:  # another C library (musl): no arenas of this kind
-        return
-    libc.mallopt(_M_ARENA_MAX, n)
+        limit_arenas(int(os.environ["MALLOC_ARENA_MAX"]))  # this process read its environment already

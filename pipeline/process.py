@@ -9,11 +9,11 @@ import signal
 import sys
 
 # looked up at import, not in a freshly forked child, where loading a library is not safe
-_prctl = ctypes.CDLL(None).prctl if sys.platform == "linux" else None
 _libc = ctypes.CDLL(None) if sys.platform == "linux" else None
+_prctl = getattr(_libc, "prctl", None)
 _malloc_trim = getattr(_libc, "malloc_trim", None)  # glibc's; musl has none
 _mallopt = getattr(_libc, "mallopt", None)
-_M_MMAP_THRESHOLD = -3  # mallopt's parameter number (glibc malloc.h)
+_M_MMAP_THRESHOLD, _M_ARENA_MAX = -3, -8  # mallopt's parameter numbers (glibc malloc.h)
 LARGE_BLOCK = 256 * 2**10
 PR_SET_PDEATHSIG = 1
 
@@ -62,3 +62,10 @@ def mmap_large_blocks(threshold: int = LARGE_BLOCK) -> None:
     made its encoding 27% slower (40 judgments, one thread: 24.0 s against 18.9 s)."""
     if _mallopt is not None:
         _mallopt(_M_MMAP_THRESHOLD, threshold)
+
+
+def limit_arenas(n: int) -> None:
+    """At most `n` allocator arenas in this process (what MALLOC_ARENA_MAX says to a process at its
+    start; pipeline/environment.py sets both)."""
+    if _mallopt is not None:
+        _mallopt(_M_ARENA_MAX, n)
