@@ -26,9 +26,10 @@ from pipeline.store import atomic_write_bytes
 from retrieval.text import terms
 
 POLAR_LABELS = ("YES", "NO", "NONE")
-_ASKING = re.compile(
-    r"是否|有没有|是不是|有无|能否|可否|吗|^\s*(is|are|was|were|did|does|do|has|have|had)\b", re.I
-)
+# the words that make a Chinese question a yes-no one (runtime.answer_types detects them, the decider
+# cuts them from what the question asserts)
+ASKING_ZH = "是否|有没有|是不是|有无|能否|可否"
+_ASKING = re.compile(rf"{ASKING_ZH}|吗|^\s*(is|are|was|were|did|does|do|has|have|had)\b", re.I)
 _NEGATION = re.compile(r"未|没有|没|不|无|拒|否认|非|否|\b(not|no|never|neither|nor|without)\b|n't", re.I)
 _CLAUSE = re.compile(r"[，。；！？,;!?]|\.\s")
 

@@ -29,7 +29,7 @@ from pipeline.errors import DocumentError
 from pipeline.paths import MODELS_DIR
 from pipeline.records import BLOCK_TYPE_IDS, BlockType
 from pipeline.store import atomic_write_bytes
-from retrieval.reader.polar import POLAR_LABELS, PolarHead
+from retrieval.reader.polar import ASKING_ZH, POLAR_LABELS, PolarHead
 from retrieval.text import HAN, WORD_RUNS, jieba_module, stemmer, stopwords
 
 READER_FILE = MODELS_DIR / "reader.pt"  # the shipped head
@@ -49,7 +49,7 @@ class ReaderMismatch(DocumentError):
 # 是否… / 有没有… / …吗？ / "Did the court …?": a question answered yes or no. In CJRC's questions the form
 # decides the answer type: outside the held-apart split, 3 of 4,002 other questions have a YES/NO answer
 # and 1 of 707 yes-no questions a span.
-_POLAR_ZH = re.compile(r"是否|有没有|是不是|有无|能否|可否|吗\s*[？?]?\s*$")
+_POLAR_ZH = re.compile(rf"{ASKING_ZH}|吗\s*[？?]?\s*$")
 _POLAR_EN = re.compile(
     r"^\s*(is|are|was|were|did|does|do|has|have|had|can|could|will|would|should|may|must|shall)\b", re.I
 )
