@@ -30,11 +30,8 @@ from flows.tasks import (
     DocFeed,
     FileBatch,
     FileCache,
-    FileWork,
-    InputFile,
     active_stages,
     config_fingerprint,
-    document_error,
     make_batches,
     model_stage_batch,
     model_stage_run,
@@ -45,6 +42,7 @@ from flows.tasks import (
     write_batch,
     write_parts,
 )
+from flows.work import FileWork, InputFile, document_error
 from pipeline.records import ErrorRecord, error_rows
 from pipeline.store import OutputStore
 from retrieval.stages import StageContext

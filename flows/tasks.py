@@ -22,20 +22,13 @@ from prefect.cache_policies import NO_CACHE
 
 from flows.config import LdxConfig
 from flows.file_cache import KEY_FILE, CacheKeyError, FileCache, key_dir
+from flows.work import FileWork, InputFile
 from pipeline import __version__ as PIPELINE_VERSION
 from pipeline import segment
 from pipeline.errors import DocumentError
 from pipeline.parsing import iter_documents
 from pipeline.process import release_freed_memory
-from pipeline.records import (
-    ErrorRecord,
-    block_rows,
-    document_rows,
-    error_rows,
-    prediction_rows,
-    segment_rows,
-    sha256_file,
-)
+from pipeline.records import ErrorRecord, sha256_file
 from pipeline.store import OutputStore
 from retrieval.predict.card import model_card
 from retrieval.predict.stage import PREDICT_STAGE
@@ -54,43 +47,6 @@ RUN_STAGES: dict[str, RunStage] = {"index": INDEX_STAGE}
 TRANSIENT = (OSError, TimeoutError, ConnectionError, MemoryError)
 
 
-@dataclass(frozen=True)
-class InputFile:
-    path: str
-    sha256: str
-    size: int
-
-    @property
-    def key(self) -> str:
-        """The part key of everything this file produced: its doc_id when it holds one document."""
-        return self.sha256[:16]
-
-
-@dataclass
-class FileWork:
-    file: InputFile
-    docs: list[DocWork] = field(default_factory=list)
-    errors: list[ErrorRecord] = field(default_factory=list)
-    cached: bool = False
-    settled: bool = True  # False once a failure was not the document's fault: then it is never cached
-
-    def fail(self, source: str, stage: str, exc: BaseException, doc_id: str | None = None) -> None:
-        self.errors.append(document_error(source, stage, exc, doc_id))
-        self.settled = self.settled and isinstance(exc, DocumentError) and exc.lasting
-
-    def tables(self, run_id: str) -> dict[str, list[dict]]:
-        rows: dict[str, list[dict]] = {
-            name: [] for name in ("documents", "blocks", "segments", "predictions")
-        }
-        for w in self.docs:
-            rows["documents"] += document_rows(w.document, run_id)
-            rows["blocks"] += block_rows(w.document.blocks, run_id)
-            rows["segments"] += segment_rows(w.segments, run_id)
-            rows["predictions"] += prediction_rows(w.predictions, run_id)
-        rows["errors"] = error_rows(self.errors, run_id)
-        return rows
-
-
 @dataclass
 class FileBatch:
     index: int
@@ -99,16 +55,6 @@ class FileBatch:
 
     def live_docs(self) -> list[DocWork]:
         return [d for f in self.files for d in f.docs]
-
-
-def document_error(source: str, stage: str, exc: BaseException, doc_id: str | None = None) -> ErrorRecord:
-    if isinstance(exc, DocumentError):
-        return ErrorRecord(
-            source=exc.source, stage=stage, error_type=type(exc).__name__, reason=exc.reason, doc_id=doc_id
-        )
-    return ErrorRecord(
-        source=source, stage=stage, error_type=type(exc).__name__, reason=str(exc) or repr(exc), doc_id=doc_id
-    )
 
 
 def load_stages(config: LdxConfig) -> None:
