@@ -1,10 +1,12 @@
 """The per-file result cache: what a file produced, kept so that a later run restores it.
 
-An entry is a pickle, and unpickling runs code, while OUT_DIR (where the cache lives by default) is
-only as trusted as whoever can write there. So every entry carries an HMAC-SHA256 tag under a key
-kept outside OUT_DIR, in the user's cache directory (created 0600): an entry whose tag does not
-verify was not written by this user's runs and is never unpickled; it is counted, reported and the
-file is processed again.
+An entry is a FileWork as data-only JSON (pipeline.records_codec: reading it builds only the record
+types FileWork's fields name, so nothing in it is ever run). OUT_DIR (where the cache lives by default)
+is only as trusted as whoever can write there, so every entry also carries an HMAC-SHA256 tag under a
+key kept outside OUT_DIR, in the user's cache directory (created 0600): an entry whose tag does not
+verify was not written by this user's runs and is not read; it is counted, reported and the file is
+processed again. A signed entry that no longer fits the records (written before they changed) is a
+miss too, logged but not counted. Entries of the earlier pickle format (`.bin`) are never looked at.
 """
 
 from __future__ import annotations
@@ -13,10 +15,11 @@ import hashlib
 import hmac
 import logging
 import os
-import pickle
 import stat
 from pathlib import Path
 
+from flows.work import FileWork
+from pipeline.records_codec import CodecError, dumps, loads
 from pipeline.store import atomic_write_bytes
 
 KEY_FILE = "cache.key"
@@ -74,7 +77,7 @@ class FileCache:
         return hashlib.sha256(f"{file.sha256}:{self.fingerprint}".encode()).hexdigest()
 
     def path(self, file) -> Path:
-        return self.root / f"{self.key(file)}.bin"
+        return self.root / f"{self.key(file)}.json"
 
     def _tag(self, name: str, payload: bytes) -> bytes:
         # The entry's name is signed too: a valid entry copied under another file's key is refused.
@@ -83,7 +86,7 @@ class FileCache:
     def has(self, file) -> bool:
         return self.path(file).is_file()
 
-    def get(self, file):
+    def get(self, file) -> FileWork | None:
         """The cached FileWork, or None when there is none or it cannot be trusted (then: redo it)."""
         path = self.path(file)
         try:
@@ -97,12 +100,20 @@ class FileCache:
                 "%s: cache entry not signed by this user's key; ignored, the file is processed again", path
             )
             return None
-        work = pickle.loads(payload)  # noqa: S301 - authenticated above: written by this user's own runs
+        try:
+            work = loads(payload, FileWork)
+        except CodecError as e:
+            log.warning(
+                "%s: cache entry does not fit this version's records (%s); the file is processed again",
+                path,
+                e,
+            )
+            return None
         work.file = file  # the same bytes may now live at another path
         work.cached = True
         return work
 
-    def put(self, work) -> None:
+    def put(self, work: FileWork) -> None:
         path = self.path(work.file)
-        payload = pickle.dumps(work, protocol=pickle.HIGHEST_PROTOCOL)
+        payload = dumps(work)
         atomic_write_bytes(path, self._tag(path.name, payload) + payload)

@@ -4,6 +4,7 @@ name; and a run whose last step fails is not reported as completed."""
 from __future__ import annotations
 
 import gzip
+import hmac
 import json
 import pickle
 from pathlib import Path
@@ -33,18 +34,21 @@ class Planted:
         return (Path.write_text, (self.marker, "code ran"))
 
 
-def _plant(cache: FileCache, file: InputFile, marker: Path) -> Path:
-    path = cache.path(file)
+def _plant(path: Path, marker: Path, key: bytes | None = None) -> Path:
+    """A pickle that runs code, at `path`: unsigned (the key is not the attacker's to know), or signed
+    with `key` as FileCache signs an entry (what a run of the pickle format wrote)."""
+    payload = pickle.dumps(Planted(marker))
+    tag = hmac.new(key, path.name.encode() + b"\0" + payload, "sha256").digest() if key else b"\0" * 32
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(b"\0" * 32 + pickle.dumps(Planted(marker)))  # the key is not the attacker's to know
+    path.write_bytes(tag + payload)
     return path
 
 
-def test_a_planted_cache_entry_is_never_unpickled(tmp_path, monkeypatch):
+def test_an_unsigned_cache_entry_is_never_read(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "home-cache"))
     f = InputFile(str(tmp_path / "a.txt"), "ab" * 32, 3)
     cache = FileCache(tmp_path / "out" / ".cache", "fp")
-    planted = _plant(cache, f, tmp_path / MARKER)
+    planted = _plant(cache.path(f), tmp_path / MARKER)
     assert cache.has(f) and cache.get(f) is None
     assert not (tmp_path / MARKER).exists() and cache.rejected == [str(planted)]
     work = FileWork(f)
@@ -57,6 +61,21 @@ def test_a_planted_cache_entry_is_never_unpickled(tmp_path, monkeypatch):
     assert cache.get(f) is None
     key_file = tmp_path / "home-cache" / "longdoc-xl" / "cache.key"
     assert key_file.stat().st_mode & 0o777 == 0o600 and load_key() == key_file.read_bytes()
+
+
+def test_a_signed_pickle_is_never_unpickled_either(tmp_path, monkeypatch):
+    """A pickle under this user's own key (what a run before the JSON entries wrote, or what the key's
+    holder planted) is data that does not fit a FileWork: a miss, not code run, and not a forgery."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "home-cache"))
+    f = InputFile(str(tmp_path / "a.txt"), "ab" * 32, 3)
+    cache = FileCache(tmp_path / "out" / ".cache", "fp")
+    marker = tmp_path / MARKER
+    _plant(cache.path(f), marker, load_key())
+    assert cache.has(f) and cache.get(f) is None and cache.rejected == []
+    cache.path(f).unlink()
+    old = _plant(cache.path(f).with_suffix(".bin"), marker, load_key())  # where the pickle format kept it
+    assert not cache.has(f) and cache.get(f) is None and old.exists()
+    assert not marker.exists()
 
 
 def test_the_index_stage_refuses_an_entry_another_key_signed(tmp_path, monkeypatch):
@@ -141,7 +160,7 @@ def test_runs_in_a_hostile_out_dir(prefect_harness, tmp_path, monkeypatch):
 
     good = next(f for f in scan_inputs(inp)[0] if f.path.endswith("good.txt"))
     cache = FileCache(out / ".cache", first["fingerprint"])
-    _plant(cache, good, tmp_path / MARKER)
+    _plant(cache.path(good), tmp_path / MARKER)
     second = run_flow(str(inp), str(out), config)
     assert second["status"] == "completed" and not (tmp_path / MARKER).exists()
     docs = (
