@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import pickle
 import random
 import time
 from pathlib import Path
@@ -29,6 +28,7 @@ import torch
 from predict_roles import zh_docs
 
 from pipeline.paths import SHARED_DATA
+from pipeline.records import BlockType
 from retrieval.predict.train import (
     ZH_MARKERS,
     LabelledDoc,
@@ -41,18 +41,28 @@ from retrieval.predict.train import (
 
 
 def training_sets(cache: Path, zh_n: int, clcr_n: int) -> tuple[list, list]:
-    """(Indian, Chinese) training judgments as LabelledDocs; the parsed Chinese ones are cached."""
+    """(Indian, Chinese) training judgments as LabelledDocs; the parsed Chinese ones are cached (JSON)."""
     india = load_india(SHARED_DATA / "en/judgments/india_sc_roles.jsonl")
     india = [d for d in india if not is_held_apart(d.doc_id)]
-    path = cache / f"zh-train-{zh_n}-{clcr_n}.pkl"
+    path = cache / f"zh-train-{zh_n}-{clcr_n}.json"
     if path.exists():
-        return india, pickle.loads(path.read_bytes())
+        return india, [_doc_from_json(d) for d in json.loads(path.read_text())]
     zh = SHARED_DATA / "zh/judgments"
     docs = [zh_units(d) for d in zh_docs(zh / "judge_criminal.jsonl.gz", "fd", zh_n, held=False)]
     docs += [zh_units(d) for d in zh_docs(zh / "clcr_cases.jsonl.gz", "text", clcr_n, held=False)]
     cache.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(pickle.dumps(docs))
+    path.write_text(json.dumps([_doc_to_json(d) for d in docs], ensure_ascii=False))
     return india, docs
+
+
+def _doc_to_json(doc: LabelledDoc) -> dict:
+    gold = [sorted(g) for g in doc.gold]
+    return {"doc_id": doc.doc_id, "units": doc.units, "gold": gold, "train": list(doc.train)}
+
+
+def _doc_from_json(row: dict) -> LabelledDoc:
+    gold = [{BlockType(t) for t in g} for g in row["gold"]]
+    return LabelledDoc(row["doc_id"], row["units"], gold, [BlockType(t) for t in row["train"]])
 
 
 def folds_of(docs: list, k: int, seed: int) -> list[list]:
