@@ -10,8 +10,8 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import secrets
 import stat
-import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -33,10 +33,22 @@ class TableUnreadable(RuntimeError):
     """A table under OUT_DIR that cannot be read (a truncated or damaged part)."""
 
 
+def _temp_beside(path: Path) -> tuple[int, str]:
+    """A new temp file in `path`'s directory, opened for writing, with the mode the user's umask gives a
+    new file (mkstemp's 0600 would leave every output readable by its writer alone, and analysts
+    sharing OUT_DIR could not read the Parquet)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    while True:
+        tmp = str(path.parent / f".{path.name}.{secrets.token_hex(6)}.tmp")
+        try:
+            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666), tmp
+        except FileExistsError:
+            continue
+
+
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Write to a temp file in the same directory, fsync, then rename over the target."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    fd, tmp = _temp_beside(path)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
@@ -60,8 +72,7 @@ def atomic_write_table(path: Path, table: pa.Table, metadata: dict[str, str]) ->
     schema_meta = dict(table.schema.metadata or {})
     schema_meta.update({k.encode(): v.encode() for k, v in metadata.items()})
     table = table.replace_schema_metadata(schema_meta)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    fd, tmp = _temp_beside(path)
     os.close(fd)
     try:
         pq.write_table(table, tmp, compression="zstd")

@@ -33,6 +33,19 @@ def test_atomic_write_leaves_old_file_on_failure(tmp_path, monkeypatch):
     assert [p.name for p in tmp_path.iterdir()] == ["a.bin"]  # no temp file left behind
 
 
+@pytest.mark.parametrize(("umask", "mode"), [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
+def test_outputs_take_the_users_umask(tmp_path, umask, mode):
+    old = os.umask(umask)
+    try:
+        atomic_write_bytes(tmp_path / "a.json", b"{}")
+        OutputStore(tmp_path, "run-a").write("errors", _errors("run-a", 1), "k")
+    finally:
+        os.umask(old)
+    part = next((tmp_path / "errors").rglob("*.parquet"))
+    # analysts who share OUT_DIR read the Parquet: not only its writer
+    assert [f.stat().st_mode & 0o777 for f in (tmp_path / "a.json", part)] == [mode, mode]
+
+
 def test_same_key_replaces_and_runs_accumulate(tmp_path):
     first = OutputStore(tmp_path, "run-a")
     first.write("errors", _errors("run-a", 3), "k")
