@@ -15,13 +15,15 @@ from hypothesis import strategies as st
 import pipeline
 from pipeline.config import ParseConfig
 from pipeline.paths import HEADS_DIR
-from retrieval.predict.heads import RoleHead, txl_views
+from pipeline.records import BlockType
+from retrieval.predict.heads import ROLE_LABELS, RoleHead, txl_views
 from retrieval.predict.role_states import head_encoder, states_of
 from retrieval.predict.train import (
     LabelledDoc,
     eval_roles,
     is_held_apart,
     load_india,
+    role_scores,
     train_role_head,
     zh_units,
 )
@@ -120,3 +122,17 @@ def test_memory_view_sees_only_the_past(lengths, mem_len, data):
     # units up to `cut` read memory of unchanged units only
     assert np.allclose(mem[: cut + 1], mem_changed[: cut + 1], atol=1e-5)
     assert not mem[0].any()
+
+
+def test_a_wrong_role_of_a_gold_group_counts_against_that_group():
+    # India's Argument is CLAIMS or DEFENSE: a CLAIMS prediction on a FACTS sentence is a false positive
+    # of the Argument group, not of some label no gold unit carries
+    T = BlockType
+    arg, facts = {T.CLAIMS, T.DEFENSE}, {T.FACTS}
+    doc = LabelledDoc(
+        "d", ["a", "b", "c", "d"], [arg, arg, facts, facts], [T.CLAIMS, T.DEFENSE, T.FACTS, T.FACTS]
+    )
+    decoded = [np.array([ROLE_LABELS.index(t) for t in (T.DEFENSE, T.FACTS, T.CLAIMS, T.FACTS)])]
+    per = role_scores([doc], decoded, per_role=True)["per_role"]
+    assert per["CLAIMS|DEFENSE"]["precision"] == 0.5 and per["CLAIMS|DEFENSE"]["recall"] == 0.5
+    assert per["FACTS"]["precision"] == 0.5 and per["FACTS"]["recall"] == 0.5

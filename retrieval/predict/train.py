@@ -247,14 +247,17 @@ def eval_roles(
 
 
 def role_scores(docs: list[LabelledDoc], decoded: list[np.ndarray], per_role: bool = False) -> dict:
-    """eval_roles's figures of role indices (into ROLE_LABELS) decoded for each document."""
+    """eval_roles's figures of role indices (into ROLE_LABELS) decoded for each document. A gold label
+    may be a group of roles (India's Argument is CLAIMS or DEFENSE); a wrong prediction of a role in a
+    group counts against that group's precision, as a prediction of any of its roles elsewhere would."""
+    groups = {role: "|".join(sorted(g)) for doc in docs for g in doc.gold for role in g}
     pred_all, gold_all = [], []
     for doc, roles in zip(docs, decoded, strict=True):
         for gold, j in zip(doc.gold, roles, strict=True):
             predicted = ROLE_LABELS[int(j)]
             name = "|".join(sorted(gold))
             gold_all.append(name)
-            pred_all.append(name if predicted in gold else str(predicted))
+            pred_all.append(name if predicted in gold else groups.get(predicted, str(predicted)))
     out = accuracy_macro_f1(pred_all, gold_all)
     if per_role:
         out["per_role"] = per_label_scores(pred_all, gold_all)
