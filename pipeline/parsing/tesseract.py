@@ -47,28 +47,11 @@ def tesseract_lines(page: pymupdf.Page, config: ParseConfig, dpi: int, source: s
     samples = np.frombuffer(pix.samples, dtype=np.uint8)
     if samples.min() == samples.max():
         return []  # a blank page: nothing to read, and no process to start
-    where = f"{source}: tesseract"
-    try:
-        done = subprocess.run(
-            command(config, dpi),
-            input=pix.tobytes("png"),
-            capture_output=True,
-            timeout=config.max_doc_seconds,
-            check=False,
-        )
-    except FileNotFoundError:
-        raise OcrError(f"{where}: binary {config.ocr_tesseract_binary!r} not found") from None
-    except OSError as e:  # not executable, a directory
-        raise OcrError(f"{where}: cannot run {config.ocr_tesseract_binary!r} ({e.strerror or e})") from None
-    except subprocess.TimeoutExpired:
-        raise OcrError(f"{where}: over {config.max_doc_seconds:g} s (parse.max_doc_seconds)") from None
-    if done.returncode != 0:
-        said = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise OcrError(f"{where}: exit status {done.returncode} ({said[-1] if said else 'no message'})")
+    tsv = _run(pix.tobytes("png"), config, dpi, f"{source}: tesseract")
     scale = 72.0 / dpi
     origin = page.rect
     out: list[Line] = []
-    for words in _lines(done.stdout.decode("utf-8", "replace")):
+    for words in _lines(tsv):
         # Like RapidOCR's score cut: a line with no word Tesseract is sure of is a picture or rule read
         # as letters ("Hvrrr /-" from a logo), not text it could read.
         if max(w.conf for w in words) < config.ocr_tesseract_min_conf:
@@ -90,6 +73,28 @@ def tesseract_lines(page: pymupdf.Page, config: ParseConfig, dpi: int, source: s
             )
             out.append(Line(text, *box, size, True, True))
     return out
+
+
+def _run(png: bytes, config: ParseConfig, dpi: int, where: str) -> str:
+    """Tesseract's TSV for a PNG image; OcrError where the binary cannot read it."""
+    try:
+        done = subprocess.run(
+            command(config, dpi),
+            input=png,
+            capture_output=True,
+            timeout=config.max_doc_seconds,
+            check=False,
+        )
+    except FileNotFoundError:
+        raise OcrError(f"{where}: binary {config.ocr_tesseract_binary!r} not found") from None
+    except OSError as e:  # not executable, a directory
+        raise OcrError(f"{where}: cannot run {config.ocr_tesseract_binary!r} ({e.strerror or e})") from None
+    except subprocess.TimeoutExpired:
+        raise OcrError(f"{where}: over {config.max_doc_seconds:g} s (parse.max_doc_seconds)") from None
+    if done.returncode != 0:
+        said = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise OcrError(f"{where}: exit status {done.returncode} ({said[-1] if said else 'no message'})")
+    return done.stdout.decode("utf-8", "replace")
 
 
 def _lines(tsv: str) -> list[list[_Word]]:
