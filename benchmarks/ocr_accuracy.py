@@ -11,7 +11,7 @@ shipped config as it was before Tesseract ran as its own binary: Tesseract insid
 line-angle classifier on), or an engine for both languages, optionally `:languages` (Tesseract's,
 default parse.ocr_language), `@dpi` (the OCR render dpi, default parse.ocr_dpi) and `,key=value`
 overrides of parse options (`tesseract,ocr_tesseract_psm=6`). Pages: up to --pages per language with at
-least 200 characters, taken round-robin over the documents (page 1 of each, then page 2, ...), the folders one after another
+least 200 characters, taken round-robin over the documents (page 1 of each, then page 2, ...), in path order
 (for en: the 24 contracts first) or, with --interleave, in turn. Both
 sides are the page's lines in the parser's reading order, whitespace-normalised (no spaces beside CJK
 characters). Printed per language and config: character accuracy (1 - CER, edits over all pages /
@@ -50,7 +50,7 @@ def sample(data: Path, lang: str, n_pages: int, interleave: bool = False) -> lis
     if interleave:
         paths = [p for group in itertools.zip_longest(*by_dir) for p in group if p is not None]
     else:
-        paths = [p for group in by_dir for p in group]
+        paths = sorted(p for group in by_dir for p in group)
     docs = [pymupdf.open(p) for p in paths]
     out: list[tuple[str, int, str]] = []
     pno = 0
