@@ -11,7 +11,7 @@ shipped config as it was before Tesseract ran as its own binary: Tesseract insid
 line-angle classifier on), or an engine for both languages, optionally `:languages` (Tesseract's,
 default parse.ocr_language), `@dpi` (the OCR render dpi, default parse.ocr_dpi) and `,key=value`
 overrides of parse options (`tesseract,ocr_tesseract_psm=6`). Pages: up to --pages per language with at
-least 200 characters, taken round-robin over the documents (page 1 of each, then page 2, ...), in path order
+least 200 characters whose text layer is visible (not an earlier OCR over a scan), taken round-robin over the documents (page 1 of each, then page 2, ...), in path order
 (for en: the 24 contracts first) or, with --interleave, in turn. Both
 sides are the page's lines in the parser's reading order, whitespace-normalised (no spaces beside CJK
 characters). Printed per language and config: character accuracy (1 - CER, edits over all pages /
@@ -42,6 +42,14 @@ LANG_DIRS = {
 _MIN_CHARS = 200
 
 
+def earlier_ocr(page: pymupdf.Page) -> bool:
+    """Whether most of the page's text is invisible (render mode 3): an earlier OCR laid over a scan, as
+    on every shared patent, whose text is no ground truth (a 1960 patent's layer reads "comwmcmxons")."""
+    spans = page.get_texttrace()
+    hidden = sum(len(s["chars"]) for s in spans if s["type"] == 3)
+    return hidden > sum(len(s["chars"]) for s in spans) / 2
+
+
 def sample(data: Path, lang: str, n_pages: int, interleave: bool = False) -> list[tuple[str, int, str]]:
     """(document, page number, ground truth) for up to `n_pages` text-layer pages of `lang`; with
     `interleave`, the documents of the language's folders taken in turn (a contract, an opinion, a
@@ -57,8 +65,9 @@ def sample(data: Path, lang: str, n_pages: int, interleave: bool = False) -> lis
     while len(out) < n_pages and any(pno < d.page_count for d in docs):
         for path, doc in zip(paths, docs, strict=True):
             if pno < doc.page_count and len(out) < n_pages:
-                text = truth(doc.load_page(pno))
-                if len(text) >= _MIN_CHARS:
+                page = doc.load_page(pno)
+                text = truth(page)
+                if len(text) >= _MIN_CHARS and not earlier_ocr(page):
                     out.append((str(path), pno, text))
         pno += 1
     for doc in docs:
