@@ -80,6 +80,11 @@ class ParseConfig(Options):
     # A line is kept when one of its words has this confidence (0-100); below, it is noise read from a
     # picture or a rule. --pages 6, en: 99.55% with 50, 99.43% keeping every line.
     ocr_tesseract_min_conf: float = 50.0
+    # Fill-in blanks ("made this _____ day of") put back on the Tesseract binary's lines: it drops
+    # underscore runs, found instead as thin strokes on a line's baseline (pipeline/parsing/blanks.py).
+    # benchmarks/ocr_accuracy.py --pages 16 --langs en (contract pages): 99.64% on vs 99.38% off; --pages 24
+    # --interleave (12 contracts, 12 opinions): 96.92% vs 96.87% (the opinions' errors are elsewhere).
+    ocr_blanks: bool = True
     # RapidOCR's 0°/180° classifier on each detected line. Off: scans are read upright, as by Tesseract;
     # on, it turned an upright line of 《》 and “” marks over and lost its Han characters. --pages 6: zh
     # 99.59% off vs 98.82% on; en 99.27% vs 93.94% (measured before this option).

@@ -11,6 +11,7 @@ import numpy as np
 import pymupdf
 
 from pipeline.config import ParseConfig
+from pipeline.parsing.blanks import DARK, Blank, line_blanks
 from pipeline.parsing.layout import CJK_CHAR, Line, clean_line
 
 _WORD_LEVEL = "5"  # TSV rows: 1 page, 2 block, 3 paragraph, 4 line, 5 word
@@ -42,37 +43,26 @@ def command(config: ParseConfig, dpi: int) -> list[str]:
 
 def tesseract_lines(page: pymupdf.Page, config: ParseConfig, dpi: int, source: str) -> list[Line]:
     """The page rendered at `dpi` in greyscale and read by the `tesseract` binary: one Line per run of
-    words on one of its text lines."""
+    words on one of its text lines, with the fill-in blanks Tesseract drops put back (parse.ocr_blanks)."""
     pix = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY, alpha=False)
     samples = np.frombuffer(pix.samples, dtype=np.uint8)
     if samples.min() == samples.max():
         return []  # a blank page: nothing to read, and no process to start
-    where = f"{source}: tesseract"
-    try:
-        done = subprocess.run(
-            command(config, dpi),
-            input=pix.tobytes("png"),
-            capture_output=True,
-            timeout=config.max_doc_seconds,
-            check=False,
-        )
-    except FileNotFoundError:
-        raise OcrError(f"{where}: binary {config.ocr_tesseract_binary!r} not found") from None
-    except OSError as e:  # not executable, a directory
-        raise OcrError(f"{where}: cannot run {config.ocr_tesseract_binary!r} ({e.strerror or e})") from None
-    except subprocess.TimeoutExpired:
-        raise OcrError(f"{where}: over {config.max_doc_seconds:g} s (parse.max_doc_seconds)") from None
-    if done.returncode != 0:
-        said = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise OcrError(f"{where}: exit status {done.returncode} ({said[-1] if said else 'no message'})")
+    tsv = _run(pix.tobytes("png"), config, dpi, f"{source}: tesseract")
+    dark = samples.reshape(pix.height, pix.width) < DARK if config.ocr_blanks else None
     scale = 72.0 / dpi
     origin = page.rect
     out: list[Line] = []
-    for words in _lines(done.stdout.decode("utf-8", "replace")):
+    taken: list[Blank] = []  # a stroke goes to the first line that finds it (two may share a band)
+    for words in _lines(tsv):
         # Like RapidOCR's score cut: a line with no word Tesseract is sure of is a picture or rule read
         # as letters ("Hvrrr /-" from a logo), not text it could read.
         if max(w.conf for w in words) < config.ocr_tesseract_min_conf:
             continue
+        if dark is not None:
+            blanks = [b for b in line_blanks(dark, words) if not any(b.overlaps(t) for t in taken)]
+            taken += blanks
+            words = _with_blanks(words, blanks)
         for run in _runs(words):
             text = clean_line(_joined(run))
             if not text:
@@ -92,6 +82,28 @@ def tesseract_lines(page: pymupdf.Page, config: ParseConfig, dpi: int, source: s
     return out
 
 
+def _run(png: bytes, config: ParseConfig, dpi: int, where: str) -> str:
+    """Tesseract's TSV for a PNG image; OcrError where the binary cannot read it."""
+    try:
+        done = subprocess.run(
+            command(config, dpi),
+            input=png,
+            capture_output=True,
+            timeout=config.max_doc_seconds,
+            check=False,
+        )
+    except FileNotFoundError:
+        raise OcrError(f"{where}: binary {config.ocr_tesseract_binary!r} not found") from None
+    except OSError as e:  # not executable, a directory
+        raise OcrError(f"{where}: cannot run {config.ocr_tesseract_binary!r} ({e.strerror or e})") from None
+    except subprocess.TimeoutExpired:
+        raise OcrError(f"{where}: over {config.max_doc_seconds:g} s (parse.max_doc_seconds)") from None
+    if done.returncode != 0:
+        said = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise OcrError(f"{where}: exit status {done.returncode} ({said[-1] if said else 'no message'})")
+    return done.stdout.decode("utf-8", "replace")
+
+
 def _lines(tsv: str) -> list[list[_Word]]:
     """The words of each text line of Tesseract's TSV, in its order."""
     lines: dict[tuple[str, str, str, str], list[_Word]] = {}
@@ -103,6 +115,29 @@ def _lines(tsv: str) -> list[list[_Word]]:
         word = _Word(cols[11].strip(), float(cols[10]), left, top, left + width, top + height)
         lines.setdefault((cols[1], cols[2], cols[3], cols[4]), []).append(word)
     return [sorted(words, key=lambda w: w.x0) for words in lines.values()]
+
+
+def _with_blanks(words: list[_Word], blanks: list[Blank]) -> list[_Word]:
+    """A line's words with its blanks among them in x order: a blank is one word with the words it
+    touches ("20___", "_____,"), else a word of its own, with the stroke's box."""
+    out = list(words)
+    for b in blanks:
+        i = next((k for k, w in enumerate(out) if w.x0 >= b.x1), len(out))
+        lo, hi = i - int(b.glue_left), i + int(b.glue_right)
+        touched = out[lo:hi]
+        text = "".join(w.text for w in out[lo:i]) + "_" * b.count + "".join(w.text for w in out[i:hi])
+        tall = touched or [b]
+        out[lo:hi] = [
+            _Word(
+                text,
+                max((w.conf for w in touched), default=100.0),
+                min([b.x0, *(w.x0 for w in touched)]),
+                min(w.y0 for w in tall),
+                max([b.x1, *(w.x1 for w in touched)]),
+                max(w.y1 for w in tall),
+            )
+        ]
+    return out
 
 
 def _runs(words: list[_Word]) -> list[list[_Word]]:
