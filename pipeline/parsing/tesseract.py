@@ -55,6 +55,8 @@ def tesseract_lines(page: pymupdf.Page, config: ParseConfig, dpi: int, source: s
     out: list[Line] = []
     taken: list[Blank] = []  # a stroke goes to the first line that finds it (two may share a band)
     for words in _lines(tsv):
+        if _vertical(words):
+            continue
         # Like RapidOCR's score cut: a line with no word Tesseract is sure of is a picture or rule read
         # as letters ("Hvrrr /-" from a logo), not text it could read.
         if max(w.conf for w in words) < config.ocr_tesseract_min_conf:
@@ -115,6 +117,17 @@ def _lines(tsv: str) -> list[list[_Word]]:
         word = _Word(cols[11].strip(), float(cols[10]), left, top, left + width, top + height)
         lines.setdefault((cols[1], cols[2], cols[3], cols[4]), []).append(word)
     return [sorted(words, key=lambda w: w.x0) for words in lines.values()]
+
+
+def _vertical(words: list[_Word]) -> bool:
+    """Whether Tesseract read a line top to bottom: its words stacked, no two sharing a row. A margin's
+    column of pleading-paper line numbers comes back so, as one line of letters ("NO HN KF", with Han
+    characters among them) whose tall box would take the body's rows into one in `merge_rows`; the
+    text layer's vertical lines are left out of the reading order too."""
+    stack = sorted(words, key=lambda w: w.y0)
+    pairs = zip(stack, stack[1:], strict=False)
+    # a quarter of a word's height: stacked boxes may touch, a row's words overlap almost wholly
+    return len(stack) > 1 and all(a.y1 - b.y0 < 0.25 * min(a.y1 - a.y0, b.y1 - b.y0) for a, b in pairs)
 
 
 def _with_blanks(words: list[_Word], blanks: list[Blank]) -> list[_Word]:
