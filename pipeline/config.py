@@ -83,7 +83,8 @@ class ParseConfig(Options):
     # Fill-in blanks ("made this _____ day of") put back on the Tesseract binary's lines: it drops
     # underscore runs, found instead as thin strokes on a line's baseline (pipeline/parsing/blanks.py).
     # benchmarks/ocr_accuracy.py --pages 16 --langs en (contract pages): 99.64% on vs 99.38% off; --pages 24
-    # --interleave (12 contracts, 12 opinions): 96.92% vs 96.87% (the opinions' errors are elsewhere).
+    # --interleave (12 contracts, 12 opinions): 96.92% vs 96.87%, measured before vertical lines were
+    # dropped (tesseract._vertical: pleading-paper line numbers), which took it to 98.25% with blanks on.
     ocr_blanks: bool = True
     # RapidOCR's 0°/180° classifier on each detected line. Off: scans are read upright, as by Tesseract;
     # on, it turned an upright line of 《》 and “” marks over and lost its Han characters. --pages 6: zh
