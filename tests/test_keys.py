@@ -150,6 +150,17 @@ def test_shipped_head_loads_as_before():
     np.testing.assert_allclose(head.apply_np(raw), expected.detach().numpy(), atol=1e-6)
 
 
+def test_head_keys_stay_float32_under_the_encoders_bf16_autocast():
+    """The index stage pools and keys segments inside the encoder's bf16 autocast (model.dtype): the head
+    still gives float32 keys, the same as outside it."""
+    head = load_key_head(KEYS_FILE)
+    raw = np.random.default_rng(2).normal(size=(4, head.mean.numel())).astype(np.float32)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        keys = head.apply_np(raw)
+    assert keys.dtype == np.float32
+    np.testing.assert_allclose(keys, head.apply_np(raw), atol=1e-6)
+
+
 def test_cli_refuses_an_unknown_pair_source():
     from typer.testing import CliRunner
 

@@ -491,14 +491,8 @@ def test_bf16_autocast_runs_close_to_fp32() -> None:
 
 
 @pytest.mark.filterwarnings("ignore:.*CUDA:UserWarning")
-@pytest.mark.parametrize("matrix_units", [True, False])
-def test_auto_precision_is_bf16_on_cuda_and_on_cpus_with_bf16_matrix_units(
-    monkeypatch, matrix_units: bool
-) -> None:
-    import txl.model as txl_model
-
-    monkeypatch.setattr(txl_model, "cpu_has_bf16_matmul", lambda: matrix_units)
-    assert isinstance(autocast("cpu"), torch.autocast) is matrix_units
+def test_auto_precision_is_bf16_on_cuda_and_fp32_on_cpu() -> None:
+    assert not isinstance(autocast("cpu"), torch.autocast)
     assert isinstance(autocast("cuda"), torch.autocast)
     assert isinstance(autocast("cpu", "bfloat16"), torch.autocast)
     assert not isinstance(autocast("cuda", "float32"), torch.autocast)

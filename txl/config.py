@@ -10,8 +10,7 @@ from pipeline.config import Options
 class ModelConfig(Options):
     checkpoint: str | None = None  # None = the shipped checkpoint in data/models/
     device: str = "auto"  # "auto", "cpu", "cuda", "cuda:1" ...
-    # "auto": bf16 autocast on CUDA and on CPUs with AMX bf16 units (txl.model.cpu_has_bf16_matmul), fp32
-    # elsewhere; "float32"; "bfloat16". Role-head accuracy was the same either way (0.769 / 0.526 F1)
+    # "auto": bf16 autocast on CUDA, fp32 on CPU (txl.model.autocast says why); "float32"; "bfloat16"
     dtype: str = "auto"
     # torch intra-op threads of each model stage of `ldx run`. None = half the cores each: the index
     # process and the predict stage run side by side, and more threads than cores is ruinous (300

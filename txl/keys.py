@@ -82,8 +82,9 @@ class KeyHead(nn.Module):
             self.proj.weight.copy_(init)
 
     def apply_np(self, raw: np.ndarray) -> np.ndarray:
-        """Numpy in, numpy out ([d_in] or [N, d_in]), float32."""
-        with torch.no_grad():
+        """Numpy in, numpy out ([d_in] or [N, d_in]), float32, also when called inside a bf16 autocast
+        (the encoders' precision): the head is small and its keys are stored as float32."""
+        with torch.no_grad(), torch.autocast("cpu", enabled=False):
             return self(torch.from_numpy(np.asarray(raw, dtype=np.float32))).numpy()
 
     @property

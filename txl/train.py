@@ -233,8 +233,8 @@ class Trainer:
             )
             sums["retrieved"] += retrieved.n_real() if retrieved is not None else 0
         ctx = contextlib.nullcontext() if sync else self.model.no_sync()
-        # bf16 on CUDA only: CPU training stays fp32 even where inference takes bf16 ("auto" on AMX),
-        # so the shipped model and the equality tests of training keep fp32
+        # bf16 on CUDA only: CPU training stays fp32 even where inference is asked for bf16, so the
+        # shipped model and the equality tests of training keep fp32
         with ctx, autocast(info.device, "auto" if info.device.type == "cuda" else "float32"):
             out = run_batch(self.model, sub, info.device, mem, retrieved)
             nll_sum = out.nll.float().sum()
