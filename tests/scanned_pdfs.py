@@ -5,6 +5,7 @@ Shared by the OCR tests and `benchmarks/ocr_accuracy.py`."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import numpy as np
 import pymupdf
@@ -17,6 +18,9 @@ from pipeline.parsing.reading import reading_order
 _CJK = r"[\u3000-\u303f\u3400-\u9fff\uf900-\ufaff\uff00-\uffef]"
 _CJK_GAP = re.compile(rf"(?<={_CJK}) | (?={_CJK})")
 _SPACE = re.compile(r"\s+")
+# fonts of small capitals: Equity Caps (the Fifth Circuit's party names and judges), "...SmallCaps" (not
+# "...SC", which also names Simplified Chinese faces such as SourceHanSansSC)
+_SMALL_CAPS = re.compile(r"Caps|SmallCap")
 
 
 def scanned(page: pymupdf.Page, dpi: int = 200) -> pymupdf.Document:
@@ -36,7 +40,33 @@ def page_text(lines: list[Line], width: float) -> str:
 
 
 def truth(page: pymupdf.Page) -> str:
-    return page_text(page_lines(page), page.rect.width)
+    """The page's text as a reader sees it: its text layer, with the words set in small capitals in
+    capitals. A small-caps font draws capitals for lower-case letters, so the layer's "Vanessa St.
+    Pierre" shows as VANESSA ST. PIERRE, which is what an OCR of the page rightly reads."""
+    caps = _small_caps_spans(page)
+    return page_text([_as_seen(line, caps) for line in page_lines(page)], page.rect.width)
+
+
+def _small_caps_spans(page: pymupdf.Page) -> list[tuple[pymupdf.Rect, str]]:
+    """(box, text) of each span of the page set in a small-caps font."""
+    out = []
+    for block in page.get_text("dict")["blocks"]:
+        for line in block.get("lines", ()):
+            for span in line["spans"]:
+                text = span["text"].strip()
+                if text and _SMALL_CAPS.search(span["font"].split("+")[-1]):
+                    out.append((pymupdf.Rect(span["bbox"]), text))
+    return out
+
+
+def _as_seen(line: Line, caps: list[tuple[pymupdf.Rect, str]]) -> Line:
+    """`line` with the small-caps spans whose centre lies in its box in capitals."""
+    box, text = pymupdf.Rect(line.x0, line.y0, line.x1, line.y1), line.text
+    for rect, span in caps:
+        centre = (rect.tl + rect.br) / 2
+        if centre in box and span in text:
+            text = text.replace(span, span.upper(), 1)
+    return replace(line, text=text) if text != line.text else line
 
 
 def ocr_text(doc: pymupdf.Document, config: ParseConfig) -> tuple[str, list[str]]:
