@@ -37,7 +37,12 @@ class PageOcr:
     """One document's OCR. A page goes to the engine of the language it is expected in (that of the
     document's last OCR'd page; for the first, zh where parse.ocr_language names chi_sim), and is read
     again by the other language's engine when its text turns out to be in that language and the two
-    engines differ; so only a document's first page, or a page that changes language, is read twice."""
+    engines differ; so only a document's first page, or a page that changes language, is read twice.
+
+    Tesseract with Chinese among its languages reads some marks of an English page as Han characters (a
+    caption's column of asterisks as 闪闪兴这): an English page whose Tesseract lines hold any is read
+    again with the Latin languages alone, and that reading is kept. Han characters quoted on an
+    English page are lost with it; the shared English corpora quote none."""
 
     def __init__(self, config: ParseConfig, tesseract: Tesseract, source: str):
         self.config = config
@@ -48,12 +53,13 @@ class PageOcr:
     def _engine(self, lang: str) -> str:
         return self.config.ocr_engine_zh if lang == "zh" else self.config.ocr_engine_en
 
-    def _read(self, page: pymupdf.Page, dpi: int, lang: str) -> list[Line]:
+    def _read(self, page: pymupdf.Page, dpi: int, lang: str, config: ParseConfig | None = None) -> list[Line]:
+        config = config or self.config
         if self._engine(lang) == "rapidocr":
-            return rapid_lines(page, dpi, self.config.ocr_rapid_line_angle)
-        if self.config.ocr_tesseract == "binary":
-            return tesseract_lines(page, self.config, dpi, self.source)
-        return self.tesseract(page, self.config, dpi)
+            return rapid_lines(page, dpi, config.ocr_rapid_line_angle)
+        if config.ocr_tesseract == "binary":
+            return tesseract_lines(page, config, dpi, self.source)
+        return self.tesseract(page, config, dpi)
 
     def lines(self, page: pymupdf.Page, dpi: int) -> list[Line]:
         lines = self._read(page, dpi, self.expect)
@@ -63,7 +69,17 @@ class PageOcr:
         if seen != self.expect and self._engine(seen) != self._engine(self.expect):
             lines = self._read(page, dpi, seen)
         self.expect = seen
+        latin = latin_languages(self.config.ocr_language)
+        if seen == "en" and self._engine("en") == "tesseract" and latin != self.config.ocr_language:
+            if any(_HAN.search(ln.text) for ln in lines):
+                lines = self._read(page, dpi, "en", self.config.model_copy(update={"ocr_language": latin}))
         return lines
+
+
+def latin_languages(languages: str) -> str:
+    """Tesseract's languages ("chi_sim+eng") without the Chinese ones ("eng"); "eng" when none is left."""
+    kept = [lang for lang in languages.split("+") if not lang.startswith("chi_")]
+    return "+".join(kept) or "eng"
 
 
 @functools.cache
