@@ -11,7 +11,7 @@ doc_id (the sha256 of the JSONL line, pipeline/parsing/text.py), new, and the de
 document (a near-duplicate of its original, as a re-filed judgment is). The mark goes in front, not
 behind, so that the encoder's shared-prefix reuse (retrieval/prefix.py) cannot serve a copy from its
 original's states: each copy costs what a new document costs. `--pdfs` adds the 22 judgment PDFs once
-(pages/s is over them; with JSONL alone it reads 0).
+(pages/s is over them; with JSONL alone it reads 0); `--sizes 0 --pdfs` runs the PDFs alone.
 
 Each N runs `ldx run` as a fresh process on a fresh OUT_DIR (no cache). Peak RSS is of the ldx process
 tree (wait4 of the run: the largest of the process and its waited-for children, the encoder among them).
@@ -120,8 +120,10 @@ def plot(rows: list[dict], path: Path) -> None:
     ax.plot(ns, [r["out_kb_per_doc"] * r["documents"] / 1024 for r in rows], "^-", label="OUT_DIR MiB")
     for stage in rows[-1]["stages"]:
         ax.plot(ns, [r["stages"].get(stage, float("nan")) for r in rows], ".--", label=f"{stage} s")
-    first = rows[0]["wall_s"]
-    ax.plot(ns, [first * n / ns[0] for n in ns], ":", color="black", label="linear (from the first wall)")
+    base = next((r for r in rows if r["N"]), None)  # N = 0 (--pdfs alone) gives no slope to draw from
+    if base is not None:
+        line = [base["wall_s"] * n / base["N"] for n in ns]
+        ax.plot(ns, line, ":", color="black", label="linear (from the first wall)")
     ax.set(xscale="log", yscale="log", xlabel="documents (N)", title="ldx run: cost against corpus size")
     ax.legend(fontsize="small")
     fig.tight_layout()
