@@ -432,8 +432,8 @@ def autocast(device: torch.device | str, dtype: str = "auto") -> contextlib.Abst
     "bfloat16" = bf16 autocast on any device, "float32" = none.
 
     CPU stays fp32 unless asked, though bf16 is faster on CPUs that multiply it natively (AMX, AVX-512
-    BF16: a whole encoder step 1.5x on Zen 4): bf16 rounds to ~3 digits, which turns the last-bit
-    differences between two runs of the same input (another process's threads, another batching) into
+    BF16; on Zen 4 the flow of 300 judgments took 96 s against 120 s, benchmarks/run_throughput.py):
+    bf16 rounds to ~3 digits, which turns the last-bit differences between two runs of the same input (another process's threads, another batching) into
     visible ones. Measured by the kill-point and Dask tests: up to 6e-4 in keys and 1e-4 in scores
     between a resumed or Dask run and an uninterrupted one, where fp32 stays within their 1e-5 / 1e-6."""
     device = torch.device(device)
