@@ -434,8 +434,9 @@ def autocast(device: torch.device | str, dtype: str = "auto") -> contextlib.Abst
     CPU stays fp32 unless asked, though bf16 is faster on CPUs that multiply it natively (AMX, AVX-512
     BF16; on Zen 4 the flow of 300 judgments took 96 s against 120 s, benchmarks/run_throughput.py):
     bf16 rounds to ~3 digits, which turns the last-bit differences between two runs of the same input
-    (another process's threads, another batching) into visible ones. Measured by the kill-point and Dask tests: up to 6e-4 in keys and 1e-4 in scores
-    between a resumed or Dask run and an uninterrupted one, where fp32 stays within their 1e-5 / 1e-6."""
+    (another process's threads, another batching) into visible ones. The kill-point and Dask tests
+    measured up to 6e-4 in keys and 1e-4 in scores between a resumed or Dask run and an uninterrupted
+    one, where fp32 stays within their 1e-5 / 1e-6."""
     device = torch.device(device)
     if dtype == "bfloat16" or (dtype == "auto" and device.type == "cuda"):
         return torch.autocast(device.type, dtype=torch.bfloat16)
