@@ -11,33 +11,23 @@ construction: the baseline). Role predictions are compared with `ldx eval roles`
 from __future__ import annotations
 
 import argparse
-import gzip
-import json
+import itertools
 import tempfile
 from pathlib import Path
 
 import numpy as np
 import torch
+from run_common import write_jsonl, zh_judgments
 
 from flows.config import LdxConfig
 from pipeline import segment
 from pipeline.parsing import iter_documents
-from pipeline.paths import SHARED_DATA
 from retrieval.encoder import checkpoint_file, load_encoder
 from retrieval.stage import index_segments
 from retrieval.store import SegmentStore
 from txl.model import autocast
 
 DTYPES = ("float32", "bfloat16")
-
-
-def judgments(path: Path, n: int) -> None:
-    with gzip.open(SHARED_DATA / "zh/judgments/judge_criminal.jsonl.gz", "rt", encoding="utf-8") as f:
-        with open(path, "w", encoding="utf-8") as out:
-            for _, line in zip(range(n), f, strict=False):
-                rec = json.loads(line)
-                out.write(json.dumps({"id": rec["text_id"], "text": rec["fd"]}, ensure_ascii=False))
-                out.write("\n")
 
 
 def neighbours(keys: np.ndarray, owner: np.ndarray, k: int = 10) -> np.ndarray:
@@ -57,7 +47,7 @@ def main() -> None:
     model, tokenizer = load_encoder(checkpoint_file(None), "cpu")
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "judgments.jsonl"
-        judgments(path, args.docs)
+        write_jsonl(path, list(itertools.islice(zh_judgments(), args.docs)))
         docs = [segment(d, cfg.segment) for d in iter_documents(path, cfg.parse, errors=[])]
         ids = [s.segment_id for d in docs for s in d]
         owner = np.array([s.doc_id for d in docs for s in d])

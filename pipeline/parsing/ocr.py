@@ -49,6 +49,12 @@ class PageOcr:
         self.tesseract = tesseract  # PyMuPDF's OCR text page read as the text layer (pdf.py)
         self.source = source  # named by the binary's errors
         self.expect = "zh" if "chi" in config.ocr_language else "en"
+        latin = latin_languages(config.ocr_language)
+        # the config of the Latin-only second reading of an English page; None when there are no Chinese
+        # languages to leave out or English pages do not go to Tesseract
+        self.latin = None
+        if latin != config.ocr_language and config.ocr_engine_en == "tesseract":
+            self.latin = config.model_copy(update={"ocr_language": latin})
 
     def _engine(self, lang: str) -> str:
         return self.config.ocr_engine_zh if lang == "zh" else self.config.ocr_engine_en
@@ -69,10 +75,8 @@ class PageOcr:
         if seen != self.expect and self._engine(seen) != self._engine(self.expect):
             lines = self._read(page, dpi, seen)
         self.expect = seen
-        latin = latin_languages(self.config.ocr_language)
-        if seen == "en" and self._engine("en") == "tesseract" and latin != self.config.ocr_language:
-            if any(_HAN.search(ln.text) for ln in lines):
-                lines = self._read(page, dpi, "en", self.config.model_copy(update={"ocr_language": latin}))
+        if seen == "en" and self.latin is not None and any(_HAN.search(ln.text) for ln in lines):
+            lines = self._read(page, dpi, "en", self.latin)
         return lines
 
 
