@@ -53,9 +53,9 @@ class CachedEncoder:
     a cache made at 10:30, scores 0.720 on states of the same checkpoint encoded by the code of 18:00)."""
 
     def __init__(self, cache: Path, decay: float):
-        from retrieval.encoder import load_encoder
+        from retrieval.predict.role_states import role_encoder
 
-        self.model, self.tokenizer = load_encoder(SHIPPED_CHECKPOINT, "cpu")
+        self.model, self.tokenizer = role_encoder(SHIPPED_CHECKPOINT, "cpu")
         self.key = sha256_file(SHIPPED_CHECKPOINT)
         self.cache, self.decay = cache, decay
         cache.mkdir(parents=True, exist_ok=True)

@@ -31,6 +31,7 @@ from flows.cli_common import (
     train_app,
 )
 from pipeline.paths import SHARED_DATA, SHIPPED_CHECKPOINT
+from txl.pooling import KEY_LAYER, KEY_POOLING, KEY_POOLINGS
 from txl.train_config import load_train_config
 
 
@@ -129,6 +130,27 @@ def train_run(
     console.print(f"[green]done[/] at step {records[-1]['step'] if records else 0}: {json.dumps(last)}")
 
 
+KeyLayerOpt = Annotated[
+    int,
+    typer.Option(help="States the head reads: 0 the embedded input, i the input of layer i, -1 the last."),
+]
+
+
+def _key_pooling(pooling: str) -> str:
+    if pooling not in KEY_POOLINGS:
+        raise typer.BadParameter(f"{pooling!r} is not one of {', '.join(KEY_POOLINGS)}")
+    return pooling
+
+
+KeyPoolingOpt = Annotated[
+    str,
+    typer.Option(
+        help="How they are pooled: mean, or idf (weighted by inverse document frequency).",
+        callback=_key_pooling,
+    ),
+]
+
+
 @train_app.command("keys")
 def train_keys(
     checkpoint: Annotated[Path | None, typer.Option(help="Encoder; default data/models/txl_lm.pt.")] = None,
@@ -157,6 +179,8 @@ def train_keys(
     charge_pairs: Annotated[
         int, typer.Option(help="Pairs per case: its facts and the reasoning of a case of its cause.")
     ] = 0,
+    layer: KeyLayerOpt = KEY_LAYER,
+    pooling: KeyPoolingOpt = KEY_POOLING,
     raw_cache: Annotated[
         Path | None, typer.Option(help="Raw keys cached here (.npz), reused by a rerun on the same pairs.")
     ] = None,
@@ -179,6 +203,8 @@ def train_keys(
         far_pairs=far_pairs,
         facts_pairs=facts_pairs,
         charge_pairs=charge_pairs,
+        layer=layer,
+        pooling=pooling,
         device=device,
         raw_cache=str(raw_cache) if raw_cache else None,
         fit=FitConfig(dim=dim, hidden=hidden, time_budget_s=time_budget),

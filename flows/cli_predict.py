@@ -208,16 +208,16 @@ StatutesOpt = Annotated[
 
 def _role_encoder(towers: str, encoder: Path | None) -> tuple:
     """(encode, identity) of the checkpoint the role head's txl towers read; (None, None) for text."""
-    from retrieval.encoder import checkpoint_file, load_encoder  # start-up: torch
+    from retrieval.encoder import checkpoint_file  # start-up: torch
     from retrieval.predict.heads import RoleHead  # start-up: torch
-    from retrieval.predict.role_states import encoder_identity, states_of  # start-up: torch
+    from retrieval.predict.role_states import encoder_identity, role_encoder, states_of  # start-up: torch
 
     if towers == "text":
         return None, None
     path = checkpoint_file(str(encoder) if encoder else None)
     if path is None or not path.is_file() or path.resolve().parent != MODELS_DIR.resolve():
         fail(f"{path}: the txl towers need a checkpoint in {MODELS_DIR} (the run loads it from there)")
-    return states_of(load_encoder(path, "auto"), RoleHead.decay), encoder_identity(path)
+    return states_of(role_encoder(path), RoleHead.decay), encoder_identity(path)
 
 
 @train_app.command("heads")

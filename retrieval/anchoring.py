@@ -2,8 +2,8 @@
 document's opening. Off by default (`RetrievalConfig.anchoring`); benchmarks/anchoring.py measures what
 it does to the LM loss.
 
-Drift is read from the segment keys the encoder computes anyway (`txl.keys.model_key`: pooled last
-layer through the key head, the keys the FAISS index stores), so it costs no second pass and reads
+Drift is read from the segment keys the encoder computes anyway (`txl.keys.model_key`: the states the
+key head reads, pooled and mapped, the keys the FAISS index stores), so it costs no second pass and reads
 Chinese as well as English (a sentence model with an English vocabulary maps most Han characters to
 [UNK]). The rule: memory is emptied before segment i (i >= 2) when the key of segment i-1 has a cosine
 under `threshold` with the key of segment 0.

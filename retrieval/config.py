@@ -16,7 +16,8 @@ class RetrievalConfig(Options):
     # flat's single query grows with the keys: p50 0.45 ms at 10k, 8.5 ms (p95 9.8) at 100k, d = 256, one
     # thread (benchmarks/retrieval_speed.py); HNSW 0.32 ms (p95 0.52) at recall@10 0.997 at 100k
     exact_below_keys: int = 50_000
-    pooling: Literal["mean", "max", "first", "last"] = "mean"  # how a segment's states become one key vector
+    # how the last layer's states become one raw key when no key head is attached (a head pools its own way)
+    pooling: Literal["mean", "max", "first", "last"] = "mean"
     # the key head of the FAISS keys (txl.keys): "auto" = data/models/keys.pt when trained on the encoder,
     # "raw" = pooled states as they are, else a head file
     key_head: str = "auto"
@@ -53,9 +54,10 @@ class RetrievalConfig(Options):
         default_factory=dict
     )  # RRF weight per arm (bm25, txl, minilm); unnamed = 1
     # Chinese queries: MiniLM's English vocabulary maps most Han characters to [UNK]; the shipped encoder's
-    # keys rank CLCR cases at about half BM25's rate (nDCG@10 0.210 against 0.374 over every passage, key
-    # head on) and an equal-weight fusion falls below BM25 alone (0.288); a 2-fold choice of its weight
-    # over 0..1 on CLCR (raw keys) picked 0 in both folds (retrieval/hybrid.py)
+    # keys rank CLCR cases at 0.80 x BM25's rate (nDCG@10 0.298 against 0.374 over every passage, key
+    # head on) and an equal-weight fusion does not beat BM25 alone at ten (0.370); with the previous head
+    # (0.210, fused 0.288) a 2-fold choice of its weight over 0..1 on CLCR picked 0 in both folds
+    # (retrieval/hybrid.py)
     zh_arm_weights: dict[str, float] = Field(default_factory=lambda: {"minilm": 0.0, "txl": 0.0})
     zh_min_han_share: float = (
         0.3  # a query is Chinese when at least this share of its letters are Han characters

@@ -40,4 +40,4 @@ def encode_query(model, tokenizer, text: str, pooling: str = "mean") -> np.ndarr
     device = next(model.parameters()).device
     with torch.no_grad():
         out = model(torch.tensor([ids], device=device))
-    return model_key(model, out.hidden[0].float().cpu().numpy(), pooling)
+    return model_key(model, out, 0, slice(None), ids, pooling)

@@ -320,10 +320,10 @@ def _step(
         kept: list[Reused] = []
         at, cut = 0, False
         while lane.pos < end and not cut:
-            n = len(lane.doc.token_ids[lane.pos])
-            last = out.hidden[b, at : at + n]
-            key = model_key(model, last.float().cpu().numpy(), cfg.pooling)
-            hidden = last.clone() if keep_hidden else None
+            seg_ids = lane.doc.token_ids[lane.pos]
+            n = len(seg_ids)
+            key = model_key(model, out, b, slice(at, at + n), seg_ids, cfg.pooling)
+            hidden = out.hidden[b, at : at + n].clone() if keep_hidden else None
             states = _store_states(out, b, at, n, store, cfg) if store is not None else None
             injected = picks[b] if at == 0 else []  # a pack's later segments have nothing injected
             if keep:

@@ -36,7 +36,8 @@ from retrieval.encoder import checkpoint_file, encode_query, load_encoder
 from retrieval.inject import DocInput, encode_documents
 from retrieval.key_pairs import PairBuilder, build_pairs
 from retrieval.text import terms
-from txl.keys import KEYS_FILE, FitConfig, PairTable, fit_key_head, rank_metrics
+from txl.keys import KEYS_FILE, FitConfig, PairTable, RawKeys, attach, fit_key_head, rank_metrics
+from txl.pooling import KEY_LAYER, KEY_POOLING, KEY_POOLINGS
 
 DATA = SHARED_DATA
 SOURCES = ("clcr", "cjrc", "cuad")  # the default; "judge" (judge_criminal) is the fourth
@@ -60,6 +61,11 @@ class KeyTrainConfig:
     charge_pairs: int = 0  # per case: its facts (alone) and the reasoning of another case of its cause
     cause_min_cases: int = 3  # a title ending counts as a cause when this many titles share it
     query_chars: int = 160  # characters of a case's facts read as a query
+    # what the head reads (txl/keys.py): the states of this layer (0: the embedded input, i: the input
+    # of layer i, -1: the last layer's output), pooled by "mean" or "idf" (weights counted here over the
+    # training passages)
+    layer: int = KEY_LAYER
+    pooling: str = KEY_POOLING
     device: str = "cpu"
     # raw keys saved here after encoding and read back when they were made by this encoder from the
     # same texts: a retraining of the head on the same encoder and pairs skips the encoding
@@ -150,13 +156,18 @@ def train_keys(
         raise FileNotFoundError(
             f"{checkpoint or 'data/models/txl_lm.pt'}: no encoder checkpoint to train keys on"
         )
+    if cfg.pooling not in KEY_POOLINGS:
+        raise ValueError(f"key pooling must be one of {KEY_POOLINGS}, not {cfg.pooling!r}")
     torch.manual_seed(cfg.seed)
     t0 = time.perf_counter()
     b = build_pairs(cfg)
-    encoder, texts = sha256_file(path), texts_hash(b)
+    model, tokenizer = load_encoder(path, cfg.device, keys="raw")
+    idf = token_idf(tokenizer, b, model.cfg.vocab_size) if cfg.pooling == "idf" else None
+    reads = RawKeys(cfg.layer, cfg.pooling, idf)
+    attach(model, reads)  # the raw keys the head will read, checked against the model's layers
+    encoder, texts = sha256_file(path), texts_hash(b, reads)
     raw = cached_raw(cfg.raw_cache, encoder, texts)
     if raw is None:
-        model, tokenizer = load_encoder(path, cfg.device, keys="raw")
         with torch.no_grad():
             raw = encode_raw(model, tokenizer, b)
         if cfg.raw_cache:
@@ -164,7 +175,7 @@ def train_keys(
     encode_s = time.perf_counter() - t0
     negatives = hard_negatives(b, list(range(len(b.rows)))) if cfg.hard_negatives else {}
     train, val, candidates, sources = pair_tables(b, negatives)
-    head, report = fit_key_head(raw, train, val, candidates, cfg.fit, encoder)
+    head, report = fit_key_head(raw, train, val, candidates, cfg.fit, encoder, reads)
     with torch.no_grad():
         z = head(torch.from_numpy(raw))
         report["raw_by_source"] = per_source(
@@ -188,12 +199,28 @@ def train_keys(
     return report
 
 
-def texts_hash(b: PairBuilder) -> str:
-    """What the raw keys were made from: the queries, and the passages as the documents split them."""
+def texts_hash(b: PairBuilder, reads: RawKeys | None = None) -> str:
+    """What the raw keys were made from: the queries, the passages as the documents split them, and the
+    layer and pooling (the last layer's mean adds nothing, so older caches stay valid; idf weights are
+    counted from these passages, so the texts stand for them)."""
     h = hashlib.sha256()
     for part in (b.queries, *b.docs):
         h.update(json.dumps(part, ensure_ascii=False).encode())
+    h.update((reads or RawKeys()).identity.encode())
     return h.hexdigest()
+
+
+def token_idf(tokenizer, b: PairBuilder, vocab_size: int) -> np.ndarray:
+    """[vocab] inverse document frequencies over the training passages, log((N + 1) / (df + 1)); the
+    special tokens weigh 0, so the block and document tokens that open a segment never dominate its
+    key (training passages are all OTHER: every other block token would otherwise weigh the most)."""
+    texts = [t for t, val in zip(b.passages, b.passage_val, strict=True) if not val]
+    df = np.zeros(vocab_size, dtype=np.float64)
+    for ids in tokenizer.encode_batch(texts):
+        df[np.unique(np.asarray(ids, dtype=np.int64))] += 1
+    idf = np.log((len(texts) + 1) / (df + 1)).astype(np.float32)
+    idf[list(tokenizer.special_ids)] = 0.0
+    return idf
 
 
 def cached_raw(path: str | None, encoder: str, texts: str) -> np.ndarray | None:

@@ -11,6 +11,8 @@ import numpy as np
 import pytest
 import tiny_models
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pipeline.records import BlockType, Segment, sha256_file
 from pipeline.tokenizer import encode_segment, load_tokenizer
@@ -27,12 +29,14 @@ from txl.keys import (
     KEYS_FILE,
     FitConfig,
     KeyHeadError,
+    RawKeys,
     attach,
     head_for,
     key_identity,
     load_key_head,
     model_key,
 )
+from txl.pooling import KEY_LAYER, KEY_POOLING, pool_key
 
 
 @pytest.fixture(scope="module")
@@ -68,14 +72,73 @@ def test_saved_head_loads_and_changes_the_keys(trained):
     model, tok = load_encoder(checkpoint, "cpu", keys="raw")
     raw = encode_query(model, tok, "原告与被告因何离婚？")
     assert raw.shape == (model.cfg.d_model,) and key_identity(model) == ""
+    attach(model, head.raw_keys)  # the raw keys the head reads: its layer, its pooling
+    pooled = encode_query(model, tok, "原告与被告因何离婚？")
+    assert key_identity(model) == "raw@L0-idf" and not np.allclose(pooled, raw, atol=1e-3)
     attach(model, head_for(checkpoint, str(path)))
     keyed = encode_query(model, tok, "原告与被告因何离婚？")
     assert keyed.shape == (16,) and abs(float(np.linalg.norm(keyed)) - 1) < 1e-5
-    np.testing.assert_allclose(keyed, head.apply_np(raw), atol=1e-5)
-    hidden = np.random.default_rng(0).normal(size=(5, model.cfg.d_model)).astype(np.float32)
-    assert model_key(model, hidden).shape == (16,)
+    np.testing.assert_allclose(keyed, head.apply_np(pooled), atol=1e-5)
+    ids = encode_segment(Segment("q", 0, 0, BlockType.OTHER, "本院认为被告人构成盗窃罪", 0, 0, 12), tok)[0]
+    with torch.no_grad():
+        out = model(torch.tensor([ids]))
+    assert model_key(model, out, 0, slice(None), ids).shape == (16,)
     with pytest.raises(KeyHeadError, match="max"):
-        model_key(model, hidden, "max")
+        model_key(model, out, 0, slice(None), ids, "max")
+
+
+def test_head_pools_its_own_layer_with_its_token_weights(trained):
+    """The default head reads the embedded input (layer 0), weighted by inverse document frequency: its
+    key is the map of exactly that pooling, and the special tokens that open a segment weigh nothing."""
+    checkpoint, path, _ = trained
+    head = load_key_head(path)
+    assert (head.layer, head.pooling) == (KEY_LAYER, KEY_POOLING) == (0, "idf")
+    tok = load_tokenizer()
+    idf = head.idf.numpy()
+    assert idf.shape == (tok.vocab_size,) and (idf >= 0).all()
+    assert all(idf[i] == 0 for i in tok.special_ids) and idf.max() > 1
+    model, _ = load_encoder(checkpoint, "cpu", keys=str(path))
+    seg = Segment("d", 0, 0, BlockType.FACTS, "经审理查明，被告人于2019年3月窃得手机一部。", 0, 0, 22)
+    ids = encode_segment(seg, tok)[0]
+    with torch.no_grad():
+        out = model(torch.tensor([ids, ids]))
+    expected = head.apply_np(pool_key(out.layer_inputs[0][1].numpy(), "idf", idf[ids]))
+    np.testing.assert_allclose(model_key(model, out, 1, slice(None), ids), expected, atol=1e-6)
+    mean = head.apply_np(pool_key(out.layer_inputs[0][1].numpy()))
+    assert not np.allclose(expected, mean, atol=1e-4)  # the weights change the key
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.integers(1, 12),
+    st.lists(st.floats(0.0, 5.0, allow_nan=False), min_size=12, max_size=12),
+    st.floats(0.1, 10.0),
+)
+def test_idf_pooling_is_a_normalised_weighted_mean(n, weights, scale):
+    """idf pooling: unit norm; equal weights give the plain mean; scaling every weight changes nothing;
+    all-zero weights fall back to the mean."""
+    h = np.random.default_rng(n).normal(size=(n, 8)).astype(np.float32)
+    w = np.asarray(weights[:n], dtype=np.float32)
+    key = pool_key(h, "idf", w)
+    assert abs(float(np.linalg.norm(key)) - 1) < 1e-5
+    np.testing.assert_allclose(pool_key(h, "idf", w * scale), key, atol=1e-5)
+    np.testing.assert_allclose(pool_key(h, "idf", np.ones(n)), pool_key(h), atol=1e-5)
+    np.testing.assert_allclose(pool_key(h, "idf", np.zeros(n)), pool_key(h), atol=1e-6)
+    with pytest.raises(ValueError, match="one weight per token"):
+        pool_key(h, "idf", np.ones(n + 1))
+
+
+def test_role_heads_read_keys_through_their_own_pinned_head():
+    """The role towers were trained on keys of heads/role_keys.pt: the run's role encoder uses it, not
+    the retrieval head, so retraining keys.pt leaves the role heads' inputs as they were trained."""
+    from pipeline.paths import SHIPPED_CHECKPOINT
+    from retrieval.predict.role_states import ROLE_KEYS, role_encoder
+
+    model, _ = role_encoder(SHIPPED_CHECKPOINT, "cpu")
+    pinned = load_key_head(ROLE_KEYS)
+    assert key_identity(model) == pinned.identity
+    assert pinned.encoder_sha256 == sha256_file(SHIPPED_CHECKPOINT)
+    assert (pinned.layer, pinned.pooling) == (-1, "mean")
 
 
 def test_head_is_refused_for_another_encoder_and_auto_falls_back(trained, tmp_path):
@@ -134,20 +197,29 @@ def test_mlp_head_trains_on_case_pairs_and_round_trips(shared_data, tmp_path, to
     # the cached raw keys serve the same encoder and texts only: more charge pairs between the same
     # texts may use them, shorter facts queries may not
     encoder = sha256_file(checkpoint)
+    reads = RawKeys(cfg.layer, cfg.pooling)
+    more = build_pairs(replace(cfg, charge_pairs=2))
+    assert cached_raw(cfg.raw_cache, encoder, texts_hash(more, reads)) is not None
+    assert cached_raw(cfg.raw_cache, encoder, texts_hash(more, RawKeys())) is None  # another pooling
     assert (
-        cached_raw(cfg.raw_cache, encoder, texts_hash(build_pairs(replace(cfg, charge_pairs=2)))) is not None
+        cached_raw(cfg.raw_cache, encoder, texts_hash(build_pairs(replace(cfg, query_chars=80)), reads))
+        is None
     )
-    assert cached_raw(cfg.raw_cache, encoder, texts_hash(build_pairs(replace(cfg, query_chars=80)))) is None
 
 
-def test_shipped_head_loads_as_before():
-    """keys.pt, saved before the MLP option existed: it loads as the linear head with its recorded id."""
-    head = load_key_head(KEYS_FILE)
-    assert head.hidden == 0 and head.mlp is None
-    assert head.identity == head.extra["key_head"]
-    raw = np.random.default_rng(1).normal(size=(3, head.mean.numel())).astype(np.float32)
-    expected = torch.nn.functional.normalize(head.proj(torch.from_numpy(raw) - head.mean), dim=-1)
-    np.testing.assert_allclose(head.apply_np(raw), expected.detach().numpy(), atol=1e-6)
+def test_shipped_head_loads_as_a_linear_head_with_its_recorded_id():
+    """keys.pt (a linear head over the IDF-weighted embedded input, layer 0) loads with the id its training
+    recorded; the role heads' pinned head (saved before `layer` and the MLP existed) loads as the
+    last-layer linear head it was."""
+    from retrieval.predict.role_states import ROLE_KEYS
+
+    for path, reads in ((KEYS_FILE, (0, "idf")), (ROLE_KEYS, (-1, "mean"))):
+        head = load_key_head(path)
+        assert head.hidden == 0 and head.mlp is None and (head.layer, head.pooling) == reads
+        assert head.identity == head.extra["key_head"]
+        raw = np.random.default_rng(1).normal(size=(3, head.mean.numel())).astype(np.float32)
+        expected = torch.nn.functional.normalize(head.proj(torch.from_numpy(raw) - head.mean), dim=-1)
+        np.testing.assert_allclose(head.apply_np(raw), expected.detach().numpy(), atol=1e-6)
 
 
 def test_head_keys_stay_float32_under_the_encoders_bf16_autocast():
@@ -171,8 +243,9 @@ def test_cli_refuses_an_unknown_pair_source():
 
 
 def test_eval_txl_arm_is_the_head_over_cached_raw_keys(trained, shared_data, tmp_path):
-    """The CLCR eval's txl arm: keys through the head equal those of the encoder with the head attached,
-    and a second run (another head setting) reads the cached raw keys."""
+    """The CLCR eval's txl arm: keys through the head equal those of the encoder with the head attached;
+    a second run (another case ranking) reads the cached raw keys; the head-less arm's raw keys (another
+    pooling) are cached apart."""
     checkpoint, path, _ = trained
     with gzip.open(shared_data / "zh/judgments/clcr_cases.jsonl.gz", "rt", encoding="utf-8") as f:
         cases = [next(f) for _ in range(3)]
@@ -194,7 +267,17 @@ def test_eval_txl_arm_is_the_head_over_cached_raw_keys(trained, shared_data, tmp
     )
     np.testing.assert_allclose(keyed[: len(first)], direct, atol=1e-5)
     assert len(list(cache.iterdir())) == 1 and es.key_heads["txl"] == key_identity(model)
+    # a rerun ranking cases by their mean key reads the head's raw keys back from the cache
+    mean_es = build_eval_set(
+        *files, RetrievalEvalConfig(dense_models=("txl",), key_head=str(path), dense_case="mean", **common)
+    )
+    assert len(list(cache.iterdir())) == 1 and mean_es.key_heads["txl"] == key_identity(model)
+    # raw keys of another pooling (the last layer's mean) are cached apart, not mixed with the head's
     raw_es = build_eval_set(*files, RetrievalEvalConfig(dense_models=("txl_raw",), **common))
     raw = raw_es.index.dense["txl_raw"].vectors
-    assert len(list(cache.iterdir())) == 1 and raw_es.key_heads["txl_raw"] == ""
-    np.testing.assert_allclose(load_key_head(path).apply_np(raw), keyed, atol=1e-6)
+    assert len(list(cache.iterdir())) == 2 and raw_es.key_heads["txl_raw"] == ""
+    attach(model, None)
+    mean_last = np.stack(
+        [e.key for e in encode_document(model, segs, [encode_segment(s, tok)[0] for s in segs])]
+    )
+    np.testing.assert_allclose(raw[: len(first)], mean_last, atol=1e-5)

@@ -1,16 +1,20 @@
 """The retrieval head over segment keys: what makes a pooled state findable.
 
-A raw key (`txl.pooling.pool_key`: the unit-normalised mean of the last layer's states) is anisotropic:
-every segment's key points in nearly the same direction (median cosine to other windows 0.82–0.91), so
-the inner product ranks by noise. The head centres the key (subtracts the mean key of the training
-segments), maps it linearly to `dim` dimensions and normalises again; the map is trained contrastively
-on frozen states (retrieval/train_keys.py). It reads the raw key, so it is one step after pooling and
-the encoder is untouched.
+A raw key is a segment's states pooled to one unit vector (`txl.pooling.pool_key`). The mean of the
+last layer's states is anisotropic (median cosine to other windows 0.82–0.91), so the inner product
+ranks by noise, and a language model's last layer holds what predicts the next token more than what
+the segment is about. A head reads one layer's states (`layer`: 0 the embedded input, i the input of
+layer i, -1 the last layer's output), pools them evenly or weighted by each token's inverse document
+frequency (`pooling` "idf": the weights are the head's, counted over its training passages, special
+tokens weighted 0), centres the pooled key, maps it linearly to `dim` dimensions and normalises
+again; the map is trained contrastively on frozen states (retrieval/train_keys.py). The encoder is
+untouched.
 
 A head belongs to one encoder: it records the sha256 of the checkpoint it was trained on, and its own
 id (a hash of its weights) is what a store records beside the model id. `attach` ties a head to a
 loaded model, so every caller that computes a key from that model (`model_key`: the index stage,
-injection lookups, the query of `ldx ask`'s dense arm) uses it without another argument.
+injection lookups, the query of `ldx ask`'s dense arm) uses it without another argument. `RawKeys`
+attached in its place gives a head's pooled keys without the map: what its training reads.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import time
 import weakref
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,6 +31,7 @@ import torch
 from torch import nn
 
 from pipeline.records import sha256_file
+from txl.model import TXLOutput
 from txl.pooling import pool_key
 
 KEYS_FILE = Path(__file__).resolve().parents[1] / "data" / "models" / "keys.pt"
@@ -35,17 +41,64 @@ class KeyHeadError(ValueError):
     """A key-head file that cannot be read or does not fit; the message names the file."""
 
 
+@dataclass
+class RawKeys:
+    """Pooled keys without a map: the states of `layer` pooled by `pooling` (`idf`: [vocab] token
+    weights for "idf"). Attached to a model, it gives the raw keys a head of that pooling is trained on."""
+
+    layer: int = -1
+    pooling: str = "mean"
+    idf: np.ndarray | None = None
+
+    @property
+    def identity(self) -> str:
+        return "" if (self.layer, self.pooling) == (-1, "mean") else f"raw@L{self.layer}-{self.pooling}"
+
+    def fingerprint(self) -> bytes:
+        """What a cache of these raw keys is keyed by besides its texts: nothing for the last layer's
+        mean (older caches stay valid), else the layer, pooling and weights."""
+        if not self.identity:
+            return b""
+        weights = b"" if self.idf is None else np.asarray(self.idf, dtype=np.float32).tobytes()
+        return self.identity.encode() + weights
+
+    def pool(
+        self, model: nn.Module, out: TXLOutput, lane: int, span: slice, ids: Sequence[int]
+    ) -> np.ndarray:
+        """The raw key of the segment at tokens `span` of lane `lane` of a forward output."""
+        at_last = self.layer in (-1, model.cfg.n_layer)
+        states = out.hidden if at_last else out.layer_inputs[self.layer]  # [B, T, d]
+        weights = None
+        if self.pooling == "idf":
+            weights = np.asarray(self.idf)[np.asarray(ids, dtype=np.int64)]
+        return pool_key(states[lane, span].float().cpu().numpy(), self.pooling, weights)
+
+    def apply_np(self, raw: np.ndarray) -> np.ndarray:
+        return np.asarray(raw, dtype=np.float32)
+
+
 class KeyHead(nn.Module):
     """raw unit key [.., d_in] -> unit key [.., dim]: normalise(h) with h = W (x - mean); with `hidden`
     > 0, normalise(h + MLP(h)), a residual two-layer MLP (GELU, `hidden` wide) whose output layer starts
-    at zero, so training starts from the linear head and the MLP adds only what pays."""
+    at zero, so training starts from the linear head and the MLP adds only what pays. Its raw keys are
+    the states of `layer` pooled by `pooling` ("idf": weighted by the `idf` buffer, [vocab])."""
 
     def __init__(
-        self, d_in: int, dim: int = 256, encoder_sha256: str = "", pooling: str = "mean", hidden: int = 0
+        self,
+        d_in: int,
+        dim: int = 256,
+        encoder_sha256: str = "",
+        pooling: str = "mean",
+        hidden: int = 0,
+        layer: int = -1,
+        idf: np.ndarray | torch.Tensor | None = None,
     ):
         super().__init__()
-        self.pooling = pooling  # the pooling of the raw keys it was trained on
+        if pooling == "idf" and idf is None:
+            raise KeyHeadError("an idf-pooling key head needs its token weights")
+        self.pooling, self.layer = pooling, layer  # how the raw keys it was trained on were pooled
         self.register_buffer("mean", torch.zeros(d_in))
+        self.register_buffer("idf", None if idf is None else torch.as_tensor(idf, dtype=torch.float32))
         self.proj = nn.Linear(d_in, dim, bias=False)
         self.mlp = None
         if hidden > 0:
@@ -88,12 +141,26 @@ class KeyHead(nn.Module):
             return self(torch.from_numpy(np.asarray(raw, dtype=np.float32))).numpy()
 
     @property
+    def raw_keys(self) -> RawKeys:
+        """The pooling of the raw keys this head reads."""
+        idf = None if self.idf is None else self.idf.numpy()
+        return RawKeys(self.layer, self.pooling, idf)
+
+    def pool(
+        self, model: nn.Module, out: TXLOutput, lane: int, span: slice, ids: Sequence[int]
+    ) -> np.ndarray:
+        return self.raw_keys.pool(model, out, lane, span, ids)
+
+    @property
     def identity(self) -> str:
         """A short hash of the weights: what a store records, so keys of another head are refused."""
         h = hashlib.sha256()
         mlp = [] if self.mlp is None else [p for _, p in sorted(self.mlp.state_dict().items())]
-        for t in (self.mean, self.proj.weight, *mlp):
+        idf = [] if self.idf is None else [self.idf]
+        for t in (self.mean, self.proj.weight, *mlp, *idf):
             h.update(t.detach().float().cpu().numpy().tobytes())
+        if self.layer != -1:  # heads of the last layer keep the ids they had before `layer` existed
+            h.update(f"layer {self.layer}".encode())
         return "keys@" + h.hexdigest()[:12]
 
     def save(self, path: str | Path, extra: dict | None = None) -> None:
@@ -102,6 +169,7 @@ class KeyHead(nn.Module):
             "dim": self.dim,
             "encoder_sha256": self.encoder_sha256,
             "pooling": self.pooling,
+            "layer": self.layer,
             "hidden": self.hidden,
             "state_dict": {k: v.detach().cpu() for k, v in self.state_dict().items()},
             "extra": extra or {},
@@ -120,6 +188,8 @@ def load_key_head(path: str | Path) -> KeyHead:
             str(blob["encoder_sha256"]),
             str(blob["pooling"]),
             int(blob.get("hidden", 0)),  # a head saved before the MLP option has none
+            int(blob.get("layer", -1)),  # nor one saved before `layer`: it read the last layer
+            blob["state_dict"].get("idf"),
         )
         head.load_state_dict(blob["state_dict"])
     except (OSError, RuntimeError, KeyError, TypeError) as e:
@@ -133,19 +203,23 @@ def load_key_head(path: str | Path) -> KeyHead:
 _HEADS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def attach(model: nn.Module, head: KeyHead | None) -> None:
-    """Keys of `model` go through `head` from now on (None: raw keys again). Held beside the model, not
-    in it, so the model's state_dict and checkpoints stay as they are."""
+def attach(model: nn.Module, head: KeyHead | RawKeys | None) -> None:
+    """Keys of `model` go through `head` from now on (None: raw keys of the last layer's mean again).
+    Anything with `pool`, `apply_np`, `pooling` and `identity` may stand in for a head (a benchmark's
+    pooling of every layer at once). Held beside the model, not in it, so the model's state_dict and
+    checkpoints stay as they are."""
     if head is None:
         _HEADS.pop(model, None)
         return
-    d_model = model.cfg.d_model
-    if head.mean.numel() != d_model:
+    d_model, n_layer = model.cfg.d_model, model.cfg.n_layer
+    if isinstance(head, KeyHead) and head.mean.numel() != d_model:
         raise KeyHeadError(f"key head reads {head.mean.numel()}-d keys, the model makes {d_model}-d ones")
+    if not -1 <= getattr(head, "layer", -1) <= n_layer:
+        raise KeyHeadError(f"key head reads layer {head.layer}, the model has {n_layer}")
     _HEADS[model] = head
 
 
-def head_of(model: nn.Module) -> KeyHead | None:
+def head_of(model: nn.Module) -> KeyHead | RawKeys | None:
     return _HEADS.get(model)
 
 
@@ -157,18 +231,20 @@ def key_identity(model: nn.Module) -> str:
 
 def key_dim(model: nn.Module) -> int:
     head = head_of(model)
-    return head.dim if head is not None else model.cfg.d_model
+    return head.dim if isinstance(head, KeyHead) else model.cfg.d_model
 
 
-def model_key(model: nn.Module, hidden: np.ndarray, pooling: str = "mean") -> np.ndarray:
-    """[T, d] last-layer states of one segment -> its unit key: pooled, then the model's head if any."""
-    raw = pool_key(hidden, pooling)
-    head = head_of(model)
-    if head is None:
-        return raw
-    if pooling != head.pooling:
+def model_key(
+    model: nn.Module, out: TXLOutput, lane: int, span: slice, ids: Sequence[int], pooling: str = "mean"
+) -> np.ndarray:
+    """The unit key of the segment at tokens `span` of lane `lane` of a forward output, `ids` its token
+    ids: the states of the layer the model's key head reads, pooled as it pools them, through the head.
+    Without a head, the last layer pooled by `pooling`; a head pools its own way, and any other
+    `pooling` asked of it is refused."""
+    head = head_of(model) or RawKeys(pooling=pooling)
+    if pooling not in ("mean", head.pooling):
         raise KeyHeadError(f"the key head was trained on {head.pooling!r}-pooled keys, not {pooling!r}")
-    return head.apply_np(raw)
+    return head.apply_np(head.pool(model, out, lane, span, ids))
 
 
 def head_for(checkpoint: str | Path, keys: str = "auto") -> KeyHead | None:
@@ -272,13 +348,16 @@ def fit_key_head(
     val_candidates: np.ndarray,
     cfg: FitConfig,
     encoder_sha256: str = "",
+    reads: RawKeys | None = None,
 ) -> tuple[KeyHead, dict]:
-    """A head trained on frozen raw keys [N, d] (unit rows), early-stopped on the validation MRR; the
-    report has the raw keys' and the head's validation metrics."""
+    """A head trained on frozen raw keys [N, d] (unit rows, pooled as `reads` says: by default the last
+    layer's mean), early-stopped on the validation MRR; the report has the raw keys' and the head's
+    validation metrics."""
     torch.manual_seed(cfg.seed)
     rng = np.random.default_rng(cfg.seed)
     x = torch.from_numpy(np.asarray(raw, dtype=np.float32))
-    head = KeyHead(x.shape[1], cfg.dim, encoder_sha256, hidden=cfg.hidden)
+    reads = reads or RawKeys()
+    head = KeyHead(x.shape[1], cfg.dim, encoder_sha256, reads.pooling, cfg.hidden, reads.layer, reads.idf)
     train_rows = np.unique(np.concatenate([train.a, train.b]))
     head.fit_mean(x[torch.from_numpy(train_rows)])
     opt = torch.optim.AdamW(head.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)

@@ -5,15 +5,26 @@ from __future__ import annotations
 
 import numpy as np
 
-POOLINGS = ("mean", "max", "first", "last")
+POOLINGS = ("mean", "max", "first", "last", "idf")
+KEY_POOLINGS = ("mean", "idf")  # what a key head may read (txl/keys.py)
+# what `ldx train keys` reads by default, as the shipped keys.pt does (data/models/README.md): the input
+# of layer 0 (the embedded tokens), weighted by inverse document frequency
+KEY_LAYER, KEY_POOLING = 0, "idf"
 
 
-def pool_key(hidden: np.ndarray, mode: str = "mean") -> np.ndarray:
-    """[T, d] states of one segment -> one unit-norm [d] key (inner product = cosine in FAISS)."""
+def pool_key(hidden: np.ndarray, mode: str = "mean", weights: np.ndarray | None = None) -> np.ndarray:
+    """[T, d] states of one segment -> one unit-norm [d] key (inner product = cosine in FAISS). "idf"
+    takes `weights` [T], one per token (a key head's inverse document frequencies); a segment whose
+    weights are all zero (special tokens only) falls back to the plain mean."""
     h = np.asarray(hidden, dtype=np.float32)
     if h.ndim != 2 or h.shape[0] == 0:
         raise ValueError(f"expected [T, d] states with T > 0, got shape {h.shape}")
-    if mode == "mean":
+    if mode == "idf":
+        if weights is None or len(weights) != h.shape[0]:
+            raise ValueError("idf pooling needs one weight per token")
+        w = np.asarray(weights, dtype=np.float32)
+        v = (w @ h) / float(w.sum()) if w.sum() > 0 else h.mean(0)
+    elif mode == "mean":
         v = h.mean(0)
     elif mode == "max":
         v = h.max(0)

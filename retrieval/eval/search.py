@@ -36,7 +36,7 @@ from retrieval.eval.metrics import ndcg_at_k, recall_at_k
 from retrieval.hybrid import HybridIndex, MatrixArm, Passage, han_share
 from retrieval.inject import encode_document
 from retrieval.sentence import embed
-from txl.keys import attach, head_for, key_identity
+from txl.keys import RawKeys, attach, head_for, key_identity
 
 DENSE_CASES = ("passages", "mean")
 DENSE_MODELS = (
@@ -133,20 +133,26 @@ def _dense_vectors(name: str, cfg: RetrievalEvalConfig, passages: list[Passage])
             str(cfg.checkpoint or "data/models/"), "no encoder checkpoint for the txl dense arm"
         )
     model, tok = load_encoder(path, "auto", "raw")
-    raw = _raw_keys(model, tok, passages, path, cfg.key_cache)
-    # the head maps each raw key on its own, so keys through it are the head of the raw keys
     head = None if name == "txl_raw" else head_for(path, cfg.key_head)
+    reads = head.raw_keys if head is not None else RawKeys()
+    attach(model, reads)
+    raw = raw_passage_keys(model, tok, passages, path, cfg.key_cache, reads)
+    # the head maps each raw key on its own, so keys through it are the head of the raw keys
     attach(model, head)
     vecs = raw if head is None else head.apply_np(raw)
     return vecs, lambda q: encode_query(model, tok, q), key_identity(model)
 
 
-def _raw_keys(model, tok, passages: list[Passage], checkpoint: Path, cache: str | None) -> np.ndarray:
-    """Raw keys of the passages, each case's read in order with memory as the index stage does; with a
-    `cache` folder, kept there per encoder and passage texts and read back instead of encoding."""
+def raw_passage_keys(
+    model, tok, passages: list[Passage], checkpoint: Path, cache: str | None, reads: RawKeys
+) -> np.ndarray:
+    """Raw keys of the passages (pooled as `reads` says, which the model has attached), each case's
+    read in order with memory as the index stage does; with a `cache` folder, kept there per encoder,
+    pooling and passage texts and read back instead of encoding."""
     h = hashlib.sha256(sha256_file(checkpoint).encode())
     for p in passages:
         h.update(f"{p.segment_id}\0{p.text}\0".encode())
+    h.update(reads.fingerprint())
     path = Path(cache) / f"raw-{h.hexdigest()[:24]}.npy" if cache else None
     if path is not None and path.is_file():
         return np.load(path)

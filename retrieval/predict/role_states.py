@@ -15,16 +15,28 @@ from pathlib import Path
 
 import numpy as np
 
-from pipeline.paths import MODELS_DIR
+from pipeline.paths import HEADS_DIR, MODELS_DIR
 from pipeline.records import BlockType, Segment, sha256_file
 from retrieval.encoder import load_encoder
 from retrieval.inject import DocInput, encode_documents
 from retrieval.predict.heads import RoleHead, TxlStates, txl_views
+from txl.keys import load_key_head
 from txl.model import autocast
+
+# The key of a unit that the towers read goes through this key head, the one the shipped role heads were
+# trained with: the retrieval key head (data/models/keys.pt) may change without retraining them.
+ROLE_KEYS = HEADS_DIR / "role_keys.pt"
 
 
 def encoder_identity(checkpoint: Path) -> dict[str, str]:
     return {"file": checkpoint.name, "sha256": sha256_file(checkpoint)}
+
+
+def role_encoder(checkpoint: Path, device: str = "auto") -> tuple:
+    """(model, tokenizer) of a checkpoint, its keys through the role heads' key head when that was
+    trained on this checkpoint (raw keys otherwise)."""
+    ours = ROLE_KEYS.is_file() and load_key_head(ROLE_KEYS).encoder_sha256 == sha256_file(checkpoint)
+    return load_encoder(checkpoint, device, str(ROLE_KEYS) if ours else "raw")
 
 
 def head_encoder(head: RoleHead, device: str = "auto") -> tuple | None:
@@ -33,7 +45,7 @@ def head_encoder(head: RoleHead, device: str = "auto") -> tuple | None:
     path = MODELS_DIR / head.encoder.get("file", "")
     if not path.is_file() or encoder_identity(path) != head.encoder:
         return None
-    return load_encoder(path, device)
+    return role_encoder(path, device)
 
 
 def states_of(encoder: tuple, decay: float) -> Callable[[list[list[str]]], TxlStates]:
