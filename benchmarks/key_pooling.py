@@ -32,7 +32,6 @@ from txl.keys import FitConfig, RawKeys, attach, fit_key_head
 from txl.pooling import KEY_POOLINGS
 
 CLCR = SHARED_DATA / "zh"
-BASELINE = (-1, "mean")
 
 
 class EveryLayer:
@@ -95,7 +94,7 @@ def main() -> None:
         query_raw = {q: encode_query(model, tok, text) for q, text in es.queries.items()}
     encode_s = time.perf_counter() - t0
     bm25 = score_queries(es, ["bm25"], {}, cfg)
-    rows, per_query = [], {}
+    rows, per_query = [], []
     for i, reader in enumerate(every.readers):
         head, report = fit_key_head(
             variant(pairs_raw, i, d),
@@ -109,8 +108,7 @@ def main() -> None:
         queries = {es.queries[q]: head.apply_np(variant(v[None], i, d))[0] for q, v in query_raw.items()}
         es.index.add_dense("txl", MatrixArm(keys, queries.__getitem__, len(es.index.passages)))
         dense, fused = score_queries(es, ["txl"], {}, cfg), score_queries(es, ["bm25", "txl"], {}, cfg)
-        name = (reader.layer, reader.pooling)
-        per_query[name] = np.array([dense[q][0] for q in sorted(dense)])
+        per_query.append(np.array([dense[q][0] for q in sorted(dense)]))
         rows.append(
             {
                 "layer": reader.layer if reader.layer < n_layer else -1,
@@ -121,8 +119,10 @@ def main() -> None:
                 "clcr_ndcg10_bm25+dense": round(float(np.mean([v[0] for v in fused.values()])), 4),
             }
         )
-    base = per_query[(n_layer, "mean")]
-    for row, scores in zip(rows, per_query.values(), strict=True):
+    base = next(
+        p for r, p in zip(every.readers, per_query, strict=True) if (r.layer, r.pooling) == (n_layer, "mean")
+    )
+    for row, scores in zip(rows, per_query, strict=True):
         diff = scores - base
         row["dense_vs_last_mean"] = round(float(diff.mean()), 4)
         row["interval"] = bootstrap(diff)

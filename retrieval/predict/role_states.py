@@ -20,7 +20,7 @@ from pipeline.records import BlockType, Segment, sha256_file
 from retrieval.encoder import load_encoder
 from retrieval.inject import DocInput, encode_documents
 from retrieval.predict.heads import RoleHead, TxlStates, txl_views
-from txl.keys import load_key_head
+from txl.keys import attach, load_key_head
 from txl.model import autocast
 
 # The key of a unit that the towers read goes through this key head, the one the shipped role heads were
@@ -35,8 +35,11 @@ def encoder_identity(checkpoint: Path) -> dict[str, str]:
 def role_encoder(checkpoint: Path, device: str = "auto") -> tuple:
     """(model, tokenizer) of a checkpoint, its keys through the role heads' key head when that was
     trained on this checkpoint (raw keys otherwise)."""
-    ours = ROLE_KEYS.is_file() and load_key_head(ROLE_KEYS).encoder_sha256 == sha256_file(checkpoint)
-    return load_encoder(checkpoint, device, str(ROLE_KEYS) if ours else "raw")
+    model, tokenizer = load_encoder(checkpoint, device, "raw")
+    head = load_key_head(ROLE_KEYS) if ROLE_KEYS.is_file() else None
+    if head is not None and head.encoder_sha256 == sha256_file(checkpoint):
+        attach(model, head)
+    return model, tokenizer
 
 
 def head_encoder(head: RoleHead, device: str = "auto") -> tuple | None:
