@@ -26,10 +26,22 @@ def main() -> None:
     ap.add_argument("--queries", type=Path, required=True)
     ap.add_argument("--qrels", type=Path, required=True)
     ap.add_argument("--arm", default="txl", choices=["txl", "minilm"])
-    ap.add_argument("--weights", type=float, nargs="+", default=[0.0, 0.05, 0.1, 0.25, 0.5, 1.0])
+    ap.add_argument(
+        "--weights", type=float, nargs="+", default=[0.0, 0.05, 0.1, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0]
+    )
+    ap.add_argument(
+        "--dense-passages",
+        type=int,
+        default=0,
+        help="passages per case the dense arm keys (0: all, as ldx run)",
+    )
+    ap.add_argument("--key-cache", help="folder of raw passage keys (ldx eval retrieval --key-cache)")
+    ap.add_argument("--threads", type=int, default=1)
     args = ap.parse_args()
-    torch.set_num_threads(1)
-    cfg = RetrievalEvalConfig(dense_models=(args.arm,))
+    torch.set_num_threads(args.threads)
+    cfg = RetrievalEvalConfig(
+        dense_models=(args.arm,), dense_passages=args.dense_passages, key_cache=args.key_cache
+    )
     es = build_eval_set(args.corpus, args.queries, args.qrels, cfg)
     per_weight = {}
     for w in args.weights:

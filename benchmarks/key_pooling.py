@@ -21,17 +21,16 @@ import time
 
 import numpy as np
 import torch
+from clcr import bm25_eval_set
 
-from pipeline.paths import SHARED_DATA, SHIPPED_CHECKPOINT
+from pipeline.paths import SHIPPED_CHECKPOINT
 from retrieval.encoder import encode_query, load_encoder
-from retrieval.eval.search import RetrievalEvalConfig, build_eval_set, raw_passage_keys, score_queries
+from retrieval.eval.search import RetrievalEvalConfig, raw_passage_keys, score_queries
 from retrieval.hybrid import MatrixArm
 from retrieval.key_pairs import build_pairs
 from retrieval.train_keys import KeyTrainConfig, encode_raw, hard_negatives, pair_tables, token_idf
 from txl.keys import FitConfig, RawKeys, attach, fit_key_head
 from txl.pooling import KEY_POOLINGS
-
-CLCR = SHARED_DATA / "zh"
 
 
 class EveryLayer:
@@ -48,6 +47,9 @@ class EveryLayer:
 
     def fingerprint(self) -> bytes:
         return b"every-layer"
+
+    def context_free(self, model) -> bool:
+        return False  # the layers above 0 read context: the passages are encoded
 
     def apply_np(self, raw: np.ndarray) -> np.ndarray:
         return np.asarray(raw, dtype=np.float16)
@@ -82,12 +84,7 @@ def main() -> None:
     with torch.no_grad():
         pairs_raw = encode_raw(model, tok, b)
     train, val, candidates, _ = pair_tables(b, hard_negatives(b, list(range(len(b.rows)))))
-    es = build_eval_set(
-        CLCR / "judgments/clcr_cases.jsonl.gz",
-        CLCR / "retrieval/clcr_queries.jsonl",
-        CLCR / "retrieval/clcr_qrels_by_annotator.tsv",
-        RetrievalEvalConfig(dense_models=()),
-    )
+    es = bm25_eval_set()
     cfg = RetrievalEvalConfig()
     with torch.no_grad():
         clcr_raw = raw_passage_keys(model, tok, es.index.passages, SHIPPED_CHECKPOINT, None, every)

@@ -32,11 +32,16 @@ def load_encoder(checkpoint: Path, device: str = "auto", keys: str = "auto"):
     return model, load_tokenizer(extra.get("tokenizer"))
 
 
+def query_ids(model, tokenizer, text: str) -> list[int]:
+    """A query's token ids as `encode_query` reads them: a first segment of its own, cut to mem_len."""
+    seg = Segment("query", 0, 0, BlockType.OTHER, text, 0, 0, len(text))
+    return encode_segment(seg, tokenizer)[0][: model.cfg.mem_len or None]
+
+
 def encode_query(model, tokenizer, text: str, pooling: str = "mean") -> np.ndarray:
     """A query as the store sees a segment: encoded alone (no memory), its last layer pooled to one key
     (through the model's key head, when it has one)."""
-    seg = Segment("query", 0, 0, BlockType.OTHER, text, 0, 0, len(text))
-    ids = encode_segment(seg, tokenizer)[0][: model.cfg.mem_len or None]
+    ids = query_ids(model, tokenizer, text)
     device = next(model.parameters()).device
     with torch.no_grad():
         out = model(torch.tensor([ids], device=device))

@@ -32,7 +32,7 @@ import torch
 from pipeline.paths import SHARED_DATA
 from pipeline.records import BlockType, Segment, sha256_file
 from pipeline.tokenizer import encode_segment
-from retrieval.encoder import checkpoint_file, encode_query, load_encoder
+from retrieval.encoder import checkpoint_file, encode_query, load_encoder, query_ids
 from retrieval.inject import DocInput, encode_documents
 from retrieval.key_pairs import PairBuilder, build_pairs
 from retrieval.text import terms
@@ -73,8 +73,15 @@ class KeyTrainConfig:
     fit: FitConfig = field(default_factory=FitConfig)
 
 
-def encode_raw(model, tokenizer, b: PairBuilder) -> np.ndarray:
-    """Raw keys [n_queries + n_passages, d]: queries first, then every passage in builder order."""
+def encode_raw(model, tokenizer, b: PairBuilder, reads: RawKeys | None = None) -> np.ndarray:
+    """Raw keys [n_queries + n_passages, d]: queries first, then every passage in builder order; keys
+    that read the tokens alone (`reads.context_free`) come from the embedding table, the layers unrun."""
+    if reads is not None and reads.context_free(model):
+        ids = [query_ids(model, tokenizer, q) for q in b.queries]
+        for d, texts in enumerate(b.docs):
+            segs = [Segment(f"k{d}", i, 0, BlockType.OTHER, t, 0, 0, 0) for i, t in enumerate(texts)]
+            ids.extend(encode_segment(s, tokenizer)[0] for s in segs)
+        return reads.embedded(model, ids)
     docs = []
     for d, texts in enumerate(b.docs):
         segs = [Segment(f"k{d}", i, 0, BlockType.OTHER, t, 0, 0, 0) for i, t in enumerate(texts)]
@@ -169,7 +176,7 @@ def train_keys(
     raw = cached_raw(cfg.raw_cache, encoder, texts)
     if raw is None:
         with torch.no_grad():
-            raw = encode_raw(model, tokenizer, b)
+            raw = encode_raw(model, tokenizer, b, reads)
         if cfg.raw_cache:
             np.savez(cfg.raw_cache, raw=raw, encoder=encoder, texts=texts)
     encode_s = time.perf_counter() - t0

@@ -23,7 +23,7 @@ from retrieval.inject import encode_document
 from retrieval.key_pairs import build_pairs
 from retrieval.stage import open_or_create
 from retrieval.store import StoreError
-from retrieval.train_keys import KeyTrainConfig, cached_raw, texts_hash, train_keys
+from retrieval.train_keys import KeyTrainConfig, cached_raw, encode_raw, texts_hash, train_keys
 from txl.checkpoint import save_model
 from txl.keys import (
     KEYS_FILE,
@@ -281,3 +281,34 @@ def test_eval_txl_arm_is_the_head_over_cached_raw_keys(trained, shared_data, tmp
         [e.key for e in encode_document(model, segs, [encode_segment(s, tok)[0] for s in segs])]
     )
     np.testing.assert_allclose(raw[: len(first)], mean_last, atol=1e-5)
+
+
+def test_layer0_keys_come_from_the_embedding_table_as_the_forward_pass_gives_them(trained, shared_data):
+    """Keys of the embedded input read no context, so eval and training look them up instead of running
+    the layers (`RawKeys.embedded`): the same keys, even-mean and idf, as a document encoded with memory;
+    keys of a later layer, or of a model that adds tag vectors to its input, are refused."""
+    checkpoint, path, _ = trained
+    idf = load_key_head(path).idf.numpy()
+    model, tok = load_encoder(checkpoint, "cpu", keys="raw")
+    texts = [
+        "经审理查明，被告人于2019年3月窃得手机一部。",
+        "本院认为，被告人以非法占有为目的。",
+        "判决如下：",
+    ]
+    segs = [Segment("d", i, 0, BlockType.OTHER, t, 0, 0, len(t)) for i, t in enumerate(texts)]
+    ids = [encode_segment(s, tok)[0] for s in segs]
+    for reads in (RawKeys(0, "mean"), RawKeys(0, "idf", idf)):
+        attach(model, reads)
+        forward = np.stack([e.key for e in encode_document(model, segs, ids)])
+        assert reads.context_free(model)
+        np.testing.assert_allclose(reads.embedded(model, ids), forward, atol=1e-6)
+    # the training pairs' raw keys (queries alone, passages in their documents), looked up and encoded
+    b = build_pairs(KeyTrainConfig(data=str(shared_data), sources=("cjrc",), max_train_docs=4))
+    reads = RawKeys(0, "idf", idf)
+    attach(model, reads)
+    np.testing.assert_allclose(encode_raw(model, tok, b, reads), encode_raw(model, tok, b), atol=1e-6)
+    assert not RawKeys(1, "idf", idf).context_free(model)
+    with pytest.raises(ValueError, match="context"):
+        RawKeys(-1, "mean").embedded(model, ids)
+    tagged = tiny_models.tiny_encoder(tok, mem_len=64, tag_embedding=True)
+    assert not RawKeys(0, "idf", idf).context_free(tagged)

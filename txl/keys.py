@@ -76,6 +76,28 @@ class RawKeys:
     def apply_np(self, raw: np.ndarray) -> np.ndarray:
         return np.asarray(raw, dtype=np.float32)
 
+    def context_free(self, model: nn.Module) -> bool:
+        """Whether these keys read the tokens alone: layer 0 of a model whose input adds no tag or scope
+        vector, so that `embedded` gives them without running the layers."""
+        return self.layer == 0 and not (model.cfg.tag_embedding or model.cfg.scope_embedding)
+
+    def embedded(self, model: nn.Module, id_lists: Sequence[Sequence[int]]) -> np.ndarray:
+        """[N, d] raw keys of N segments' token ids (as the forward pass reads them, prefix included)
+        looked up in the embedding table: what `pool` gives after a forward pass when `context_free`
+        holds, for the cost of one embedding call over the distinct ids."""
+        if not self.context_free(model):
+            raise ValueError(f"{self.identity or 'last-layer mean'} keys read context: run the model")
+        vocab = np.unique(np.concatenate([np.asarray(ids, dtype=np.int64) for ids in id_lists]))
+        device = next(model.parameters()).device
+        with torch.no_grad():
+            table = model.emb(torch.from_numpy(vocab)[None].to(device))[0].float().cpu().numpy()  # [V', d]
+        out = np.empty((len(id_lists), table.shape[1]), dtype=np.float32)
+        for i, ids in enumerate(id_lists):
+            ids = np.asarray(ids, dtype=np.int64)
+            weights = None if self.pooling != "idf" else np.asarray(self.idf)[ids]
+            out[i] = pool_key(table[np.searchsorted(vocab, ids)], self.pooling, weights)
+        return out
+
 
 class KeyHead(nn.Module):
     """raw unit key [.., d_in] -> unit key [.., dim]: normalise(h) with h = W (x - mean); with `hidden`

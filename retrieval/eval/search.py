@@ -162,8 +162,12 @@ def raw_passage_keys(
     keys = {}
     for doc_passages in by_doc.values():
         segs = [Segment(p.doc_id, i, 0, BlockType.OTHER, p.text, 0, 0, 0) for i, p in enumerate(doc_passages)]
-        out = encode_document(model, segs, [encode_segment(s, tok)[0] for s in segs])
-        keys.update({p.segment_id: e.key for p, e in zip(doc_passages, out, strict=True)})
+        ids = [encode_segment(s, tok)[0] for s in segs]
+        if reads.context_free(model):  # the embedded tokens: the same keys without the layers
+            found = reads.embedded(model, ids)
+        else:
+            found = [e.key for e in encode_document(model, segs, ids)]
+        keys.update({p.segment_id: k for p, k in zip(doc_passages, found, strict=True)})
     raw = np.stack([keys[p.segment_id] for p in passages]).astype(np.float32)
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
