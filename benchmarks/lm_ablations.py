@@ -2,7 +2,9 @@
 
 Same weights, same held-apart documents (the first documents of each corpus's held-apart split, whole,
 up to a token budget): memory off / on / on + retrieved memory (txl's in-memory stand-in with full
-states at every layer, and the retrieval layer's SegmentStore as `ldx run` stores it; --stores adds
+states at every layer, and the retrieval layer's SegmentStore as `ldx run` stores it, its windows keyed
+by their mean top-layer state as in training and, in another row, by the shipped key head as `ldx run`
+keys and looks up its segments; --stores adds
 stores of other layouts, --read-layers stand-ins read at some layers only); block-type tags withheld;
 connective marks withheld; a longer evaluation memory. Other checkpoints (e.g. trained without the connective
 boost) can be added with --compare NAME=PATH and are evaluated on the same documents with memory on.
@@ -34,6 +36,7 @@ from pipeline.tokenizer import load_tokenizer
 from retrieval.config import RetrievalConfig
 from txl.checkpoint import load_model
 from txl.evaluate import evaluate_lm, pick_docs
+from txl.keys import attach, head_for
 from txl.lm_metrics import (
     SUBSETS,
     add_subsets,
@@ -45,6 +48,8 @@ from txl.lm_metrics import (
 )
 from txl.streams import load_split
 from txl.windows import PastWindows
+
+HEAD_KEYED_ROW = "memory + retrieved (SegmentStore, keyed by the key head, as ldx run looks it up)"
 
 
 def main() -> None:
@@ -84,6 +89,9 @@ def main() -> None:
     model, extra = load_model(args.checkpoint)
     model.float()
     seg_len = int(extra.get("seg_len", 128))
+    # the key head `ldx run` uses with this checkpoint (none: the head-keyed row is left out)
+    head = head_for(args.checkpoint)
+    attach(model, head)
 
     tmp = tempfile.TemporaryDirectory(prefix="lm-ablations-")
 
@@ -101,6 +109,15 @@ def main() -> None:
         "memory + retrieved (stand-in, full states)": dict(settings=("retrieved",)),
         "memory + retrieved (SegmentStore, as ldx run stores it)": dict(
             settings=("retrieved",), past_windows=store_windows(run_store)
+        ),
+        **(
+            {
+                HEAD_KEYED_ROW: dict(
+                    settings=("retrieved",), past_windows=store_windows(run_store), window_keys="head"
+                )
+            }
+            if head is not None
+            else {}
         ),
         **{
             f"memory + retrieved (SegmentStore, {spec.replace(':', ' states at layers ')})": dict(

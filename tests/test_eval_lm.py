@@ -102,6 +102,42 @@ def test_retrieval_store_takes_the_stand_ins_place(setup, tmp_path):
     assert made and made[0].n == math.ceil((len(long[-1].ids) - 1) / 32)  # every window was stored
 
 
+def test_head_keyed_windows_are_keyed_as_ldx_run_keys_segments(setup):
+    """window_keys="head": each past window is stored under (and asked for by) the attached key head's
+    key of its tokens, here the even mean of the embedded input, not its mean top-layer state."""
+    from txl.keys import RawKeys, attach
+    from txl.windows import PastWindows
+
+    docs, model, special = setup
+    keys: list[torch.Tensor] = []
+
+    class Recorded(PastWindows):
+        def add(self, key, states, types):
+            keys.append(key)
+            super().add(key, states, types)
+
+    long = [max(docs, key=lambda d: len(d.ids))]
+    reads = RawKeys(0, "mean")
+    attach(model, reads)
+    try:
+        kw = dict(settings=("retrieved",), special=special, n_lanes=1, past_windows=Recorded)
+        headed = evaluate_lm(model, long, 32, window_keys="head", **kw)
+        windows = [
+            b.input_ids[0, : int((b.targets[0] != IGNORE).sum())]
+            for b in LaneStream(long, 1, 32, shuffle=False)
+        ]
+        expected = reads.embedded(model, [w.tolist() for w in windows])
+        assert len(keys) == len(windows) > 4
+        torch.testing.assert_close(torch.stack(keys), torch.from_numpy(expected), atol=1e-5, rtol=0)
+        assert (
+            headed["retrieved"]["all"]["nll"] != evaluate_lm(model, long, 32, **kw)["retrieved"]["all"]["nll"]
+        )
+        with pytest.raises(ValueError, match="window_keys"):
+            evaluate_lm(model, long, 32, window_keys="max", **kw)
+    finally:
+        attach(model, None)
+
+
 def test_withholding_tags_and_connectives_and_eval_mem_len(setup):
     docs, model, special = setup
     one = [max(docs, key=lambda d: len(d.ids))]

@@ -27,6 +27,7 @@ import torch
 import pipeline
 from pipeline.errors import DocumentError
 from pipeline.tokenizer import encode_segment
+from txl.keys import model_key
 from txl.memory import Memory
 from txl.recurrence import memory_for, run_batch
 from txl.streams import IGNORE, EncodedDoc, LaneStream, stream_document
@@ -87,8 +88,13 @@ def evaluate_lm(
     connectives: bool = True,
     progress=None,
     token_nll: dict | None = None,
+    window_keys: str = "mean",
 ) -> dict:
     """{setting: {corpus: metrics, "all": metrics}} over `docs` read whole, in order.
+
+    `window_keys`: how the "retrieved" setting keys past windows and asks for them: "mean", their mean
+    top-layer state (as training does), or "head", the key head attached to the model (as `ldx run`'s
+    injection looks segments up: txl.keys.model_key).
 
     `token_nll`, when given, is filled with {setting: one float32 array per document}: the NLL of the
     document's token i at index i, NaN where it is not scored (what `txl.lm_metrics` works from)."""
@@ -96,6 +102,9 @@ def evaluate_lm(
     special = torch.zeros(0, dtype=torch.long) if special is None else special.cpu()
     was_training = model.training
     model.eval()
+    if window_keys not in ("mean", "head"):
+        raise ValueError(f"window_keys must be 'mean' or 'head', not {window_keys!r}")
+    key_of = _head_key(model) if window_keys == "head" else None
     results = {}
     try:
         with _overrides(model, mem_len=mem_len, clamp_len=clamp_len):
@@ -116,6 +125,7 @@ def evaluate_lm(
                     progress,
                     {"tags": tags, "connectives": connectives},
                     per_token,
+                    key_of,
                 )
                 if token_nll is not None:
                     token_nll[setting] = per_token
@@ -137,6 +147,7 @@ def _run_setting(
     progress,
     features,
     per_token,
+    key_of=None,
 ):
     sums: dict[str, _Sums] = defaultdict(_Sums)
     for d in docs:
@@ -164,7 +175,7 @@ def _run_setting(
             memory = out.memory
         _score_batch(sums, docs, batch, out.nll.float().cpu(), special, seg_len, per_token)
         if setting == "retrieved":
-            remember_windows(stores, query, out, batch)
+            remember_windows(stores, query, out, batch, key_of)
         if progress is not None:
             progress.advance(task)
     total = _Sums()
@@ -172,6 +183,16 @@ def _run_setting(
         for f in ("tokens", "nll", "chars", "conn_tokens", "conn_nll"):
             setattr(total, f, getattr(total, f) + getattr(s, f))
     return {**{c: s.result() for c, s in sorted(sums.items())}, "all": total.result()}
+
+
+def _head_key(model):
+    """A window's key as `ldx run` keys a segment: the model's key head (txl.keys) over its tokens."""
+
+    def key_of(out, lane: int, n: int, ids: torch.Tensor) -> torch.Tensor:
+        key = model_key(model, out, lane, slice(0, n), ids.tolist())
+        return torch.from_numpy(key).to(out.hidden.device)
+
+    return key_of
 
 
 def _score_batch(sums, docs, batch, nll, special, seg_len, per_token) -> None:

@@ -152,8 +152,9 @@ def retrieve_windows(
     return Retrieved.stack(lanes)
 
 
-def remember_windows(stores: list[PastWindows], query: list, out, batch: Batch) -> None:
-    """Put each lane's window into its store, keyed by its mean top-layer state (also the next query)."""
+def remember_windows(stores: list[PastWindows], query: list, out, batch: Batch, key_of=None) -> None:
+    """Put each lane's window into its store, keyed by its mean top-layer state (also the next query);
+    `key_of(out, lane, n, ids)` -> [d] tensor keys the window of n tokens (ids [n]) another way."""
     valid = batch.targets != IGNORE
     t = batch.input_ids.size(1)
     states = out.memory.states
@@ -162,6 +163,9 @@ def remember_windows(stores: list[PastWindows], query: list, out, batch: Batch) 
         n = int(valid[k].sum())
         if n == 0:
             continue
-        key = F.normalize(out.hidden[k, :n].float().mean(0), dim=0)
+        if key_of is None:
+            key = F.normalize(out.hidden[k, :n].float().mean(0), dim=0)
+        else:
+            key = key_of(out, k, n, batch.input_ids[k, :n])
         store.add(key, [m[k, start : start + n] for m in states], batch.block_types[k, :n].to(key.device))
         query[k] = key
