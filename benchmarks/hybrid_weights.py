@@ -5,7 +5,9 @@ nDCG@10, scored on the other half) so the pick is not read off the figures it is
     nice -n 10 .venv/bin/python benchmarks/hybrid_weights.py --arm txl \\
         --corpus ../shared/data/zh/judgments/clcr_cases.jsonl.gz \\
         --queries ../shared/data/zh/retrieval/clcr_queries.jsonl \\
-        --qrels ../shared/data/zh/retrieval/clcr_qrels_by_annotator.tsv
+        --qrels ../shared/data/zh/retrieval/clcr_qrels_by_annotator.tsv [--key-cache runs/clcr_keys]
+
+Every passage of a case is keyed by default (`--dense-passages 0`), as `ldx run` indexes a document.
 """
 
 from __future__ import annotations

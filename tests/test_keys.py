@@ -307,6 +307,7 @@ def test_layer0_keys_come_from_the_embedding_table_as_the_forward_pass_gives_the
     reads = RawKeys(0, "idf", idf)
     attach(model, reads)
     np.testing.assert_allclose(encode_raw(model, tok, b, reads), encode_raw(model, tok, b), atol=1e-6)
+    assert reads.embedded(model, []).shape == (0, model.cfg.d_model)
     assert not RawKeys(1, "idf", idf).context_free(model)
     with pytest.raises(ValueError, match="context"):
         RawKeys(-1, "mean").embedded(model, ids)

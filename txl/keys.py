@@ -87,6 +87,8 @@ class RawKeys:
         holds, for the cost of one embedding call over the distinct ids."""
         if not self.context_free(model):
             raise ValueError(f"{self.identity or 'last-layer mean'} keys read context: run the model")
+        if not id_lists:
+            return np.zeros((0, model.cfg.d_model), dtype=np.float32)
         vocab = np.unique(np.concatenate([np.asarray(ids, dtype=np.int64) for ids in id_lists]))
         device = next(model.parameters()).device
         with torch.no_grad():
