@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from pipeline.paths import SHARED_DATA
 from retrieval.eval.search import EvalSet, RetrievalEvalConfig, build_eval_set
 
@@ -17,3 +19,8 @@ def bm25_eval_set() -> EvalSet:
         CLCR / "retrieval/clcr_qrels_by_annotator.tsv",
         RetrievalEvalConfig(dense_models=()),
     )
+
+
+def ndcg10(per_query: dict[str, list[float]]) -> float:
+    """Mean nDCG@10 of `score_queries`' per-query rows, rounded as the benchmarks print it."""
+    return round(float(np.mean([v[0] for v in per_query.values()])), 4)

@@ -21,7 +21,7 @@ import time
 
 import numpy as np
 import torch
-from clcr import bm25_eval_set
+from clcr import bm25_eval_set, ndcg10
 
 from pipeline.paths import SHIPPED_CHECKPOINT
 from retrieval.encoder import encode_query, load_encoder
@@ -112,8 +112,8 @@ def main() -> None:
                 "pooling": reader.pooling,
                 "val_mrr_raw": report["raw"]["mrr"],
                 "val_mrr_head": report["head"]["mrr"],
-                "clcr_ndcg10_dense": round(float(np.mean([v[0] for v in dense.values()])), 4),
-                "clcr_ndcg10_bm25+dense": round(float(np.mean([v[0] for v in fused.values()])), 4),
+                "clcr_ndcg10_dense": ndcg10(dense),
+                "clcr_ndcg10_bm25+dense": ndcg10(fused),
             }
         )
     base = next(
@@ -125,7 +125,7 @@ def main() -> None:
         row["interval"] = bootstrap(diff)
         print(json.dumps(row), flush=True)
     summary = {
-        "bm25_ndcg10": round(float(np.mean([v[0] for v in bm25.values()])), 4),
+        "bm25_ndcg10": ndcg10(bm25),
         "n_queries": len(es.queries),
         "n_passages": len(es.index.passages),
         "n_train_pairs": len(train.a),

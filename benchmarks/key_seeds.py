@@ -21,7 +21,7 @@ import time
 
 import numpy as np
 import torch
-from clcr import bm25_eval_set
+from clcr import bm25_eval_set, ndcg10
 
 from pipeline.paths import SHIPPED_CHECKPOINT
 from retrieval.encoder import encode_query, load_encoder
@@ -30,10 +30,6 @@ from retrieval.hybrid import MatrixArm
 from retrieval.key_pairs import build_pairs
 from retrieval.train_keys import KeyTrainConfig, encode_raw, hard_negatives, pair_tables, token_idf
 from txl.keys import FitConfig, RawKeys, attach, fit_key_head
-
-
-def ndcg10(per_query: dict[str, list[float]]) -> float:
-    return round(float(np.mean([v[0] for v in per_query.values()])), 4)
 
 
 def spread(values: list[float]) -> dict[str, float]:

@@ -76,17 +76,14 @@ class KeyTrainConfig:
 def encode_raw(model, tokenizer, b: PairBuilder, reads: RawKeys | None = None) -> np.ndarray:
     """Raw keys [n_queries + n_passages, d]: queries first, then every passage in builder order; keys
     that read the tokens alone (`reads.context_free`) come from the embedding table, the layers unrun."""
-    if reads is not None and reads.context_free(model):
-        ids = [query_ids(model, tokenizer, q) for q in b.queries]
-        for d, texts in enumerate(b.docs):
-            segs = [Segment(f"k{d}", i, 0, BlockType.OTHER, t, 0, 0, 0) for i, t in enumerate(texts)]
-            ids.extend(encode_segment(s, tokenizer)[0] for s in segs)
-        return reads.embedded(model, ids)
     docs = []
     for d, texts in enumerate(b.docs):
         segs = [Segment(f"k{d}", i, 0, BlockType.OTHER, t, 0, 0, 0) for i, t in enumerate(texts)]
         encoded = [encode_segment(s, tokenizer) for s in segs]
         docs.append(DocInput(segs, [ids for ids, _ in encoded], [m for _, m in encoded]))
+    if reads is not None and reads.context_free(model):
+        queries = [query_ids(model, tokenizer, q) for q in b.queries]
+        return reads.embedded(model, queries + [ids for doc in docs for ids in doc.token_ids])
     passages = [e.key for doc in encode_documents(model, docs) for e in doc]
     queries = [encode_query(model, tokenizer, q) for q in b.queries]
     return np.stack(queries + passages).astype(np.float32)
