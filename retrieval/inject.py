@@ -81,24 +81,24 @@ def encode_stream(
     stats: dict | None = None,
     duplicates: StoreDuplicates | None = None,
     keep_hidden: bool = True,
+    layers: int | None = None,
 ) -> Iterator[tuple[int, list[EncodedSegment]]]:
     """Encode many documents at once, each segment by segment with its own recurrence memory (and, with a
     store, injection); yields (input index, the document's EncodedSegments) as each document finishes.
-    A `Waiting` among `docs` says that the source has nothing ready yet (a live feed): the documents
-    already taken in are worked on meanwhile. Indices count the Waiting entries too.
+    A `Waiting` among `docs` (counted by the indices) says a live feed has nothing ready yet.
 
-    Up to `config.encode_lanes` documents share one forward call (retrieval.lanes): each document's
-    states equal those of encoding it alone. Consecutive segments are packed into one call where nothing
-    can be injected into them (`config.encode_pack_tokens`), which gives the same states. Prefixes shared
-    by several documents are encoded once (retrieval.prefix), pack by pack, unless injection reaches
-    across documents. Each segment's key and compact states go into the store at once (commit: caller).
-    `stats`, when given, receives the counts of encoded and reused segments and tokens (encoded tokens
-    count every token of a forward call, also those of a pack that an anchoring reset cut short).
-    `duplicates`: the store's signatures (None: made here, with the predict stage's default threshold);
-    a document's is made only where injection reaches across documents, the one reader of them.
-    `keep_hidden=False`: hidden None (the index stage reads keys and the store only; else 128 KB per
-    segment of each document in flight)."""
+    Up to `config.encode_lanes` documents share one forward call (retrieval.lanes), and consecutive
+    segments one call where nothing can be injected into them (`encode_pack_tokens`): the states equal
+    those of one document and segment at a time. Prefixes shared by documents are encoded once
+    (retrieval.prefix) unless injection reaches across documents. Keys and states go into the store.
+    `stats` receives the counts of encoded and reused segments and tokens (encoded: every token of a
+    forward call, also of a pack an anchoring reset cut short). `duplicates`: the store's signatures
+    (None: made here, with the predict stage's threshold), made only where injection reaches across
+    documents. `keep_hidden=False`: hidden None (else 128 KB per segment of each document in flight);
+    so with `layers`, the first layers alone run (txl.model), for keys and states read below them."""
     cfg = config or RetrievalConfig()
+    if keep_hidden and layers is not None:
+        raise ValueError("an encoding cut at a layer has no last-layer states to keep")
     if store is not None and duplicates is None:
         duplicates = StoreDuplicates(store, PredictConfig().duplicate_doc_threshold)
     device = next(model.parameters()).device
@@ -123,7 +123,7 @@ def encode_stream(
                 cfg.encode_lanes,
                 cfg.encode_batch_tokens,
             )
-            segments, tokens = _step(model, step, store, cfg, device, prefixes, keep_hidden)
+            segments, tokens = _step(model, step, store, cfg, device, prefixes, keep_hidden, layers)
             counts["encoded_segments"] += segments
             counts["encoded_tokens"] += tokens
             for lane in step:
@@ -294,6 +294,7 @@ def _step(
     device,
     prefixes: PrefixCache | None,
     keep_hidden: bool = True,
+    layers: int | None = None,
 ) -> tuple[int, int]:
     """One forward call over the next segment (or packed segments) of each lane; updates the lanes in
     place and returns (segments, tokens) encoded."""
@@ -310,6 +311,7 @@ def _step(
         block_types=types.to(device),
         connective_mask=conn.to(device) if conn is not None else None,
         packing=Packing(torch.tensor(lens), starts.to(device) if packed else None),
+        layers=layers,
     )
     segments = 0
     for b, (lane, (end, total)) in enumerate(zip(lanes, spans, strict=True)):

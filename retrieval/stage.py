@@ -40,7 +40,7 @@ from retrieval.sentence import embed
 from retrieval.stages import WAITING, DocSource, DocWork, StageConfig, StageContext, Waiting
 from retrieval.store import SegmentStore, StoreError
 from retrieval.store_dedup import StoreDuplicates
-from txl.keys import key_dim, key_identity
+from txl.keys import key_dim, key_identity, key_layer
 from txl.model import autocast
 from txl.retrieved import layer_indices
 
@@ -117,14 +117,14 @@ def index_segments(
     duplicates = StoreDuplicates(store, duplicate_threshold)
     reuse = bool(segmenter) and store.manifest.get("segmenter") == segmenter
     counts = {"docs": 0, "segs": 0, "kept": 0, "sentence_vectors": 0}
-    # the sentence model's vectors of the English segments, for `ldx ask` (retrieval/store_vectors.py);
-    # on the encoder's device
+    # the English segments' sentence-model vectors for `ldx ask` (retrieval/store_vectors.py), on its device
     sentences = str(next(model.parameters()).device) if cfg.sentence_model else None
-    t0 = time.perf_counter()
-    stats: dict[str, int] = {}
+    t0, stats = time.perf_counter(), {}
     signed = duplicates if cfg.inject_cross_document else None  # signatures only where injection reads them
     docs = _to_encode(segments_by_doc, store, tokenizer, reuse, counts, signed, sentences)
-    for n, _ in enumerate(encode_stream(model, docs, store, cfg, stats, duplicates, keep_hidden=False), 1):
+    layers = index_layers(model, store)
+    stream = encode_stream(model, docs, store, _inert(cfg, store, layers), stats, duplicates, False, layers)
+    for n, _ in enumerate(stream, 1):
         if n % TRIM_EVERY == 0:
             release_freed_memory()
     fault_point("index_build")
@@ -146,6 +146,23 @@ def index_segments(
         "state_bytes_per_segment": store.state_bytes_per_segment,
         "index_ms": int(1000 * (time.perf_counter() - t0)),
     }
+
+
+def index_layers(model, store: SegmentStore) -> int | None:
+    """How many of the model's layers the index stage runs (None: all of them): those below the highest
+    layer whose input it keeps, the one its keys read and each whose states the store keeps."""
+    if not store.state_layers:
+        return None
+    needed = max(key_layer(model), *store.state_layers)
+    return needed if needed < model.cfg.n_layer else None
+
+
+def _inert(cfg: RetrievalConfig, store: SegmentStore, layers: int | None) -> RetrievalConfig:
+    """`cfg` with nothing injected where no layer that runs reads the retrieved slots: injecting would
+    change nothing kept, and leaving it out lets more segments share a forward call (retrieval.lanes)."""
+    if layers is None or layers > min(store.state_layers):
+        return cfg
+    return cfg.model_copy(update={"inject_k": 0})
 
 
 def _to_encode(

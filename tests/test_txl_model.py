@@ -533,3 +533,30 @@ def test_position_scores_match_the_definition(t: int, m: int, n_r: int) -> None:
 def test_config_rejects_inconsistent_options(bad: dict) -> None:
     with pytest.raises(ValueError):
         tiny(**bad)
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.integers(1, 9), min_size=1, max_size=4), st.integers(0, 2), st.booleans())
+def test_a_call_cut_at_a_layer_gives_the_full_calls_inputs_up_to_it(
+    lens: list[int], cut: int, grad: bool
+) -> None:
+    """Segment after segment, with memory carried and slots retrieved at the layer cut at: the inputs of
+    layers 0..cut equal the full model's, with and without autograd (cached K/V)."""
+    model = model_of(n_layer=3, tag_bias=True)
+    randomise_additions(model)
+    slots = Retrieved([torch.randn(1, 3, 16)], layers=(cut,))
+    with torch.set_grad_enabled(grad):
+        full = part = None
+        for s, n in enumerate(lens):
+            x = ids(1, n, seed=s)
+            types = torch.full_like(x, s % 3)
+            a = model(x, full, slots, block_types=types)
+            b = model(x, part, slots, block_types=types, layers=cut)
+            full, part = a.memory, b.memory
+            assert b.hidden is None and len(b.layer_inputs) == len(part.states) == cut + 1
+            for i in range(cut + 1):
+                torch.testing.assert_close(b.layer_inputs[i], a.layer_inputs[i], rtol=1e-5, atol=1e-5)
+    with pytest.raises(ValueError, match="predicts nothing"):
+        model(ids(1, 3), layers=1, targets=ids(1, 3))
+    with pytest.raises(ValueError, match="states"):
+        model(ids(1, 3), full, layers=1)  # the full model's memory does not fit a cut call

@@ -247,6 +247,12 @@ def head_of(model: nn.Module) -> KeyHead | RawKeys | None:
     return _HEADS.get(model)
 
 
+def key_layer(model: nn.Module) -> int:
+    """The layer whose input the model's keys read; n_layer for the last layer's output."""
+    layer = (head_of(model) or RawKeys()).layer
+    return model.cfg.n_layer if layer == -1 else layer
+
+
 def key_identity(model: nn.Module) -> str:
     """What a store records about its keys: the attached head's id, "" for raw keys."""
     head = head_of(model)

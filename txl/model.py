@@ -116,9 +116,9 @@ class TransformerXLConfig:
 
 @dataclass
 class TXLOutput:
-    hidden: torch.Tensor  # [B, T, d_model], last layer (after output dropout)
+    hidden: torch.Tensor | None  # [B, T, d_model], last layer (after output dropout); None: a cut call
     memory: Memory  # the next call's memory (detached)
-    layer_inputs: list[torch.Tensor] | None = None  # n_layer of [B, T, d_model], each layer's input
+    layer_inputs: list[torch.Tensor] | None = None  # [B, T, d_model] of each layer's input that was computed
     nll: torch.Tensor | None = None  # [B, T] when targets were given
     diagnostics: object | None = None  # pandas.DataFrame when diagnostics=True
 
@@ -316,14 +316,18 @@ class TransformerXLLM(nn.Module):
         scope_mask: torch.Tensor | None = None,
         packing: Packing | None = None,
         diagnostics: bool = False,
+        layers: int | None = None,
     ) -> TXLOutput:
+        """`layers` < n_layer: run the first `layers` only, for callers that read nothing above (no `hidden`,
+        the inputs of layers 0..`layers`, a memory that only calls cut alike take; the index stage)."""
         cfg = self.cfg
         b, t = input_ids.shape
         dev = input_ids.device
         packing = packing or Packing()
         m = memory.width if memory is not None else 0
         n_r = retrieved.width if retrieved is not None else 0
-        self._check_inputs(memory, retrieved)
+        cut = layers is not None and layers < cfg.n_layer
+        self._check(memory, retrieved, layers if cut else None, targets)
 
         word = self.features(self.emb(input_ids), block_types, scope_mask)  # [B, T, d]
         # which memory slots this call sees: the carried mask, and recurrence dropout hides slots for one
@@ -341,8 +345,7 @@ class TransformerXLLM(nn.Module):
 
         # without autograd (evaluation, encoding) the memory's keys/values are carried, not re-projected
         grad = torch.is_grad_enabled()
-        hids, kvs = self._run_layers(self.drop(word), memory, retrieved, keys, rks, grad)
-        hidden = self.drop(hids[-1])
+        hids, kvs = self._run_layers(self.drop(word), memory, retrieved, keys, rks, grad, layers)
 
         with torch.no_grad():
             nxt = Memory.after(
@@ -354,19 +357,22 @@ class TransformerXLLM(nn.Module):
                 cfg.mem_len,
                 packing.lengths,
             )
-        out = TXLOutput(hidden=hidden, memory=nxt, layer_inputs=hids[:-1])
+        top = None if cut else self.drop(hids[-1])
+        out = TXLOutput(hidden=top, memory=nxt, layer_inputs=hids if cut else hids[:-1])
         if targets is not None:
-            out.nll = self.crit.nll(hidden, targets)
+            out.nll = self.crit.nll(out.hidden, targets)
         if diagnostics:
             out.diagnostics = to_table(keys.diagnostics)
         return out
 
-    def _check_inputs(self, memory: Memory | None, retrieved: Retrieved | None) -> None:
-        n_layer = self.cfg.n_layer
-        if memory is not None and len(memory.states) not in (n_layer, n_layer + 1):
-            raise ValueError(f"memory must hold n_layer + 1 = {n_layer + 1} states, got {len(memory.states)}")
+    def _check(self, memory: Memory | None, retrieved: Retrieved | None, cut: int | None, targets) -> None:
+        if cut is not None and (targets is not None or cut < 0):  # a cut call's memory: cut + 1 states
+            raise ValueError(f"a call cut at layer {cut} predicts nothing and needs 0 <= layers")
+        held = (cut + 1,) if cut is not None else (self.cfg.n_layer, self.cfg.n_layer + 1)
+        if memory is not None and len(memory.states) not in held:
+            raise ValueError(f"memory must hold {held[-1]} states, got {len(memory.states)}")
         if retrieved is not None and retrieved.width:
-            retrieved.check(n_layer)
+            retrieved.check(self.cfg.n_layer)
 
     def _run_layers(
         self,
@@ -376,13 +382,14 @@ class TransformerXLLM(nn.Module):
         keys: KeyAxis,
         rks: list[torch.Tensor],
         grad: bool,
+        layers: int | None = None,
     ) -> tuple[list[torch.Tensor], list[torch.Tensor]]:
-        """x [B, T, d] -> (n_layer + 1 of [B, T, d]: each layer's input, then the last output; n_layer
-        keys+values [B, M + T, 2 * H * dh] of [memory; current])."""
+        """x [B, T, d] -> (L + 1 of [B, T, d]: each layer's input, then the last output; L keys+values
+        [B, M + T, 2 * H * dh] of [memory; current]), L = n_layer or the first `layers`."""
         m = memory.width if memory is not None else 0
         n_r = retrieved.width if retrieved is not None else 0
         hids, kvs = [], []
-        for i, layer in enumerate(self.layers):
+        for i, layer in enumerate(self.layers[:layers]):
             hids.append(x)
             u, v = (layer.attn.u, layer.attn.v) if self.cfg.untie_r else (self.u, self.v)
             cached = memory.kv[i] if (m and memory.kv and not grad) else None
