@@ -1,8 +1,8 @@
 """Encoding many documents side by side (retrieval.lanes) against one document at a time.
 
 Encodes N complete criminal judgments (judge_criminal `fd`, parsed and segmented as `ldx run` does)
-with the shipped Transformer-XL into a fresh segment-state store, with injection on (the index stage's
-work), once with `encode_lanes=1` (the baseline: every segment its own forward call) and once with the
+with the shipped Transformer-XL into a fresh segment-state store, as the index stage does (the layers
+below those it keeps, retrieval/stage.py), once with `encode_lanes=1` (the baseline: every segment its own forward call) and once with the
 configured lanes, in this process. Prints documents and segments per minute of each and the ratio, in
 wall time and in process CPU time (the steadier figure on a shared machine).
 

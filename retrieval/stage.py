@@ -1,6 +1,12 @@
-"""The index stage of `ldx run`: encode every segment of the run (with memory injection), then commit
-the segment-state store under OUT_DIR/index/, with the sentence model's vectors of the English segments
-that `ldx ask` searches and ranks by (retrieval/store_vectors.py; `retrieval.sentence_model`).
+"""The index stage of `ldx run`: encode every segment of the run, then commit the segment-state store
+under OUT_DIR/index/, with the sentence model's vectors of the English segments that `ldx ask` searches
+and ranks by (retrieval/store_vectors.py; `retrieval.sentence_model`).
+
+The store keeps each segment's key and the inputs of `retrieval.state_layers`, so the stage runs only
+the layers below the highest input it keeps (`index_layers`: layers 0 and 1 of the shipped model, whose
+keys read layer 0 and whose store keeps layer 2). Retrieved slots are read only by the layers whose
+states are stored, none of which runs then, so the stage injects nothing: injecting would change no
+key or state it keeps (tests/test_index_layers.py).
 
 `INDEX_STAGE` is the flow's "index" run stage (a retrieval.stages.RunStage; flows/tasks.py RUN_STAGES):
 
