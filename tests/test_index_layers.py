@@ -46,12 +46,16 @@ def _stored(store: SegmentStore) -> tuple[list[str], np.ndarray, np.ndarray]:
     return ids, store.keys(ids), store.states(ids)[0].astype(np.float32)
 
 
-def test_the_index_stores_what_the_whole_model_with_injection_gives(tmp_path, judgments, shipped):
+@pytest.mark.parametrize(("state_layers", "runs"), [([-2], 2), ([0], 0)])
+def test_the_index_stores_what_the_whole_model_with_injection_gives(
+    tmp_path, judgments, shipped, state_layers, runs
+):
+    """The shipped layout (layer 2's states: layers 0 and 1 run), and layer 0's (no layer runs)."""
     model, tokenizer = shipped
-    cfg = RetrievalConfig(sentence_model=False)
+    cfg = RetrievalConfig(sentence_model=False, state_layers=state_layers)
     counts = index_segments(tmp_path / "cut", judgments, model, tokenizer, cfg)
     cut = SegmentStore.open(tmp_path / "cut" / INDEX_DIR)
-    assert index_layers(model, cut) == 2 < model.cfg.n_layer
+    assert index_layers(model, cut) == runs
 
     whole = open_or_create(tmp_path / "whole", model, cfg)
     docs = []
@@ -72,7 +76,5 @@ def test_the_layers_run_are_those_below_the_highest_input_kept(tmp_path, shipped
     model, _ = shipped
     top = open_or_create(tmp_path / "top", model, RetrievalConfig(state_layers=[-1]))
     assert index_layers(model, top) == 3  # the last layer's input
-    low = open_or_create(tmp_path / "low", model, RetrievalConfig(state_layers=[0]))
-    assert index_layers(model, low) == 0  # layer-0 keys and states: the embedded input alone
     raw, _ = load_encoder(SHIPPED_CHECKPOINT, "cpu", "raw")  # raw keys pool the last layer's output
     assert index_layers(raw, open_or_create(tmp_path / "raw", raw, RetrievalConfig())) is None

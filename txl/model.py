@@ -351,7 +351,7 @@ class TransformerXLLM(nn.Module):
             nxt = Memory.after(
                 memory,
                 hids,
-                None if grad else kvs,
+                None if grad or not kvs else kvs,  # a call cut at layer 0 runs no layer
                 block_types,
                 connective_mask,
                 cfg.mem_len,
