@@ -95,7 +95,7 @@ def encode_stream(
     forward call, also of a pack an anchoring reset cut short). `duplicates`: the store's signatures
     (None: made here, with the predict stage's threshold), made only where injection reaches across
     documents. `keep_hidden=False`: hidden None (else 128 KB per segment of each document in flight);
-    so with `layers`, the first layers alone run (txl.model), for keys and states read below them."""
+    only then may `layers` run the first layers alone (txl.model), for keys and states read below them."""
     cfg = config or RetrievalConfig()
     if keep_hidden and layers is not None:
         raise ValueError("an encoding cut at a layer has no last-layer states to keep")

@@ -366,9 +366,9 @@ class TransformerXLLM(nn.Module):
         return out
 
     def _check(self, memory: Memory | None, retrieved: Retrieved | None, cut: int | None, targets) -> None:
-        if cut is not None and (targets is not None or cut < 0):  # a cut call's memory: cut + 1 states
+        if cut is not None and (targets is not None or cut < 0):
             raise ValueError(f"a call cut at layer {cut} predicts nothing and needs 0 <= layers")
-        held = (cut + 1,) if cut is not None else (self.cfg.n_layer, self.cfg.n_layer + 1)
+        held = (cut + 1,) if cut is not None else (self.cfg.n_layer, self.cfg.n_layer + 1)  # memory states
         if memory is not None and len(memory.states) not in held:
             raise ValueError(f"memory must hold {held[-1]} states, got {len(memory.states)}")
         if retrieved is not None and retrieved.width:
