@@ -46,6 +46,8 @@ def pool_states(states: np.ndarray, p: int) -> np.ndarray:
     s = np.asarray(states, dtype=np.float32)
     if s.ndim != 3 or s.shape[1] == 0:
         raise ValueError(f"expected [L, T, d] states with T > 0, got shape {s.shape}")
+    if s.shape[1] <= p:  # a run per token: its mean is the state itself (a whole window kept, as shipped)
+        return s.copy()
     return np.stack([s[:, r].mean(1) for r in token_runs(s.shape[1], p)], axis=1)
 
 
