@@ -30,7 +30,7 @@ import torch
 import pipeline
 from pipeline.errors import DocumentError
 from pipeline.paths import SHARED_DATA
-from pipeline.tokenizer import encode_segment, is_held_out
+from pipeline.tokenizer import is_held_out
 from retrieval.config import RetrievalConfig
 from retrieval.encoder import checkpoint_file, load_encoder
 from retrieval.inject import DocInput, EncodedSegment, encode_stream
@@ -58,8 +58,7 @@ def held_apart_docs(name: str, tok, n_docs: int, min_segments: int, max_segments
             continue
         if len(segments) < min_segments:
             continue
-        enc = [encode_segment(s, tok) for s in segments[:max_segments]]
-        docs.append(DocInput(segments[:max_segments], [e[0] for e in enc], [e[1] for e in enc]))
+        docs.append(DocInput.encoded(segments[:max_segments], tok))
         if len(docs) == n_docs:
             break
     return docs

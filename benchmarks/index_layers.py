@@ -20,7 +20,6 @@ import numpy as np
 import torch
 from encode_lanes import load
 
-from pipeline.tokenizer import encode_segment
 from retrieval.config import RetrievalConfig
 from retrieval.encoder import checkpoint_file, load_encoder
 from retrieval.inject import DocInput, encode_stream
@@ -38,10 +37,7 @@ def as_stage(out: Path, docs, model, tokenizer) -> SegmentStore:
 def whole_model(out: Path, docs, model, tokenizer) -> SegmentStore:
     """Every layer, injection on: the encoding the index stage ran before it was cut."""
     store = open_or_create(out / INDEX_DIR, model, CONFIG)
-    inputs = []
-    for segs in docs:
-        enc = [encode_segment(s, tokenizer) for s in segs]
-        inputs.append(DocInput(segs, [e[0] for e in enc], [e[1] for e in enc]))
+    inputs = [DocInput.encoded(segs, tokenizer) for segs in docs]
     for _ in encode_stream(model, inputs, store, CONFIG, keep_hidden=False):
         pass
     store.commit()

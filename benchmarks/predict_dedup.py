@@ -49,14 +49,9 @@ def load(limit: int | None, skipped: list) -> dict[str, list]:
 
 
 def doc_inputs(docs: dict[str, list], tokenizer) -> list:
-    from pipeline.tokenizer import encode_segment
     from retrieval.inject import DocInput
 
-    out = []
-    for segs in docs.values():
-        enc = [encode_segment(s, tokenizer) for s in segs]
-        out.append(DocInput(segs, [e[0] for e in enc], [e[1] for e in enc]))
-    return out
+    return [DocInput.encoded(segs, tokenizer) for segs in docs.values()]
 
 
 def encode_all(model, docs: list, reuse: bool) -> tuple[float, dict]:

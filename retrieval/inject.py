@@ -29,6 +29,7 @@ import numpy as np
 import torch
 
 from pipeline.records import BLOCK_TYPE_IDS, BlockType, Segment
+from pipeline.tokenizer import encode_segment
 from retrieval.anchoring import reset_due
 from retrieval.config import RetrievalConfig
 from retrieval.lanes import Lane, pick
@@ -60,6 +61,12 @@ class DocInput:
     segments: list[Segment]
     token_ids: list[list[int]]
     connective_masks: list[list[bool]] | None = None
+
+    @classmethod
+    def encoded(cls, segments: list[Segment], tokenizer) -> DocInput:
+        """The segments with the token ids and connective flags `pipeline.tokenizer.encode_segment` gives."""
+        pairs = [encode_segment(s, tokenizer) for s in segments]
+        return cls(segments, [ids for ids, _ in pairs], [mask for _, mask in pairs])
 
 
 def _batch_retrieved(

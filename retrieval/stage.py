@@ -36,7 +36,6 @@ import torch
 
 from pipeline.process import die_with_parent, fault_point, release_freed_memory
 from pipeline.records import Segment
-from pipeline.tokenizer import encode_segment
 from retrieval.config import RetrievalConfig
 from retrieval.encoder import checkpoint_file, load_encoder
 from retrieval.evidence import is_english
@@ -207,10 +206,9 @@ def _to_encode(
         store.delete_document(doc_id)
         if sentences:
             counts["sentence_vectors"] += _add_sentence_vectors(store, segments, sentences)
-        encoded = [encode_segment(s, tokenizer) for s in segments]
         counts["docs"] += 1
         counts["segs"] += len(segments)
-        yield DocInput(segments, [ids for ids, _ in encoded], [m for _, m in encoded])
+        yield DocInput.encoded(segments, tokenizer)
 
 
 def _add_sentence_vectors(store: SegmentStore, segments: list[Segment], device: str) -> int:

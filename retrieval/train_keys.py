@@ -31,7 +31,6 @@ import torch
 
 from pipeline.paths import SHARED_DATA
 from pipeline.records import BlockType, Segment, sha256_file
-from pipeline.tokenizer import encode_segment
 from retrieval.encoder import checkpoint_file, encode_query, load_encoder, query_ids
 from retrieval.inject import DocInput, encode_documents
 from retrieval.key_pairs import PairBuilder, build_pairs
@@ -79,8 +78,7 @@ def encode_raw(model, tokenizer, b: PairBuilder, reads: RawKeys | None = None) -
     docs = []
     for d, texts in enumerate(b.docs):
         segs = [Segment(f"k{d}", i, 0, BlockType.OTHER, t, 0, 0, 0) for i, t in enumerate(texts)]
-        encoded = [encode_segment(s, tokenizer) for s in segs]
-        docs.append(DocInput(segs, [ids for ids, _ in encoded], [m for _, m in encoded]))
+        docs.append(DocInput.encoded(segs, tokenizer))
     if reads is not None and reads.context_free(model):
         queries = [query_ids(model, tokenizer, q) for q in b.queries]
         return reads.embedded(model, queries + [ids for doc in docs for ids in doc.token_ids])

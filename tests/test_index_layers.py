@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 
 from pipeline.paths import SHIPPED_CHECKPOINT
-from pipeline.tokenizer import encode_segment
 from retrieval.config import RetrievalConfig
 from retrieval.encoder import load_encoder
 from retrieval.inject import DocInput, encode_documents
@@ -58,10 +57,7 @@ def test_the_index_stores_what_the_whole_model_with_injection_gives(
     assert index_layers(model, cut) == runs
 
     whole = open_or_create(tmp_path / "whole", model, cfg)
-    docs = []
-    for segs in judgments:
-        enc = [encode_segment(s, tokenizer) for s in segs]
-        docs.append(DocInput(segs, [e[0] for e in enc], [e[1] for e in enc]))
+    docs = [DocInput.encoded(segs, tokenizer) for segs in judgments]
     encoded = encode_documents(model, docs, whole, cfg)
     assert any(e.retrieved for doc in encoded for e in doc)  # the whole model's run did inject
     whole.commit()

@@ -141,9 +141,7 @@ def real_documents(shared_data, tmp_path_factory):
         path.write_text("".join(json.dumps({"text": json.loads(next(f))["fd"]}) + "\n" for _ in range(5)))
     docs = []
     for doc in iter_documents(path, cfg.parse, errors=[]):
-        segs = segment(doc, cfg.segment)[:14]
-        enc = [encode_segment(s, tok) for s in segs]
-        docs.append(DocInput(segs, [e[0] for e in enc], [e[1] for e in enc]))
+        docs.append(DocInput.encoded(segment(doc, cfg.segment)[:14], tok))
     return docs
 
 
