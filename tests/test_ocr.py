@@ -10,9 +10,10 @@ import shutil
 
 import pymupdf
 import pytest
-from scanned_pdfs import accuracy, edit_distance, ocr_text, scanned, truth
+from scanned_pdfs import accuracy, edit_distance, ocr_text, page_text, scanned, truth
 
 from pipeline.config import ParseConfig
+from pipeline.parsing import ocr
 from pipeline.parsing.layout import CJK_CHAR, Line
 from pipeline.parsing.ocr import script
 from pipeline.parsing.pdf import extract_lines
@@ -64,6 +65,24 @@ def test_default_config_reads_an_english_scan_with_the_english_engine(shared_dat
     ref, scan = _scan(shared_data, EN)
     hyp, _ = ocr_text(scan, config)  # expected zh first (chi_sim+eng), read again as English
     assert accuracy(ref, hyp) >= FLOORS["en", "tesseract"]
+
+
+def test_a_scanned_page_after_a_text_layer_goes_to_that_layers_engine_alone(shared_data, monkeypatch):
+    """An English opinion whose later pages are scans: the first scanned page is read by Tesseract
+    alone, not first by the Chinese engine that an image-only document's first page is expected in."""
+    _require("tesseract")
+    read = []
+    for name in ("rapid_lines", "tesseract_lines"):
+        engine = getattr(ocr, name)
+        monkeypatch.setattr(ocr, name, lambda *a, _e=engine, _n=name: read.append(_n) or _e(*a))
+    path, pno = EN
+    with pymupdf.open(shared_data / path) as source, pymupdf.open() as doc:
+        doc.insert_pdf(source, from_page=0, to_page=0)
+        ref = truth(source.load_page(pno))
+        doc.insert_pdf(scanned(source.load_page(pno), dpi=200))
+        pages, sizes, warnings = extract_lines(doc, ParseConfig(), "mixed.pdf")
+    assert not warnings and read == ["tesseract_lines"]
+    assert accuracy(ref, page_text(pages[1], sizes[1][0])) >= FLOORS["en", "tesseract"]
 
 
 def test_rapidocr_reads_upright_lines_as_they_stand(shared_data):

@@ -123,24 +123,22 @@ def extract_lines(
             if len(sizes) == pno:
                 sizes.append((612.0, 792.0))  # US Letter stands in for a page that would not load
             continue
-        if sum(len(ln.text) for ln in lines) < _MIN_TEXT:
-            if not config.ocr:
-                warnings.append(f"page {pno + 1}: no text layer (OCR is off)")
-            elif ocr_budget is not None and ocr_budget <= 0:
-                warnings.append(f"page {pno + 1}: no text layer; OCR skipped (parse.ocr_max_pages)")
-            else:
-                dpi = ocr_dpi(*sizes[-1], config)
-                if dpi < config.ocr_dpi:
-                    warnings.append(f"page {pno + 1}: OCR at {dpi} dpi, a large page (parse.ocr_max_pixels)")
-                try:
-                    lines = ocr.lines(page, dpi)
-                except (
-                    RuntimeError,
-                    pymupdf.mupdf.FzErrorBase,
-                ) as e:  # no Tesseract or language data; limits
-                    warnings.append(f"page {pno + 1}: OCR failed ({_first_line(e)})")
-                if ocr_budget is not None:
-                    ocr_budget -= 1
+        if sum(len(ln.text) for ln in lines) >= _MIN_TEXT:
+            ocr.saw(lines)
+        elif not config.ocr:
+            warnings.append(f"page {pno + 1}: no text layer (OCR is off)")
+        elif ocr_budget is not None and ocr_budget <= 0:
+            warnings.append(f"page {pno + 1}: no text layer; OCR skipped (parse.ocr_max_pages)")
+        else:
+            dpi = ocr_dpi(*sizes[-1], config)
+            if dpi < config.ocr_dpi:
+                warnings.append(f"page {pno + 1}: OCR at {dpi} dpi, a large page (parse.ocr_max_pixels)")
+            try:
+                lines = ocr.lines(page, dpi)
+            except (RuntimeError, pymupdf.mupdf.FzErrorBase) as e:  # no Tesseract or language data; limits
+                warnings.append(f"page {pno + 1}: OCR failed ({_first_line(e)})")
+            if ocr_budget is not None:
+                ocr_budget -= 1
         pages.append(lines)
     return pages, sizes, warnings
 
