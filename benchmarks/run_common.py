@@ -18,6 +18,8 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import pymupdf
+
 from pipeline.paths import SHARED_DATA
 
 PDF_DIRS = ("zh/pdf", "en/judgments/us_opinions_pdf")
@@ -47,10 +49,26 @@ def write_jsonl(path: Path, texts: list[str]) -> None:
             out.write(json.dumps({"text": text}, ensure_ascii=False) + "\n")
 
 
-def copy_pdfs(root: Path) -> None:
+def copy_pdfs(root: Path, copies: int = 0) -> None:
+    """The 22 judgment PDFs into `root`, and `copies` marked copies of each (`marked_pdf`)."""
     for rel in PDF_DIRS:
         for pdf in sorted((SHARED_DATA / rel).glob("*.pdf")):
             shutil.copy(pdf, root / pdf.name)
+            for k in range(1, copies + 1):
+                marked_pdf(pdf, root / f"{pdf.stem}.copy{k}.pdf", k)
+
+
+def marked_pdf(source: Path, target: Path, k: int) -> None:
+    """`source` with a line "[copy k]" at the top of its first page that has a text layer (none for an
+    image-only PDF, whose copy differs in its metadata alone): new bytes, hence a new doc_id, and a new
+    first segment, so that the encoder's shared-prefix reuse cannot serve the copy from its original's
+    states and the copy costs what a new document costs (as the marked JSONL copies of run_scaling.py)."""
+    with pymupdf.open(source) as doc:
+        page = next((p for p in doc if p.get_text().strip()), None)
+        if page is not None:
+            page.insert_text((page.rect.x0 + 36, page.rect.y0 + 20), f"[copy {k}]", fontsize=8)
+        doc.set_metadata({**(doc.metadata or {}), "subject": f"copy {k}"})
+        doc.save(target)
 
 
 def ldx_run(

@@ -11,14 +11,15 @@ doc_id (the sha256 of the JSONL line, pipeline/parsing/text.py), new, and the de
 document (a near-duplicate of its original, as a re-filed judgment is). The mark goes in front, not
 behind, so that the encoder's shared-prefix reuse (retrieval/prefix.py) cannot serve a copy from its
 original's states: each copy costs what a new document costs. `--pdfs` adds the 22 judgment PDFs once
-(pages/s is over them; with JSONL alone it reads 0); `--sizes 0 --pdfs` runs the PDFs alone.
+(pages/s is over them; with JSONL alone it reads 0); `--sizes 0 --pdfs` runs the PDFs alone, and
+`--pdf-copies K` adds K copies of each, marked on their first page with text (run_common.marked_pdf).
 
 Each N runs `ldx run` as a fresh process on a fresh OUT_DIR (no cache). Peak RSS is of the ldx process
 tree (wait4 of the run: the largest of the process and its waited-for children, the encoder among them).
 Stage times are the manifest's `seconds` (summed over batches; stages overlap, so they add up to more
 than the wall time).
 
-    python benchmarks/run_scaling.py [--sizes 100 1000 5000] [--languages zh en] [--pdfs]
+    python benchmarks/run_scaling.py [--sizes 100 1000 5000] [--languages zh en] [--pdfs [--pdf-copies K]]
         [--plot benchmarks/run_scaling.png] [--set run.workers=2 ...] [--dask]
 
 Flat rows for documents/min and bytes/document, and a flat peak RSS, are what linear cost looks like.
@@ -63,7 +64,7 @@ def build_input(root: Path, n: int, args) -> None:
     for k in range(0, n, per_file):
         write_jsonl(root / f"judgments-{k // per_file:05d}.jsonl", texts[k : k + per_file])
     if args.pdfs:
-        copy_pdfs(root)
+        copy_pdfs(root, args.pdf_copies)
 
 
 def measure(tmp: Path, n: int, args, tag: str = "") -> dict:
@@ -138,6 +139,13 @@ def main() -> None:
         "--languages", nargs="+", choices=sorted(SOURCES), default=["zh", "en"], help="judgments of these"
     )
     ap.add_argument("--pdfs", action="store_true", help="add the 22 judgment PDFs (once, at every N)")
+    ap.add_argument(
+        "--pdf-copies",
+        type=int,
+        default=0,
+        help="with --pdfs, add this many marked copies of each PDF (run_common.marked_pdf): a PDF corpus "
+        "large enough that start-up and the last batch's drain do not set pages/s",
+    )
     ap.add_argument(
         "--warmup",
         action=argparse.BooleanOptionalAction,

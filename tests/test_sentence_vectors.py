@@ -121,3 +121,16 @@ def test_vectors_follow_their_segments_through_commits(tmp_path):
         writer.delete_document(doc)
     writer.commit()  # no vectors left: no file, and the manifest names none
     assert not list((tmp_path / "ix").glob("minilm-*")) and "sentence_model" not in writer.manifest
+
+
+def test_embedding_in_small_cpu_batches_gives_the_vectors_of_one_large_batch(shared_data):
+    """`embed` pads each batch to its longest text; its small CPU batches change only the padding."""
+    from retrieval.sentence import CPU_BATCH, embed
+
+    record = json.loads(_shortest_ewca_record(shared_data))
+    texts = [p["text"] for p in record["paragraphs"]][:40]
+    assert len(texts) > 2 * CPU_BATCH and len({len(t) for t in texts}) > CPU_BATCH
+    small, large = embed(texts), embed(texts, batch_size=len(texts))
+    assert small.shape == large.shape
+    assert np.allclose(small, large, atol=1e-5)
+    assert np.allclose(np.linalg.norm(small, axis=1), 1.0, atol=1e-5)
