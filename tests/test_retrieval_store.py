@@ -128,8 +128,8 @@ def test_compact_states_round_trip_and_size_at_default_config(tmp_path):
 
 
 def test_added_states_read_back_before_during_and_after_their_write(tmp_path, monkeypatch):
-    """States wait in memory until commit (or a full buffer); reads see them the same either way, and an
-    uncommitted slot never reaches a reopened store."""
+    """States wait in memory until commit (or a full buffer, then reused); reads see them the same either way,
+    and an uncommitted slot never reaches a reopened store."""
     import retrieval.store as store_module
 
     shape, rng = (2, 4, 8), np.random.default_rng(3)
@@ -145,6 +145,7 @@ def test_added_states_read_back_before_during_and_after_their_write(tmp_path, mo
                 got[j, :, : states[j].shape[1]].astype(np.float32), states[j], atol=5e-3
             )
             assert mask[j].sum() == states[j].shape[1]
+            assert not got[j, :, states[j].shape[1] :].any()  # a reused buffer row holds nothing stale
     assert (
         tmp_path / "ix" / "states.f16"
     ).stat().st_size == 3 * store.state_bytes_per_segment  # one full buffer
