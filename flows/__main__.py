@@ -1,5 +1,5 @@
 """`python -m flows …` is `ldx …`: what `ldx train run --nproc N` has torchrun start on every rank."""
 
-from flows.cli import app
+from flows.entry import main
 
-app(prog_name="ldx")
+main()

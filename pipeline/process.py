@@ -1,9 +1,11 @@
 """Child processes that must not outlive the run that started them (a kill -9 of the run included), the
-named points where the crash tests kill a process, and handing freed memory back to the system."""
+named points where the crash tests kill a process, handing freed memory back to the system, and the
+allocator `ldx run` runs under."""
 
 from __future__ import annotations
 
 import ctypes
+import ctypes.util
 import os
 import signal
 import sys
@@ -16,6 +18,9 @@ _mallopt = getattr(_libc, "mallopt", None)
 _M_MMAP_THRESHOLD, _M_ARENA_MAX = -3, -8  # mallopt's parameter numbers (glibc malloc.h)
 LARGE_BLOCK = 256 * 2**10
 PR_SET_PDEATHSIG = 1
+MALLOC_ENV = "LDX_MALLOC"  # "glibc": `ldx run` keeps the C library's allocator
+# freed pages go back to the system after 30 s unused (jemalloc's default: 10 s, then 10 more as "muzzy")
+JEMALLOC_CONF = "dirty_decay_ms:30000,muzzy_decay_ms:0"
 
 
 def die_with_parent(sig: int = signal.SIGTERM, parent: int | None = None) -> None:
@@ -69,3 +74,20 @@ def limit_arenas(n: int) -> None:
     start; pipeline/environment.py sets both)."""
     if _mallopt is not None:
         _mallopt(_M_ARENA_MAX, n)
+
+
+def restart_under_jemalloc() -> None:
+    """Replace this process with itself under jemalloc (LD_PRELOAD, its children inheriting it) when the
+    system has it (Debian: libjemalloc2), it is not loaded already and LDX_MALLOC is not "glibc"; else
+    return. For `ldx run`'s process tree: glibc's heap keeps what a long run's freed tensors leave
+    fragmented, so the index process grew with the corpus (benchmarks/index_memory.py on 220 PDF documents:
+    peak 1.86 GB with glibc, 1.57 GB under jemalloc; `ldx run` on them: 1.72 and 1.63 GB, 486.7 and
+    472.7 s, benchmarks/run_scaling_pdfs.txt). Call it before anything else."""
+    if os.environ.get(MALLOC_ENV, "jemalloc") == "glibc" or "jemalloc" in os.environ.get("LD_PRELOAD", ""):
+        return
+    library = ctypes.util.find_library("jemalloc")
+    if library is None:
+        return
+    env = dict(os.environ, LD_PRELOAD=" ".join(filter(None, [os.environ.get("LD_PRELOAD"), library])))
+    env.setdefault("MALLOC_CONF", JEMALLOC_CONF)
+    os.execve(sys.executable, [sys.executable, *sys.orig_argv[1:]], env)
