@@ -27,10 +27,10 @@ def config_show(config: ConfigOpt = None, set_: SetOpt = None) -> None:
 
 if __name__ == "__main__":
     # `python -m flows.cli` runs this file as __main__, beside the `flows.cli` that the command modules
-    # import and register on: run that one.
-    from flows.cli import app as registered
+    # import and register on: run that one, through the entry point that `ldx` has.
+    from flows.entry import main
 
-    registered(prog_name="ldx")
+    main()
 else:
     # Command modules register their commands on `app` and the sub-apps when imported.
     from flows import (  # noqa: F401

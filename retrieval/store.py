@@ -339,7 +339,7 @@ class SegmentStore(StoreSearch, StoreVectors):
             if s.ndim != 3 or s.shape[0] != n_layers or s.shape[1] > p or s.shape[2] != d:
                 raise ValueError(f"states must be [{n_layers}, ≤{p}, {d}], got {s.shape}")
         if self._pending is None:
-            cap = max(1, PENDING_BYTES // (2 * n_layers * p * d))
+            cap = max(1, PENDING_BYTES // self.state_bytes_per_segment)
             self._pending = np.empty((cap, *shape), dtype=np.float16)
         out = []
         for s in states:
