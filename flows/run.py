@@ -7,7 +7,7 @@ previous stage finishes, so the task runner's workers never sit waiting on an up
 from __future__ import annotations
 
 import queue
-from collections import Counter
+from collections import Counter, deque
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -49,6 +49,7 @@ from retrieval.stages import StageContext
 
 FRESH = "fresh"
 CACHED = "cached"
+POLL_S = 0.25  # how often a driver holding batches back looks at the run stages' backlog again
 
 
 @dataclass
@@ -93,7 +94,11 @@ def scan(input_dir: str) -> tuple[list[InputFile], list[ErrorRecord]]:
 
 
 class Driver:
-    """Submits each batch's next stage as soon as its previous one finishes; collects the outcome."""
+    """Submits each batch's next stage as soon as its previous one finishes; collects the outcome.
+
+    A batch starts only while fewer than `run.batches_in_flight` are under way and no run stage has
+    `run.stage_backlog` documents waiting: the documents in memory are bounded by those, not by the corpus.
+    A written batch is let go."""
 
     def __init__(
         self,
@@ -143,6 +148,8 @@ class Driver:
         }
         self.done: queue.Queue[PrefectFuture] = queue.Queue()
         self.pending: dict[PrefectFuture, tuple[str, int, FileBatch]] = {}
+        self.waiting: deque[tuple[str, FileBatch]] = deque()  # batches not started yet
+        self.in_flight = 0
         self.next_index = 0
 
     def submit(self, plan: str, step: int, batch: FileBatch, upstream: PrefectFuture | None = None) -> None:
@@ -152,15 +159,31 @@ class Driver:
         future.add_done_callback(self.done.put)
 
     def start(self, files: list[FileWork], plan: str) -> None:
+        """Batch the files; they start as `admit` lets them."""
         run = self.ctx.config.run
         batches = make_batches(files, run.batch_size, self.next_index, run.workers)
         self.next_index += len(batches)
-        for batch in batches:
+        self.waiting.extend((plan, batch) for batch in batches)
+        self.admit()
+
+    def admit(self) -> None:
+        run = self.ctx.config.run
+        while (
+            self.waiting
+            and self.in_flight < run.batches_in_flight
+            and all(feed.backlog < run.stage_backlog for feed in self.feeds)
+        ):
+            plan, batch = self.waiting.popleft()
+            self.in_flight += 1
             self.submit(plan, 0, batch)
 
     def run(self) -> None:
-        while self.pending:
-            future = self.done.get()
+        while self.pending or self.waiting:
+            try:
+                future = self.done.get(timeout=POLL_S)
+            except queue.Empty:
+                self.admit()  # a run stage may have caught up
+                continue
             plan, step, batch = self.pending.pop(future)
             stage = self.plans[plan][step][0]
             future.wait()  # settles the future's final state locally, without asking the API
@@ -190,6 +213,7 @@ class Driver:
     def finish(self, batch: FileBatch) -> None:
         for work in batch.files:
             self.tally.add(work)
+            self.fed.difference_update(d.document.doc_id for d in work.docs)
         self.seconds.update(batch.seconds)
         self.progress.update(
             self.bar,
@@ -197,6 +221,7 @@ class Driver:
             description=f"{self.tally.documents} documents · {self.tally.errors} errors · {self.tally.cached_files} cached files",
         )
         self.report_progress()
+        self.settle()
 
     def report_progress(self) -> None:
         done = 100.0 * self.tally.files / self.total_files if self.total_files else 100.0
@@ -214,6 +239,12 @@ class Driver:
             self.tally.add(failed)
         self.progress.update(self.bar, advance=len(batch.files))
         self.report_progress()
+        self.settle()
+
+    def settle(self) -> None:
+        """A batch is written or given up: another may start."""
+        self.in_flight -= 1
+        self.admit()
 
 
 @flow(name="ldx-run", persist_result=False, validate_parameters=True)
@@ -305,9 +336,6 @@ def _run_batches(
         store.write("errors", error_rows(scan_errors, store.run_id), "scan")
     file_cache = FileCache(cache_dir, fingerprint)
     hit = {f.sha256 for f in files if file_cache.has(f)}
-    works = [FileWork(f) for f in files]
-    cached = [w for w in works if w.file.sha256 in hit]
-    fresh = [w for w in works if w.file.sha256 not in hit]
     console = Console(stderr=True)
     columns = (
         TextColumn("[bold]ldx run"),
@@ -317,10 +345,12 @@ def _run_batches(
         TimeElapsedColumn(),
     )
     with Progress(*columns, console=console, transient=False) as progress:
-        bar = progress.add_task(f"{len(cached)} cached files", total=len(works))
-        driver = Driver(ctx, cache_dir, fingerprint, progress, bar, len(works), feeds)
-        driver.start(fresh, FRESH)
-        driver.start(cached, CACHED)
+        cached = sum(f.sha256 in hit for f in files)
+        bar = progress.add_task(f"{cached} cached files", total=len(files))
+        driver = Driver(ctx, cache_dir, fingerprint, progress, bar, len(files), feeds)
+        # The work lists go to the driver alone, so that a written batch's documents are let go.
+        driver.start([FileWork(f) for f in files if f.sha256 not in hit], FRESH)
+        driver.start([FileWork(f) for f in files if f.sha256 in hit], CACHED)
         driver.run()
     driver.tally.errors += len(scan_errors)
     return files, driver.tally, driver.seconds

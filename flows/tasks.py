@@ -12,6 +12,7 @@ import hashlib
 import json
 import math
 import queue
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -238,13 +239,28 @@ class DocFeed:
     """The run's documents, handed to a run stage as soon as they are segmented, so that the stage
     (the encoder) works beside the batch stages instead of after them (a retrieval.stages.DocSource).
     A document whose batch fails later is retracted. Threads only: a queue cannot cross to Dask worker
-    processes."""
+    processes.
+
+    `backlog` (documents handed over and not yet taken) is what the flow reads to hold back new batches
+    while the stage is behind."""
 
     def __init__(self) -> None:
         self._queue: queue.Queue[list[DocWork] | None] = queue.Queue()  # None: closed
+        self._lock = threading.Lock()
+        self._waiting = 0
+        self._taking = True
         self.retracted: set[str] = set()
 
+    @property
+    def backlog(self) -> int:
+        """Documents handed over and not yet taken; 0 once the stage has stopped taking them."""
+        return self._waiting if self._taking else 0
+
     def put(self, docs: list[DocWork]) -> None:
+        if not self._taking:
+            return
+        with self._lock:
+            self._waiting += len(docs)
         self._queue.put(docs)
 
     def retract(self, doc_ids: set[str]) -> None:
@@ -252,6 +268,16 @@ class DocFeed:
 
     def close(self) -> None:
         self._queue.put(None)
+
+    def stop(self) -> None:
+        """The stage takes no more (it returned or failed): what it left is let go, later documents are
+        dropped, and no batch waits on it."""
+        self._taking = False
+        while True:
+            try:
+                self._queue.get_nowait()
+            except queue.Empty:
+                return
 
     def documents(self) -> Iterator[DocWork | Waiting]:
         while True:
@@ -262,7 +288,10 @@ class DocFeed:
                 docs = self._queue.get()
             if docs is None:
                 return
-            yield from docs
+            for doc in docs:
+                with self._lock:
+                    self._waiting -= 1
+                yield doc
 
 
 @dataclass(frozen=True)
@@ -302,7 +331,11 @@ def model_stage_run(
     """A registered run stage (index …) over every document of the run: from `feed` while the batches
     run, or read back from the cache once they are done."""
     t0 = time.perf_counter()
-    counts = RUN_STAGES[stage](feed or CachedDocs(files, cache_dir, fingerprint), ctx)
+    try:
+        counts = RUN_STAGES[stage](feed or CachedDocs(files, cache_dir, fingerprint), ctx)
+    finally:
+        if feed is not None:
+            feed.stop()
     return {**counts, "stage_seconds": round(time.perf_counter() - t0, 2)}
 
 

@@ -51,6 +51,9 @@ from txl.retrieved import layer_indices
 
 INDEX_DIR = "index"
 TRIM_EVERY = 16  # documents encoded between handing freed memory back (pipeline.process)
+# Documents sent to the index process and not yet taken in by its encoder: past them the stage waits, and
+# the run's feed holds back new batches (flows.run), so that a run's memory does not grow with its corpus.
+INBOX_DOCUMENTS = 32
 
 
 def open_or_create(root: Path, model, config: RetrievalConfig, model_id: str = "") -> SegmentStore:
@@ -234,7 +237,7 @@ class _Worker:
         spawn = multiprocessing.get_context(
             "spawn"
         )  # a fork of a threaded process with torch loaded is unsafe
-        self.inbox, self.outbox = spawn.Queue(), spawn.Queue()
+        self.inbox, self.outbox = spawn.Queue(INBOX_DOCUMENTS), spawn.Queue()
         self.key = _worker_key(checkpoint, config)
         self.process = spawn.Process(
             target=_index_child,
@@ -243,6 +246,16 @@ class _Worker:
             args=(self.inbox, self.outbox, os.getpid(), str(checkpoint), config),
         )
         self.process.start()
+
+    def send(self, item: object) -> bool:
+        """Put `item` in the child's inbox, waiting while the inbox is full; False if the child ended."""
+        while self.process.is_alive():
+            try:
+                self.inbox.put(item, timeout=1.0)
+                return True
+            except queue.Full:
+                continue
+        return False
 
     def result(self) -> tuple[str, object]:
         """The child's ("ok", counts) or ("error", message), waiting while it lives."""
@@ -308,14 +321,14 @@ class IndexStage:
                 worker.close()
             worker = _Worker(path, ctx.config)
         try:
-            worker.inbox.put(_Start(str(ctx.out_dir), ctx.model_id))
+            sent = worker.send(_Start(str(ctx.out_dir), ctx.model_id))
             for work in docs.documents():
-                if not worker.process.is_alive():
-                    break  # its result (an error) is read below; what the batches still make is not needed
+                if not sent:
+                    break  # the child ended: its result (an error) is read below
                 if isinstance(work, DocWork) and work.segments:
-                    worker.inbox.put(work.segments)
+                    sent = worker.send(work.segments)
             else:
-                worker.inbox.put(_End(sorted(docs.retracted)))
+                worker.send(_End(sorted(docs.retracted)))
             status, value = worker.result()
         except BaseException:
             worker.process.kill()

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import gzip
+import itertools
 import json
 import shutil
+import time
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -159,6 +161,56 @@ def test_rerun_on_unchanged_input_is_all_cache_hits_with_equal_outputs(first_run
     assert "parse" not in second["seconds"] and "restore" in second["seconds"]
     for table in ("documents", "blocks", "segments", "errors"):
         assert rows(out, table, second["run_id"]) == rows(out, table, first["run_id"]), table
+
+
+def test_one_batch_in_flight_runs_the_batches_one_after_another_with_equal_outputs(
+    first_run, corpus, tmp_path
+):
+    from prefect import get_client
+    from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId
+
+    from flows.run import run_flow
+
+    out, first = first_run
+    config = {"run": {**CONFIG["run"], "batches_in_flight": 1}}
+    manifest = run_flow(str(corpus[0]), str(tmp_path / "out"), config)
+    for table in ("documents", "blocks", "segments", "errors"):
+        assert rows(tmp_path / "out", table, manifest["run_id"]) == rows(out, table, first["run_id"]), table
+    files, _ = scan_inputs(corpus[0])
+    n_tasks = 3 * len(make_batches([FileWork(f) for f in files], 3, workers=2))  # parse, segment, write
+    flow_runs = FlowRunFilter(id=FlowRunFilterId(any_=[manifest["flow_run_id"]]))
+    with get_client(sync_client=True) as client:
+        for _ in range(60):  # the API records task runs from their events, a moment after they end
+            runs = [
+                r for r in client.read_task_runs(flow_run_filter=flow_runs) if r.name.split("-")[0] != "scan"
+            ]
+            if len(runs) == n_tasks and all(r.end_time for r in runs):
+                break
+            time.sleep(0.5)
+    assert len(runs) == n_tasks > 3
+    runs.sort(key=lambda r: r.start_time)
+    # no batch's stage overlaps another's: each starts after the one before it ended
+    assert all(b.start_time >= a.end_time for a, b in itertools.pairwise(runs))
+
+
+def test_doc_feed_counts_what_waits_and_lets_go_once_its_stage_stops():
+    from flows.tasks import DocFeed
+    from pipeline.records import Document
+    from retrieval.stages import DocWork
+
+    docs = [DocWork(Document(f"d{i}", "s", "zh_judgment", "zh", "text")) for i in range(5)]
+    feed = DocFeed()
+    feed.put(docs[:3])
+    feed.put(docs[3:])
+    assert feed.backlog == 5
+    taken = feed.documents()
+    assert [next(taken).document.doc_id for _ in range(4)] == ["d0", "d1", "d2", "d3"]
+    assert feed.backlog == 1
+    feed.stop()  # the stage ended: nothing it left is held, and nothing waits on it
+    assert feed.backlog == 0
+    feed.put(docs)
+    feed.close()
+    assert feed.backlog == 0 and list(feed.documents()) == []
 
 
 def test_second_writer_on_one_out_dir_is_refused(tmp_path, corpus):
