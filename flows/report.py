@@ -84,7 +84,13 @@ def figures(run_id: str) -> list[Figure]:
             "barh",
             "blocks",
         ),
-        ("Segment lengths (tokens)", "segments", "SELECT n_tokens FROM {src}", "hist", "tokens per segment"),
+        (
+            "Segment lengths (tokens)",
+            "segments",
+            "SELECT n_tokens, count(*) AS segments FROM {src} GROUP BY n_tokens ORDER BY n_tokens",
+            "hist",
+            "tokens per segment",
+        ),
         (
             "Errors by reason",
             "errors",
@@ -102,7 +108,8 @@ def figures(run_id: str) -> list[Figure]:
         (
             "Prediction scores",
             "predictions",
-            "SELECT score FROM {src} WHERE score IS NOT NULL",
+            "SELECT round(score, 2) AS score, count(*) AS predictions FROM {src} WHERE score IS NOT NULL "
+            "GROUP BY 1 ORDER BY 1",
             "hist",
             "score",
         ),
@@ -129,10 +136,10 @@ def _has_parts(out_dir: Path, table: str, run_id: str) -> bool:
 
 def _plot(fig: Figure, rows: list[tuple]) -> str:
     with plt.rc_context({"svg.fonttype": "none", "font.size": 9}):
-        if fig.kind == "hist":
-            values = [r[0] for r in rows]
+        if fig.kind == "hist":  # rows of (value, count): a histogram query's rows do not grow with the run
+            values, counts = [r[0] for r in rows], [r[1] for r in rows]
             f, ax = plt.subplots(figsize=(6, 3))
-            ax.hist(values, bins=min(40, max(5, len(set(values)))), color="#4472c4")
+            ax.hist(values, bins=min(40, max(5, len(values))), weights=counts, color="#4472c4")
             ax.set_xlabel(fig.xlabel)
             ax.set_ylabel("count")
         else:

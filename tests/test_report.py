@@ -123,6 +123,10 @@ def test_figure_queries_run_as_shown_inside_out_dir(out_dir):
     kinds = dict(con.execute(figures("r-test")[0].sql).fetchall())
     assert kinds == dict(con.execute("SELECT kind, count(*) FROM documents GROUP BY kind").fetchall())
     assert sum(kinds.values()) == 10
+    # a histogram's query returns (value, count) rows, as many as distinct values, not one per row
+    lengths = next(f for f in figures("r-test") if f.table == "segments")
+    rows = con.execute(lengths.sql).fetchall()
+    assert sum(n for _, n in rows) == con.execute("SELECT count(*) FROM segments").fetchone()[0] > len(rows)
 
 
 @needs_chromium
