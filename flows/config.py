@@ -19,10 +19,10 @@ from txl.config import ModelConfig
 class RunConfig(Options):
     workers: int = 2  # concurrent batch tasks (threads, or local Dask worker processes)
     batch_size: int = 16  # documents per task batch
-    # A run's memory is bounded by these, not by its corpus: batches started and not yet written, and
-    # documents handed to a run stage (the encoder) that it has not taken yet. Past either, no new batch
-    # starts: parsing waits for the slowest stage instead of holding every parsed document.
-    batches_in_flight: int = Field(4, ge=1)
+    # A run's memory is bounded by these, not by its corpus: batches started and not yet written (this
+    # many per worker), and documents handed to a run stage (the encoder) that it has not taken yet. Past
+    # either, no new batch starts: parsing waits for the slowest stage instead of holding every document.
+    batches_per_worker: int = Field(2, ge=1)
     stage_backlog: int = Field(32, ge=1)
     task_runner: Literal["threads", "dask"] = "threads"
     dask_address: str | None = None  # a running Dask scheduler; None = a local cluster

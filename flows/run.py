@@ -96,9 +96,9 @@ def scan(input_dir: str) -> tuple[list[InputFile], list[ErrorRecord]]:
 class Driver:
     """Submits each batch's next stage as soon as its previous one finishes; collects the outcome.
 
-    A batch starts only while fewer than `run.batches_in_flight` are under way and no run stage has
-    `run.stage_backlog` documents waiting: the documents in memory are bounded by those, not by the corpus.
-    A written batch is let go."""
+    A batch starts only while fewer than `run.batches_per_worker` per worker are under way and no run
+    stage has `run.stage_backlog` documents waiting: the documents in memory are bounded by those, not by
+    the corpus. A written batch is let go."""
 
     def __init__(
         self,
@@ -170,7 +170,7 @@ class Driver:
         run = self.ctx.config.run
         while (
             self.waiting
-            and self.in_flight < run.batches_in_flight
+            and self.in_flight < run.batches_per_worker * run.workers
             and all(feed.backlog < run.stage_backlog for feed in self.feeds)
         ):
             plan, batch = self.waiting.popleft()

@@ -172,12 +172,12 @@ def test_one_batch_in_flight_runs_the_batches_one_after_another_with_equal_outpu
     from flows.run import run_flow
 
     out, first = first_run
-    config = {"run": {**CONFIG["run"], "batches_in_flight": 1}}
+    config = {"run": {**CONFIG["run"], "workers": 1, "batches_per_worker": 1}}
     manifest = run_flow(str(corpus[0]), str(tmp_path / "out"), config)
     for table in ("documents", "blocks", "segments", "errors"):
         assert rows(tmp_path / "out", table, manifest["run_id"]) == rows(out, table, first["run_id"]), table
     files, _ = scan_inputs(corpus[0])
-    n_tasks = 3 * len(make_batches([FileWork(f) for f in files], 3, workers=2))  # parse, segment, write
+    n_tasks = 3 * len(make_batches([FileWork(f) for f in files], 3, workers=1))  # parse, segment, write
     flow_runs = FlowRunFilter(id=FlowRunFilterId(any_=[manifest["flow_run_id"]]))
     with get_client(sync_client=True) as client:
         for _ in range(60):  # the API records task runs from their events, a moment after they end
