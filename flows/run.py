@@ -149,7 +149,6 @@ class Driver:
         self.done: queue.Queue[PrefectFuture] = queue.Queue()
         self.pending: dict[PrefectFuture, tuple[str, int, FileBatch]] = {}
         self.waiting: deque[tuple[str, FileBatch]] = deque()  # batches not started yet
-        self.in_flight = 0
         self.next_index = 0
 
     def submit(self, plan: str, step: int, batch: FileBatch, upstream: PrefectFuture | None = None) -> None:
@@ -167,14 +166,14 @@ class Driver:
         self.admit()
 
     def admit(self) -> None:
+        """Start waiting batches while the bounds allow; a batch under way has one pending future."""
         run = self.ctx.config.run
         while (
             self.waiting
-            and self.in_flight < run.batches_per_worker * run.workers
+            and len(self.pending) < run.batches_per_worker * run.workers
             and all(feed.backlog < run.stage_backlog for feed in self.feeds)
         ):
             plan, batch = self.waiting.popleft()
-            self.in_flight += 1
             self.submit(plan, 0, batch)
 
     def run(self) -> None:
@@ -191,16 +190,17 @@ class Driver:
                 self.give_up(batch, stage, future.result(raise_on_failure=False))
                 continue
             batch = future.result()
-            if stage == "restore":
-                missed = [w for w in batch.files if not w.cached]
+            missed = [w for w in batch.files if not w.cached] if stage == "restore" else []
+            if missed:
                 batch.files = [w for w in batch.files if w.cached]
-                self.start(missed, FRESH)
             if stage in ("segment", "restore"):
                 self.feed(batch)
             if step + 1 < len(self.plans[plan]):
                 self.submit(plan, step + 1, batch, upstream=future)
             else:
                 self.finish(batch)
+            if missed:  # after this batch's next step is pending, so that `admit` counts it as under way
+                self.start(missed, FRESH)
 
     def feed(self, batch: FileBatch) -> None:
         """Hand the batch's segmented documents to the run stages now, not after its other stages: the
@@ -221,7 +221,7 @@ class Driver:
             description=f"{self.tally.documents} documents · {self.tally.errors} errors · {self.tally.cached_files} cached files",
         )
         self.report_progress()
-        self.settle()
+        self.admit()  # the batch is written: another may start
 
     def report_progress(self) -> None:
         done = 100.0 * self.tally.files / self.total_files if self.total_files else 100.0
@@ -239,12 +239,7 @@ class Driver:
             self.tally.add(failed)
         self.progress.update(self.bar, advance=len(batch.files))
         self.report_progress()
-        self.settle()
-
-    def settle(self) -> None:
-        """A batch is written or given up: another may start."""
-        self.in_flight -= 1
-        self.admit()
+        self.admit()  # the batch is given up: another may start
 
 
 @flow(name="ldx-run", persist_result=False, validate_parameters=True)
