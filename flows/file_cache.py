@@ -74,7 +74,8 @@ class FileCache:
         self.rejected: list[str] = []  # paths of entries whose tag did not verify
 
     def key(self, file) -> str:
-        return hashlib.sha256(f"{file.sha256}:{self.fingerprint}".encode()).hexdigest()
+        window = file.window and f"{file.window.start}-{file.window.stop}"
+        return hashlib.sha256(f"{file.sha256}:{window}:{self.fingerprint}".encode()).hexdigest()
 
     def path(self, file) -> Path:
         return self.root / f"{self.key(file)}.json"

@@ -66,8 +66,9 @@ class Tally:
     errors: int = 0
 
     def add(self, work: FileWork) -> None:
-        self.files += 1
-        self.cached_files += work.cached
+        """One file or window of a JSONL corpus written; a file counts once, with its first window."""
+        self.files += work.file.first
+        self.cached_files += work.cached and work.file.first
         self.documents += len(work.docs)
         self.pages += sum(d.document.n_pages or 0 for d in work.docs)
         self.blocks += sum(len(d.document.blocks) for d in work.docs)
@@ -89,8 +90,8 @@ def task_runner_for(config: LdxConfig):
 
 
 @task(name="scan", cache_policy=NO_CACHE, persist_result=False)
-def scan(input_dir: str) -> tuple[list[InputFile], list[ErrorRecord]]:
-    return scan_inputs(Path(input_dir))
+def scan(input_dir: str, lines_per_part: int) -> tuple[list[InputFile], list[ErrorRecord]]:
+    return scan_inputs(Path(input_dir), lines_per_part)
 
 
 class Driver:
@@ -119,11 +120,11 @@ class Driver:
         self.ctx, self.cache_dir, self.fingerprint = ctx, cache_dir, fingerprint
         self.store = OutputStore(ctx.out_dir, ctx.run_id, ctx.model_id)
         self.progress, self.bar = progress, bar
-        self.total_files = total
+        self.total_parts, self.parts_done = total, 0
         self.feeds = feeds
         self.fed: set[str] = set()
         # The same progress in the Prefect UI, on the flow run's Artifacts tab.
-        self.artifact = create_progress_artifact(0.0, key="ldx-run-progress", description="files written")
+        self.artifact = create_progress_artifact(0.0, key="ldx-run-progress", description="parts written")
         self.tally = Tally()
         self.seconds: Counter[str] = Counter()
         self.plans: dict[str, list[tuple[str, Any]]] = {
@@ -215,16 +216,17 @@ class Driver:
             self.tally.add(work)
             self.fed.difference_update(d.document.doc_id for d in work.docs)
         self.seconds.update(batch.seconds)
+        self.report_progress(batch)
+        self.admit()  # the batch is written: another may start
+
+    def report_progress(self, batch: FileBatch) -> None:
+        self.parts_done += len(batch.files)
         self.progress.update(
             self.bar,
             advance=len(batch.files),
             description=f"{self.tally.documents} documents · {self.tally.errors} errors · {self.tally.cached_files} cached files",
         )
-        self.report_progress()
-        self.admit()  # the batch is written: another may start
-
-    def report_progress(self) -> None:
-        done = 100.0 * self.tally.files / self.total_files if self.total_files else 100.0
+        done = 100.0 * self.parts_done / self.total_parts if self.total_parts else 100.0
         update_progress_artifact(self.artifact, min(done, 100.0))
 
     def give_up(self, batch: FileBatch, stage: str, exc: BaseException | Any) -> None:
@@ -237,8 +239,7 @@ class Driver:
             failed = FileWork(work.file, errors=[document_error(work.file.path, stage, exc, work.file.key)])
             write_parts(self.store, failed)
             self.tally.add(failed)
-        self.progress.update(self.bar, advance=len(batch.files))
-        self.report_progress()
+        self.report_progress(batch)
         self.admit()  # the batch is given up: another may start
 
 
@@ -326,26 +327,25 @@ def _drop_unfinished_writes(out: Path, run_id: str) -> None:
 def _run_batches(
     inp: Path, store: OutputStore, ctx: StageContext, cache_dir: str, fingerprint: str, feeds: list[DocFeed]
 ):
-    files, scan_errors = scan.submit(str(inp)).result()
+    files, scan_errors = scan.submit(str(inp), ctx.config.run.batch_size).result()
     if scan_errors:
         store.write("errors", error_rows(scan_errors, store.run_id), "scan")
     file_cache = FileCache(cache_dir, fingerprint)
-    hit = {f.sha256 for f in files if file_cache.has(f)}
+    hit = {f for f in files if file_cache.has(f)}
     console = Console(stderr=True)
     columns = (
         TextColumn("[bold]ldx run"),
         BarColumn(),
         MofNCompleteColumn(),
-        TextColumn("files · {task.description}"),
+        TextColumn("parts · {task.description}"),
         TimeElapsedColumn(),
     )
     with Progress(*columns, console=console, transient=False) as progress:
-        cached = sum(f.sha256 in hit for f in files)
-        bar = progress.add_task(f"{cached} cached files", total=len(files))
+        bar = progress.add_task(f"{sum(f.first for f in hit)} cached files", total=len(files))
         driver = Driver(ctx, cache_dir, fingerprint, progress, bar, len(files), feeds)
         # The work lists go to the driver alone, so that a written batch's documents are let go.
-        driver.start([FileWork(f) for f in files if f.sha256 not in hit], FRESH)
-        driver.start([FileWork(f) for f in files if f.sha256 in hit], CACHED)
+        driver.start([FileWork(f) for f in files if f not in hit], FRESH)
+        driver.start([FileWork(f) for f in files if f in hit], CACHED)
         driver.run()
     driver.tally.errors += len(scan_errors)
     return files, driver.tally, driver.seconds

@@ -27,7 +27,7 @@ from flows.work import FileWork, InputFile
 from pipeline import __version__ as PIPELINE_VERSION
 from pipeline import segment
 from pipeline.errors import DocumentError
-from pipeline.parsing import iter_documents
+from pipeline.parsing import corpus_windows, iter_documents
 from pipeline.process import release_freed_memory
 from pipeline.records import ErrorRecord, sha256_file
 from pipeline.store import OutputStore
@@ -97,8 +97,10 @@ def config_fingerprint(config: LdxConfig, model_id: str) -> str:
     return hashlib.sha256(json.dumps(relevant, sort_keys=True).encode()).hexdigest()
 
 
-def scan_inputs(input_dir: Path) -> tuple[list[InputFile], list[ErrorRecord]]:
-    """Every regular, non-hidden file under INPUT_DIR (recursively); the parser judges the formats.
+def scan_inputs(input_dir: Path, lines_per_part: int) -> tuple[list[InputFile], list[ErrorRecord]]:
+    """Every regular, non-hidden file under INPUT_DIR (recursively); the parser judges the formats. A
+    plain JSONL corpus comes as windows of `lines_per_part` lines, so that a corpus of any size is read
+    a batch at a time.
 
     Files with identical bytes are one document: the first path (in sorted order) is kept and each
     copy is reported, so doc_ids stay unique within a run.
@@ -112,6 +114,7 @@ def scan_inputs(input_dir: Path) -> tuple[list[InputFile], list[ErrorRecord]]:
             continue
         try:
             size, digest = path.stat().st_size, sha256_file(path)
+            windows = corpus_windows(path, lines_per_part) if size else None
         except OSError as e:  # removed or unreadable since the listing: this file's error alone
             errors.append(ErrorRecord(str(path), "scan", "UnreadableFile", e.strerror or str(e), None))
             continue
@@ -126,7 +129,7 @@ def scan_inputs(input_dir: Path) -> tuple[list[InputFile], list[ErrorRecord]]:
             )
             continue
         seen[digest] = str(path)
-        files.append(InputFile(path=str(path), sha256=digest, size=size))
+        files += [InputFile(str(path), digest, size, w) for w in windows or [None]]
     return files, errors
 
 
@@ -134,24 +137,32 @@ def make_batches(files: list[FileWork], batch_size: int, start: int = 0, workers
     """Batches of about `batch_size` documents, largest files first so that stragglers come early, and
     small enough that every worker gets one when there are few files.
 
-    A file's size stands in for its document count: a JSONL corpus of many records forms a batch alone.
+    A window of a JSONL corpus weighs its lines; any other file its size against the typical such
+    file's, so a gzipped corpus or a very large PDF forms a batch alone.
     """
-    ordered = sorted(files, key=lambda w: -w.file.size)
-    typical = sorted(w.file.size for w in files)[len(files) // 2] if files else 1
-    weights = [max(1.0, w.file.size / max(typical, 1)) for w in ordered]
-    target = min(batch_size, max(1, math.floor(sum(weights) / max(workers, 1))))
+    whole = sorted(w.file.size for w in files if w.file.window is None)
+    typical = whole[len(whole) // 2] if whole else 1
+    weights = {id(w): _weight(w.file, typical) for w in files}
+    ordered = sorted(files, key=lambda w: -weights[id(w)])
+    target = min(batch_size, max(1, math.floor(sum(weights.values()) / max(workers, 1))))
     batches: list[FileBatch] = []
     current: list[FileWork] = []
     weight = 0.0
-    for w, wt in zip(ordered, weights, strict=True):
+    for w in ordered:
         current.append(w)
-        weight += wt
+        weight += weights[id(w)]
         if weight >= target:
             batches.append(FileBatch(start + len(batches), current))
             current, weight = [], 0.0
     if current:
         batches.append(FileBatch(start + len(batches), current))
     return batches
+
+
+def _weight(file: InputFile, typical: int) -> float:
+    if file.window is not None:
+        return max(1, file.window.stop - file.window.start)
+    return max(1.0, file.size / max(typical, 1))
 
 
 # ---- stage tasks ----------------------------------------------------------------------------------
@@ -169,7 +180,8 @@ def parse_batch(batch: FileBatch, config: LdxConfig) -> FileBatch:
     for work in batch.files:
         bad: list[DocumentError] = []
         try:
-            work.docs = [DocWork(doc) for doc in iter_documents(work.file.path, config.parse, errors=bad)]
+            docs = iter_documents(work.file.path, config.parse, errors=bad, window=work.file.window)
+            work.docs = [DocWork(doc) for doc in docs]
         except TRANSIENT:
             raise
         except Exception as e:  # noqa: BLE001 - one file's failure must not stop the run

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from pipeline.errors import DocumentError
+from pipeline.parsing.text import LineWindow
 from pipeline.records import (
     ErrorRecord,
     block_rows,
@@ -19,14 +20,24 @@ from retrieval.stages import DocWork
 
 @dataclass(frozen=True)
 class InputFile:
+    """An input file, or a window of a JSONL corpus file's lines: what one task reads."""
+
     path: str
     sha256: str
-    size: int
+    size: int  # bytes of the whole file
+    window: LineWindow | None = None
 
     @property
     def key(self) -> str:
-        """The part key of everything this file produced: its doc_id when it holds one document."""
-        return self.sha256[:16]
+        """The part key of everything this file (window) produced: its doc_id when it holds one document."""
+        if self.window is None or self.window.start == 0:
+            return self.sha256[:16]
+        return f"{self.sha256[:16]}-{self.window.start}"
+
+    @property
+    def first(self) -> bool:
+        """Whether this is the whole file or its first window: the one that counts the file."""
+        return self.window is None or self.window.start == 0
 
 
 @dataclass

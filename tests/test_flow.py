@@ -126,6 +126,32 @@ def test_run_writes_every_document_and_counts_match(first_run, corpus):
     assert (out / "report.html").stat().st_size > 10_000
 
 
+def test_a_jsonl_corpus_is_read_in_windows_of_batch_size_lines_and_counts_as_one_file(
+    first_run, corpus, tmp_path
+):
+    files, _ = scan_inputs(corpus[0], CONFIG["run"]["batch_size"])
+    parts = [f for f in files if f.path.endswith("criminal.jsonl")]
+    # 12 judgments and the broken record: 13 lines, 3 a window
+    assert [(f.window.start, f.window.stop) for f in parts] == [(0, 3), (3, 6), (6, 9), (9, 12), (12, 13)]
+    assert [f.first for f in parts] == [True, False, False, False, False]
+    assert parts[0].key == parts[0].sha256[:16] and len({f.key for f in parts}) == 5
+    cache = FileCache(tmp_path / "cache", "fp")
+    assert len({cache.key(f) for f in parts}) == 5
+    for batch in make_batches([FileWork(f) for f in files], 3, workers=2):
+        assert sum(f.file.window.stop - f.file.window.start for f in batch.files if f.file.window) <= 3
+    out, manifest = first_run
+    assert manifest["counts"]["files"] == len({f.path for f in files}) < len(files)
+    sources = (
+        open_duckdb(out)
+        .execute(
+            "SELECT source FROM documents WHERE run_id = ? AND source LIKE '%criminal.jsonl:%'",
+            [manifest["run_id"]],
+        )
+        .fetchall()
+    )
+    assert sorted(int(s.rsplit(":", 1)[1]) for (s,) in sources) == list(range(1, N_JSONL + 1))
+
+
 def test_bad_inputs_become_one_readable_error_row_each(first_run, corpus):
     out, manifest = first_run
     con = open_duckdb(out)
@@ -176,7 +202,7 @@ def test_one_batch_in_flight_runs_the_batches_one_after_another_with_equal_outpu
     manifest = run_flow(str(corpus[0]), str(tmp_path / "out"), config)
     for table in ("documents", "blocks", "segments", "errors"):
         assert rows(tmp_path / "out", table, manifest["run_id"]) == rows(out, table, first["run_id"]), table
-    files, _ = scan_inputs(corpus[0])
+    files, _ = scan_inputs(corpus[0], 3)
     n_tasks = 3 * len(make_batches([FileWork(f) for f in files], 3, workers=1))  # parse, segment, write
     flow_runs = FlowRunFilter(id=FlowRunFilterId(any_=[manifest["flow_run_id"]]))
     with get_client(sync_client=True) as client:
@@ -230,7 +256,7 @@ def test_scan_reports_copies_and_skips_hidden_files(tmp_path):
     (tmp_path / "y.txt").write_text("same")
     (tmp_path / ".hidden").mkdir()
     (tmp_path / ".hidden" / "z.txt").write_text("other")
-    files, errors = scan_inputs(tmp_path)
+    files, errors = scan_inputs(tmp_path, 16)
     assert [Path(f.path).name for f in files] == ["x.txt"]
     assert [(e.error_type, Path(e.source).name) for e in errors] == [("DuplicateDocument", "y.txt")]
 

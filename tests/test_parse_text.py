@@ -7,11 +7,11 @@ import json
 import re
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from pipeline.config import ParseConfig
-from pipeline.parsing import build, iter_documents, parse_file
+from pipeline.parsing import build, corpus_windows, iter_documents, parse_file
 from pipeline.parsing.text import from_text
 from pipeline.records import BlockType as T
 from pipeline.records import DocKind, doc_id_for_bytes, doc_id_for_file
@@ -72,6 +72,49 @@ def test_jsonl_bad_lines_collected(tmp_path, shared_data):
     docs = list(iter_documents(path, errors=errors))
     assert len(docs) == 2 and len(errors) == 2
     assert all(str(path) in str(e) for e in errors)
+
+
+_LINES = st.one_of(
+    st.text(alphabet="本院认为判决如下但是however ", min_size=1, max_size=20).map(
+        lambda t: json.dumps({"text": t}, ensure_ascii=False)
+    ),
+    st.sampled_from(["", "  ", "{not json", '{"other": 1}', '{"text": "\u3000"}']),
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(_LINES, min_size=1, max_size=14), st.booleans(), st.integers(min_value=1, max_value=5))
+def test_windows_of_a_jsonl_file_read_what_the_whole_file_reads(tmp_path_factory, lines, ends, size):
+    """Read window by window, a corpus gives the same documents, sources (line numbers) and errors, in
+    order, as read whole, whatever its blank or bad lines and whether its last line ends."""
+    path = tmp_path_factory.mktemp("windows") / "corpus.jsonl"
+    data = ("\n".join(lines) + ("\n" if ends else "")).encode()
+    assume(data)  # an empty file is refused before it is parsed
+    path.write_bytes(data)
+    whole_errors: list = []
+    whole = [(d.doc_id, d.source) for d in iter_documents(path, errors=whole_errors)]
+    windows = corpus_windows(path, size)
+    n_lines = data.count(b"\n") + (not data.endswith(b"\n"))
+    assert [w.start for w in windows] == list(range(0, n_lines, size))
+    assert windows[-1].stop == n_lines
+    parts, part_errors = [], []
+    for w in windows:
+        parts += [(d.doc_id, d.source) for d in iter_documents(path, errors=part_errors, window=w)]
+    assert parts == whole
+    assert [str(e) for e in part_errors] == [str(e) for e in whole_errors]
+
+
+def test_only_a_plain_jsonl_corpus_is_cut_into_windows(tmp_path):
+    line = json.dumps({"text": "本院认为，被告人构成盗窃罪。"}, ensure_ascii=False) + "\n"
+    (tmp_path / "a.jsonl").write_text(line * 5, encoding="utf-8")
+    with gzip.open(tmp_path / "a.jsonl.gz", "wt", encoding="utf-8") as f:
+        f.write(line * 5)
+    (tmp_path / "a.txt").write_text(line * 5, encoding="utf-8")
+    (tmp_path / "b.jsonl").write_bytes(b"%PDF-1.7 not a corpus")
+    assert [(w.start, w.stop) for w in corpus_windows(tmp_path / "a.jsonl", 2)] == [(0, 2), (2, 4), (4, 5)]
+    assert all(corpus_windows(tmp_path / n, 2) is None for n in ("a.jsonl.gz", "a.txt", "b.jsonl"))
+    with pytest.raises(ValueError, match="plain JSONL"):
+        list(iter_documents(tmp_path / "a.jsonl.gz", window=corpus_windows(tmp_path / "a.jsonl", 2)[1]))
 
 
 @settings(max_examples=60, deadline=None)

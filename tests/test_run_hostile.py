@@ -128,7 +128,7 @@ def test_empty_files_are_empty_not_duplicates(tmp_path):
     (tmp_path / "a.txt").write_bytes(b"")
     (tmp_path / "b.txt").write_bytes(b"")
     (tmp_path / "c.txt").write_text("Some words.")
-    files, errors = scan_inputs(tmp_path)
+    files, errors = scan_inputs(tmp_path, 16)
     assert [Path(f.path).name for f in files] == ["c.txt"]
     assert [(Path(e.source).name, e.error_type) for e in errors] == [
         ("a.txt", "EmptyFile"),
@@ -158,7 +158,7 @@ def test_runs_in_a_hostile_out_dir(prefect_harness, tmp_path, monkeypatch):
     errors = sorted(con.execute("SELECT source, error_type FROM errors").fetchall())
     assert errors == [(str(inp / "bad.jsonl.gz"), "CorruptDocument"), (str(inp / "empty.txt"), "EmptyFile")]
 
-    good = next(f for f in scan_inputs(inp)[0] if f.path.endswith("good.txt"))
+    good = next(f for f in scan_inputs(inp, 16)[0] if f.path.endswith("good.txt"))
     cache = FileCache(out / ".cache", first["fingerprint"])
     _plant(cache.path(good), tmp_path / MARKER)
     second = run_flow(str(inp), str(out), config)

@@ -18,16 +18,17 @@ from pipeline.parsing.detect import detect_kind, detect_language
 from pipeline.parsing.greenbook import read_greenbook
 from pipeline.parsing.kinds import module_for
 from pipeline.parsing.spans import Extracted, trimmed
-from pipeline.parsing.text import iter_jsonl, read_text
+from pipeline.parsing.text import LineWindow, iter_jsonl, line_windows, read_text
 from pipeline.parsing.worddoc import read_doc
 from pipeline.parsing.xmldoc import extract, iter_xml
 from pipeline.process import fault_point
 from pipeline.records import Block, BlockType, DocKind, DocMeta, Document, doc_id_for_bytes, doc_id_for_file
 
-__all__ = ["parse_file", "iter_documents", "build", "DocumentError"]
+__all__ = ["parse_file", "iter_documents", "build", "DocumentError", "LineWindow", "corpus_windows"]
 
 TEXT_SUFFIXES = (".txt", ".text", ".md")
-JSONL_SUFFIXES = (".jsonl", ".ndjson", ".jsonl.gz")
+PLAIN_JSONL = (".jsonl", ".ndjson")
+JSONL_SUFFIXES = (*PLAIN_JSONL, ".jsonl.gz")
 
 
 def _suffix(path: Path) -> str:
@@ -92,11 +93,27 @@ _READERS = {
 }
 
 
-def _records(path: Path, config: ParseConfig, errors: list | None) -> Iterator[tuple[str, str, Extracted]]:
-    """(doc_id, source, extracted) for every document in the file."""
+def corpus_windows(path: Path, lines: int) -> list[LineWindow] | None:
+    """A plain JSONL corpus cut into windows of `lines` lines (text.line_windows), which
+    `iter_documents` reads apart; None for any other file, read whole: a gzipped corpus (its lines cannot
+    be reached without inflating everything before them) and a file the parser refuses at sight (one
+    error for it, not one per window)."""
+    try:
+        kind = _check(path)
+    except DocumentError:
+        return None
+    return line_windows(path, lines) if kind in PLAIN_JSONL else None
+
+
+def _records(
+    path: Path, config: ParseConfig, errors: list | None, window: LineWindow | None
+) -> Iterator[tuple[str, str, Extracted]]:
+    """(doc_id, source, extracted) for every document in the file (or in the window of its lines)."""
     kind = _check(path)
+    if window is not None and kind not in PLAIN_JSONL:
+        raise ValueError(f"{path}: only a plain JSONL file is read by windows of lines")
     if kind in JSONL_SUFFIXES:
-        for r in iter_jsonl(path, config, errors):
+        for r in iter_jsonl(path, config, errors, window):
             yield r.doc_id, r.source, r.extracted
     elif kind in (".xml", ".xml.gz"):
         for piece, source in iter_xml(path, config.max_decompressed_bytes):
@@ -172,12 +189,14 @@ def parse_file(path, config: ParseConfig | None = None) -> Document:
     raise EmptyDocument(str(path), "no records")
 
 
-def iter_documents(path, config: ParseConfig | None = None, errors: list | None = None) -> Iterator[Document]:
-    """Every document in a file: one per line of a JSONL corpus, one per XML document of a bulk patent
-    file, else the file's one document. With `errors`, a bad record is appended there and the rest go
-    on; otherwise it is raised."""
+def iter_documents(
+    path, config: ParseConfig | None = None, errors: list | None = None, window: LineWindow | None = None
+) -> Iterator[Document]:
+    """Every document in a file: one per line of a JSONL corpus (of its `window` of lines, when given),
+    one per XML document of a bulk patent file, else the file's one document. With `errors`, a bad
+    record is appended there and the rest go on; otherwise it is raised."""
     config = config or ParseConfig()
-    records = _records(Path(path), config, errors)
+    records = _records(Path(path), config, errors, window)
     while True:
         try:
             doc_id, source, extracted = next(records)

@@ -56,11 +56,14 @@ def read_capped(path: Path, limit: int) -> bytes:
     return data
 
 
-def capped_lines(f: BinaryIO, source: str, max_line: int, max_total: int) -> Iterator[bytes | OverLimit]:
-    """The lines of a stream; a line over `max_line` bytes is skipped unheld and comes as its error. Past
-    `max_total` bytes in all, or at damaged gzip data, one error ends the stream."""
+def capped_lines(
+    f: BinaryIO, source: str, max_line: int, max_total: int, first: int = 1
+) -> Iterator[bytes | OverLimit]:
+    """The lines of a stream, the first numbered `first` in errors; a line over `max_line` bytes is
+    skipped unheld and comes as its error. Past `max_total` bytes in all, or at damaged gzip data, one
+    error ends the stream."""
     total = 0
-    line_no = 0
+    line_no = first - 1
     try:
         while raw := f.readline(max_line + 1):
             line_no += 1

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 
 import charset_normalizer
@@ -68,15 +69,50 @@ class JsonlRecord:
     extracted: Extracted
 
 
-def iter_jsonl(path: Path, config: ParseConfig, errors: list | None = None) -> Iterator[JsonlRecord]:
-    """One record per non-blank line (see `jsonl_record`). doc_id hashes the raw line bytes, or the id
-    field's value when one is configured (so an edited record keeps its id); either way it is 16 hex
-    chars like every doc_id.
+@dataclass(frozen=True)
+class LineWindow:
+    """Lines [start, stop) of a plain JSONL file (0-based), the first of them at byte `offset`: a part of
+    a large corpus file that one task reads alone."""
+
+    start: int
+    offset: int
+    stop: int
+
+
+def line_windows(path: Path, lines: int) -> list[LineWindow]:
+    """A plain (not gzipped) file cut into windows of `lines` lines, each starting at its own offset."""
+    starts, line, pos, last = [0], 0, 0, b"\n"
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            i = chunk.find(b"\n")
+            while i >= 0:
+                line += 1
+                if line % lines == 0:
+                    starts.append(pos + i + 1)
+                i = chunk.find(b"\n", i + 1)
+            pos, last = pos + len(chunk), chunk[-1:]
+    total = line + (last != b"\n")  # a last line without its newline is a line too
+    if len(starts) > 1 and starts[-1] == pos:
+        starts.pop()
+    return [LineWindow(k * lines, at, min((k + 1) * lines, total)) for k, at in enumerate(starts)]
+
+
+def iter_jsonl(
+    path: Path, config: ParseConfig, errors: list | None = None, window: LineWindow | None = None
+) -> Iterator[JsonlRecord]:
+    """One record per non-blank line (see `jsonl_record`), of the whole file or of `window`. doc_id
+    hashes the raw line bytes, or the id field's value when one is configured (so an edited record keeps
+    its id); either way it is 16 hex chars like every doc_id.
     A bad line (or one over parse.max_line_bytes) is raised, or appended to `errors` when the caller
     collects them and goes on."""
+    first = window.start + 1 if window else 1
     with open_input(path) as f:
-        lines = capped_lines(f, str(path), config.max_line_bytes, config.max_decompressed_bytes)
-        for line_no, raw in enumerate(lines, start=1):
+        if window:
+            f.seek(window.offset)
+        lines = capped_lines(f, str(path), config.max_line_bytes, config.max_decompressed_bytes, first)
+        if window:
+            lines = islice(lines, window.stop - window.start)
+        for line_no, raw in enumerate(lines, start=first):
             try:
                 if isinstance(raw, DocumentError):
                     raise raw
