@@ -18,7 +18,9 @@ from txl.config import ModelConfig
 
 class RunConfig(Options):
     workers: int = 2  # concurrent batch tasks (threads, or local Dask worker processes)
-    batch_size: int = 16  # documents per task batch
+    # documents per task batch: the predict stage encodes a batch's documents 32 side by side (the default
+    # RetrievalConfig.encode_lanes), and a smaller batch leaves some of those lanes idle
+    batch_size: int = 32
     # A run's memory is bounded by these, not by its corpus: batches started and not yet written (this
     # many per worker), and documents handed to a run stage (the encoder) that it has not taken yet. Past
     # either, no new batch starts: parsing waits for the slowest stage instead of holding every document.
