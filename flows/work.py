@@ -30,9 +30,7 @@ class InputFile:
     @property
     def key(self) -> str:
         """The part key of everything this file (window) produced: its doc_id when it holds one document."""
-        if self.window is None or self.window.start == 0:
-            return self.sha256[:16]
-        return f"{self.sha256[:16]}-{self.window.start}"
+        return self.sha256[:16] if self.first else f"{self.sha256[:16]}-{self.window.start}"
 
     @property
     def first(self) -> bool:

@@ -99,7 +99,8 @@ class ParseConfig(Options):
     # Wall time to read one document (checked between pages); over it, the document is an error row.
     max_doc_seconds: float | None = 300.0
     # Bytes one input may hold once read (text, XML) or decompressed (.gz): a 1 MB gzip bomb inflates to
-    # 2.1 GB. A JSONL corpus is streamed, so there it bounds time rather than memory.
+    # 2.1 GB. A JSONL corpus is streamed, so there it bounds time rather than memory; read by windows of
+    # lines (`ldx run`), a plain one's windows are each bounded by it, not the whole file.
     max_decompressed_bytes: int = 512 * 2**20
     max_line_bytes: int = 64 * 2**20  # one JSONL record (the longest real judgment is about 1.2 MB)
     jsonl_text_field: str = "text"
