@@ -142,15 +142,14 @@ def make_batches(files: list[FileWork], batch_size: int, start: int = 0, workers
     """
     whole = sorted(w.file.size for w in files if w.file.window is None)
     typical = whole[len(whole) // 2] if whole else 1
-    weights = {id(w): _weight(w.file, typical) for w in files}
-    ordered = sorted(files, key=lambda w: -weights[id(w)])
-    target = min(batch_size, max(1, math.floor(sum(weights.values()) / max(workers, 1))))
+    weighted = sorted(((_weight(w.file, typical), w) for w in files), key=lambda pair: -pair[0])
+    target = min(batch_size, max(1, math.floor(sum(wt for wt, _ in weighted) / max(workers, 1))))
     batches: list[FileBatch] = []
     current: list[FileWork] = []
     weight = 0.0
-    for w in ordered:
+    for wt, w in weighted:
         current.append(w)
-        weight += weights[id(w)]
+        weight += wt
         if weight >= target:
             batches.append(FileBatch(start + len(batches), current))
             current, weight = [], 0.0
