@@ -5,14 +5,15 @@ plain-text printout, OCR specks, superscripts, off-centre columns, drawing sheet
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pymupdf
 
 from pipeline.config import ParseConfig
 from pipeline.parsing import parse_file
-from pipeline.parsing.cleanup import running_numbers, stray
-from pipeline.parsing.layout import Line, Paragraph, footnotes, paragraphs
+from pipeline.parsing.cleanup import filing_stamp, mark_columns, running_numbers, stray
+from pipeline.parsing.layout import Line, Paragraph, footnotes, is_rule, paragraphs
 from pipeline.parsing.pdf import page_lines
 from pipeline.parsing.reading import drawing_sheet, merge_rows, reading_order
 
@@ -140,6 +141,82 @@ def test_stray_specks_and_orphaned_superscripts():
         Line("A", 50, 170, 58, 180, 10),  # a heading letter is text
     ]
     assert stray(lines) == {1, 2, 3}
+
+
+def test_a_caption_column_of_asterisks_goes_and_note_marks_stay():
+    lines = [
+        Line("United States of America,", 72, 193, 217, 207, 14),
+        *[Line("*", 302, y, 309, y + 14, 14) for y in (193, 210, 226, 242)],
+        Line("* * *", 280, 400, 330, 414, 12),  # a section break
+        Line("the court held that the claim fails.*", 72, 430, 400, 444, 12),
+        Line("*", 72, 700, 76, 706, 6),  # a footnote's mark
+    ]
+    assert mark_columns(lines) == {1, 2, 3, 4}
+
+
+def test_a_rule_parts_paragraphs_and_is_no_text():
+    """Underscores under a court's name and above a case number: the heading and the number stay
+    apart, as they were with the rule between them; a fill-in blank after a label is text."""
+    assert is_rule("___________") and is_rule("- - - - - -") and is_rule("—————")
+    assert not is_rule("Dated: __________") and not is_rule("* * *") and not is_rule("--")
+    col = [
+        Line("FOR THE EIGHTH CIRCUIT", 221, 96, 391, 110, 12),
+        Line("___________", 267, 112, 345, 126, 12),
+        Line("No. 07-1306", 271, 130, 341, 144, 12),
+    ]
+    assert [p.text for p in paragraphs([col])] == ["FOR THE EIGHTH CIRCUIT", "___________", "No. 07-1306"]
+
+
+def test_a_note_rule_opens_the_notes_and_a_signature_line_does_not():
+    """A Supreme Court slip opinion's short rule over a note run on from the page before (it starts
+    "allocation." and so has no mark); a judge's line over a name set right of the text is no note rule."""
+    body = [
+        Paragraph(" ".join(_words(60)), (156, 100 + 120 * i, 456, 200 + 120 * i), False, 11.0, 14.0)
+        for i in range(4)
+    ]
+    rule = Paragraph("——————", (156, 589, 213, 600), False, 9.0, None)
+    note = Paragraph(
+        "allocation. As noted infra, " + " ".join(_words(30)), (156, 603, 456, 650), False, 9.0, 10.0
+    )
+    assert footnotes([body + [rule, note]], [792.0]) == [{4, 5}]
+    signature = Paragraph("______________________________", (360, 624, 540, 637), False, 12.0, None)
+    name = Paragraph(
+        "James M. Dowd, Judge Angela T. Quigless, P.J., and", (72, 638, 475, 665), False, 12.0, 13.8
+    )
+    assert footnotes([body + [signature, name]], [792.0]) == [set()]
+
+
+def test_a_clerks_filing_stamp_goes_and_the_caption_beside_it_stays():
+    """The Fifth Circuit's stamp in the top right corner, beside the court's name and the caption."""
+    lines = [
+        Line("United States Court of Appeals", 153, 72, 465, 101, 24),
+        Line("United States Court of Appeals", 456, 105, 554, 115, 7),
+        Line("Fifth Circuit", 486, 113, 523, 123, 7),
+        Line("F I L E D", 480, 120, 531, 143, 16),
+        Line("March 16, 2022", 462, 139, 549, 156, 12),
+        Line("Lyle W. Cayce", 465, 161, 546, 177, 12),
+        Line("Clerk", 490, 175, 521, 191, 12),
+        Line("No. 21-50498", 271, 162, 344, 177, 13),
+        Line("Plaintiff—Appellant,", 396, 240, 508, 256, 13),
+    ]
+    assert filing_stamp(lines, 792.0) == {1, 2, 3, 4, 5, 6}
+    assert filing_stamp([replace(ln, y0=ln.y0 + 500, y1=ln.y1 + 500) for ln in lines], 792.0) == set()
+
+
+def test_real_opinions_lose_their_rules_asterisks_and_stamps(shared_data):
+    folder = shared_data / "en/judgments/us_opinions_pdf"
+    for name in (
+        "ca5_21-50498_opinion.pdf",
+        "circuit_10thCircuit-06-6247.pdf",
+        "circuit_8thCircuit-071306U.pdf",
+    ):
+        doc = parse_file(folder / name, NO_OCR)
+        head = " ".join(b.text for b in doc.blocks[:12])
+        assert "Clerk" not in head and "FILED" not in head, (name, head)
+        assert not any(re.fullmatch(r"[_\s]+|[*\s]+", b.text) for b in doc.blocks), name
+        assert "* *" not in doc.text and "___________" not in doc.text, name
+    first = parse_file(folder / "ca5_21-50498_opinion.pdf", NO_OCR).blocks[0].text
+    assert first.startswith("United States Court of Appeals for the Fifth Circuit"), first
 
 
 def test_a_superscript_joins_its_row():

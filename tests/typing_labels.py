@@ -7,6 +7,9 @@ first 40 characters of its text, its length and its gold part of the judgment, o
 `footnote` and `disposition` (the order made, what follows it: signatures, concurrences). The labels
 were set by hand by reading every block of the parser's output of five opinions (blocks without two
 letters running, rules and caption brackets, are left out); the shared data holds no UK opinion PDF.
+The four pages whose blocks changed when rules, caption asterisks and clerks' stamps stopped being text
+(page 1 of the Fifth Circuit's two and the Eighth Circuit's, page 5 of the Missouri opinion) were
+labelled again the same way.
 """
 
 from __future__ import annotations

@@ -1,5 +1,7 @@
 """Page furniture: running headers and footers, page numbers, watermarks, pleading-paper line numbers and
-line numbers printed every fifth line in a margin or gutter.
+line numbers printed every fifth line in a margin or gutter, a clerk's filing stamp, a caption's column
+of asterisks. (Rules drawn with characters are no furniture: they part paragraphs, see
+`layout.is_rule`, and are dropped once they have.)
 
 A line is furniture when its text (digits ignored, so "Page 3" and "Page 4" agree) recurs on many pages
 and its position says it is not body text: in the top or bottom margin (or the first or last line), at the same height on every
@@ -29,6 +31,7 @@ _COUNTER = re.compile(r"^(?:page\s*:?\s*)?[-–—]?\s*(\d{1,4})\s*[-–—]?(?:
 _LETTERS = re.compile(r"[^\W\d_]{2}")
 _STEP = 5  # line numbers printed beside the text: every fifth line
 _MARKS = frozenset("*†‡§¶#")
+_FILED = re.compile(r"^F\s?I\s?L\s?E\s?D$")
 BAND = 0.15  # fraction of the page height above or below which column and page numbers are looked for
 MARGIN = 0.09  # fraction of the page height treated as top/bottom margin
 SIDE = 0.13  # fraction of the page width treated as left/right margin (pleading line numbers)
@@ -88,7 +91,7 @@ def furniture(pages: list[list[Line]], sizes: list[tuple[float, float]]) -> list
                 out.add(i)
             elif not ln.horizontal and per_page[p][k] >= 2:
                 out.add(i)  # a tiled watermark on a single page
-        drop.append(out | stray(lines))
+        drop.append(out | stray(lines) | mark_columns(lines) | filing_stamp(lines, h))
     for p, found in enumerate(running_numbers(pages, sizes)):
         drop[p] |= found | line_numbers_in_fives(pages[p]) | lone_head(pages[p], sizes[p][1])
     return drop
@@ -115,6 +118,44 @@ def stray(lines: list[Line]) -> set[int]:
             or _inside(ln, lines)
         ):
             out.add(i)
+    return out
+
+
+def mark_columns(lines: list[Line]) -> set[int]:
+    """A caption's column of asterisks, which parts the parties from the court below: three or more
+    lines of one note mark alone, one above another. A lone note mark and a section break ("* * *")
+    are text."""
+    marks = [i for i, ln in enumerate(lines) if ln.text.strip() in _MARKS]
+    out = set()
+    for i in marks:
+        ln = lines[i]
+        column = [j for j in marks if abs(lines[j].x0 + lines[j].x1 - ln.x0 - ln.x1) < max(ln.size, 4.0)]
+        if len(column) >= 3:
+            out.add(i)
+    return out
+
+
+def filing_stamp(lines: list[Line], height: float) -> set[int]:
+    """A clerk's stamp in the top band ("United States Court of Appeals / Fifth Circuit / FILED /
+    March 16, 2022 / Lyle W. Cayce / Clerk"): the line FILED and the lines stacked with it, each centred
+    within its width and less than two of its own heights from the one next to it."""
+    out: set[int] = set()
+    for i, ln in enumerate(lines):
+        if not (_FILED.match(ln.text.strip()) and ln.y1 <= 2 * BAND * height):
+            continue
+        stamp = {i}
+        x0, x1 = ln.x0 - ln.height, ln.x1 + ln.height
+        grew = True
+        while grew:
+            grew = False
+            for j, o in enumerate(lines):
+                if j in stamp or not x0 <= (o.x0 + o.x1) / 2 <= x1 or o.x1 - o.x0 > 3 * (x1 - x0):
+                    continue
+                gap = min(max(o.y0 - lines[k].y1, lines[k].y0 - o.y1) for k in stamp)
+                if gap < 2 * max(o.height, 4.0):
+                    stamp.add(j)
+                    grew = True
+        out |= stamp
     return out
 
 
@@ -315,16 +356,17 @@ def lone_head(lines: list[Line], height: float) -> set[int]:
     return out
 
 
-def cuts(lines: list[Line], gone: set[int]) -> list[float]:
+def cuts(lines: list[Line], gone: set[int], height: float) -> list[float]:
     """Heights at which removed furniture stood on a row of its own with text above and below it in
     the same column (a page number of a document printed from plain text): the text reads on past
     them as it does past a page end."""
     kept = [ln for i, ln in enumerate(lines) if i not in gone]
+    stamp = filing_stamp(lines, height)
     out = []
     for i in gone:
         ln = lines[i]
-        if not ln.horizontal:
-            continue  # a watermark crosses the text; it does not part it
+        if not ln.horizontal or i in stamp:
+            continue  # a watermark crosses the text and a clerk's stamp stands beside it; neither parts it
         if any(o.y0 < ln.y1 and o.y1 > ln.y0 and _same_row(ln, o) for o in kept):
             continue
         over = [o for o in kept if o.x0 < ln.x1 and o.x1 > ln.x0]

@@ -15,6 +15,7 @@ _CJK = "\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
 CJK_CHAR = re.compile(f"[{_CJK}]")
 _HAN_GAP = re.compile(r"(?<=[\u3400-\u9fff])[ \t\u3000\xa0]+(?=[\u3400-\u9fff])")
 _SPACES = re.compile(r"[ \t]{2,}")
+_RULE = re.compile(r"^[_=~\-–—]{4,}$")  # a rule drawn with characters, spaces taken out
 
 
 def _fold_table() -> dict[int, str]:
@@ -152,7 +153,15 @@ def paragraphs(columns: list[list[Line]]) -> list[Paragraph]:
     return out
 
 
+def is_rule(text: str) -> bool:
+    """A line that draws a rule with characters (under a court's name, between a caption and the
+    opinion, above a judge's name): it parts paragraphs and is no text of its own."""
+    return bool(_RULE.match("".join(text.split())))
+
+
 def _breaks(prev: Line, ln: Line, pitch: float | None, x_left: float, x_right: float, span: float) -> bool:
+    if is_rule(prev.text) or is_rule(ln.text):
+        return True
     step = ln.y0 - prev.y0
     if step < -0.5 * prev.height:
         return True  # moved up: a new column or a new region
@@ -251,7 +260,8 @@ _NOTE_MARK = re.compile(r"^(?:\d{1,3}|[*†‡§])\s*(?=[A-Z“\"(\[\u4e00-\u9ff
 
 def footnotes(pages: list[list[Paragraph]], heights: list[float]) -> list[set[int]]:
     """Per page, the paragraphs that are footnotes: in the lower part of the page, opened by a note
-    mark, and set smaller or tighter than the document's body text; what follows one on its page too."""
+    mark (or under the rule that parts notes from the body), and set smaller or tighter than the
+    document's body text; what follows one on its page too."""
     body = [p for page in pages for p in page if p.pitch]
     if not body:
         return [set() for _ in pages]
@@ -260,6 +270,10 @@ def footnotes(pages: list[list[Paragraph]], heights: list[float]) -> list[set[in
         chars[round(p.size, 1)] = chars.get(round(p.size, 1), 0) + len(p.text)
     body_size = max(chars, key=chars.get)  # the size most of the text is set in
     body_pitch = median(p.pitch for p in body if round(p.size, 1) == body_size)
+
+    def set_small(p: Paragraph) -> bool:
+        return p.size <= body_size - 1.0 or bool(p.pitch and body_pitch and p.pitch < 0.75 * body_pitch)
+
     out = []
     for page, height in zip(pages, heights, strict=True):
         notes: set[int] = set()
@@ -268,14 +282,32 @@ def footnotes(pages: list[list[Paragraph]], heights: list[float]) -> list[set[in
                 notes.add(i)
             elif (
                 p.bbox[1] > 0.5 * height
+                and i + 1 < len(page)
+                and _note_rule(p, page[i + 1])
+                and set_small(page[i + 1])
+            ):
+                notes.add(i)
+            elif (
+                p.bbox[1] > 0.5 * height
                 and len(p.text) >= 25
                 # opened by its mark, or a note run on from the page before (it starts in lower case)
                 and (_NOTE_MARK.match(p.text) or (not notes and _RUN_ON.match(p.text)))
-                and (p.size <= body_size - 1.0 or (p.pitch and body_pitch and p.pitch < 0.75 * body_pitch))
+                and set_small(p)
             ):
                 notes.add(i)
         out.append(notes)
     return out
+
+
+def _note_rule(p: Paragraph, below: Paragraph) -> bool:
+    """The short rule that parts the notes from the body: at the left edge of the note below it and
+    under half as wide (a judge's signature line stands over the name, often right of the text)."""
+    width = below.bbox[2] - below.bbox[0]
+    return (
+        is_rule(p.text)
+        and abs(p.bbox[0] - below.bbox[0]) < max(below.size, 4.0)
+        and p.bbox[2] - p.bbox[0] < 0.5 * width
+    )
 
 
 Piece = tuple[int, Paragraph]  # (page, paragraph)

@@ -18,6 +18,7 @@ from pipeline.parsing.layout import (
     clean_line,
     flow,
     footnotes,
+    is_rule,
     join_lines,
     paragraphs,
 )
@@ -155,13 +156,15 @@ def read_pdf(path: Path, config: ParseConfig) -> Extracted:
         repaired = doc.is_repaired
     drop = furniture(pages, sizes)
     paras = [
-        _page_paragraphs(lines, gone, sizes[pno][0])
+        _page_paragraphs(lines, gone, sizes[pno])
         for pno, (lines, gone) in enumerate(zip(pages, drop, strict=True))
     ]
     notes = footnotes(paras, [h for _, h in sizes])
     builder = TextBuilder("\n")
     for pieces, is_note in flow(paras, notes):
         text, starts = _joined(pieces)
+        if is_rule(text):
+            continue  # it parted paragraphs (and notes from the body); it says nothing
         kind = BlockType.APPENDIX if is_note else None  # DESIGN: footnotes are APPENDIX
         span = builder.add(text, kind, ocr=any(p.ocr for _, p in pieces))
         if span is not None:
@@ -176,11 +179,11 @@ def read_pdf(path: Path, config: ParseConfig) -> Extracted:
     return Extracted(text=builder.text(), spans=builder.spans, n_pages=len(pages), warnings=warnings)
 
 
-def _page_paragraphs(lines: list[Line], gone: set[int], width: float) -> list[Paragraph]:
+def _page_paragraphs(lines: list[Line], gone: set[int], size: tuple[float, float]) -> list[Paragraph]:
     kept = [ln for i, ln in enumerate(lines) if i not in gone]
     if drawing_sheet(lines):  # told by all its lines: a sheet's furniture may be most of its text
         return [sheet_paragraph(kept)] if kept else []
-    return paragraphs(split_at(reading_order(kept, width), cuts(lines, gone)))
+    return paragraphs(split_at(reading_order(kept, size[0]), cuts(lines, gone, size[1])))
 
 
 def _joined(pieces: list[Piece]) -> tuple[str, list[int]]:
