@@ -15,8 +15,11 @@ least 200 characters whose text layer is visible (not an earlier OCR over a scan
 (for en: the 24 contracts first) or, with --interleave, in turn. Both
 sides are the page's lines in the parser's reading order, whitespace-normalised (no spaces beside CJK
 characters). Printed per language and config: character accuracy (1 - CER, edits over all pages /
-reference characters), the worst page, and pages per second of OCR alone (one untimed page first loads
-the models).
+reference characters) over all of the pages' text and over their body (`scanned_pdfs.body_truth`: the
+lines the parser's furniture pass keeps of the whole original document's text layer, and the OCR lines
+that pass keeps of the scan that are not centred on a line the original's pass removed, so running heads,
+Bates lines, page numbers, rules and clerks' stamps count on neither side), the worst page (all text),
+and pages per second of OCR alone (one untimed page first loads the models).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import argparse
 import itertools
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pymupdf
@@ -33,7 +37,7 @@ from pipeline.config import ParseConfig, apply_overrides
 from pipeline.paths import SHARED_DATA
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the scan maker
-from scanned_pdfs import edit_distance, ocr_text, scanned, truth  # noqa: E402
+from scanned_pdfs import body, body_truth, edit_distance, ocr_lines, ocr_text, page_text, scanned, truth  # noqa: E402
 
 LANG_DIRS = {
     "zh": ["zh/pdf"],
@@ -50,8 +54,17 @@ def earlier_ocr(page: pymupdf.Page) -> bool:
     return hidden > sum(len(s["chars"]) for s in spans) / 2
 
 
-def sample(data: Path, lang: str, n_pages: int, interleave: bool = False) -> list[tuple[str, int, str]]:
-    """(document, page number, ground truth) for up to `n_pages` text-layer pages of `lang`; with
+@dataclass
+class Sample:
+    path: str
+    pno: int
+    truth: str  # all of the page's text
+    body: str  # what the parser keeps of it
+    furniture: list[pymupdf.Rect]  # the boxes of what it removes
+
+
+def sample(data: Path, lang: str, n_pages: int, interleave: bool = False) -> list[Sample]:
+    """Up to `n_pages` text-layer pages of `lang` with their ground truth; with
     `interleave`, the documents of the language's folders taken in turn (a contract, an opinion, a
     patent, ...) rather than folder after folder."""
     by_dir = [sorted((data / d).glob("*.pdf")) for d in LANG_DIRS[lang]]
@@ -60,7 +73,7 @@ def sample(data: Path, lang: str, n_pages: int, interleave: bool = False) -> lis
     else:
         paths = sorted(p for group in by_dir for p in group)
     docs = [pymupdf.open(p) for p in paths]
-    out: list[tuple[str, int, str]] = []
+    out: list[Sample] = []
     pno = 0
     while len(out) < n_pages and any(pno < d.page_count for d in docs):
         for path, doc in zip(paths, docs, strict=True):
@@ -68,7 +81,7 @@ def sample(data: Path, lang: str, n_pages: int, interleave: bool = False) -> lis
                 page = doc.load_page(pno)
                 text = truth(page)
                 if len(text) >= _MIN_CHARS and not earlier_ocr(page):
-                    out.append((str(path), pno, text))
+                    out.append(Sample(str(path), pno, text, *body_truth(doc, pno)))
         pno += 1
     for doc in docs:
         doc.close()
@@ -95,21 +108,25 @@ def parse_config(spec: str) -> ParseConfig:
     return ParseConfig(**apply_overrides(data, overrides))
 
 
-def run(scans: list[tuple[str, int, str, pymupdf.Document]], config: ParseConfig) -> dict:
-    ocr_text(scans[0][3], config)  # untimed: the first call loads the engine's models
-    edits = chars = 0
+def run(scans: list[tuple[Sample, pymupdf.Document]], config: ParseConfig) -> dict:
+    ocr_text(scans[0][1], config)  # untimed: the first call loads the engine's models
+    edits, chars = [0, 0], [0, 0]  # all text, body
     worst = (2.0, "")
     spent = 0.0
-    for path, pno, ref, scan in scans:
+    for s, scan in scans:
         start = time.perf_counter()
-        hyp, warnings = ocr_text(scan, config)
+        lines, warnings = ocr_lines(scan, config)
         spent += time.perf_counter() - start
-        if warnings and not hyp:
-            sys.exit(f"{path} page {pno + 1}: {warnings[0]}")
-        e = edit_distance(ref, hyp)
-        edits, chars = edits + e, chars + len(ref)
-        worst = min(worst, (1 - e / len(ref), f"{Path(path).name} p{pno + 1}"))
-    return {"accuracy": 1 - edits / chars, "worst": worst, "rate": len(scans) / spent}
+        if warnings and not lines:
+            sys.exit(f"{s.path} page {s.pno + 1}: {warnings[0]}")
+        size = (scan.load_page(0).rect.width, scan.load_page(0).rect.height)
+        for k, (ref, hyp) in enumerate([(s.truth, lines), (s.body, body(lines, size, s.furniture))]):
+            e = edit_distance(ref, page_text(hyp, size[0]))
+            edits[k], chars[k] = edits[k] + e, chars[k] + len(ref)
+            if k == 0:
+                worst = min(worst, (1 - e / len(ref), f"{Path(s.path).name} p{s.pno + 1}"))
+    accuracy = [1 - e / max(c, 1) for e, c in zip(edits, chars, strict=True)]
+    return {"accuracy": accuracy[0], "body": accuracy[1], "worst": worst, "rate": len(scans) / spent}
 
 
 def main() -> None:
@@ -125,19 +142,21 @@ def main() -> None:
     args = ap.parse_args()
     configs = {spec: parse_config(spec) for spec in args.configs}
     print(f"scans at {args.scan_dpi} dpi; accuracy = 1 - CER over whitespace-normalised text")
-    print(f"{'lang':4} {'config':36} {'pages':>5} {'accuracy':>9} {'worst page':>26} {'pages/s':>8}")
+    print(
+        f"{'lang':4} {'config':36} {'pages':>5} {'accuracy':>9} {'body':>7} {'worst page':>26} {'pages/s':>8}"
+    )
     for lang in args.langs:
         scans = []
-        for path, pno, ref in sample(args.data, lang, args.pages, args.interleave):
-            with pymupdf.open(path) as doc:
-                scans.append((path, pno, ref, scanned(doc.load_page(pno), args.scan_dpi)))
+        for s in sample(args.data, lang, args.pages, args.interleave):
+            with pymupdf.open(s.path) as doc:
+                scans.append((s, scanned(doc.load_page(s.pno), args.scan_dpi)))
         if not scans:
             sys.exit(f"{args.data}: no {lang} text-layer PDF pages under {LANG_DIRS[lang]}")
         for spec, config in configs.items():
             r = run(scans, config)
             acc, where = r["worst"]
             print(
-                f"{lang:4} {spec:36} {len(scans):5d} {r['accuracy']:9.2%} {where:>18} {acc:7.2%}"
+                f"{lang:4} {spec:36} {len(scans):5d} {r['accuracy']:9.2%} {r['body']:7.2%} {where:>18} {acc:7.2%}"
                 f" {r['rate']:8.2f}",
                 flush=True,
             )

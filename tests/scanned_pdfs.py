@@ -1,5 +1,6 @@
 """Scans with known text: a text PDF's page rasterised into an image-only PDF (its text layer is the
-ground truth), the OCR path's text of such a page, and character accuracy (1 - CER) between the two.
+ground truth), the OCR path's text of such a page, and character accuracy (1 - CER) between the two,
+over all of the page's text or over its body (what the parser keeps once page furniture is gone).
 Shared by the OCR tests and `benchmarks/ocr_accuracy.py`."""
 
 from __future__ import annotations
@@ -11,7 +12,8 @@ import numpy as np
 import pymupdf
 
 from pipeline.config import ParseConfig
-from pipeline.parsing.layout import Line
+from pipeline.parsing.cleanup import furniture
+from pipeline.parsing.layout import Line, is_rule
 from pipeline.parsing.pdf import extract_lines, page_lines
 from pipeline.parsing.reading import reading_order
 
@@ -47,6 +49,43 @@ def truth(page: pymupdf.Page) -> str:
     return page_text([_as_seen(line, caps) for line in page_lines(page)], page.rect.width)
 
 
+def body_truth(doc: pymupdf.Document, pno: int) -> tuple[str, list[pymupdf.Rect]]:
+    """Page `pno`'s body text as a reader sees it (no furniture, no rules), and the boxes of its
+    furniture: the lines the parser's furniture pass removes when it reads the whole document's text
+    layer (running heads and Bates lines, page numbers, a clerk's stamp; not watermarks, which lie
+    across the text). Furniture is told by its repetition across pages, which one scanned page cannot
+    show; its boxes mask the scan's OCR lines instead."""
+    pages = [page_lines(page) for page in doc]
+    gone = furniture(pages, [(page.rect.width, page.rect.height) for page in doc])[pno]
+    page = doc.load_page(pno)
+    caps = _small_caps_spans(page)
+    kept = [
+        _as_seen(line, caps) for i, line in enumerate(pages[pno]) if i not in gone and not is_rule(line.text)
+    ]
+    # a watermark's box spans the text it crosses: it masks nothing
+    mask = [
+        pymupdf.Rect(ln.x0, ln.y0, ln.x1, ln.y1)
+        for i, ln in enumerate(pages[pno])
+        if i in gone and ln.horizontal
+    ]
+    return page_text(kept, page.rect.width), mask
+
+
+def body(lines: list[Line], size: tuple[float, float], mask: list[pymupdf.Rect]) -> list[Line]:
+    """A scanned page's OCR lines that the parser keeps as text: not a rule, not removed by its furniture
+    pass over the page, and not centred inside a box of `mask` (the original page's furniture, grown by
+    two points)."""
+    gone = furniture([lines], [size])[0]
+    grown = [box + (-2, -2, 2, 2) for box in mask]
+    return [
+        ln
+        for i, ln in enumerate(lines)
+        if i not in gone
+        and not is_rule(ln.text)
+        and not any(pymupdf.Point((ln.x0 + ln.x1) / 2, (ln.y0 + ln.y1) / 2) in b for b in grown)
+    ]
+
+
 def _small_caps_spans(page: pymupdf.Page) -> list[tuple[pymupdf.Rect, str]]:
     """(box, text) of each span of the page set in a small-caps font."""
     out = []
@@ -69,10 +108,16 @@ def _as_seen(line: Line, caps: list[tuple[pymupdf.Rect, str]]) -> Line:
     return replace(line, text=text) if text != line.text else line
 
 
+def ocr_lines(doc: pymupdf.Document, config: ParseConfig) -> tuple[list[Line], list[str]]:
+    """Page 1 of an image-only `doc` through the parser's OCR path: its lines, and the warnings it gave."""
+    pages, _, warnings = extract_lines(doc, config, "scan")
+    return pages[0], warnings
+
+
 def ocr_text(doc: pymupdf.Document, config: ParseConfig) -> tuple[str, list[str]]:
-    """Page 1 of an image-only `doc` through the parser's OCR path, and the warnings it gave."""
-    pages, sizes, warnings = extract_lines(doc, config, "scan")
-    return page_text(pages[0], sizes[0][0]), warnings
+    """Page 1 of an image-only `doc` through the parser's OCR path as text, and the warnings it gave."""
+    lines, warnings = ocr_lines(doc, config)
+    return page_text(lines, doc.load_page(0).rect.width), warnings
 
 
 def edit_distance(a: str, b: str) -> int:

@@ -10,7 +10,17 @@ import shutil
 
 import pymupdf
 import pytest
-from scanned_pdfs import accuracy, edit_distance, ocr_text, page_text, scanned, truth
+from scanned_pdfs import (
+    accuracy,
+    body,
+    body_truth,
+    edit_distance,
+    ocr_lines,
+    ocr_text,
+    page_text,
+    scanned,
+    truth,
+)
 
 from pipeline.config import ParseConfig
 from pipeline.parsing import ocr
@@ -83,6 +93,33 @@ def test_a_scanned_page_after_a_text_layer_goes_to_that_layers_engine_alone(shar
         pages, sizes, warnings = extract_lines(doc, ParseConfig(), "mixed.pdf")
     assert not warnings and read == ["tesseract_lines"]
     assert accuracy(ref, page_text(pages[1], sizes[1][0])) >= FLOORS["en", "tesseract"]
+
+
+def test_body_accuracy_leaves_out_the_furniture_on_both_sides(shared_data):
+    """The Fifth Circuit's first page: its Bates line and clerk's stamp are furniture of the original;
+    they are out of the body truth and their OCR lines are masked, the caption and opinion stay."""
+    _require("tesseract")
+    with pymupdf.open(shared_data / "en/judgments/us_opinions_pdf/ca5_21-50498_opinion.pdf") as doc:
+        ref, mask = body_truth(doc, 0)
+        page = doc.load_page(0)
+        size = (page.rect.width, page.rect.height)
+        scan = scanned(page, dpi=200)
+    assert "Document:" not in ref and "Cayce" not in ref and ref.startswith("United States Court of Appeals")
+    assert len(mask) >= 7  # the Bates line and the six lines of the stamp
+    lines, _ = ocr_lines(scan, ParseConfig(ocr_engine_en="tesseract"))
+    hyp = page_text(body(lines, size, mask), size[0])
+    assert "Document:" not in hyp and "Cayce" not in hyp and "VANESSA ST. PIERRE" in hyp
+    assert accuracy(ref, hyp) >= FLOORS["en", "tesseract"], hyp[:300]
+
+
+def test_a_watermark_leaves_the_body_truth_and_masks_no_text(shared_data):
+    """The 人民法院案例库 watermark tiled across a case's page is furniture of the original, but its boxes
+    span the text it crosses and mask nothing (masked, a scan lost the lines under them)."""
+    with pymupdf.open(shared_data / ZH_TURNED[0]) as doc:
+        ref, mask = body_truth(doc, 3)
+        page_all = truth(doc.load_page(3))
+    assert ref == page_all.removesuffix("第4页")  # the text the watermark crosses stays
+    assert len(mask) == 1 and mask[0].height < 20, mask  # the page number's line, no watermark tile
 
 
 def test_rapidocr_reads_upright_lines_as_they_stand(shared_data):
