@@ -13,7 +13,7 @@ import pymupdf
 from pipeline.config import ParseConfig
 from pipeline.parsing import parse_file
 from pipeline.parsing.cleanup import filing_stamp, mark_columns, running_numbers, stray
-from pipeline.parsing.layout import Line, Paragraph, footnotes, is_rule, paragraphs
+from pipeline.parsing.layout import Line, Paragraph, continues, footnotes, is_rule, paragraphs
 from pipeline.parsing.pdf import page_lines
 from pipeline.parsing.reading import drawing_sheet, merge_rows, reading_order
 
@@ -165,6 +165,9 @@ def test_a_rule_parts_paragraphs_and_is_no_text():
         Line("No. 07-1306", 271, 130, 341, 144, 12),
     ]
     assert [p.text for p in paragraphs([col])] == ["FOR THE EIGHTH CIRCUIT", "___________", "No. 07-1306"]
+    foot = Paragraph("______________", (72, 700, 300, 712), False, 12.0, None, column_start=True)
+    top = Paragraph("and so the appeal fails.", (72, 72, 540, 86), False, 12.0, None, column_start=True)
+    assert not continues(foot, top, False)
 
 
 def test_a_note_rule_opens_the_notes_and_a_signature_line_does_not():

@@ -241,6 +241,8 @@ def continues(prev: Paragraph, nxt: Paragraph, indenting: bool) -> bool:
     says whether the document marks its paragraphs by indenting their first lines."""
     if prev.drawing or nxt.drawing:
         return prev.drawing and nxt.drawing  # a run of drawing sheets is one block, a box per sheet
+    if is_rule(prev.text) or is_rule(nxt.text):
+        return False  # a rule parts what stands on either side of it
     if prev.ocr != nxt.ocr or not prev.text or not nxt.text:
         return False
     if _open_end(prev.text) and nxt.text[0].islower() and _run_on_size(prev, nxt):
