@@ -283,9 +283,9 @@ def footnotes(pages: list[list[Paragraph]], heights: list[float]) -> list[set[in
             if notes and p.bbox[1] >= page[min(notes)].bbox[1]:
                 notes.add(i)
             elif (
-                p.bbox[1] > 0.5 * height
-                and i + 1 < len(page)
-                and _note_rule(p, page[i + 1])
+                i + 1 < len(page)
+                and page[i + 1].bbox[1] > 0.5 * height
+                and _note_rule(p, page[i + 1], max(q.bbox[2] - q.bbox[0] for q in page))
                 and set_small(page[i + 1])
             ):
                 notes.add(i)
@@ -301,14 +301,13 @@ def footnotes(pages: list[list[Paragraph]], heights: list[float]) -> list[set[in
     return out
 
 
-def _note_rule(p: Paragraph, below: Paragraph) -> bool:
-    """The short rule that parts the notes from the body: at the left edge of the note below it and
-    under half as wide (a judge's signature line stands over the name, often right of the text)."""
-    width = below.bbox[2] - below.bbox[0]
+def _note_rule(p: Paragraph, below: Paragraph, text_width: float) -> bool:
+    """The short rule that parts the notes from the body: under half as wide as the page's text, at the
+    left edge of the note below it (a judge's signature line stands over the name, right of the text)."""
     return (
         is_rule(p.text)
         and abs(p.bbox[0] - below.bbox[0]) < max(below.size, 4.0)
-        and p.bbox[2] - p.bbox[0] < 0.5 * width
+        and p.bbox[2] - p.bbox[0] < 0.5 * text_width
     )
 
 
