@@ -112,9 +112,9 @@ def test_body_accuracy_leaves_out_the_furniture_on_both_sides(shared_data):
     assert accuracy(ref, hyp) >= FLOORS["en", "tesseract"], hyp[:300]
 
 
-def test_a_watermark_leaves_the_body_truth_and_masks_no_text(shared_data):
+def test_a_watermark_masks_none_of_the_text_it_crosses(shared_data):
     """The 人民法院案例库 watermark tiled across a case's page is furniture of the original, but its boxes
-    span the text it crosses and mask nothing (masked, a scan lost the lines under them)."""
+    span the text it crosses: they are no mask (with them, the scan's lines under the tiles were lost)."""
     with pymupdf.open(shared_data / ZH_TURNED[0]) as doc:
         ref, mask = body_truth(doc, 3)
         page_all = truth(doc.load_page(3))
