@@ -204,6 +204,11 @@ def test_a_clerks_filing_stamp_goes_and_the_caption_beside_it_stays():
     ]
     assert filing_stamp(lines, 792.0) == {1, 2, 3, 4, 5, 6}
     assert filing_stamp([replace(ln, y0=ln.y0 + 500, y1=ln.y1 + 500) for ln in lines], 792.0) == set()
+    # as Tesseract reads the stamp's blackletter: FILED comes back "ee"; the Clerk line and its date tell it
+    ocr = [replace(lines[3], text="ee")] + [ln for k, ln in enumerate(lines) if k != 3]
+    assert filing_stamp(ocr, 792.0) == {0, 2, 3, 4, 5, 6}
+    undated = [ln for ln in ocr if not ln.text.startswith("March")]
+    assert filing_stamp(undated, 792.0) == set()  # a Clerk line with no date in its stack is text
 
 
 def test_real_opinions_lose_their_rules_asterisks_and_stamps(shared_data):

@@ -32,6 +32,11 @@ _LETTERS = re.compile(r"[^\W\d_]{2}")
 _STEP = 5  # line numbers printed beside the text: every fifth line
 _MARKS = frozenset("*†‡§¶#")
 _FILED = re.compile(r"^F\s?I\s?L\s?E\s?D$")
+_CLERK = re.compile(r"^(?:Deputy )?Clerk(?: of(?: the)? Court)?$", re.IGNORECASE)
+_DATE = re.compile(
+    r"\b(?:January|February|March|April|May|June|July|August|September|October|November|December)"
+    r"\s+\d{1,2},?\s+\d{4}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b"
+)
 BAND = 0.15  # fraction of the page height above or below which column and page numbers are looked for
 MARGIN = 0.09  # fraction of the page height treated as top/bottom margin
 SIDE = 0.13  # fraction of the page width treated as left/right margin (pleading line numbers)
@@ -137,26 +142,37 @@ def mark_columns(lines: list[Line]) -> set[int]:
 
 def filing_stamp(lines: list[Line], height: float) -> set[int]:
     """A clerk's stamp in the top band ("United States Court of Appeals / Fifth Circuit / FILED /
-    March 16, 2022 / Lyle W. Cayce / Clerk"): the line FILED and the lines stacked with it, each centred
-    within its width and less than two of its own heights from the one next to it."""
+    March 16, 2022 / Lyle W. Cayce / Clerk"): the line FILED, or the line Clerk when a date stands in
+    its stack (OCR reads a blackletter FILED as "ee"), and the lines stacked with it."""
     out: set[int] = set()
     for i, ln in enumerate(lines):
-        if not (_FILED.match(ln.text.strip()) and ln.y1 <= 2 * BAND * height):
+        text = ln.text.strip()
+        filed = bool(_FILED.match(text))
+        if not ((filed or _CLERK.match(text)) and ln.y1 <= 2 * BAND * height):
             continue
-        stamp = {i}
-        x0, x1 = ln.x0 - ln.height, ln.x1 + ln.height
-        grew = True
-        while grew:
-            grew = False
-            for j, o in enumerate(lines):
-                if j in stamp or not x0 <= (o.x0 + o.x1) / 2 <= x1 or o.x1 - o.x0 > 3 * (x1 - x0):
-                    continue
-                gap = min(max(o.y0 - lines[k].y1, lines[k].y0 - o.y1) for k in stamp)
-                if gap < 2 * max(o.height, 4.0):
-                    stamp.add(j)
-                    grew = True
-        out |= stamp
+        stamp = _stack(lines, i)
+        if filed or any(_DATE.search(lines[j].text) for j in stamp):
+            out |= stamp
     return out
+
+
+def _stack(lines: list[Line], i: int) -> set[int]:
+    """Line `i` and the lines stacked with it: each centred within its width (and not three times
+    wider) and less than two of its own heights from the one next to it."""
+    ln = lines[i]
+    x0, x1 = ln.x0 - ln.height, ln.x1 + ln.height
+    stack = {i}
+    grew = True
+    while grew:
+        grew = False
+        for j, o in enumerate(lines):
+            if j in stack or not x0 <= (o.x0 + o.x1) / 2 <= x1 or o.x1 - o.x0 > 3 * (x1 - x0):
+                continue
+            gap = min(max(o.y0 - lines[k].y1, lines[k].y0 - o.y1) for k in stack)
+            if gap < 2 * max(o.height, 4.0):
+                stack.add(j)
+                grew = True
+    return stack
 
 
 def _inside(ln: Line, lines: list[Line]) -> bool:
