@@ -12,7 +12,15 @@ import pymupdf
 
 from pipeline.config import ParseConfig
 from pipeline.parsing import parse_file
-from pipeline.parsing.cleanup import filing_stamp, mark_columns, running_numbers, stray
+from pipeline.parsing.cleanup import (
+    filing_header,
+    filing_stamp,
+    furniture,
+    key,
+    mark_columns,
+    running_numbers,
+    stray,
+)
 from pipeline.parsing.layout import Line, Paragraph, continues, footnotes, is_rule, paragraphs
 from pipeline.parsing.pdf import page_lines
 from pipeline.parsing.reading import drawing_sheet, merge_rows, reading_order
@@ -187,6 +195,20 @@ def test_a_note_rule_opens_the_notes_and_a_signature_line_does_not():
         "James M. Dowd, Judge Angela T. Quigless, P.J., and", (72, 638, 475, 665), False, 12.0, 13.8
     )
     assert footnotes([body + [signature, name]], [792.0]) == [set()]
+
+
+def test_a_filing_header_goes_whole_or_cut_and_a_caption_stays():
+    """The header a court's filing system stamps on every page, as the text layer holds it and as OCR
+    cuts it; a caption's case number and filing date are text."""
+    assert filing_header("Case 2:15-md-02641-DGC Document 21321 Filed 11/25/20 Page 1 of 5", False)
+    assert filing_header("Case: 20-1507 Document: 00117684624 Page:2", False)
+    assert filing_header("Document: 00117684624", True) and not filing_header("Document: 00117684624", False)
+    assert not filing_header("Case No. 3:20-cv-257", True)
+    assert not filing_header("Filed: February 5, 2010", True)
+    # OCR's readings of the same furniture on different pages still agree
+    assert key("K2 INC. and K-2 CORPORATION，") == key("K2 INC. and K-2 CORPORATION,")
+    top = [Line("Page | of 9", 278, 708, 334, 721, 12), Line(" ".join(_words(12)), 72, 100, 540, 112, 12)]
+    assert furniture([top], [(612.0, 792.0)]) == [{0}]
 
 
 def test_a_clerks_filing_stamp_goes_and_the_caption_beside_it_stays():

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import statistics
+import unicodedata
 from collections import defaultdict
 
 from pipeline.parsing.layout import CJK_CHAR, Line
@@ -21,7 +22,14 @@ _DIGITS = re.compile(r"\d+")
 _WS = re.compile(r"\s+")
 _PAGE_NUMBER = re.compile(
     r"^(?:第\s*\d+\s*页(?:\s*[,，/]?\s*共\s*\d+\s*页)?|共\s*\d+\s*页\s*第\s*\d+\s*页|-?\s*\d{1,4}\s*-?|\d+\s*/\s*\d+"
-    r"|page\s*:?\s*\d+(?:\s*(?:of|/)\s*\d+)?|[-–—]\s*\d+\s*[-–—]|[ivxlc]{1,6})$",
+    r"|page\s*:?\s*(?:\d+|[|Il])(?:\s*(?:of|/)\s*\d+)?|[-–—]\s*\d+\s*[-–—]|[ivxlc]{1,6})$",  # OCR reads a 1 as | or l
+    re.IGNORECASE,
+)
+# A court's electronic filing header, whole or as OCR cuts it: "Case: 20-1507 Document: 00117684624",
+# "Case 2:15-md-02641 Document 213 Filed 11/25/20 Page 1 of 5"; one field alone ("Document: 0011768")
+# only with its colon, in the margin band.
+_FILING_FIELD = re.compile(
+    r"(?:Case|Document|Page|Date Filed|Filed|Entry ID|PageID)\s*(:|#|No\.)?\s*[\w./:#-]+(?:\s+of\s+\d+)?\s*",
     re.IGNORECASE,
 )
 _LINE_NUMBER = re.compile(r"^\d{1,2}$")
@@ -43,7 +51,17 @@ SIDE = 0.13  # fraction of the page width treated as left/right margin (pleading
 
 
 def key(text: str) -> str:
-    return _DIGITS.sub("#", _WS.sub("", text)).lower()
+    """What repeats of a line: no spaces, digits as #, compatibility forms folded (OCR sets a comma of
+    an English caption as "，" on one page and "," on the next), lower case."""
+    return _DIGITS.sub("#", _WS.sub("", unicodedata.normalize("NFKC", text))).lower()
+
+
+def filing_header(text: str, in_band: bool) -> bool:
+    """A court's electronic filing header: two of its fields or more, or one with its colon in the band."""
+    fields = list(_FILING_FIELD.finditer(text))
+    if not fields or sum(len(m.group()) for m in fields) != len(text):
+        return False
+    return len(fields) >= 2 or (in_band and fields[0].group(1) == ":")
 
 
 def furniture(pages: list[list[Line]], sizes: list[tuple[float, float]]) -> list[set[int]]:
@@ -76,7 +94,7 @@ def furniture(pages: list[list[Line]], sizes: list[tuple[float, float]]) -> list
             text = ln.text.strip()
             repeated = len(on_pages[k]) >= need
             in_margin = ln.y1 <= MARGIN * h or ln.y0 >= (1 - MARGIN) * h or ln.y0 <= top or ln.y1 >= bottom
-            if in_margin and _PAGE_NUMBER.match(text):
+            if in_margin and (_PAGE_NUMBER.match(text) or filing_header(text, ln.y1 <= MARGIN * h)):
                 out.add(i)
             elif _LINE_NUMBER.match(text):
                 # Bare numbers are body text (table cells) unless they run down a margin or the gutter.
