@@ -15,11 +15,13 @@ least 200 characters whose text layer is visible (not an earlier OCR over a scan
 (for en: the 24 contracts first) or, with --interleave, in turn. Both
 sides are the page's lines in the parser's reading order, whitespace-normalised (no spaces beside CJK
 characters). Printed per language and config: character accuracy (1 - CER, edits over all pages /
-reference characters) over all of the pages' text and over their body (`scanned_pdfs.body_truth`: the
-lines the parser's furniture pass keeps of the whole original document's text layer, and the OCR lines
-that pass keeps of the scan that are not centred on a line the original's pass removed, so running heads,
-Bates lines, page numbers, rules and clerks' stamps count on neither side), the worst page (all text),
-and pages per second of OCR alone (one untimed page first loads the models).
+reference characters) over all of the pages' text and over their body: what the parser keeps of a page,
+its furniture pass (`pipeline.parsing.cleanup.furniture`, rules left out) reading the page and the two
+after it (`scanned_pdfs.window`), on both sides: the text layer of those pages for the truth, the OCR of
+their scans for the reading (so running heads and Bates lines repeat, page numbers, clerks' stamps and
+rules count on neither side, as in a parsed document). Then the worst page (all text), and pages per
+second of OCR alone, every scanned page of the windows counted (one untimed page first loads the
+models).
 """
 
 from __future__ import annotations
@@ -34,10 +36,11 @@ from pathlib import Path
 import pymupdf
 
 from pipeline.config import ParseConfig, apply_overrides
+from pipeline.parsing.pdf import extract_lines
 from pipeline.paths import SHARED_DATA
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the scan maker
-from scanned_pdfs import body, body_truth, edit_distance, ocr_lines, ocr_text, page_text, scanned, truth  # noqa: E402
+from scanned_pdfs import body, body_truth, edit_distance, ocr_text, page_text, scanned, truth, window  # noqa: E402
 
 LANG_DIRS = {
     "zh": ["zh/pdf"],
@@ -59,8 +62,12 @@ class Sample:
     path: str
     pno: int
     truth: str  # all of the page's text
-    body: str  # what the parser keeps of it
-    furniture: list[pymupdf.Rect]  # the boxes of what it removes
+    window: list[int]  # the pages the body's furniture pass reads, `pno` among them
+    body: str  # what the parser keeps of the page's text, its furniture pass reading the window
+
+    @property
+    def k(self) -> int:
+        return self.window.index(self.pno)
 
 
 def sample(data: Path, lang: str, n_pages: int, interleave: bool = False) -> list[Sample]:
@@ -81,7 +88,8 @@ def sample(data: Path, lang: str, n_pages: int, interleave: bool = False) -> lis
                 page = doc.load_page(pno)
                 text = truth(page)
                 if len(text) >= _MIN_CHARS and not earlier_ocr(page):
-                    out.append(Sample(str(path), pno, text, *body_truth(doc, pno)))
+                    pnos = window(doc, pno)
+                    out.append(Sample(str(path), pno, text, pnos, body_truth(doc, pnos, pnos.index(pno))))
         pno += 1
     for doc in docs:
         doc.close()
@@ -112,21 +120,22 @@ def run(scans: list[tuple[Sample, pymupdf.Document]], config: ParseConfig) -> di
     ocr_text(scans[0][1], config)  # untimed: the first call loads the engine's models
     edits, chars = [0, 0], [0, 0]  # all text, body
     worst = (2.0, "")
-    spent = 0.0
+    spent, n_pages = 0.0, 0
     for s, scan in scans:
         start = time.perf_counter()
-        lines, warnings = ocr_lines(scan, config)
+        pages, sizes, warnings = extract_lines(scan, config, "scan")
         spent += time.perf_counter() - start
-        if warnings and not lines:
+        n_pages += len(pages)
+        if warnings and not pages[s.k]:
             sys.exit(f"{s.path} page {s.pno + 1}: {warnings[0]}")
-        size = (scan.load_page(0).rect.width, scan.load_page(0).rect.height)
-        for k, (ref, hyp) in enumerate([(s.truth, lines), (s.body, body(lines, size, s.furniture))]):
-            e = edit_distance(ref, page_text(hyp, size[0]))
+        width = sizes[s.k][0]
+        for k, (ref, hyp) in enumerate([(s.truth, pages[s.k]), (s.body, body(pages, sizes, s.k))]):
+            e = edit_distance(ref, page_text(hyp, width))
             edits[k], chars[k] = edits[k] + e, chars[k] + len(ref)
             if k == 0:
                 worst = min(worst, (1 - e / len(ref), f"{Path(s.path).name} p{s.pno + 1}"))
     accuracy = [1 - e / max(c, 1) for e, c in zip(edits, chars, strict=True)]
-    return {"accuracy": accuracy[0], "body": accuracy[1], "worst": worst, "rate": len(scans) / spent}
+    return {"accuracy": accuracy[0], "body": accuracy[1], "worst": worst, "rate": n_pages / spent}
 
 
 def main() -> None:
@@ -148,8 +157,11 @@ def main() -> None:
     for lang in args.langs:
         scans = []
         for s in sample(args.data, lang, args.pages, args.interleave):
+            scan = pymupdf.open()
             with pymupdf.open(s.path) as doc:
-                scans.append((s, scanned(doc.load_page(s.pno), args.scan_dpi)))
+                for pno in s.window:
+                    scanned(doc.load_page(pno), args.scan_dpi, into=scan)
+            scans.append((s, scan))
         if not scans:
             sys.exit(f"{args.data}: no {lang} text-layer PDF pages under {LANG_DIRS[lang]}")
         for spec, config in configs.items():

@@ -68,8 +68,9 @@ class ParseConfig(Options):
     # page to send it to RapidOCR, so chi_sim stays for mixed corpora. An English page whose reading holds
     # Han characters (marks read as Chinese) is read again with the Latin languages alone (ocr.PageOcr):
     # benchmarks/ocr_accuracy.py --pages 24 --langs en --configs tesseract --interleave 98.56% -> 98.71%.
-    # Of the body text the parser keeps (furniture out, judged on the original's text layer) the same run
-    # reads 99.65%, 99.08% with the furniture pass before rules, caption asterisks and clerks' stamps went.
+    # Of the body text the parser keeps (its furniture pass reading each page with the two after it, the
+    # text layer and the scans alike) the same run reads 99.63%; 98.85% with the parser before rules,
+    # caption asterisks, clerks' stamps and cut filing headers went (benchmarks/ocr_accuracy.txt).
     ocr_dpi: int = 300
     # How Tesseract runs: "binary", the `tesseract` program on the rendered page (pipeline/parsing/
     # tesseract.py), which takes the options below; "pymupdf", PyMuPDF's OCR call (its own segmentation).

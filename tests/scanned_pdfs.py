@@ -1,6 +1,7 @@
 """Scans with known text: a text PDF's page rasterised into an image-only PDF (its text layer is the
 ground truth), the OCR path's text of such a page, and character accuracy (1 - CER) between the two,
-over all of the page's text or over its body (what the parser keeps once page furniture is gone).
+over all of the page's text or over its body (what the parser keeps once page furniture is gone, its
+furniture pass reading the same few pages on both sides).
 Shared by the OCR tests and `benchmarks/ocr_accuracy.py`."""
 
 from __future__ import annotations
@@ -23,12 +24,16 @@ _SPACE = re.compile(r"\s+")
 # fonts of small capitals: Equity Caps (the Fifth Circuit's party names and judges), "...SmallCaps" (not
 # "...SC", which also names Simplified Chinese faces such as SourceHanSansSC)
 _SMALL_CAPS = re.compile(r"Caps|SmallCap")
+# Pages the body figure's furniture pass reads around a sampled page: repetition over three pages shows
+# running heads and Bates lines (on two of them) as it does over a whole document.
+WINDOW = 3
 
 
-def scanned(page: pymupdf.Page, dpi: int = 200) -> pymupdf.Document:
-    """A one-page PDF holding only a greyscale image of `page` at `dpi`, as a scanner would make it."""
+def scanned(page: pymupdf.Page, dpi: int = 200, into: pymupdf.Document | None = None) -> pymupdf.Document:
+    """A PDF holding only a greyscale image of `page` at `dpi`, as a scanner would make it: a new one, or
+    `into` with the image as its last page."""
     pix = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY, alpha=False)
-    doc = pymupdf.open()
+    doc = pymupdf.open() if into is None else into
     out = doc.new_page(width=page.rect.width, height=page.rect.height)
     out.insert_image(out.rect, pixmap=pix)
     return doc
@@ -49,41 +54,28 @@ def truth(page: pymupdf.Page) -> str:
     return page_text([_as_seen(line, caps) for line in page_lines(page)], page.rect.width)
 
 
-def body_truth(doc: pymupdf.Document, pno: int) -> tuple[str, list[pymupdf.Rect]]:
-    """Page `pno`'s body text as a reader sees it (no furniture, no rules), and the boxes of its
-    furniture: the lines the parser's furniture pass removes when it reads the whole document's text
-    layer (running heads and Bates lines, page numbers, a clerk's stamp; not watermarks, which lie
-    across the text). Furniture is told by its repetition across pages, which one scanned page cannot
-    show; its boxes mask the scan's OCR lines instead."""
-    pages = [page_lines(page) for page in doc]
-    gone = furniture(pages, [(page.rect.width, page.rect.height) for page in doc])[pno]
-    page = doc.load_page(pno)
-    caps = _small_caps_spans(page)
-    kept = [
-        _as_seen(line, caps) for i, line in enumerate(pages[pno]) if i not in gone and not is_rule(line.text)
-    ]
-    # a watermark's box spans the text it crosses: it masks nothing
-    mask = [
-        pymupdf.Rect(ln.x0, ln.y0, ln.x1, ln.y1)
-        for i, ln in enumerate(pages[pno])
-        if i in gone and ln.horizontal
-    ]
-    return page_text(kept, page.rect.width), mask
+def window(doc: pymupdf.Document, pno: int, n: int = WINDOW) -> list[int]:
+    """Page `pno` and the pages after it (before it at the document's end): `n` in all, or every page."""
+    start = max(0, min(pno, doc.page_count - n))
+    return list(range(start, min(doc.page_count, start + n)))
 
 
-def body(lines: list[Line], size: tuple[float, float], mask: list[pymupdf.Rect]) -> list[Line]:
-    """A scanned page's OCR lines that the parser keeps as text: not a rule, not removed by its furniture
-    pass over the page, and not centred inside a box of `mask` (the original page's furniture, grown by
-    two points)."""
-    gone = furniture([lines], [size])[0]
-    grown = [box + (-2, -2, 2, 2) for box in mask]
-    return [
-        ln
-        for i, ln in enumerate(lines)
-        if i not in gone
-        and not is_rule(ln.text)
-        and not any(pymupdf.Point((ln.x0 + ln.x1) / 2, (ln.y0 + ln.y1) / 2) in b for b in grown)
-    ]
+def body(pages: list[list[Line]], sizes: list[tuple[float, float]], k: int) -> list[Line]:
+    """Page `k`'s lines that the parser keeps as text when its furniture pass reads `pages`: not
+    furniture (running heads and Bates lines repeat across the pages, page numbers, a clerk's stamp,
+    a watermark), not a rule."""
+    gone = furniture(pages, sizes)[k]
+    return [ln for i, ln in enumerate(pages[k]) if i not in gone and not is_rule(ln.text)]
+
+
+def body_truth(doc: pymupdf.Document, pnos: list[int], k: int) -> str:
+    """The body of page `pnos[k]` as a reader sees it, the parser's furniture pass reading the text
+    layer of the pages `pnos` (the same pages a scan of them gives the OCR side)."""
+    pages = [doc.load_page(p) for p in pnos]
+    lines = [page_lines(page) for page in pages]
+    kept = body(lines, [(page.rect.width, page.rect.height) for page in pages], k)
+    caps = _small_caps_spans(pages[k])
+    return page_text([_as_seen(line, caps) for line in kept], pages[k].rect.width)
 
 
 def _small_caps_spans(page: pymupdf.Page) -> list[tuple[pymupdf.Rect, str]]:
@@ -108,16 +100,10 @@ def _as_seen(line: Line, caps: list[tuple[pymupdf.Rect, str]]) -> Line:
     return replace(line, text=text) if text != line.text else line
 
 
-def ocr_lines(doc: pymupdf.Document, config: ParseConfig) -> tuple[list[Line], list[str]]:
-    """Page 1 of an image-only `doc` through the parser's OCR path: its lines, and the warnings it gave."""
-    pages, _, warnings = extract_lines(doc, config, "scan")
-    return pages[0], warnings
-
-
 def ocr_text(doc: pymupdf.Document, config: ParseConfig) -> tuple[str, list[str]]:
     """Page 1 of an image-only `doc` through the parser's OCR path as text, and the warnings it gave."""
-    lines, warnings = ocr_lines(doc, config)
-    return page_text(lines, doc.load_page(0).rect.width), warnings
+    pages, sizes, warnings = extract_lines(doc, config, "scan")
+    return page_text(pages[0], sizes[0][0]), warnings
 
 
 def edit_distance(a: str, b: str) -> int:

@@ -15,18 +15,18 @@ from scanned_pdfs import (
     body,
     body_truth,
     edit_distance,
-    ocr_lines,
     ocr_text,
     page_text,
     scanned,
     truth,
+    window,
 )
 
 from pipeline.config import ParseConfig
 from pipeline.parsing import ocr
 from pipeline.parsing.layout import CJK_CHAR, Line
 from pipeline.parsing.ocr import script
-from pipeline.parsing.pdf import extract_lines
+from pipeline.parsing.pdf import extract_lines, page_lines
 from pipeline.parsing.tesseract import OcrError, tesseract_lines
 
 ZH = ("zh/pdf/杨某海交通肇事案.pdf", 1)
@@ -96,30 +96,43 @@ def test_a_scanned_page_after_a_text_layer_goes_to_that_layers_engine_alone(shar
 
 
 def test_body_accuracy_leaves_out_the_furniture_on_both_sides(shared_data):
-    """The Fifth Circuit's first page: its Bates line and clerk's stamp are furniture of the original;
-    they are out of the body truth and their OCR lines are masked, the caption and opinion stay."""
+    """The Fifth Circuit's first page: its Bates line repeats over the three pages the furniture pass
+    reads and its clerk's stamp stands in the top corner. Both are out of the text layer's body and out
+    of the scan's; the caption (in small capitals) and the opinion stay."""
     _require("tesseract")
     with pymupdf.open(shared_data / "en/judgments/us_opinions_pdf/ca5_21-50498_opinion.pdf") as doc:
-        ref, mask = body_truth(doc, 0)
-        page = doc.load_page(0)
-        size = (page.rect.width, page.rect.height)
-        scan = scanned(page, dpi=200)
+        pnos = window(doc, 0)
+        ref = body_truth(doc, pnos, 0)
+        scan = pymupdf.open()
+        for pno in pnos:
+            scanned(doc.load_page(pno), dpi=200, into=scan)
+    assert pnos == [0, 1, 2]
     assert "Document:" not in ref and "Cayce" not in ref and ref.startswith("United States Court of Appeals")
-    assert len(mask) >= 7  # the Bates line and the six lines of the stamp
-    lines, _ = ocr_lines(scan, ParseConfig(ocr_engine_en="tesseract"))
-    hyp = page_text(body(lines, size, mask), size[0])
+    pages, sizes, _ = extract_lines(scan, ParseConfig(ocr_engine_en="tesseract"), "scan")
+    hyp = page_text(body(pages, sizes, 0), sizes[0][0])
     assert "Document:" not in hyp and "Cayce" not in hyp and "VANESSA ST. PIERRE" in hyp
     assert accuracy(ref, hyp) >= FLOORS["en", "tesseract"], hyp[:300]
 
 
-def test_a_watermark_masks_none_of_the_text_it_crosses(shared_data):
-    """The 人民法院案例库 watermark tiled across a case's page is furniture of the original, but its boxes
-    span the text it crosses: they are no mask (with them, the scan's lines under the tiles were lost)."""
+def test_a_watermark_leaves_the_body_but_not_the_text_it_crosses(shared_data):
+    """A case's page under the 人民法院案例库 watermark: only its page number goes from the body; every
+    line of text stays, those the tiles cross too."""
     with pymupdf.open(shared_data / ZH_TURNED[0]) as doc:
-        ref, mask = body_truth(doc, 3)
+        pnos = window(doc, 3)
+        ref = body_truth(doc, pnos, pnos.index(3))
         page_all = truth(doc.load_page(3))
-    assert ref == page_all.removesuffix("第4页")  # the text the watermark crosses stays
-    assert len(mask) == 1 and mask[0].height < 20, mask  # the page number's line, no watermark tile
+        layer = " ".join(ln.text for ln in page_lines(doc.load_page(3)))
+    assert "人民法院案例库" in layer
+    assert ref == page_all.removesuffix("第4页")
+
+
+def test_a_window_is_three_pages_from_the_page_on_or_the_last_three():
+    doc = pymupdf.open()
+    for _ in range(10):
+        doc.new_page()
+    assert window(doc, 0) == [0, 1, 2] and window(doc, 5) == [5, 6, 7] and window(doc, 9) == [7, 8, 9]
+    doc.delete_pages(from_page=2, to_page=9)
+    assert window(doc, 1) == [0, 1]
 
 
 def test_rapidocr_reads_upright_lines_as_they_stand(shared_data):
