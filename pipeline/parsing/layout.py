@@ -279,13 +279,14 @@ def footnotes(pages: list[list[Paragraph]], heights: list[float]) -> list[set[in
     out = []
     for page, height in zip(pages, heights, strict=True):
         notes: set[int] = set()
+        text_width = max((q.bbox[2] - q.bbox[0] for q in page), default=0.0)
         for i, p in enumerate(page):
             if notes and p.bbox[1] >= page[min(notes)].bbox[1]:
                 notes.add(i)
             elif (
                 i + 1 < len(page)
                 and page[i + 1].bbox[1] > 0.5 * height
-                and _note_rule(p, page[i + 1], max(q.bbox[2] - q.bbox[0] for q in page))
+                and _note_rule(p, page[i + 1], text_width)
                 and set_small(page[i + 1])
             ):
                 notes.add(i)
