@@ -18,6 +18,7 @@ from retrieval.eval.qa import in_split, load_squad
 from retrieval.reader.runtime import (
     LABELS,
     LEXICAL,
+    NONE_MARGINS,
     READER_FILE,
     EncodedText,
     Reader,
@@ -134,9 +135,42 @@ def test_trained_tiny_head_reads_spans_of_the_context(cjrc_small, tiny_encoder, 
         )
     path = tmp_path / "reader.pt"
     reader.save(path, sha256_file(ckpt), {"note": "test"})
-    assert load_reader(path, model, tok, sha256_file(ckpt)).metrics == {"note": "test"}
+    loaded = load_reader(path, model, tok, sha256_file(ckpt))
+    assert loaded.metrics == {"note": "test"} and loaded.none_margin == 0.0  # a reader not listed
     with pytest.raises(ReaderMismatch, match="trained on encoder"):
         load_reader(path, model, tok, "0" * 64)
+
+
+@given(
+    st.lists(st.floats(-8, 8), min_size=4, max_size=4),
+    st.floats(0, 3),
+    st.sampled_from(["吗？", "什么？", "是否？", "是否，判处什么？"]),
+)
+@settings(max_examples=80, deadline=None)
+def test_the_no_answer_margin_only_turns_answers_of_non_yes_no_questions_into_no_answer(
+    logits, margin, ending
+):
+    types = answer_types("被告人" + ending)
+    ctx = EncodedText(torch.zeros(3, 4), [(0, 1), (1, 2), (2, 3)], [5, 6, 7])
+    args = ("abc", ctx, torch.zeros(3), torch.zeros(3), torch.tensor(logits), types)
+    plain, held = decode(*args), decode(*args, none_margin=margin)
+    if "YES" in types or plain.label == "NONE":
+        assert (held.label, held.answer) == (plain.label, plain.answer)
+    else:
+        assert held.label in (plain.label, "NONE")
+        allowed = torch.tensor([t in types for t in LABELS])
+        logp = torch.log_softmax(torch.tensor(logits).masked_fill(~allowed, float("-inf")), -1)
+        # the reported probability is the calibrated one of the label chosen, whatever the margin
+        assert held.type_prob == pytest.approx(float(logp[LABELS.index(held.label)].exp()), abs=1e-6)
+        # no answer wins when, the margin added, it reaches the answer the reader would give without it
+        gap = float(logp[LABELS.index("NONE")]) + margin - float(logp[LABELS.index(plain.label)])
+        if abs(gap) > 1e-5:
+            assert (held.label == "NONE") == (gap > 0)
+
+
+def test_the_shipped_reader_decides_with_its_listed_no_answer_margin():
+    reader = load_reader(READER_FILE, None, None, None)
+    assert reader.none_margin == NONE_MARGINS[sha256_file(READER_FILE)] > 0
 
 
 def test_empty_context_reads_no_answer(tiny_encoder):
@@ -168,6 +202,7 @@ def test_shipped_reader_beats_the_baseline_on_held_apart_cjrc(shared_data):
     out = json.loads(res.output)
     base = out["baseline_overlap_clause"]
     assert out["reader"] == str(READER_FILE) and out["split"] == "heldout" and out["n_questions"] > 40
+    assert out["none_margin"] == NONE_MARGINS[sha256_file(READER_FILE)]
     assert out["f1"] >= FLOOR_F1 and out["f1"] > base["f1"] + 10
     assert out["em"] > base["em"] + 10
     assert out["no_answer_acc"] > base["no_answer_acc"]

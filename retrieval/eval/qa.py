@@ -125,6 +125,7 @@ def evaluate_qa(path: Path, reader, split: str = "all", limit: int | None = None
         "file": str(path),
         "split": split,
         "reader": reader.checkpoint,
+        "none_margin": reader.none_margin,
         **score(predictions, items),
         "baseline_overlap_clause": score(baseline, items),
         "seconds": round(time.perf_counter() - t0, 1),

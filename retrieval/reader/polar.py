@@ -99,14 +99,15 @@ class PolarHead:
             raise CorruptDocument(str(path), f"not a yes-no decider ({type(e).__name__}: {e})") from None
 
     @classmethod
-    def beside(cls, reader_path: Path) -> PolarHead | None:
+    def beside(cls, reader_path: Path, reader_sha256: str | None = None) -> PolarHead | None:
         """The decider kept beside the reader at `reader_path` (`polar_file`) when it was fitted on that
-        very file; one fitted on another reader is not used."""
+        very file (`reader_sha256`: that file's, when the caller has it); one fitted on another reader is
+        not used."""
         path = polar_file(reader_path)
         if not path.is_file():
             return None
         polar = cls.load(path)
-        return polar if polar.reader_sha256 == sha256_file(reader_path) else None
+        return polar if polar.reader_sha256 == (reader_sha256 or sha256_file(reader_path)) else None
 
 
 def polar_file(reader_path: Path) -> Path:

@@ -27,12 +27,18 @@ from torch import nn
 
 from pipeline.errors import DocumentError
 from pipeline.paths import MODELS_DIR
-from pipeline.records import BLOCK_TYPE_IDS, BlockType
+from pipeline.records import BLOCK_TYPE_IDS, BlockType, sha256_file
 from pipeline.store import atomic_write_bytes
 from retrieval.reader.polar import ASKING_ZH, POLAR_LABELS, PolarHead
 from retrieval.text import HAN, WORD_RUNS, jieba_module, stemmer, stopwords
 
 READER_FILE = MODELS_DIR / "reader.pt"  # the shipped head
+# Reader file sha256 -> the margin `decode` adds to log P(no answer) for questions that cannot be answered
+# yes or no. The calibrated P(no answer) says how often no answer is right, but a wrong span scores little
+# F1 where no answer to an unanswerable question scores all of it: the margin of the best F1 on the CJRC
+# validation contexts (`benchmarks/none_margin.py`, margins 0-2 in steps of 0.25; never the held-apart
+# split) is the reader's decision. A reader not listed decides with none.
+NONE_MARGINS = {"9e87fb5af1b478fe3cba81ebd928ac6f4144c5d69a2776ef16b4d43950556979": 1.0}
 
 LABELS = ("SPAN", "YES", "NO", "NONE")
 MAX_ANSWER_TOKENS = 40
@@ -298,16 +304,23 @@ def decode(
     end: torch.Tensor,
     logits: torch.Tensor,
     types: frozenset[str] = frozenset(LABELS),
+    none_margin: float = 0.0,
 ) -> ReaderAnswer:
-    """One question's head outputs (unpadded) -> its prediction, among the answer `types` allowed."""
+    """One question's head outputs (unpadded) -> its prediction, among the answer `types` allowed. For a
+    question that cannot be answered yes or no, `none_margin` is added to log P(no answer) before the type
+    is chosen; the probabilities reported stay the calibrated ones."""
     allowed = torch.tensor([label in types for label in LABELS])
-    probs = torch.softmax(logits.float().masked_fill(~allowed, float("-inf")), -1)
-    label = LABELS[int(probs.argmax())]
+    choice = torch.log_softmax(logits.float().masked_fill(~allowed, float("-inf")), -1)
+    probs = choice.exp()
+    if "YES" not in types:
+        choice[LABELS.index("NONE")] += none_margin
+    k = int(choice.argmax())
+    label = LABELS[k]
     s, e, logp = best_span(torch.log_softmax(start.float(), -1), torch.log_softmax(end.float(), -1))
     candidate = (text[ctx.offsets[s][0] : ctx.offsets[e][1]], float(probs[0]) * float(np.exp(logp)))
     if label != "SPAN":
         return ReaderAnswer(
-            label, "" if label == "NONE" else label, float(probs.max()), None, float(probs.max()), candidate
+            label, "" if label == "NONE" else label, float(probs[k]), None, float(probs[k]), candidate
         )
     return ReaderAnswer(label, candidate[0], candidate[1], (s, e), float(probs[0]), candidate)
 
@@ -322,6 +335,7 @@ class Reader:
     metrics: dict | None = None
     tuned: dict[str, torch.Tensor] | None = None  # encoder weights fine-tuned with the head, by name
     polar: PolarHead | None = None  # decides YES / NO / none for yes-no questions (retrieval.reader.polar)
+    none_margin: float = 0.0  # `decode`'s margin for no answer (NONE_MARGINS of the shipped reader)
 
     def attach(self, model, tokenizer) -> Reader:
         """Read with `model`: as it is for a head trained on frozen states, else a copy of it carrying the
@@ -346,12 +360,24 @@ class Reader:
         """Every question against one encoded context, in one batch."""
         if not ctx.ids:
             return [ReaderAnswer("NONE", "", 0.0, None, 0.0) for _ in questions]
+        start, end, cls = self.decided_outputs(text, ctx, questions)
+        return [
+            decode(text, ctx, start[i], end[i], cls[i], q.types, self.none_margin)
+            for i, q in enumerate(questions)
+        ]
+
+    @torch.no_grad()
+    def decided_outputs(
+        self, text: str, ctx: EncodedText, questions: list[Question]
+    ) -> tuple[torch.Tensor, ...]:
+        """`head_outputs` with the yes-no decider's YES / NO / none in place of the head's for yes-no
+        questions: what `decode` chooses from."""
         start, end, cls = self.head_outputs(text, ctx, questions)
         for i, q in enumerate(questions):
             if self.polar is not None and q.types == POLAR_TYPES:
                 yes_no_none = self.polar.log_probs(q.text, text, cls[i, 1:].tolist())
                 cls[i, 1:] = torch.from_numpy(yes_no_none).to(cls.dtype)
-        return [decode(text, ctx, start[i], end[i], cls[i], q.types) for i, q in enumerate(questions)]
+        return start, end, cls
 
     @torch.no_grad()
     def head_outputs(
@@ -402,8 +428,17 @@ def load_reader(path: Path, model, tokenizer, encoder_sha256: str | None = None)
     head = ReaderHead(cfg)
     head.load_state_dict({k: v.float() for k, v in blob["state_dict"].items()})
     tuned = {k: v.float() for k, v in blob.get("encoder_tuned", {}).items()} or None
+    sha = sha256_file(path)
     reader = Reader(
-        head.eval(), None, None, str(path), trained_on, blob.get("metrics"), tuned, PolarHead.beside(path)
+        head.eval(),
+        None,
+        None,
+        str(path),
+        trained_on,
+        blob.get("metrics"),
+        tuned,
+        PolarHead.beside(path, sha),
+        NONE_MARGINS.get(sha, 0.0),
     )
     return reader.attach(model, tokenizer)
 
