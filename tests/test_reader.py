@@ -15,8 +15,8 @@ from typer.testing import CliRunner
 from pipeline.tokenizer import load_tokenizer
 from retrieval.encoder import sha256_file
 from retrieval.eval.qa import in_split, load_squad
+from retrieval.reader.questions import LABELS, answer_types
 from retrieval.reader.runtime import (
-    LABELS,
     LEXICAL,
     NONE_MARGINS,
     READER_FILE,
@@ -25,7 +25,6 @@ from retrieval.reader.runtime import (
     ReaderConfig,
     ReaderHead,
     ReaderMismatch,
-    answer_types,
     best_span,
     char_to_token_span,
     decode,

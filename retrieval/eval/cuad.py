@@ -37,11 +37,11 @@ import numpy as np
 from pipeline.errors import CorruptDocument
 from pipeline.records import BlockType, Segment
 from retrieval.eval.metrics import overlap_f1
-from retrieval.eval.qa import held_apart
+from retrieval.eval.qa import held_apart, overlap_baseline
 from retrieval.eval.search import split_passages
 from retrieval.hybrid import HybridIndex
 from retrieval.inject import encode_document
-from retrieval.reader.runtime import EncodedText, overlap_baseline
+from retrieval.reader.runtime import EncodedText
 from retrieval.text import terms
 
 KS = (1, 3, 5, 10)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import time
 from collections import defaultdict
 from collections.abc import Iterator
@@ -23,7 +24,7 @@ from pathlib import Path
 
 from pipeline.errors import CorruptDocument
 from retrieval.eval.metrics import best_over_golds
-from retrieval.reader.runtime import encode_text, overlap_baseline
+from retrieval.reader.runtime import Question, encode_text, term_spans
 
 SPLITS = ("all", "heldout", "train")
 
@@ -72,6 +73,20 @@ def load_squad(path: Path, split: str = "all") -> Iterator[tuple[str, list[QAIte
                 yield context, items
     except (json.JSONDecodeError, KeyError, TypeError, AttributeError) as e:
         raise CorruptDocument(str(path), f"not a SQuAD-2.0 layout file ({type(e).__name__}: {e})") from None
+
+
+_CLAUSE = re.compile(r"[^，。；：！？,.;:!?\n]+")
+
+
+def overlap_baseline(text: str, q: Question) -> str:
+    """The trivial reader the head must beat: always a span (the majority type), the clause of the context
+    sharing the most question terms."""
+    best, best_n = "", -1
+    for m in _CLAUSE.finditer(text):
+        n = sum(t in q.terms for t, _, _ in term_spans(m.group()))
+        if n > best_n:
+            best, best_n = m.group().strip(), n
+    return best
 
 
 def score(predictions: dict[str, str], items: list[QAItem]) -> dict:

@@ -29,12 +29,11 @@ from torch.nn.utils.rnn import pad_sequence
 from pipeline.records import BlockType
 from retrieval.encoder import checkpoint_file, load_encoder, sha256_file
 from retrieval.eval.qa import evaluate_qa, score
+from retrieval.reader.questions import LABELS, answer_types
 from retrieval.reader.runtime import (
-    LABELS,
     READER_FILE,
     Reader,
     ReaderHead,
-    answer_types,
     decode,
     encode_states,
     load_reader,

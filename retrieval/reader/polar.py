@@ -26,7 +26,7 @@ from pipeline.store import atomic_write_bytes
 from retrieval.text import terms
 
 POLAR_LABELS = ("YES", "NO", "NONE")
-# the words that make a Chinese question a yes-no one (runtime.answer_types detects them, the decider
+# the words that make a Chinese question a yes-no one (questions.answer_types detects them, the decider
 # cuts them from what the question asserts)
 ASKING_ZH = "是否|有没有|是不是|有无|能否|可否"
 _ASKING = re.compile(rf"{ASKING_ZH}|吗|^\s*(is|are|was|were|did|does|do|has|have|had)\b", re.I)

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import copy
 import io
-import re
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -29,7 +28,8 @@ from pipeline.errors import DocumentError
 from pipeline.paths import MODELS_DIR
 from pipeline.records import BLOCK_TYPE_IDS, BlockType, sha256_file
 from pipeline.store import atomic_write_bytes
-from retrieval.reader.polar import ASKING_ZH, POLAR_LABELS, PolarHead
+from retrieval.reader.polar import PolarHead
+from retrieval.reader.questions import LABELS, POLAR_TYPES, answer_types
 from retrieval.text import HAN, WORD_RUNS, jieba_module, stemmer, stopwords
 
 READER_FILE = MODELS_DIR / "reader.pt"  # the shipped head
@@ -40,7 +40,6 @@ READER_FILE = MODELS_DIR / "reader.pt"  # the shipped head
 # split) is the reader's decision. A reader not listed decides with none.
 NONE_MARGINS = {"9e87fb5af1b478fe3cba81ebd928ac6f4144c5d69a2776ef16b4d43950556979": 1.0}
 
-LABELS = ("SPAN", "YES", "NO", "NONE")
 MAX_ANSWER_TOKENS = 40
 LEXICAL = ("same_token", "same_form", "same_term", "cjk_char_share", "near_term")
 _NEAR_SCALE = 8.0  # tokens: closeness to the nearest matched question term decays as exp(-distance / 8)
@@ -50,28 +49,6 @@ class ReaderMismatch(DocumentError):
     """A reader head that does not fit the encoder it is asked to read with."""
 
     stage = "reader"
-
-
-# 是否… / 有没有… / …吗？ / "Did the court …?": a question answered yes or no. In CJRC's questions the form
-# decides the answer type: outside the held-apart split, 3 of 4,002 other questions have a YES/NO answer
-# and 1 of 707 yes-no questions a span.
-_POLAR_ZH = re.compile(rf"{ASKING_ZH}|吗\s*[？?]?\s*$")
-_POLAR_EN = re.compile(
-    r"^\s*(is|are|was|were|did|does|do|has|have|had|can|could|will|would|should|may|must|shall)\b", re.I
-)
-_WH = re.compile(r"什么|谁|哪|多少|几|何时|怎样|如何|\b(who|what|when|where|which|why|how)\b", re.I)
-
-
-POLAR_TYPES = frozenset(POLAR_LABELS)
-
-
-def answer_types(question: str) -> frozenset[str]:
-    """The answer types the question's form allows: YES, NO or none for a yes-no question, a span or none
-    for any other, every type for one that asks both at once (是否…，判处什么刑罚？)."""
-    polar = bool(_POLAR_ZH.search(question) or _POLAR_EN.match(question))
-    if polar and _WH.search(question):
-        return frozenset(LABELS)
-    return POLAR_TYPES if polar else frozenset({"SPAN", "NONE"})
 
 
 @dataclass
@@ -443,13 +420,6 @@ def load_reader(path: Path, model, tokenizer, encoder_sha256: str | None = None)
     return reader.attach(model, tokenizer)
 
 
-def answer_label(golds: list[str], impossible: bool) -> str:
-    """The answer type of a SQuAD-2.0/CJRC question from its gold texts."""
-    if impossible or not golds or not golds[0]:
-        return "NONE"
-    return golds[0] if golds[0] in ("YES", "NO") else "SPAN"
-
-
 def char_to_token_span(offsets: list[tuple[int, int]], a: int, b: int) -> tuple[int, int] | None:
     """Tokens covering characters [a, b); None when the span falls outside the encoded text."""
     s = next((i for i, (x, y) in enumerate(offsets) if y > a), None)
@@ -457,17 +427,3 @@ def char_to_token_span(offsets: list[tuple[int, int]], a: int, b: int) -> tuple[
     if s is None or e is None or e < s:
         return None
     return s, e
-
-
-_CLAUSE = re.compile(r"[^，。；：！？,.;:!?\n]+")
-
-
-def overlap_baseline(text: str, q: Question) -> str:
-    """The trivial reader the head must beat: always a span (the majority type), the clause of the context
-    sharing the most question terms."""
-    best, best_n = "", -1
-    for m in _CLAUSE.finditer(text):
-        n = sum(t in q.terms for t, _, _ in term_spans(m.group()))
-        if n > best_n:
-            best, best_n = m.group().strip(), n
-    return best

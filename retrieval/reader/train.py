@@ -30,16 +30,14 @@ from retrieval.eval.cuad import contract_states, find_gold, load_cuad
 from retrieval.eval.qa import QAItem, evaluate_qa, load_squad, score
 from retrieval.eval.search import split_passages
 from retrieval.hybrid import HybridIndex
+from retrieval.reader.questions import LABELS, answer_label, answer_types
 from retrieval.reader.runtime import (
-    LABELS,
     READER_FILE,
     EncodedText,
     Question,
     Reader,
     ReaderConfig,
     ReaderHead,
-    answer_label,
-    answer_types,
     batch_inputs,
     char_to_token_span,
     decode,

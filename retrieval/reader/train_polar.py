@@ -11,7 +11,8 @@ from pathlib import Path
 from retrieval.encoder import checkpoint_file, load_encoder, sha256_file
 from retrieval.eval.qa import load_squad
 from retrieval.reader.polar import POLAR_LABELS, PolarHead, polar_file
-from retrieval.reader.runtime import POLAR_TYPES, answer_label, answer_types, encode_text, load_reader
+from retrieval.reader.questions import POLAR_TYPES, answer_label, answer_types
+from retrieval.reader.runtime import encode_text, load_reader
 from retrieval.reader.train import is_validation
 
 

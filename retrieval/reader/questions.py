@@ -1,0 +1,37 @@
+"""What a question's form tells the reader before it reads: the answer types it allows (a yes-no question
+is answered YES, NO or not at all, any other one with a span or not at all)."""
+
+from __future__ import annotations
+
+import re
+
+from retrieval.reader.polar import ASKING_ZH, POLAR_LABELS
+
+LABELS = ("SPAN", "YES", "NO", "NONE")
+POLAR_TYPES = frozenset(POLAR_LABELS)
+SPAN_TYPES = frozenset({"SPAN", "NONE"})
+
+# 是否… / 有没有… / …吗？ / "Did the court …?": a question answered yes or no. In CJRC's questions the form
+# decides the answer type: outside the held-apart split, 3 of 4,002 other questions have a YES/NO answer
+# and 1 of 707 yes-no questions a span.
+_POLAR_ZH = re.compile(rf"{ASKING_ZH}|吗\s*[？?]?\s*$")
+_POLAR_EN = re.compile(
+    r"^\s*(is|are|was|were|did|does|do|has|have|had|can|could|will|would|should|may|must|shall)\b", re.I
+)
+_WH = re.compile(r"什么|谁|哪|多少|几|何时|怎样|如何|\b(who|what|when|where|which|why|how)\b", re.I)
+
+
+def answer_types(question: str) -> frozenset[str]:
+    """The answer types the question's form allows: YES, NO or none for a yes-no question, a span or none
+    for any other, every type for one that asks both at once (是否…，判处什么刑罚？)."""
+    polar = bool(_POLAR_ZH.search(question) or _POLAR_EN.match(question))
+    if polar and _WH.search(question):
+        return frozenset(LABELS)
+    return POLAR_TYPES if polar else SPAN_TYPES
+
+
+def answer_label(golds: list[str], impossible: bool) -> str:
+    """The answer type of a SQuAD-2.0/CJRC question from its gold texts."""
+    if impossible or not golds or not golds[0]:
+        return "NONE"
+    return golds[0] if golds[0] in ("YES", "NO") else "SPAN"
