@@ -115,6 +115,7 @@ class Reading:
     start: int  # characters of the span in the segment's text (the whole text for YES/NO)
     end: int
     share: float  # share of the question's terms in the answer's sentence (retrieval.answer.term_share)
+    parts: tuple[str, ...] = ()  # a question read in parts: the span answering each (start, end: their hull)
 
 
 # Each segment/block/document once: a document re-run in a later run replaces its earlier rows.
@@ -302,7 +303,7 @@ class Asker:
             share = term_share(question, sentence_around(c.text, a, b))
             if pred.type_prob * (0.5 + share) > best_rank:
                 best_rank = pred.type_prob * (0.5 + share)
-                best = Reading(pred.label, pred.answer, pred.type_prob, c.segment_id, a, b, share)
+                best = Reading(pred.label, pred.answer, pred.type_prob, c.segment_id, a, b, share, pred.parts)
         return best
 
     def citation(self, segment_id: str, score: float) -> Citation:
@@ -391,13 +392,14 @@ class Asker:
                     ev and self.evidence(ev.segment_id, ev.text),
                 )
             text = self.passage(reading.segment_id).text
-            a, b = complete_span(text, reading.start, reading.end, question)
-            return (
-                text[a:b].strip(),
-                "span",
-                conf,
-                self.evidence(reading.segment_id, sentence_around(text, a, b)),
-            )
+            # a question read in parts: each part's span is whole as read; grown, their hull would take in
+            # what lies between them
+            if reading.parts:
+                a, b, answer = reading.start, reading.end, reading.text
+            else:
+                a, b = complete_span(text, reading.start, reading.end, question)
+                answer = text[a:b].strip()
+            return answer, "span", conf, self.evidence(reading.segment_id, sentence_around(text, a, b))
         if reading is not None:
             why = (
                 f"is below the threshold {ANSWER_THRESHOLD}"

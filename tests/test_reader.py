@@ -26,14 +26,14 @@ from retrieval.reader.runtime import (
     ReaderHead,
     ReaderMismatch,
     best_span,
-    char_to_token_span,
     decode,
     encode_text,
+    joined,
     lexical_features,
     load_reader,
     prepare_question,
 )
-from retrieval.reader.train import build_examples, train_head
+from retrieval.reader.train import build_examples, char_to_token_span, train_head
 from txl.checkpoint import save_model
 
 
@@ -127,11 +127,17 @@ def test_trained_tiny_head_reads_spans_of_the_context(cjrc_small, tiny_encoder, 
         assert p.label in LABELS and 0.0 <= p.confidence <= 1.0
         if p.label == "SPAN":
             s, e = p.span
-            assert 0 <= s <= e < len(ctx.ids) and p.answer == context[ctx.offsets[s][0] : ctx.offsets[e][1]]
+            said = context[ctx.offsets[s][0] : ctx.offsets[e][1]]
+            assert 0 <= s <= e < len(ctx.ids) and all(part in said for part in p.parts or (p.answer,))
         alone = reader.read(context, ctx, q)  # one question alone reads the same as in the batch
         assert alone.answer == p.answer and alone.confidence == pytest.approx(
             p.confidence, rel=1e-4, abs=1e-6
         )
+    # a question asking two things is read in parts: the answer is made of what each part alone gets
+    two = reader.question("事故发生的时间以及地点？")
+    assert [q.text for q in two.parts] == ["事故发生的时间", "地点"]
+    got = reader.read(context, ctx, two)
+    assert got == joined(reader.read_many(context, ctx, list(two.parts)))
     path = tmp_path / "reader.pt"
     reader.save(path, sha256_file(ckpt), {"note": "test"})
     loaded = load_reader(path, model, tok, sha256_file(ckpt))

@@ -1,5 +1,6 @@
 """What a question's form tells the reader before it reads: the answer types it allows (a yes-no question
-is answered YES, NO or not at all, any other one with a span or not at all)."""
+is answered YES, NO or not at all, any other one with a span or not at all), and the parts of a question
+that asks for several things at once, which the one-span reader answers one by one."""
 
 from __future__ import annotations
 
@@ -19,6 +20,22 @@ _POLAR_EN = re.compile(
     r"^\s*(is|are|was|were|did|does|do|has|have|had|can|could|will|would|should|may|must|shall)\b", re.I
 )
 _WH = re.compile(r"什么|谁|哪|多少|几|何时|怎样|如何|\b(who|what|when|where|which|why|how)\b", re.I)
+
+
+# 毒品的重量及其交到了哪里？ / 签订协议书的时间以及原告缴纳的费用？: two things asked at once, joined by
+# 及 (及其), 以及 or 并且; not the 及 of 及时, 涉及, 危及 …
+_JOIN = re.compile(r"以及|并且|(?<![涉危波不来顾普触论])及其?(?![时格早])")
+MIN_PART_CHARS = 2  # a shorter piece is no question of its own
+
+
+def question_parts(question: str) -> list[str]:
+    """The parts of a question asking for two things or more at once, each to be asked alone; [] for a
+    question asking for one thing, and for a yes-no question (its answer is one YES or NO)."""
+    if answer_types(question) != SPAN_TYPES:
+        return []
+    parts = [p.strip(" ，,、") for p in _JOIN.split(question.strip().rstrip("？?。 "))]
+    parts = [p for p in parts if len(p) >= MIN_PART_CHARS]
+    return parts if len(parts) >= 2 else []
 
 
 def answer_types(question: str) -> frozenset[str]:

@@ -29,7 +29,7 @@ from pipeline.paths import MODELS_DIR
 from pipeline.records import BLOCK_TYPE_IDS, BlockType, sha256_file
 from pipeline.store import atomic_write_bytes
 from retrieval.reader.polar import PolarHead
-from retrieval.reader.questions import LABELS, POLAR_TYPES, answer_types
+from retrieval.reader.questions import LABELS, POLAR_TYPES, answer_types, question_parts
 from retrieval.text import HAN, WORD_RUNS, jieba_module, stemmer, stopwords
 
 READER_FILE = MODELS_DIR / "reader.pt"  # the shipped head
@@ -67,6 +67,7 @@ class Question:
     terms: frozenset[str]  # jieba words / English stems, stopwords dropped
     chars: frozenset[str]  # CJK characters
     types: frozenset[str] = frozenset(LABELS)  # the answer types its form allows (answer_types)
+    parts: tuple[Question, ...] = ()  # a question asking several things at once: each (question_parts)
 
 
 @lru_cache(maxsize=512)  # every question on a context matches against the same context terms
@@ -148,8 +149,11 @@ def question_of(question: str, enc: EncodedText) -> Question:
 
 
 def prepare_question(model, tokenizer, question: str) -> Question:
-    """The question encoded alone (per-token states) and its lexical sets."""
-    return question_of(question, encode_text(model, tokenizer, question, BlockType.OTHER))
+    """The question encoded alone (per-token states) and its lexical sets; for a question asking several
+    things at once, each of its parts prepared alike."""
+    q = question_of(question, encode_text(model, tokenizer, question, BlockType.OTHER))
+    q.parts = tuple(prepare_question(model, tokenizer, p) for p in question_parts(question))
+    return q
 
 
 def lexical_features(text: str, ctx: EncodedText, q: Question) -> torch.Tensor:
@@ -272,6 +276,23 @@ class ReaderAnswer:
     span: tuple[int, int] | None  # token span in the context
     type_prob: float  # P(label) alone: comparable across passages whatever their answer types
     best_span: tuple[str, float] = ("", 0.0)  # the best span and P(SPAN)·p(start)·p(end), whatever the label
+    parts: tuple[str, ...] = ()  # the spans answering a question's parts, when it was read in parts
+
+
+def joined(answers: list[ReaderAnswer]) -> ReaderAnswer:
+    """One answer from those to a question's parts: their spans in order (a text said twice, once), over
+    the tokens from the first to the last, as sure as the least sure of them; the surest answer when no
+    part is answered with a span."""
+    said = [a for a in answers if a.label == "SPAN"]
+    if not said:
+        return max(answers, key=lambda a: a.type_prob)
+    texts = tuple(dict.fromkeys(a.answer for a in said))
+    confidence = min(a.confidence for a in said)
+    hull = (min(a.span[0] for a in said), max(a.span[1] for a in said))
+    text = "，".join(texts)
+    return ReaderAnswer(
+        "SPAN", text, confidence, hull, min(a.type_prob for a in said), (text, confidence), texts
+    )
 
 
 def decode(
@@ -337,11 +358,18 @@ class Reader:
         """Every question against one encoded context, in one batch."""
         if not ctx.ids:
             return [ReaderAnswer("NONE", "", 0.0, None, 0.0) for _ in questions]
-        start, end, cls = self.decided_outputs(text, ctx, questions)
-        return [
+        asked = [p for q in questions for p in (q.parts or (q,))]  # a question in parts: each part
+        start, end, cls = self.decided_outputs(text, ctx, asked)
+        said = [
             decode(text, ctx, start[i], end[i], cls[i], q.types, self.none_margin)
-            for i, q in enumerate(questions)
+            for i, q in enumerate(asked)
         ]
+        out = []
+        for q in questions:
+            n = len(q.parts) or 1
+            out.append(joined(said[:n]) if q.parts else said[0])
+            said = said[n:]
+        return out
 
     @torch.no_grad()
     def decided_outputs(
@@ -418,12 +446,3 @@ def load_reader(path: Path, model, tokenizer, encoder_sha256: str | None = None)
         NONE_MARGINS.get(sha, 0.0),
     )
     return reader.attach(model, tokenizer)
-
-
-def char_to_token_span(offsets: list[tuple[int, int]], a: int, b: int) -> tuple[int, int] | None:
-    """Tokens covering characters [a, b); None when the span falls outside the encoded text."""
-    s = next((i for i, (x, y) in enumerate(offsets) if y > a), None)
-    e = next((i for i in range(len(offsets) - 1, -1, -1) if offsets[i][0] < b), None)
-    if s is None or e is None or e < s:
-        return None
-    return s, e

@@ -39,7 +39,6 @@ from retrieval.reader.runtime import (
     ReaderConfig,
     ReaderHead,
     batch_inputs,
-    char_to_token_span,
     decode,
     encode_text,
     lexical_features,
@@ -73,6 +72,15 @@ def gold_span(context: str, ctx: EncodedText, item: QAItem) -> tuple[int, int] |
         if a >= 0 and (span := char_to_token_span(ctx.offsets, a, a + len(text))) is not None:
             return span
     return None
+
+
+def char_to_token_span(offsets: list[tuple[int, int]], a: int, b: int) -> tuple[int, int] | None:
+    """Tokens covering characters [a, b); None when the span falls outside the encoded text."""
+    s = next((i for i, (x, y) in enumerate(offsets) if y > a), None)
+    e = next((i for i in range(len(offsets) - 1, -1, -1) if offsets[i][0] < b), None)
+    if s is None or e is None or e < s:
+        return None
+    return s, e
 
 
 def is_validation(context: str) -> bool:
