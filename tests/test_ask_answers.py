@@ -105,6 +105,14 @@ def test_demo_documents_answers(asker, question, expected, kind):
         assert a.answer == a.evidence.sentence
 
 
+def test_a_question_asking_two_things_gets_both_spans_each_whole(asker):
+    a = asker.ask("合同总价及原告已支付的装修款是多少？")
+    assert a.answer_type == "span" and a.answer.split("，") == ["人民币172,000元", "人民币129,000元"], a.notes
+    # the evidence is the sentence around both spans, in the segment cited for them
+    assert all(part in a.evidence.sentence for part in a.answer.split("，"))
+    assert a.evidence.segment_id in {c.segment_id for c in a.citations}
+
+
 def test_english_evidence_is_ranked_by_the_sentence_model(asker):
     a = asker.ask(EN_DEMO)
     cited = [(c.segment_id, c.block_type, c.text) for c in a.citations]
