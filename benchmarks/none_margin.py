@@ -87,16 +87,21 @@ def paired_interval(base: np.ndarray, new: np.ndarray, col: int, count: int, see
     return [round(float(point), 2), round(float(lo), 2), round(float(hi), 2)]
 
 
+def shipped_reader(threads: int):
+    """The shipped reader on the shipped encoder, read with `threads` torch threads."""
+    torch.set_num_threads(threads)
+    model, tok = load_encoder(checkpoint_file(None), "cpu")
+    return load_reader(READER_FILE, model, tok)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--qa", type=Path, default=SHARED_DATA / "zh" / "qa" / "cjrc_dev.json")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args()
-    torch.set_num_threads(args.threads)
     t0 = time.perf_counter()
-    model, tok = load_encoder(checkpoint_file(None), "cpu")
-    reader = load_reader(READER_FILE, model, tok)
+    reader = shipped_reader(args.threads)
     valid, held = read_split(reader, args.qa, "validation"), read_split(reader, args.qa, "heldout")
     sweep = {m: metrics(valid, answers(valid, m)) for m in MARGINS}
     chosen = max(MARGINS, key=lambda m: (sweep[m]["f1"], -m))

@@ -20,13 +20,11 @@ import json
 import time
 from pathlib import Path
 
-import torch
-from none_margin import paired_interval, per_context
+from none_margin import paired_interval, per_context, shipped_reader
 
 from pipeline.paths import SHARED_DATA
-from retrieval.encoder import checkpoint_file, load_encoder
 from retrieval.eval.qa import load_squad, score
-from retrieval.reader.runtime import READER_FILE, encode_text, load_reader
+from retrieval.reader.runtime import READER_FILE, encode_text
 from retrieval.reader.train import is_validation
 
 QA = SHARED_DATA / "zh" / "qa"
@@ -73,10 +71,8 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args()
-    torch.set_num_threads(args.threads)
     t0 = time.perf_counter()
-    model, tok = load_encoder(checkpoint_file(None), "cpu")
-    reader = load_reader(READER_FILE, model, tok)
+    reader = shipped_reader(args.threads)
     out: dict = {"reader": str(READER_FILE), "none_margin": reader.none_margin}
     for name, (path, split, validation) in SETS.items():
         contexts, said, split_n = read_set(reader, path, split, validation)
