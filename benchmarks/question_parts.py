@@ -20,10 +20,10 @@ import json
 import time
 from pathlib import Path
 
-from none_margin import paired_interval, per_context, shipped_reader
+from none_margin import metrics, paired_interval, per_context, shipped_reader
 
 from pipeline.paths import SHARED_DATA
-from retrieval.eval.qa import load_squad, score
+from retrieval.eval.qa import load_squad
 from retrieval.reader.runtime import READER_FILE, encode_text
 from retrieval.reader.train import is_validation
 
@@ -58,11 +58,7 @@ def read_set(reader, path: Path, split: str, validation: bool) -> tuple[list, di
 
 
 def figures(contexts: list, said: list) -> dict:
-    items = [item for c in contexts for item, _ in c]
-    preds = {
-        item.qid: a for c, s in zip(contexts, said, strict=True) for (item, _), a in zip(c, s, strict=True)
-    }
-    out = score(preds, items)
+    out = metrics(contexts, said)
     return {k: out[k] for k in ("n_questions", "em", "f1", "no_answer_acc")}
 
 

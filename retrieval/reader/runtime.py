@@ -364,12 +364,8 @@ class Reader:
             decode(text, ctx, start[i], end[i], cls[i], q.types, self.none_margin)
             for i, q in enumerate(asked)
         ]
-        out = []
-        for q in questions:
-            n = len(q.parts) or 1
-            out.append(joined(said[:n]) if q.parts else said[0])
-            said = said[n:]
-        return out
+        answers = iter(said)
+        return [joined([next(answers) for _ in q.parts]) if q.parts else next(answers) for q in questions]
 
     @torch.no_grad()
     def decided_outputs(
