@@ -14,7 +14,14 @@ import torch
 from pipeline.errors import CorruptDocument
 from pipeline.records import sha256_file
 from pipeline.tokenizer import load_tokenizer
-from retrieval.reader.polar import POLAR_LABELS, PolarHead, polar_features, polar_file
+from retrieval.reader.polar import (
+    N_FEATURES,
+    POLAR_LABELS,
+    PolarHead,
+    bigram_features,
+    polar_features,
+    polar_file,
+)
 from retrieval.reader.runtime import Reader, ReaderConfig, ReaderHead, encode_text
 
 CONTEXT = "原告与被告签订买卖合同，约定货款十万元。原告依约交付货物，被告至今未支付货款。"
@@ -23,12 +30,23 @@ CONTEXT = "原告与被告签订买卖合同，约定货款十万元。原告依
 def test_the_answering_clause_s_negation_is_read_against_the_question_s():
     paid = polar_features("被告是否支付了货款？", CONTEXT, [0.0, 0.0, 0.0])
     delivered = polar_features("原告是否交付了货物？", CONTEXT, [0.0, 0.0, 0.0])
-    assert len(paid) == len(delivered) == 10
+    assert len(paid) == len(delivered) == N_FEATURES
     # the clause holding the question's words negates it (未支付) for the first question, not the second
     assert paid[5] >= 1 and paid[7] == 1.0 and paid[9] == 1.0
     assert delivered[5] == 0 and delivered[7] == 0.0 and delivered[9] == 0.0
+    # read by bigrams: the negation stands right before 支付 in the answering clause
+    assert paid[13] == 1.0 and paid[14] == 1.0 and delivered[13] == 0.0 and delivered[14] == 0.0
     unrelated = polar_features("被告是否驾驶机动车？", CONTEXT, [0.0, 0.0, 0.0])
-    assert unrelated[4] < paid[4]  # the context holds less of that question
+    assert unrelated[4] < paid[4] and unrelated[10] < paid[10]  # the context holds less of that question
+    # a question that negates itself, answered by a clause that does not: exactly one of the two negates
+    unpaid = polar_features("被告是否未支付货款？", "被告已支付货款。", [0.0, 0.0, 0.0])
+    assert unpaid[13] == 0.0 and unpaid[14] == 1.0
+
+
+def test_bigram_features_of_a_question_with_nothing_to_match():
+    assert bigram_features("？", ["被告已支付货款"]) == [0.0] * 6
+    one = bigram_features("支付货款", ["被告已支付货款"])
+    assert one[0] == one[2] == 1.0 and one[1] == 0.0  # one clause: no second best
 
 
 def _rows():
@@ -60,6 +78,13 @@ def test_the_decider_is_used_only_with_the_reader_it_was_fitted_on(tmp_path):
     PolarHead.fit(_rows(), sha256_file(reader_file)).save(polar_file(reader_file))
     assert PolarHead.beside(reader_file) is not None
     reader_file.write_bytes(b"another reader")
+    assert PolarHead.beside(reader_file) is None
+    # one fitted on fewer inputs than this code reads (before the bigram features) is not used either
+    reader_file.write_bytes(b"one reader")
+    assert PolarHead.beside(reader_file) is not None
+    stale = json.loads(polar_file(reader_file).read_text(encoding="utf-8"))
+    stale["coef"] = [row[:10] for row in stale["coef"]]
+    polar_file(reader_file).write_text(json.dumps(stale), encoding="utf-8")
     assert PolarHead.beside(reader_file) is None
     polar_file(reader_file).write_text("{not json", encoding="utf-8")
     with pytest.raises(CorruptDocument, match="polar.json"):

@@ -32,13 +32,17 @@ ASKING_ZH = "是否|有没有|是不是|有无|能否|可否"
 _ASKING = re.compile(rf"{ASKING_ZH}|吗|^\s*(is|are|was|were|did|does|do|has|have|had)\b", re.I)
 _NEGATION = re.compile(r"未|没有|没|不|无|拒|否认|非|否|\b(not|no|never|neither|nor|without)\b|n't", re.I)
 _CLAUSE = re.compile(r"[，。；！？,;!?]|\.\s")
+_NEGATING = re.compile(r"未|没|不|无|非|否|拒")  # one character before a matched word negates it (未支付)
+_NEGATION_REACH = 3  # characters before a matched bigram where a negation reads it
+N_FEATURES = 16  # polar_features' length: the reader's 3 scores, 7 read by words, 6 by bigrams
 
 
 def polar_features(question: str, context: str, scores: Sequence[float]) -> list[float]:
     """The decider's inputs: the reader's YES, NO and no-answer scores; the share of the question's words
     (its asking words cut) in the clause holding most of them and in the whole context; that clause's
     negations, and those of it with the clause after, beyond the question's own; whether it holds 未;
-    whether the question negates; whether exactly one of the two negates."""
+    whether the question negates; whether exactly one of the two negates; then the same read by the
+    question's character bigrams (`bigram_features`), which need no word segmentation."""
     asserted = _ASKING.sub("", question)
     words = set(terms(asserted)) or {asserted}
     clauses = [c for c in _CLAUSE.split(context) if c.strip()] or [""]
@@ -55,6 +59,42 @@ def polar_features(question: str, context: str, scores: Sequence[float]) -> list
         float("未" in best),
         float(q_neg > 0),
         float(bool(_NEGATION.search(best)) != (q_neg > 0)),
+        *bigram_features(asserted, clauses),
+    ]
+
+
+def _bigrams(text: str) -> set[str]:
+    text = re.sub(r"\W", "", text)
+    return {text[i : i + 2] for i in range(len(text) - 1)}
+
+
+def bigram_features(asserted: str, clauses: list[str]) -> list[float]:
+    """What the clauses hold of the question's character bigrams: the share in the clause holding most
+    of them, in the next best clause and in the whole context; whether a negation stands just before a
+    matched bigram in the best clause (被告至今未支付货款 against 被告是否支付货款), and whether exactly
+    one of that and the question negates; the negations around the best clause (it and its neighbours)
+    beyond the question's own."""
+    asked = _bigrams(asserted)
+    if not asked:
+        return [0.0] * 6
+    shares = [len(asked & _bigrams(c)) / len(asked) for c in clauses]
+    order = np.argsort(shares)[::-1]
+    j = int(order[0])
+    best = clauses[j]
+    negated = any(
+        _NEGATING.search(best[max(0, m.start() - _NEGATION_REACH) : m.start()])
+        for b in asked
+        for m in re.finditer(re.escape(b), best)
+    )
+    q_neg = bool(_NEGATING.search(asserted))
+    around = "".join(clauses[max(0, j - 1) : j + 2])
+    return [
+        shares[j],
+        shares[int(order[1])] if len(order) > 1 else 0.0,
+        len(asked & _bigrams("".join(clauses))) / len(asked),
+        float(negated),
+        float(negated != q_neg),
+        float(bool(_NEGATING.search(around))) - float(q_neg),
     ]
 
 
@@ -101,13 +141,14 @@ class PolarHead:
     @classmethod
     def beside(cls, reader_path: Path, reader_sha256: str | None = None) -> PolarHead | None:
         """The decider kept beside the reader at `reader_path` (`polar_file`) when it was fitted on that
-        very file (`reader_sha256`: that file's, when the caller has it); one fitted on another reader is
-        not used."""
+        very file (`reader_sha256`: that file's, when the caller has it) over the inputs this code reads;
+        one fitted on another reader, or on other inputs (`ldx train polar` fits it again), is not used."""
         path = polar_file(reader_path)
         if not path.is_file():
             return None
         polar = cls.load(path)
-        return polar if polar.reader_sha256 == (reader_sha256 or sha256_file(reader_path)) else None
+        fits = {len(row) for row in polar.coef} == {N_FEATURES}
+        return polar if fits and polar.reader_sha256 == (reader_sha256 or sha256_file(reader_path)) else None
 
 
 def polar_file(reader_path: Path) -> Path:

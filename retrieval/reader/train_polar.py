@@ -16,21 +16,22 @@ from retrieval.reader.runtime import encode_text, load_reader
 from retrieval.reader.train import is_validation
 
 
-def polar_rows(reader, qa: Path) -> dict[str, list[tuple[str, str, list[float], str]]]:
+def polar_rows(reader, qa: Path, split: str = "train") -> dict[str, list[tuple[str, str, list[float], str]]]:
     """{"train" | "validation": [(question, context, the head's YES/NO/NONE scores, gold label)]} of
-    the yes-no questions (by their form) of the file's training split."""
-    rows: dict[str, list] = {"train": [], "validation": []}
-    for context, items in load_squad(qa, "train"):
+    the yes-no questions (by their form) of the file's training split; {"heldout": [...]} of its
+    held-apart split with `split="heldout"`."""
+    rows: dict[str, list] = {"heldout": []} if split == "heldout" else {"train": [], "validation": []}
+    for context, items in load_squad(qa, split):
         asking = [it for it in items if answer_types(it.question) == POLAR_TYPES]
         if not asking:
             continue
         ctx = encode_text(reader.model, reader.tokenizer, context)
         _, _, cls = reader.head_outputs(context, ctx, [reader.question(it.question) for it in asking])
-        split = "validation" if is_validation(context) else "train"
+        part = split if split == "heldout" else "validation" if is_validation(context) else "train"
         for it, scores in zip(asking, cls[:, 1:].tolist(), strict=True):
             label = answer_label(it.golds, it.impossible)
             if label in POLAR_LABELS:  # a yes-no question whose gold is a span has no label here
-                rows[split].append((it.question, context, scores, label))
+                rows[part].append((it.question, context, scores, label))
     return rows
 
 
