@@ -28,11 +28,12 @@ from retrieval.text import HAN, stopwords
 # on the CJRC validation contexts (`retrieval.reader.train.is_validation`, inside the training split, never
 # the held-apart test split): `python benchmarks/ask_threshold.py --contexts 86` read all 86 of them (516
 # questions, 387 answerable) with the end-to-end reader (sha 9e87fb5a) deciding with its no-answer margin
-# (retrieval.reader.runtime.NONE_MARGINS) on 2026-12-04 and chose 0.424 (F1 0.585; answering whenever the
-# reader does: 0.583; without the margin it had chosen 0.406 at F1 0.544). The reader's own NONE already
-# abstains on most unanswerable CJRC questions, so the gain there is small; the threshold matters more over
+# (retrieval.reader.runtime.NONE_MARGINS) and its yes-no decider reading bigrams (data/models/polar.json)
+# on 2026-12-05 and chose 0.412 (F1 0.585; answering whenever the reader does: 0.583; with the decider
+# before the bigrams 0.424, without the margin 0.406 at F1 0.544). The reader's own NONE already abstains
+# on most unanswerable CJRC questions, so the gain there is small; the threshold matters more over
 # retrieved segments, where no segment may hold the answer.
-ANSWER_THRESHOLD = 0.42
+ANSWER_THRESHOLD = 0.41
 
 MIN_SPAN_CHARS = 3  # a CJK span shorter than this is a lone verb or function word ("判处"), not an answer
 MIN_SPAN_WORDS = 2  # the same for English: one word alone is grown to its clause unless it is a name/number
