@@ -64,7 +64,7 @@ def main() -> None:
     gold = y["heldout"]
     polar = gold < 2
     right = {n: (pred[n, "heldout"] == gold)[polar].astype(float) for n in ("before", "bigrams")}
-    contexts = [c for (_, c, _, g), p in zip(rows["heldout"], polar, strict=True) if p]
+    contexts = [c for (_, c, _, _), p in zip(rows["heldout"], polar, strict=True) if p]
     table = {n: per_context(r, contexts) for n, r in right.items()}
     # points of YES/NO accuracy: [difference, 95% interval low, high]
     out["heldout"]["yes_no_acc_difference"] = paired_interval(table["before"], table["bigrams"], 0, 1)
