@@ -112,3 +112,11 @@ def test_the_shipped_decider_beats_the_head_s_choice(shared_data):
     assert polar is not None, "data/models/polar.json missing or fitted on another reader"
     m = json.loads(polar_file(READER_FILE).read_text(encoding="utf-8"))["metrics"]
     assert m["validation_accuracy"] > m["validation_accuracy_head"] + 0.05
+
+
+def test_polar_rows_read_the_training_or_the_held_apart_split_only(tmp_path):
+    from retrieval.reader.train_polar import polar_rows
+
+    # "all" would file held-apart contexts under train, where the decider is fitted
+    with pytest.raises(ValueError, match="'train' or 'heldout'"):
+        polar_rows(None, tmp_path / "qa.json", "all")

@@ -20,6 +20,8 @@ def polar_rows(reader, qa: Path, split: str = "train") -> dict[str, list[tuple[s
     """{"train" | "validation": [(question, context, the head's YES/NO/NONE scores, gold label)]} of
     the yes-no questions (by their form) of the file's training split; {"heldout": [...]} of its
     held-apart split with `split="heldout"`."""
+    if split not in ("train", "heldout"):  # "all" would file held-apart contexts under train
+        raise ValueError(f"split must be 'train' or 'heldout', not {split!r}")
     rows: dict[str, list] = {"heldout": []} if split == "heldout" else {"train": [], "validation": []}
     for context, items in load_squad(qa, split):
         asking = [it for it in items if answer_types(it.question) == POLAR_TYPES]
