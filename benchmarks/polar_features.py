@@ -37,7 +37,7 @@ def figures(pred: np.ndarray, gold: np.ndarray) -> dict:
     }
 
 
-def per_context(right: np.ndarray, contexts: list[str]) -> np.ndarray:
+def context_table(right: np.ndarray, contexts: list[str]) -> np.ndarray:
     """[contexts, 2]: the right answers and the questions of each context (none_margin.paired_interval's
     table)."""
     ids = {c: i for i, c in enumerate(dict.fromkeys(contexts))}
@@ -65,7 +65,7 @@ def main() -> None:
     polar = gold < 2
     right = {n: (pred[n, "heldout"] == gold)[polar].astype(float) for n in ("before", "bigrams")}
     contexts = [c for (_, c, _, _), p in zip(rows["heldout"], polar, strict=True) if p]
-    table = {n: per_context(r, contexts) for n, r in right.items()}
+    table = {n: context_table(r, contexts) for n, r in right.items()}
     # points of YES/NO accuracy: [difference, 95% interval low, high]
     out["heldout"]["yes_no_acc_difference"] = paired_interval(table["before"], table["bigrams"], 0, 1)
     print(json.dumps(out, indent=1))
