@@ -17,7 +17,7 @@ from rich.table import Table
 from flows.cli import app  # noqa: F401  (the root app exists first)
 from flows.cli_common import console, eval_app, existing_path, fail, fail_on_bad_input, train_app
 from pipeline.config import ParseConfig
-from pipeline.paths import HEADS_DIR, MODELS_DIR
+from pipeline.paths import HEADS_DIR, MODELS_DIR, SHARED_DATA
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 TowersOpt = Annotated[
@@ -271,3 +271,23 @@ def train_heads_cmd(
         f"wrote {out / 'roles.npz'} ({len(india_docs)} Indian, {len(zh_docs_all)} Chinese judgments) "
         f"and {out / 'articles.npz'}"
     )
+
+
+@train_app.command("clauses")
+def train_clauses_cmd(
+    data: Annotated[
+        Path, typer.Option(help="Folder with cuad_contracts.jsonl.gz and cuad_qa.jsonl.gz.")
+    ] = SHARED_DATA / "en" / "contracts",
+    out: Annotated[
+        Path | None, typer.Option(help="Output file; default: data/models/heads/clauses.npz.")
+    ] = None,
+) -> None:
+    """Train the contract clause head on CUAD's training contracts (C chosen on a tenth of them)."""
+    from retrieval.predict.train_clauses import train_clause_head  # start-up: scikit-learn, torch
+
+    existing_path(data, "directory")
+    out = out or HEADS_DIR / "clauses.npz"
+    with fail_on_bad_input():
+        head, report = train_clause_head(data)
+    head.save(out)
+    console.print_json(data={**report, "out": str(out)})

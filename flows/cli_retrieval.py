@@ -30,7 +30,7 @@ from flows.cli_common import (
     resolve_config,
 )
 from pipeline.errors import DocumentError
-from pipeline.paths import SHARED_DATA
+from pipeline.paths import HEADS_DIR, SHARED_DATA
 
 KindOpt = Annotated[
     list[str] | None, typer.Option("--kind", help="Only documents of this kind (repeatable).")
@@ -354,21 +354,30 @@ def eval_cuad(
         int, typer.Option(help="Characters per passage (lines packed greedily).")
     ] = 1200,
     reader: Annotated[Path | None, typer.Option(help="Reader head; default data/models/reader.pt.")] = None,
+    clauses: Annotated[
+        Path | None, typer.Option(help="Clause head; default data/models/heads/clauses.npz when present.")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     config: ConfigOpt = None,
     set_: SetOpt = None,
 ) -> None:
     """CUAD contracts: BM25 segment recall@1/3/5/10 of the answer, then the reader over the top k passages:
-    per-question span F1 and AUPR (CUAD paper's precision-recall over answer confidence), beside a baseline."""
+    per-question span F1 and AUPR (CUAD paper's precision-recall over answer confidence), beside a baseline
+    and the clause head (each question's best sentence of the whole contract)."""
     from retrieval.eval.cuad import evaluate_cuad  # start-up: numpy
+    from retrieval.predict.clauses import ClauseHead  # start-up: numpy
 
     cfg = resolve_config(config, set_)
     existing_path(data, "directory")
     if split not in ("heldout", "train", "all"):
         fail(f"--split must be heldout, train or all, not {split!r}")
     loaded = _load_reader(reader, cfg)
+    clauses = clauses or HEADS_DIR / "clauses.npz"
+    if clauses != HEADS_DIR / "clauses.npz":
+        existing_path(clauses)
     with fail_on_bad_input():
-        result = evaluate_cuad(loaded, data, contracts, k, passage_chars, split)
+        head = ClauseHead.load(clauses) if clauses.is_file() else None
+        result = evaluate_cuad(loaded, data, contracts, k, passage_chars, split, head)
     if as_json:
         _print_json(result)
         return
@@ -384,3 +393,6 @@ def eval_cuad(
             f"{name:8} span F1 {m['span_f1']}  AUPR {m['aupr']}  P@80%R {m['precision_at_80_recall']}",
             highlight=False,
         )
+    if "clauses" in result:
+        m = result["clauses"]
+        console.print(f"clauses  AUPR {m['aupr']}  P@80%R {m['precision_at_80_recall']}", highlight=False)

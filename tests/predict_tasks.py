@@ -13,6 +13,7 @@ TASKS = (
     "duplicates",
     "claim_tree",
     "claim_support",
+    "clauses",
     "connective_attention",
 )
 

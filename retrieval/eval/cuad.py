@@ -41,6 +41,7 @@ from retrieval.eval.qa import held_apart, overlap_baseline
 from retrieval.eval.search import split_passages
 from retrieval.hybrid import HybridIndex
 from retrieval.inject import encode_document
+from retrieval.predict.clauses import contract_sentences
 from retrieval.reader.runtime import EncodedText
 from retrieval.text import terms
 
@@ -53,6 +54,7 @@ class CuadQuestion:
     qid: str
     category: str
     golds: list[str]  # empty when the contract has no such clause
+    starts: list[int] = field(default_factory=list)  # each gold's offset in the contract's text
 
 
 @dataclass
@@ -80,11 +82,16 @@ def load_cuad(data_dir: Path, split: str = "heldout", limit: int | None = None) 
             for line in f:
                 q = json.loads(line)
                 if q["doc_id"] in contracts:
-                    golds = (
-                        [] if q["is_impossible"] else [a["text"] for a in q["answers"] if a["text"].strip()]
+                    answers = [] if q["is_impossible"] else [a for a in q["answers"] if a["text"].strip()]
+                    contracts[q["doc_id"]].questions.append(
+                        CuadQuestion(
+                            q["id"],
+                            q["category"],
+                            [a["text"] for a in answers],
+                            [int(a["answer_start"]) for a in answers],
+                        )
                     )
-                    contracts[q["doc_id"]].questions.append(CuadQuestion(q["id"], q["category"], golds))
-    except (OSError, json.JSONDecodeError, KeyError, TypeError) as e:
+    except (OSError, ValueError, KeyError, TypeError) as e:
         raise CorruptDocument(str(path), f"not a CUAD file ({type(e).__name__}: {e})") from None
     return list(contracts.values())
 
@@ -144,6 +151,41 @@ def find_gold(gold: str, text: str) -> tuple[int, int] | None:
     """Character span of a gold clause in a passage, whatever whitespace the passage packing left."""
     m = re.search(r"\s+".join(map(re.escape, gold.split())), text)
     return (m.start(), m.end()) if m else None
+
+
+def clause_questions(head, contracts: list[Contract]) -> list[tuple[CuadQuestion, object, bool]]:
+    """(question, the clause head's hit for its category, whether that sentence matches a gold clause) for
+    every question whose category the head knows: the head answers from the whole contract."""
+    out = []
+    for contract in contracts:
+        hits = {h.category: h for h in head.best(contract.text, contract_sentences(contract.text))}
+        for cq in contract.questions:
+            hit = hits.get(cq.category)
+            if hit is not None:
+                sentence = contract.text[hit.start : hit.end]
+                out.append((cq, hit, any(jaccard(sentence, g) >= 0.5 for g in cq.golds)))
+    return out
+
+
+def evaluate_clauses(head, contracts: list[Contract]) -> dict:
+    """AUPR of the clause head's answers (each question's best sentence, ranked by its confidence), as
+    the reader's is counted, with the questions found per category."""
+    answered = clause_questions(head, contracts)
+    ranked = [(hit.confidence, ok) for _, hit, ok in answered]
+    n_answerable = sum(bool(cq.golds) for cq, _, _ in answered)
+    area, p80 = aupr(ranked, n_answerable)
+    found: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for cq, _, ok in answered:
+        if cq.golds:
+            found[cq.category][0] += ok
+            found[cq.category][1] += 1
+    return {
+        "questions": len(answered),
+        "answerable": n_answerable,
+        "aupr": round(area, 4),
+        "precision_at_80_recall": None if p80 is None else round(p80, 4),
+        "found_by_category": {c: f"{k}/{n}" for c, (k, n) in sorted(found.items(), key=lambda x: -x[1][1])},
+    }
 
 
 @dataclass
@@ -255,7 +297,10 @@ def evaluate_cuad(
     k: int = 5,
     passage_chars: int = 1200,
     split: str = "heldout",
+    clauses=None,
 ) -> dict:
+    """The reader and the baseline over the split's first `contracts` contracts; with `clauses` (a
+    retrieval.predict.clauses.ClauseHead) also that head on the same questions (`result["clauses"]`)."""
     t0 = time.perf_counter()
     tally = _Tally()
     loaded = load_cuad(data_dir, split, contracts)
@@ -277,5 +322,7 @@ def evaluate_cuad(
             "reader": reader.checkpoint,
         },
     )
+    if clauses is not None:
+        result["clauses"] = evaluate_clauses(clauses, loaded)
     result["seconds"] = round(time.perf_counter() - t0, 1)
     return result

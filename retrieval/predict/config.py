@@ -27,6 +27,9 @@ class PredictConfig(Options):
     claim_support_k: int = 3  # passages cited per element
     # fuse the MiniLM sentence model with BM25 (false: BM25 alone; benchmarks/claim_support.py)
     claim_support_dense: bool = True
+    clauses: bool = True  # CUAD's clause categories in contracts, each with the sentences that hold it
+    # a category is reported when its likeliest sentence is this likely (clauses.npz's probability)
+    clause_min_probability: float = 0.5
     connective_attention: bool = True  # per-document attention to connectives (needs a model)
     heads_dir: str | None = None  # None = the shipped heads in data/models/heads/
     # a disagreement with the rule type is flagged above this score: the smallest (of 0.5 … 0.999) whose flags

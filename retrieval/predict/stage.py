@@ -23,6 +23,7 @@ Tasks (`Prediction.task`) and what their rows hold:
 | block_role_disagrees | disagreement above (text_)role_disagreement_min_score | predicted type / [predicted, rule type] | the segment |
 | claim_tree | claim of a patent | "independent" or "dependent" / [claim number, parent claims…] | the reference words ("as claimed in claim 3"); an independent claim: the claim |
 | claim_support | element of an independent claim | the element / [claim, element, segment ids…] | the element, then its description passages with page and bbox (retrieval/predict/support.py) |
+| clause | clause category a contract holds (CUAD's 41; retrieval/predict/clauses.py) | category / [category] | up to 3 sentences, likeliest first, with page and bbox |
 | articles | zh criminal judgment | "264,67" / article numbers | FACTS segments, retrieved cases |
 | consistency:<check> | flag (pipeline.analysis.consistency) | message / [check] | the quoted words |
 | proviso | proviso | marker / [marker] | the proviso, then the restricted clause |
@@ -54,6 +55,7 @@ from pipeline.paths import HEADS_DIR
 from pipeline.records import BlockType, DocKind, Document, Evidence, Prediction, Segment, sha256_file
 from retrieval.encoder import checkpoint_file, load_encoder
 from retrieval.predict.attention import connective_attention
+from retrieval.predict.clauses import ClauseHead, clause_rows
 from retrieval.predict.config import PredictConfig
 from retrieval.predict.dedup import SignatureStore, duplicates_of, signatures
 from retrieval.predict.facts import article_scores, facts_text, is_criminal_judgment
@@ -78,6 +80,8 @@ class _Heads:
     articles: object | None
     articles_id: str
     role_encoder: tuple | None = None  # (model, tokenizer) the role head's encoder towers were trained on
+    clauses: ClauseHead | None = None
+    clauses_id: str = ""
 
 
 def _file_id(name: str, path: Path) -> str:
@@ -99,12 +103,16 @@ def load_heads(heads_dir: str | None = None, role_encoder: bool = True) -> _Head
     if encoder is None and roles is not None and roles.reads_txl:
         roles = None
     articles = ArticleHead.load(articles_file) if articles_file.exists() else None
+    clauses_file = root / "clauses.npz"
+    clauses = ClauseHead.load(clauses_file) if clauses_file.exists() else None
     return _Heads(
         roles,
         _file_id(f"roles-dualtower-{roles.towers}", roles_file) if roles else "",
         articles,
         _file_id("articles-tfidf-knnmem", articles_file) if articles else "",
         encoder,
+        clauses,
+        _file_id("clauses-tfidf-logistic", clauses_file) if clauses else "",
     )
 
 
@@ -345,6 +353,10 @@ def predict_stage(
             preds += claim_tree(doc, locator)
         if config.claim_support and doc.kind == DocKind.PATENT and segs:
             preds += claim_support(doc, segs, config.claim_support_k, config.claim_support_dense)
+        if config.clauses and heads.clauses is not None and doc.kind == DocKind.CONTRACT:
+            preds += clause_rows(
+                doc, locator.segment_id, heads.clauses, heads.clauses_id, config.clause_min_probability, 3
+            )
         probs = None
         if config.articles and heads.articles is not None and is_criminal_judgment(doc):
             probs, rows = _articles(doc, segs, heads, config)
