@@ -2,10 +2,11 @@
 the shipped reader and the overlap baseline in the same run.
 
 1. `ldx eval cuad`'s measurement on the first `--reader-contracts` held-apart contracts: AUPR of the
-   reader (its best span over the top 5 BM25 passages), the baseline and the clause head (its best
-   sentence of the whole contract), on the same questions.
+   reader (its best span over the top 5 BM25 passages), the baseline and the clause head (its likeliest
+   sentence of the whole contract, or the name or date in it), on the same questions.
 2. The clause head on every held-apart contract: AUPR with a 95% bootstrap interval over contracts, and
-   the questions found per category.
+   the questions found per category; beside it the same head answering with whole sentences only (no
+   title, party or date cut out of them), with the paired difference.
 3. The "clause" rows `ldx run` writes (a category whose likeliest sentence reaches the probability):
    precision (that sentence holds a gold clause of the category, `clauses.overlapping`) and recall (the
    answerable questions with such a row) at several thresholds, PredictConfig's default among them.
@@ -16,6 +17,7 @@ the shipped reader and the overlap baseline in the same run.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 from pathlib import Path
 
@@ -30,19 +32,32 @@ from retrieval.predict.config import PredictConfig
 THRESHOLDS = (0.3, 0.5, 0.7, 0.9)
 
 
-def bootstrap_aupr(answered: list, contracts: list, resamples: int = 1000, seed: int = 0) -> list[float]:
-    """95% interval of the clause head's AUPR, contracts drawn with replacement."""
-    of = {k.doc_id: i for i, k in enumerate(contracts)}
-    by_contract: list[list] = [[] for _ in contracts]
-    ids = {cq.qid: of[k.doc_id] for k in contracts for cq in k.questions}
+def per_contract(answered: list, contracts: list) -> list[list[tuple[float, bool, bool]]]:
+    """(confidence, right, answerable) of each contract's questions."""
+    of = {cq.qid: i for i, k in enumerate(contracts) for cq in k.questions}
+    out: list[list] = [[] for _ in contracts]
     for cq, hit, ok in answered:
-        by_contract[ids[cq.qid]].append((hit.confidence, ok, bool(cq.golds)))
+        out[of[cq.qid]].append((hit.confidence, ok, bool(cq.golds)))
+    return out
+
+
+def bootstrap_aupr(arms: dict[str, list], resamples: int = 1000, seed: int = 0) -> dict[str, list[float]]:
+    """95% intervals of each arm's AUPR and of the first arm minus each other, contracts drawn with
+    replacement (the same draws for every arm)."""
     rng = np.random.default_rng(seed)
-    areas = []
+    n = len(next(iter(arms.values())))
+    areas: dict[str, list[float]] = {name: [] for name in arms}
     for _ in range(resamples):
-        drawn = [row for i in rng.integers(0, len(contracts), len(contracts)) for row in by_contract[i]]
-        areas.append(aupr([(c, ok) for c, ok, _ in drawn], sum(a for *_, a in drawn))[0])
-    return [round(float(q), 4) for q in np.quantile(areas, [0.025, 0.975])]
+        draw = rng.integers(0, n, n)
+        for name, rows in arms.items():
+            drawn = [row for i in draw for row in rows[i]]
+            areas[name].append(aupr([(c, ok) for c, ok, _ in drawn], sum(a for *_, a in drawn))[0])
+    first, *others = arms
+    diffs = {f"{first} - {o}": np.subtract(areas[first], areas[o]) for o in others}
+    return {
+        name: [round(float(q), 4) for q in np.quantile(v, [0.025, 0.975])]
+        for name, v in {**areas, **diffs}.items()
+    }
 
 
 def row_figures(answered: list) -> dict:
@@ -73,23 +88,33 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=2)
     args = ap.parse_args()
     head = ClauseHead.load(args.head)
-    result = {"head": str(args.head), "head_meta": head.meta}
+    # the same head answering every category with its likeliest sentence, no name or date cut out of it
+    sentences = dataclasses.replace(head, kinds=["sentence"] * len(head.kinds))
+    result = {
+        "head": str(args.head),
+        "head_meta": head.meta,
+        "kinds": dict(zip(head.categories, head.kinds, strict=True)),
+    }
     if args.reader_contracts:
         cuad = evaluate_cuad(shipped_reader(args.threads), args.data, args.reader_contracts, clauses=head)
+        first = load_cuad(args.data, "heldout", args.reader_contracts)
         result["same_questions"] = {
             "contracts": cuad["contracts"],
             "questions": cuad["questions"],
             "answerable": cuad["answerable"],
             **{name: cuad[name]["aupr"] for name in ("reader", "baseline")},
             "clauses": cuad["clauses"]["aupr"],
+            "clauses, sentences only": evaluate_clauses(sentences, first)["aupr"],
         }
     held = load_cuad(args.data, "heldout", None)
     answered = clause_questions(head, held)
+    arms = {"clauses": head, "clauses, sentences only": sentences}
     result["all_held_apart"] = {
-        **evaluate_clauses(head, held),
-        "contracts": len(held),
-        "aupr_95": bootstrap_aupr(answered, held),
+        name: {**evaluate_clauses(h, held), "contracts": len(held)} for name, h in arms.items()
     }
+    result["all_held_apart"]["aupr_95"] = bootstrap_aupr(
+        {name: per_contract(clause_questions(h, held), held) for name, h in arms.items()}
+    )
     result["rows"] = {"default_min_probability": PredictConfig().clause_min_probability}
     result["rows"].update(row_figures(answered))
     print(json.dumps(result, indent=1, ensure_ascii=False))

@@ -13,6 +13,7 @@ import pipeline
 from pipeline.config import ParseConfig
 from pipeline.records import DocKind
 from retrieval.eval.cuad import evaluate_clauses, load_cuad
+from retrieval.predict.clause_spans import KINDS, answer_span
 from retrieval.predict.clauses import ClauseHead, contract_sentences, overlapping
 from retrieval.predict.stage import load_heads, predict_stage
 from retrieval.predict.train_clauses import fit_head, sentence_rows
@@ -51,6 +52,55 @@ def test_a_gold_span_labels_the_sentences_it_mostly_covers():
     assert not overlapping(spans, []).any()
 
 
+@pytest.mark.parametrize(
+    ("kind", "sentence", "answer"),
+    [  # sentences of CUAD training contracts, and the words their annotators marked
+        (
+            "date",
+            'THIS AGREEMENT (this "Agreement"), dated December 30, 2016 (the "Effective Date"), is',
+            "December 30, 2016",
+        ),
+        (
+            "date",
+            "made and entered into as of the 19t h day of December, 2018",
+            "19t h day of December, 2018",
+        ),
+        (
+            "date",
+            'TRANSITION SERVICES AGREEMENT (the "Agreement") dated as of [•], 2020, between',
+            "[•], 2020",
+        ),
+        (
+            "title",
+            "Exhibit 10.34 EVENT SPONSORSHIP AGREEMENT This Event Sponsorship Agreement",
+            "EVENT SPONSORSHIP AGREEMENT",
+        ),
+        (
+            "title",
+            "Exhibit 4.44 THIS LICENSE AND RESELLER AGREEMENT dated as of",
+            "LICENSE AND RESELLER AGREEMENT",
+        ),
+        ("title", 'This Co-Promotion Agreement (this "Agreement") is', "Co-Promotion Agreement"),
+        (
+            "party",
+            "by and between Dova Pharmaceuticals, Inc., a Delaware corporation",
+            "Dova Pharmaceuticals, Inc.",
+        ),
+        (
+            "party",
+            "CARBOGEN AMCIS AG, a company having a place of business at Hauptstrasse",
+            "CARBOGEN AMCIS AG",
+        ),
+        ("party", "is made BETWEEN: EHAVE, INC., a company incorporated", "EHAVE, INC."),
+        ("date", "The term of this Agreement shall be five years.", None),
+        ("sentence", "Any sentence at all.", "Any sentence at all."),
+    ],
+)
+def test_answer_spans_find_the_words_annotators_mark(kind, sentence, answer):
+    span = answer_span(kind, sentence)
+    assert (sentence[span[0] : span[1]] if span else None) == answer
+
+
 @pytest.fixture(scope="module")
 def cuad(shared_data):
     return shared_data / "en/contracts"
@@ -61,8 +111,10 @@ def test_head_trained_on_real_contracts_keeps_its_scores_in_its_file(cuad, tmp_p
     categories = sorted({cq.category for k in contracts for cq in k.questions})
     rows = sentence_rows(contracts, categories)
     assert rows.labels.shape == (len(rows.texts), len(categories)) and rows.labels.any()
-    assert (rows.matches <= rows.labels).all()  # only a positive can match its gold
-    head = fit_head(rows, categories, 4.0, {"weighted": True})
+    assert sum(map(len, rows.spans)) == len(rows.texts)
+    head = fit_head(rows, contracts, categories, 4.0, {"weighted": True})
+    assert head.match_rate.shape == (len(categories), len(KINDS)) and 0 <= head.match_rate.min()
+    assert head.match_rate.max() <= 1 and head.kinds[categories.index("Governing Law")] == "sentence"
     head.save(tmp_path / "clauses.npz")
     back = ClauseHead.load(tmp_path / "clauses.npz")
     sample = rows.texts[:200]
@@ -73,9 +125,12 @@ def test_head_trained_on_real_contracts_keeps_its_scores_in_its_file(cuad, tmp_p
     assert len(hits) == 2 * len(categories)
     for first, second in zip(hits[::2], hits[1::2], strict=True):
         assert first.category == second.category and first.probability >= second.probability
-        assert first.confidence == pytest.approx(
-            first.probability * back.match_rate[categories.index(first.category)], rel=1e-5
-        )
+        assert first.start <= first.answer[0] < first.answer[1] <= first.end
+        j = categories.index(first.category)
+        # weighted by the rate of the kind it answered with: its category's, or the sentence's when that
+        # kind found nothing in the sentence
+        rates = back.match_rate[j, [KINDS.index(back.kinds[j]), 0]]
+        assert min(abs(first.confidence - first.probability * r) for r in rates) < 1e-6
 
 
 def test_shipped_head_finds_clauses_in_contracts_it_never_saw(cuad):
@@ -100,6 +155,8 @@ def test_predict_stage_writes_clause_rows_that_point_at_the_page(shared_data):
     assert all(r.score >= 0.5 and r.model_id.startswith("clauses-tfidf-logistic@") for r in rows)
     law = next(r for r in rows if r.value == "Governing Law")
     assert "laws of" in law.evidence[0].text and law.segment_id == law.evidence[0].segment_id
+    assert law.values == ["Governing Law", law.evidence[0].text]  # a clause answers with its sentence
+    assert all(r.values[1] and r.values[1] in r.evidence[0].text for r in rows)
     for r in rows:
         assert 1 <= len(r.evidence) <= 3
         for e in r.evidence:

@@ -154,7 +154,7 @@ def find_gold(gold: str, text: str) -> tuple[int, int] | None:
 
 
 def clause_questions(head, contracts: list[Contract]) -> list[tuple[CuadQuestion, object, bool]]:
-    """(question, the clause head's hit for its category, whether that sentence matches a gold clause) for
+    """(question, the clause head's hit for its category, whether its answer matches a gold clause) for
     every question whose category the head knows: the head answers from the whole contract."""
     out = []
     for contract in contracts:
@@ -162,14 +162,14 @@ def clause_questions(head, contracts: list[Contract]) -> list[tuple[CuadQuestion
         for cq in contract.questions:
             hit = hits.get(cq.category)
             if hit is not None:
-                sentence = contract.text[hit.start : hit.end]
-                out.append((cq, hit, any(jaccard(sentence, g) >= 0.5 for g in cq.golds)))
+                answer = contract.text[hit.answer[0] : hit.answer[1]]
+                out.append((cq, hit, any(jaccard(answer, g) >= 0.5 for g in cq.golds)))
     return out
 
 
 def evaluate_clauses(head, contracts: list[Contract]) -> dict:
-    """AUPR of the clause head's answers (each question's best sentence, ranked by its confidence), as
-    the reader's is counted, with the questions found per category."""
+    """AUPR of the clause head's answers (each question's likeliest sentence, or the name or date in it,
+    ranked by confidence), counted as the reader's is, with the questions found per category."""
     answered = clause_questions(head, contracts)
     ranked = [(hit.confidence, ok) for _, hit, ok in answered]
     n_answerable = sum(bool(cq.golds) for cq, _, _ in answered)

@@ -10,11 +10,13 @@ A contract is read sentence by sentence: CUAD's answers to a clause category are
 and dates, one sentence or most of one (median 27–76 words), so the sentence is the unit a lawyer
 reviews and the one the head ranks. One logistic regression per category reads a sentence's hashed
 TF-IDF word uni- and bigrams (`tfidf.HashedTfidf`); its probability says how likely that sentence is
-(part of) such a clause. `match_rate` is, per category, the share of its training positives whose words
-match a gold clause (word Jaccard ≥ 0.5): low for the names and dates, whose gold is a few words of a
-long sentence. A head whose meta says `weighted` reports as a hit's confidence its probability times
-that rate (the training run chose it on validation contracts). Trained by
-`retrieval.predict.train_clauses`.
+(part of) such a clause. Where the gold is a few words of the sentence (the agreement's title, a party,
+a date), the answer is those words (`clause_spans`): each category answers with the kind (the sentence,
+a title, a party or a date) whose answers, taken from its likeliest sentence of each training contract,
+matched the gold most often (word Jaccard ≥ 0.5), and `match_rate` keeps those shares per category and
+kind. A head whose meta says `weighted`
+reports as a hit's confidence its probability times the match rate of the kind it answered with (the
+training run chose that on validation contracts). Trained by `retrieval.predict.train_clauses`.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from pipeline.records import Document, Evidence, Prediction
+from retrieval.predict.clause_spans import KINDS, answer_span
 from retrieval.predict.tfidf import HashedTfidf, load_npz, save_npz
 
 N_FEATURES = 1 << 16
@@ -65,7 +68,8 @@ class ClauseHit:
     start: int  # offsets of the sentence in the text it was found in
     end: int
     probability: float  # the head's probability that this sentence is (part of) such a clause
-    confidence: float  # how sure the head is that the sentence is the clause as a lawyer marks it
+    confidence: float  # how sure the head is that `answer` is the clause as a lawyer marks it
+    answer: tuple[int, int]  # offsets of the answer: the sentence, or the name or date in it
 
 
 @dataclass
@@ -74,7 +78,8 @@ class ClauseHead:
     features: HashedTfidf
     coef: np.ndarray  # (n_categories, n_features)
     intercept: np.ndarray  # (n_categories,)
-    match_rate: np.ndarray  # (n_categories,)
+    match_rate: np.ndarray  # (n_categories, len(KINDS)): per category and answer kind
+    kinds: list[str]  # per category, the answer kind (clause_spans.KINDS) with the best match rate
     meta: dict
 
     def scores(self, sentences: list[str]) -> np.ndarray:
@@ -90,13 +95,21 @@ class ClauseHead:
         if not spans:
             return []
         p = self.scores([text[s:e] for s, e in spans])
-        weight = self.match_rate if self.meta.get("weighted") else np.ones(len(self.categories))
         order = np.argsort(-p, axis=0, kind="stable")[:k]  # (k, n_categories)
         return [
-            ClauseHit(c, *spans[r], float(p[r, j]), float(p[r, j] * weight[j]))
-            for j, c in enumerate(self.categories)
+            self._hit(text, spans[r], j, float(p[r, j]))
+            for j in range(len(self.categories))
             for r in order[:, j]
         ]
+
+    def _hit(self, text: str, span: tuple[int, int], j: int, p: float) -> ClauseHit:
+        start, end = span
+        kind = self.kinds[j]
+        found = answer_span(kind, text[start:end])
+        if found is None:  # no name or date in the sentence: it answers as itself
+            kind, found = "sentence", (0, end - start)
+        weight = float(self.match_rate[j, KINDS.index(kind)]) if self.meta.get("weighted") else 1.0
+        return ClauseHit(self.categories[j], start, end, p, p * weight, (start + found[0], start + found[1]))
 
     def save(self, path: str | Path) -> None:
         scale = (np.abs(self.coef).max(1) / 127).clip(min=1e-12).astype(np.float32)
@@ -113,6 +126,7 @@ class ClauseHead:
             {
                 **self.meta,
                 "categories": self.categories,
+                "kinds": self.kinds,
                 "n_features": self.features.n_features,
                 "ngram_range": list(self.features.ngram_range),
             },
@@ -130,7 +144,10 @@ class ClauseHead:
             coef=a["coef_q"].astype(np.float32) * a["coef_scale"][:, None],
             intercept=a["intercept"],
             match_rate=a["match_rate"],
-            meta={k: v for k, v in meta.items() if k not in ("categories", "n_features", "ngram_range")},
+            kinds=list(meta["kinds"]),
+            meta={
+                k: v for k, v in meta.items() if k not in ("categories", "kinds", "n_features", "ngram_range")
+            },
         )
 
 
@@ -143,8 +160,9 @@ def clause_rows(
     k: int,
 ) -> list[Prediction]:
     """One "clause" row per category whose likeliest sentence of the contract reaches `min_probability`:
-    the category, that probability, and as evidence up to `k` sentences that reach it, each with the page
-    and bbox of its block. Sentences are cut within blocks, never across one."""
+    the category, that probability, values [category, the answer's words (the sentence, or the title,
+    party or date in it)], and as evidence up to `k` sentences that reach it, each with the page and
+    bbox of its block. Sentences are cut within blocks, never across one."""
     spans, blocks = [], []
     for b in doc.blocks:
         for span in contract_sentences(doc.text, b.char_start, b.char_end):
@@ -164,10 +182,17 @@ def clause_rows(
             evidence.append(
                 Evidence(segment_of(h.start), h.start, h.end, doc.text[h.start : h.end], b.page, box)
             )
-        score = hits[0].probability
+        answer = doc.text[hits[0].answer[0] : hits[0].answer[1]]
         rows.append(
             Prediction(
-                doc.doc_id, "clause", category, score, model_id, evidence[0].segment_id, [category], evidence
+                doc.doc_id,
+                "clause",
+                category,
+                hits[0].probability,
+                model_id,
+                evidence[0].segment_id,
+                [category, answer],
+                evidence,
             )
         )
     return sorted(rows, key=lambda r: -r.score)

@@ -23,7 +23,7 @@ Tasks (`Prediction.task`) and what their rows hold:
 | block_role_disagrees | disagreement above (text_)role_disagreement_min_score | predicted type / [predicted, rule type] | the segment |
 | claim_tree | claim of a patent | "independent" or "dependent" / [claim number, parent claims…] | the reference words ("as claimed in claim 3"); an independent claim: the claim |
 | claim_support | element of an independent claim | the element / [claim, element, segment ids…] | the element, then its description passages with page and bbox (retrieval/predict/support.py) |
-| clause | clause category a contract holds (CUAD's 41; retrieval/predict/clauses.py) | category / [category] | up to 3 sentences, likeliest first, with page and bbox |
+| clause | clause category a contract holds (CUAD's 41; retrieval/predict/clauses.py) | category / [category, the answer: the sentence, or the title, party or date in it] | up to 3 sentences, likeliest first, with page and bbox |
 | articles | zh criminal judgment | "264,67" / article numbers | FACTS segments, retrieved cases |
 | consistency:<check> | flag (pipeline.analysis.consistency) | message / [check] | the quoted words |
 | proviso | proviso | marker / [marker] | the proviso, then the restricted clause |
