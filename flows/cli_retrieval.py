@@ -363,7 +363,7 @@ def eval_cuad(
 ) -> None:
     """CUAD contracts: BM25 segment recall@1/3/5/10 of the answer, then the reader over the top k passages:
     per-question span F1 and AUPR (CUAD paper's precision-recall over answer confidence), beside a baseline
-    and the clause head (each question's best sentence of the whole contract)."""
+    and the clause head (its category's likeliest sentence of the whole contract, or the name or date in it)."""
     from retrieval.eval.cuad import evaluate_cuad  # start-up: numpy
     from retrieval.predict.clauses import ClauseHead  # start-up: numpy
 
@@ -371,10 +371,10 @@ def eval_cuad(
     existing_path(data, "directory")
     if split not in ("heldout", "train", "all"):
         fail(f"--split must be heldout, train or all, not {split!r}")
-    loaded = _load_reader(reader, cfg)
     clauses = clauses or HEADS_DIR / "clauses.npz"
     if clauses != HEADS_DIR / "clauses.npz":
         existing_path(clauses)
+    loaded = _load_reader(reader, cfg)
     with fail_on_bad_input():
         head = ClauseHead.load(clauses) if clauses.is_file() else None
         result = evaluate_cuad(loaded, data, contracts, k, passage_chars, split, head)

@@ -71,7 +71,7 @@ def test_aupr_ranks_answers_by_confidence():
     assert aupr([], 3) == (0.0, None)
 
 
-def test_cli_eval_cuad_on_one_held_apart_contract(shared_data, torch_one_thread):
+def test_cli_eval_cuad_on_one_held_apart_contract(shared_data, torch_one_thread, tmp_path):
     import json
 
     from typer.testing import CliRunner
@@ -92,5 +92,16 @@ def test_cli_eval_cuad_on_one_held_apart_contract(shared_data, torch_one_thread)
     for name in ("reader", "baseline"):
         assert 0 <= out[name]["aupr"] <= 1 and 0 <= out[name]["span_f1"] <= 100
     assert out["baseline"]["answers_given"] == 41 and out["reader"]["answers_given"] <= 41
+    # the shipped clause head on the same questions
+    assert out["clauses"]["questions"] == 41 and out["clauses"]["answerable"] == out["answerable"]
+    assert 0 <= out["clauses"]["aupr"] <= 1
+    missing = CliRunner().invoke(
+        app, ["eval", "cuad", "--data", str(data), "--clauses", str(data / "none.npz")]
+    )
+    assert missing.exit_code != 0 and "none.npz" in missing.output
+    garbage = tmp_path / "clauses.npz"
+    garbage.write_bytes(b"not a zip")
+    broken = CliRunner().invoke(app, ["eval", "cuad", "--data", str(data), "--clauses", str(garbage)])
+    assert broken.exit_code != 0 and "not a clause head" in broken.output
     bad = CliRunner().invoke(app, ["eval", "cuad", "--data", str(data), "--split", "dev"])
     assert bad.exit_code != 0 and "--split" in bad.output

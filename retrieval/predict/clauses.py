@@ -22,17 +22,20 @@ training run chose that on validation contracts). Trained by `retrieval.predict.
 from __future__ import annotations
 
 import re
+import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from pipeline.errors import CorruptDocument
 from pipeline.records import Document, Evidence, Prediction
 from retrieval.predict.clause_spans import KINDS, answer_span
 from retrieval.predict.tfidf import HashedTfidf, load_npz, save_npz
 
 N_FEATURES = 1 << 16
+_LAYOUT = ("categories", "kinds", "n_features", "ngram_range")  # meta keys the file's layout uses
 NGRAMS = (1, 2)
 # a sentence ends at a line break, or at . or ; before a capital, a bracket or a quote
 _BOUNDARY = re.compile(r"\n+|(?<=[.;])\s+(?=[A-Z(\"“])")
@@ -134,21 +137,27 @@ class ClauseHead:
 
     @classmethod
     def load(cls, path: str | Path) -> ClauseHead:
-        a, meta = load_npz(Path(path))
-        features = HashedTfidf(
-            meta["n_features"], tuple(meta["ngram_range"]), a["idf"].astype(np.float32), analyzer="word"
-        )
-        return cls(
-            categories=list(meta["categories"]),
-            features=features,
-            coef=a["coef_q"].astype(np.float32) * a["coef_scale"][:, None],
-            intercept=a["intercept"],
-            match_rate=a["match_rate"],
-            kinds=list(meta["kinds"]),
-            meta={
-                k: v for k, v in meta.items() if k not in ("categories", "kinds", "n_features", "ngram_range")
-            },
-        )
+        try:
+            a, meta = load_npz(Path(path))
+            features = HashedTfidf(
+                meta["n_features"], tuple(meta["ngram_range"]), a["idf"].astype(np.float32), analyzer="word"
+            )
+            head = cls(
+                categories=list(meta["categories"]),
+                features=features,
+                coef=a["coef_q"].astype(np.float32) * a["coef_scale"][:, None],
+                intercept=a["intercept"],
+                match_rate=a["match_rate"],
+                kinds=list(meta["kinds"]),
+                meta={k: v for k, v in meta.items() if k not in _LAYOUT},
+            )
+        except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile) as e:
+            raise CorruptDocument(str(path), f"not a clause head ({type(e).__name__}: {e})") from None
+        if head.coef.shape != (len(head.categories), head.features.n_features) or not set(head.kinds) <= set(
+            KINDS
+        ):
+            raise CorruptDocument(str(path), "not a clause head (its arrays do not fit its categories)")
+        return head
 
 
 def clause_rows(
