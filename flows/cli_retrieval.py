@@ -374,9 +374,10 @@ def eval_cuad(
     clauses = clauses or HEADS_DIR / "clauses.npz"
     if clauses != HEADS_DIR / "clauses.npz":
         existing_path(clauses)
-    loaded = _load_reader(reader, cfg)
     with fail_on_bad_input():
         head = ClauseHead.load(clauses) if clauses.is_file() else None
+    loaded = _load_reader(reader, cfg)
+    with fail_on_bad_input():
         result = evaluate_cuad(loaded, data, contracts, k, passage_chars, split, head)
     if as_json:
         _print_json(result)
