@@ -29,6 +29,7 @@ ConfigOpt = Annotated[
 SetOpt = Annotated[
     list[str] | None, typer.Option("--set", "-s", help="Override one key: section.key=value (repeatable).")
 ]
+CuadOpt = Annotated[Path, typer.Option(help="Folder with cuad_contracts.jsonl.gz and cuad_qa.jsonl.gz.")]
 
 
 # C0/C1 controls (ESC starts a terminal command) and the bidi overrides that reorder what is shown;

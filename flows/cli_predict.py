@@ -15,7 +15,7 @@ import typer
 from rich.table import Table
 
 from flows.cli import app  # noqa: F401  (the root app exists first)
-from flows.cli_common import console, eval_app, existing_path, fail, fail_on_bad_input, train_app
+from flows.cli_common import CuadOpt, console, eval_app, existing_path, fail, fail_on_bad_input, train_app
 from pipeline.config import ParseConfig
 from pipeline.paths import HEADS_DIR, MODELS_DIR, SHARED_DATA
 
@@ -275,9 +275,7 @@ def train_heads_cmd(
 
 @train_app.command("clauses")
 def train_clauses_cmd(
-    data: Annotated[
-        Path, typer.Option(help="Folder with cuad_contracts.jsonl.gz and cuad_qa.jsonl.gz.")
-    ] = SHARED_DATA / "en" / "contracts",
+    data: CuadOpt = SHARED_DATA / "en" / "contracts",
     out: Annotated[
         Path | None, typer.Option(help="Output file; default: data/models/heads/clauses.npz.")
     ] = None,

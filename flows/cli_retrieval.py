@@ -20,6 +20,7 @@ from rich.table import Table
 from flows.cli import app  # noqa: F401  (imported for its side effect order: the root app exists first)
 from flows.cli_common import (
     ConfigOpt,
+    CuadOpt,
     SetOpt,
     console,
     eval_app,
@@ -338,9 +339,7 @@ def eval_qa(
 
 @eval_app.command("cuad")
 def eval_cuad(
-    data: Annotated[
-        Path, typer.Option(help="Folder with cuad_contracts.jsonl.gz and cuad_qa.jsonl.gz.")
-    ] = SHARED_DATA / "en" / "contracts",
+    data: CuadOpt = SHARED_DATA / "en" / "contracts",
     contracts: Annotated[
         int | None, typer.Option(help="Only the first N contracts of the split (CPU cost).")
     ] = 20,
