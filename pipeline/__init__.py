@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pipeline.process import fault_point
-
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
@@ -40,6 +38,4 @@ def segment(document: Document, config: SegmentConfig | None = None) -> list[Seg
     # lazy, a start-up cost: pipeline.segmenter adds ~0.3 s to `import pipeline` (pyarrow; measured)
     from pipeline.segmenter import segment_document
 
-    segments = segment_document(document, config)
-    fault_point("segment")
-    return segments
+    return segment_document(document, config)
