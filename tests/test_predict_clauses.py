@@ -4,6 +4,8 @@ and the "clause" rows of the predict stage on a real contract PDF."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -11,6 +13,7 @@ from predict_tasks import only
 
 import pipeline
 from pipeline.config import ParseConfig
+from pipeline.errors import CorruptDocument
 from pipeline.records import DocKind
 from retrieval.eval.cuad import evaluate_clauses, load_cuad
 from retrieval.predict.clause_spans import KINDS, answer_span
@@ -119,6 +122,9 @@ def test_head_trained_on_real_contracts_keeps_its_scores_in_its_file(cuad, tmp_p
     back = ClauseHead.load(tmp_path / "clauses.npz")
     sample = rows.texts[:200]
     assert back.categories == categories and back.meta["C"] == 4.0
+    dataclasses.replace(head, kinds=head.kinds[:-1]).save(tmp_path / "short.npz")
+    with pytest.raises(CorruptDocument, match="do not fit"):
+        ClauseHead.load(tmp_path / "short.npz")
     assert abs(back.scores(sample) - head.scores(sample)).max() < 0.02  # int8 weights
     text = contracts[0].text
     hits = back.best(text, contract_sentences(text), k=2)

@@ -43,8 +43,8 @@ def _title(sentence: str) -> tuple[int, int] | None:
     m = _TITLES[0].search(sentence) or _TITLES[1].search(sentence)
     if m is None:
         return None
-    start = m.start() + len(_LEADING.match(m.group()).group()) if _LEADING.match(m.group()) else m.start()
-    return start, m.end()
+    lead = _LEADING.match(m.group())
+    return m.start() + (lead.end() if lead else 0), m.end()
 
 
 def _party(sentence: str) -> tuple[int, int] | None:

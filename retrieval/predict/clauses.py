@@ -14,9 +14,9 @@ TF-IDF word uni- and bigrams (`tfidf.HashedTfidf`); its probability says how lik
 a date), the answer is those words (`clause_spans`): each category answers with the kind (the sentence,
 a title, a party or a date) whose answers, taken from its likeliest sentence of each training contract,
 matched the gold most often (word Jaccard ≥ 0.5), and `match_rate` keeps those shares per category and
-kind. A head whose meta says `weighted`
-reports as a hit's confidence its probability times the match rate of the kind it answered with (the
-training run chose that on validation contracts). Trained by `retrieval.predict.train_clauses`.
+kind. A head whose meta says `weighted` reports as a hit's confidence its probability times the match
+rate of the kind it answered with (the training run chose that on validation contracts). Trained by
+`retrieval.predict.train_clauses`.
 """
 
 from __future__ import annotations
@@ -35,8 +35,8 @@ from retrieval.predict.clause_spans import KINDS, answer_span
 from retrieval.predict.tfidf import HashedTfidf, load_npz, save_npz
 
 N_FEATURES = 1 << 16
-_LAYOUT = ("categories", "kinds", "n_features", "ngram_range")  # meta keys the file's layout uses
 NGRAMS = (1, 2)
+_LAYOUT = ("categories", "kinds", "n_features", "ngram_range")  # meta keys the file's layout uses
 # a sentence ends at a line break, or at . or ; before a capital, a bracket or a quote
 _BOUNDARY = re.compile(r"\n+|(?<=[.;])\s+(?=[A-Z(\"“])")
 
@@ -153,9 +153,9 @@ class ClauseHead:
             )
         except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile) as e:
             raise CorruptDocument(str(path), f"not a clause head ({type(e).__name__}: {e})") from None
-        if head.coef.shape != (len(head.categories), head.features.n_features) or not set(head.kinds) <= set(
-            KINDS
-        ):
+        n = len(head.categories)
+        fits = head.coef.shape == (n, head.features.n_features) and head.match_rate.shape == (n, len(KINDS))
+        if not fits or len(head.kinds) != n or not set(head.kinds) <= set(KINDS):
             raise CorruptDocument(str(path), "not a clause head (its arrays do not fit its categories)")
         return head
 

@@ -4,11 +4,10 @@
 
 Each category's answer kind (the sentence, or the title, party or date in it: clause_spans) is the one
 whose answers, taken from the category's likeliest sentence of each training contract, match its gold
-most often. A tenth of the training contracts
-(`retrieval.reader.train.is_validation` on the doc_id) chooses the inverse regularisation C and whether
-a hit's confidence is weighted by its category's match rate, by
-the AUPR of their questions (retrieval.eval.cuad.evaluate_clauses); the head is then fitted on every
-training contract with those choices. The contracts `ldx eval cuad` holds apart are never read.
+most often. A tenth of the training contracts (`retrieval.reader.train.is_validation` on the doc_id)
+chooses the inverse regularisation C and whether a hit's confidence is weighted by its category's match
+rate, by the AUPR of their questions (retrieval.eval.cuad.evaluate_clauses); the head is then fitted on
+every training contract with those choices. The contracts `ldx eval cuad` holds apart are never read.
 """
 
 from __future__ import annotations
