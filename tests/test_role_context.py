@@ -17,17 +17,20 @@ from retrieval.predict.role_head import _decayed_future
 from retrieval.predict.tfidf import load_npz, save_npz
 from retrieval.predict.train import is_held_apart, load_india, train_role_head
 
-probs_st = st.integers(1, 9).flatmap(
-    lambda n: st.integers(2, 5).flatmap(
-        lambda k: arrays(np.float64, (n, k), elements=st.floats(0.01, 1.0)).map(
-            lambda p: p / p.sum(1, keepdims=True)
+
+def role_probs(max_units: int, max_roles: int):
+    """(units, roles) arrays whose rows are role distributions."""
+    return st.integers(1, max_units).flatmap(
+        lambda n: st.integers(2, max_roles).flatmap(
+            lambda k: arrays(np.float64, (n, k), elements=st.floats(0.01, 1.0)).map(
+                lambda p: p / p.sum(1, keepdims=True)
+            )
         )
     )
-)
 
 
 @settings(max_examples=60, deadline=None)
-@given(probs_st, st.floats(0.0, 5.0))
+@given(role_probs(9, 5), st.floats(0.0, 5.0))
 def test_viterbi_with_uniform_transitions_is_the_argmax(probs, strength):
     k = probs.shape[1]
     uniform = np.full((k, k), -np.log(k))
@@ -39,17 +42,8 @@ def test_viterbi_with_uniform_transitions_is_the_argmax(probs, strength):
 
 
 # small enough to score every path (4^6 = 4,096); 9 units of 5 roles took 46 s of brute force
-small_probs_st = st.integers(1, 6).flatmap(
-    lambda n: st.integers(2, 4).flatmap(
-        lambda k: arrays(np.float64, (n, k), elements=st.floats(0.01, 1.0)).map(
-            lambda p: p / p.sum(1, keepdims=True)
-        )
-    )
-)
-
-
 @settings(max_examples=40, deadline=None)
-@given(small_probs_st, st.floats(0.1, 3.0), st.data())
+@given(role_probs(6, 4), st.floats(0.1, 3.0), st.data())
 def test_viterbi_finds_the_best_path(probs, strength, data):
     n, k = probs.shape
     trans = np.log(data.draw(arrays(np.float64, (k, k), elements=st.floats(0.05, 1.0))))
