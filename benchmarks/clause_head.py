@@ -25,7 +25,14 @@ import numpy as np
 from none_margin import shipped_reader
 
 from pipeline.paths import HEADS_DIR, SHARED_DATA
-from retrieval.eval.cuad import aupr, clause_questions, evaluate_clauses, evaluate_cuad, load_cuad
+from retrieval.eval.cuad import (
+    aupr,
+    clause_figures,
+    clause_questions,
+    evaluate_clauses,
+    evaluate_cuad,
+    load_cuad,
+)
 from retrieval.predict.clauses import ClauseHead, overlapping
 from retrieval.predict.config import PredictConfig
 
@@ -107,16 +114,18 @@ def main() -> None:
             "clauses, sentences only": evaluate_clauses(sentences, first)["aupr"],
         }
     held = load_cuad(args.data, "heldout", None)
-    answered = clause_questions(head, held)
-    arms = {"clauses": head, "clauses, sentences only": sentences}
+    answered = {
+        "clauses": clause_questions(head, held),
+        "clauses, sentences only": clause_questions(sentences, held),
+    }
     result["all_held_apart"] = {
-        name: {**evaluate_clauses(h, held), "contracts": len(held)} for name, h in arms.items()
+        name: {**clause_figures(a), "contracts": len(held)} for name, a in answered.items()
     }
     result["all_held_apart"]["aupr_95"] = bootstrap_aupr(
-        {name: per_contract(clause_questions(h, held), held) for name, h in arms.items()}
+        {name: per_contract(a, held) for name, a in answered.items()}
     )
     result["rows"] = {"default_min_probability": PredictConfig().clause_min_probability}
-    result["rows"].update(row_figures(answered))
+    result["rows"].update(row_figures(answered["clauses"]))
     print(json.dumps(result, indent=1, ensure_ascii=False))
 
 

@@ -170,7 +170,11 @@ def clause_questions(head, contracts: list[Contract]) -> list[tuple[CuadQuestion
 def evaluate_clauses(head, contracts: list[Contract]) -> dict:
     """AUPR of the clause head's answers (each question's likeliest sentence, or the name or date in it,
     ranked by confidence), counted as the reader's is, with the questions found per category."""
-    answered = clause_questions(head, contracts)
+    return clause_figures(clause_questions(head, contracts))
+
+
+def clause_figures(answered: list[tuple[CuadQuestion, object, bool]]) -> dict:
+    """evaluate_clauses' figures from clause_questions' output."""
     ranked = [(hit.confidence, ok) for _, hit, ok in answered]
     n_answerable = sum(bool(cq.golds) for cq, _, _ in answered)
     area, p80 = aupr(ranked, n_answerable)
