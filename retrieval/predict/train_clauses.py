@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
+from scipy import sparse
 
 from retrieval.eval.cuad import Contract, evaluate_clauses, jaccard, load_cuad
 from retrieval.predict.clause_spans import KINDS, answer_span
@@ -32,6 +34,12 @@ class Rows:
     texts: list[str]  # every sentence of the contracts
     labels: np.ndarray  # (n_sentences, n_categories) bool
     spans: list[list[tuple[int, int]]]  # each contract's sentences, in order: texts is their concatenation
+
+    @cached_property
+    def view(self) -> tuple[HashedTfidf, sparse.csr_matrix]:
+        """The TF-IDF fitted on these sentences and the sentences through it (every C reads the same)."""
+        features = HashedTfidf(N_FEATURES, NGRAMS, analyzer="word").fit(self.texts)
+        return features, features.transform(self.texts)
 
 
 def sentence_rows(contracts: list[Contract], categories: list[str]) -> Rows:
@@ -81,8 +89,7 @@ def fit_head(
     # start-up: scikit-learn's solvers are only needed to train
     from sklearn.linear_model import LogisticRegression
 
-    features = HashedTfidf(N_FEATURES, NGRAMS, analyzer="word").fit(rows.texts)
-    x = features.transform(rows.texts)
+    features, x = rows.view
     coef, intercept = np.zeros((len(categories), N_FEATURES), np.float32), np.zeros(len(categories))
     for j in range(len(categories)):
         if rows.labels[:, j].any():
