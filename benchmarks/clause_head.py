@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 from none_margin import shipped_reader
 
-from pipeline.paths import HEADS_DIR, SHARED_DATA
+from pipeline.paths import CLAUSE_HEAD, SHARED_DATA
 from retrieval.eval.cuad import (
     aupr,
     clause_figures,
@@ -90,7 +90,7 @@ def row_figures(answered: list) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", type=Path, default=SHARED_DATA / "en" / "contracts")
-    ap.add_argument("--head", type=Path, default=HEADS_DIR / "clauses.npz")
+    ap.add_argument("--head", type=Path, default=CLAUSE_HEAD)
     ap.add_argument("--reader-contracts", type=int, default=20)
     ap.add_argument("--threads", type=int, default=2)
     args = ap.parse_args()

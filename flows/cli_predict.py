@@ -17,7 +17,7 @@ from rich.table import Table
 from flows.cli import app  # noqa: F401  (the root app exists first)
 from flows.cli_common import CuadOpt, console, eval_app, existing_path, fail, fail_on_bad_input, train_app
 from pipeline.config import ParseConfig
-from pipeline.paths import HEADS_DIR, MODELS_DIR, SHARED_DATA
+from pipeline.paths import CLAUSE_HEAD, HEADS_DIR, MODELS_DIR, SHARED_DATA
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 TowersOpt = Annotated[
@@ -284,7 +284,7 @@ def train_clauses_cmd(
     from retrieval.predict.train_clauses import train_clause_head  # start-up: scikit-learn, torch
 
     existing_path(data, "directory")
-    out = out or HEADS_DIR / "clauses.npz"
+    out = out or CLAUSE_HEAD
     with fail_on_bad_input():
         head, report = train_clause_head(data)
     head.save(out)

@@ -31,7 +31,7 @@ from flows.cli_common import (
     resolve_config,
 )
 from pipeline.errors import DocumentError
-from pipeline.paths import HEADS_DIR, SHARED_DATA
+from pipeline.paths import CLAUSE_HEAD, SHARED_DATA
 
 KindOpt = Annotated[
     list[str] | None, typer.Option("--kind", help="Only documents of this kind (repeatable).")
@@ -370,8 +370,8 @@ def eval_cuad(
     existing_path(data, "directory")
     if split not in ("heldout", "train", "all"):
         fail(f"--split must be heldout, train or all, not {split!r}")
-    clauses = clauses or HEADS_DIR / "clauses.npz"
-    if clauses != HEADS_DIR / "clauses.npz":
+    clauses = clauses or CLAUSE_HEAD
+    if clauses != CLAUSE_HEAD:
         existing_path(clauses)
     with fail_on_bad_input():
         head = ClauseHead.load(clauses) if clauses.is_file() else None

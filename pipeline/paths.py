@@ -18,6 +18,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 DATA_DIR = Path(os.environ.get("LDX_DATA_DIR") or REPO_ROOT / "data")
 MODELS_DIR = DATA_DIR / "models"
 HEADS_DIR = MODELS_DIR / "heads"
+CLAUSE_HEAD = HEADS_DIR / "clauses.npz"  # the contract clause head `ldx run` and `ldx ask` use
 SHIPPED_CHECKPOINT = MODELS_DIR / "txl_lm.pt"  # the language model, every model stage's default encoder
 TOKENIZER_FILE = DATA_DIR / "tokenizer" / "tokenizer.json"
 SHARED_DATA = Path(os.environ.get("LDX_SHARED_DATA") or "../shared/data")

@@ -96,17 +96,17 @@ def load_cuad(data_dir: Path, split: str = "heldout", limit: int | None = None) 
     return list(contracts.values())
 
 
-def _words(text: str) -> list[str]:
+def answer_words(text: str) -> list[str]:
     text = "".join(" " if c in string.punctuation else c for c in text.lower())
     return _ARTICLES.sub(" ", text).split()
 
 
 def word_f1(pred: str, gold: str) -> float:
-    return overlap_f1(_words(pred), _words(gold))
+    return overlap_f1(answer_words(pred), answer_words(gold))
 
 
 def jaccard(pred: str, gold: str) -> float:
-    p, g = set(_words(pred)), set(_words(gold))
+    p, g = set(answer_words(pred)), set(answer_words(gold))
     return len(p & g) / len(p | g) if p | g else 1.0
 
 

@@ -100,12 +100,12 @@ class ClauseHead:
         p = self.scores([text[s:e] for s, e in spans])
         order = np.argsort(-p, axis=0, kind="stable")[:k]  # (k, n_categories)
         return [
-            self._hit(text, spans[r], j, float(p[r, j]))
+            self.hit(text, spans[r], j, float(p[r, j]))
             for j in range(len(self.categories))
             for r in order[:, j]
         ]
 
-    def _hit(self, text: str, span: tuple[int, int], j: int, p: float) -> ClauseHit:
+    def hit(self, text: str, span: tuple[int, int], j: int, p: float) -> ClauseHit:
         start, end = span
         kind = self.kinds[j]
         found = answer_span(kind, text[start:end])

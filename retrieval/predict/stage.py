@@ -51,7 +51,7 @@ import torch
 from pipeline.analysis.consistency import check_document
 from pipeline.analysis.provisos import find_provisos
 from pipeline.parsing.kinds.patent import claim_number, claim_references
-from pipeline.paths import HEADS_DIR
+from pipeline.paths import CLAUSE_HEAD, HEADS_DIR
 from pipeline.records import BlockType, DocKind, Document, Evidence, Prediction, Segment, sha256_file
 from retrieval.encoder import checkpoint_file, load_encoder
 from retrieval.predict.attention import connective_attention
@@ -103,7 +103,7 @@ def load_heads(heads_dir: str | None = None, role_encoder: bool = True) -> _Head
     if encoder is None and roles is not None and roles.reads_txl:
         roles = None
     articles = ArticleHead.load(articles_file) if articles_file.exists() else None
-    clauses_file = root / "clauses.npz"
+    clauses_file = root / CLAUSE_HEAD.name
     clauses = ClauseHead.load(clauses_file) if clauses_file.exists() else None
     return _Heads(
         roles,
