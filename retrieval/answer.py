@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
@@ -86,6 +86,64 @@ NON_ANSWER_BLOCKS = frozenset({"HEADER", "PARTIES", "SIGNATURE"})
 # tests/data/english_questions.json, is kept for measuring)
 SIMILARITY_WEIGHT = 0.5
 BLOCK_PRIOR = 1.0  # added to a sentence's overlap score (which is at most 1) when its block fits the question
+
+
+@dataclass
+class Citation:
+    doc_id: str
+    segment_id: str
+    block_type: str
+    page: int | None
+    bbox: list[float] | None  # of the segment's block: top-left origin, PDF points
+    score: float  # reciprocal-rank-fusion score over the search arms (higher is better)
+    text: str
+
+
+@dataclass
+class Evidence:
+    """The sentence an answer rests on (or, with no confident answer, the best sentence found)."""
+
+    sentence: str
+    segment_id: str
+    page: int | None
+    bbox: list[float] | None  # of the sentence's block: top-left origin, PDF points
+
+
+@dataclass
+class Answer:
+    question: str
+    answer: str  # the answer text: a phrase, a sentence, "YES", "NO", or "none" (no confident answer)
+    answer_type: str  # span / yes / no / sentence / clause / none
+    # span/yes/no: the reader's P(answer type); sentence: (question-term overlap + block-type prior) / 2;
+    # clause: the clause head's probability of its likeliest sentence of the category
+    confidence: float | None
+    evidence: Evidence | None
+    # the reader's P(answer type) in its best segment (the clause head's probability for a clause question),
+    # shown even when withheld
+    answer_score: float | None
+    answer_segment: str | None  # the cited segment the answer was read from
+    citations: list[Citation]
+    arms: list[str]
+    reader: str | None  # the reader checkpoint, None when no reader exists
+    notes: list[str] = field(default_factory=list)
+    more_evidence: list[Evidence] = field(default_factory=list)  # the next-best sentences, best first
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class Reading:
+    """The reader's most confident answer over the cited segments."""
+
+    label: str  # SPAN, YES or NO
+    text: str
+    confidence: float  # P(label)
+    segment_id: str
+    start: int  # characters of the span in the segment's text (the whole text for YES/NO)
+    end: int
+    share: float  # share of the question's terms in the answer's sentence (retrieval.answer.term_share)
+    parts: tuple[str, ...] = ()  # a question read in parts: the span answering each (start, end: their hull)
 
 
 def question_kind(question: str) -> str:

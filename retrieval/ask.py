@@ -6,6 +6,8 @@ vectors `ldx run` stored in OUT_DIR/index/, only what is missing there embedded)
 segment-state store when OUT_DIR/index exists and its checkpoint loads, and the reader head when one
 exists for the encoder; all of it once, for every question (the document states the reader reads are cached across questions). `asker.ask(question, k, doc_id)`
 returns an `Answer` whose citations carry the block's page and bbox. What it answers (retrieval.answer):
+for an English question naming a contract clause (retrieval.clause_questions) about a contract, the clause
+head's likeliest sentence of that category in it, or "none" with that sentence below the clause rows' bar;
 for a question whose answer is a sentence (a decision, a reason) the best sentence of the cited passages;
 otherwise the reader's most confident answer over the cited segments, grown to a whole phrase, when its
 confidence reaches ANSWER_THRESHOLD; else "none" with the best evidence sentence. Sentences are ranked by
@@ -16,19 +18,23 @@ their overlap with the question and, for English questions, their cosine with it
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
 import torch
 
 from pipeline.errors import DocumentError
-from pipeline.records import BlockType, Segment
+from pipeline.paths import CLAUSE_HEAD
+from pipeline.records import BlockType, DocKind, Segment
 from pipeline.store import open_duckdb
 from pipeline.tokenizer import encode_segment
 from retrieval.answer import (
     ANSWER_THRESHOLD,
     BLOCK_PRIOR,
+    Answer,
+    Citation,
+    Evidence,
+    Reading,
     ScoredSentence,
     complete_span,
     fits_question,
@@ -39,11 +45,13 @@ from retrieval.answer import (
     term_share,
 )
 from retrieval.cache import DocStateCache
+from retrieval.clause_questions import MIN_PROBABILITY, ClauseReader, clause_category
 from retrieval.config import RetrievalConfig
 from retrieval.encoder import checkpoint_file, encode_query, load_encoder, sha256_file
 from retrieval.evidence import ARM, SentenceArm, SentenceVectors
 from retrieval.hybrid import Filters, HybridIndex, Passage
 from retrieval.inject import encode_document
+from retrieval.predict.clauses import ClauseHead
 from retrieval.reader.runtime import READER_FILE, EncodedText, ReaderMismatch, load_reader
 from retrieval.stage import INDEX_DIR
 from retrieval.store import SegmentStore, StoreError
@@ -61,61 +69,6 @@ class BadQuestion(DocumentError):
 
 
 MAX_K = 100  # citations per answer: the reader reads each, so a huge k only buries the answer
-
-
-@dataclass
-class Citation:
-    doc_id: str
-    segment_id: str
-    block_type: str
-    page: int | None
-    bbox: list[float] | None  # of the segment's block: top-left origin, PDF points
-    score: float  # reciprocal-rank-fusion score over the search arms (higher is better)
-    text: str
-
-
-@dataclass
-class Evidence:
-    """The sentence an answer rests on (or, with no confident answer, the best sentence found)."""
-
-    sentence: str
-    segment_id: str
-    page: int | None
-    bbox: list[float] | None  # of the sentence's block: top-left origin, PDF points
-
-
-@dataclass
-class Answer:
-    question: str
-    answer: str  # the answer text: a phrase, a sentence, "YES", "NO", or "none" (no confident answer)
-    answer_type: str  # span / yes / no / sentence / none
-    # span/yes/no: the reader's P(answer type); sentence: (question-term overlap + block-type prior) / 2
-    confidence: float | None
-    evidence: Evidence | None
-    answer_score: float | None  # the reader's P(answer type) in its best segment, shown even when withheld
-    answer_segment: str | None  # the cited segment the answer was read from
-    citations: list[Citation]
-    arms: list[str]
-    reader: str | None  # the reader checkpoint, None when no reader exists
-    notes: list[str] = field(default_factory=list)
-    more_evidence: list[Evidence] = field(default_factory=list)  # the next-best sentences, best first
-
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-
-@dataclass
-class Reading:
-    """The reader's most confident answer over the cited segments."""
-
-    label: str  # SPAN, YES or NO
-    text: str
-    confidence: float  # P(label)
-    segment_id: str
-    start: int  # characters of the span in the segment's text (the whole text for YES/NO)
-    end: int
-    share: float  # share of the question's terms in the answer's sentence (retrieval.answer.term_share)
-    parts: tuple[str, ...] = ()  # a question read in parts: the span answering each (start, end: their hull)
 
 
 # Each segment/block/document once: a document re-run in a later run replaces its earlier rows.
@@ -191,6 +144,9 @@ class Asker:
         self._add_dense(checkpoint, device)
         self.reader = self._load_reader(checkpoint, device, reader)
         self.cache = DocStateCache(self.config.cache_bytes)
+        self.clauses = None
+        if self.config.clause_answers and CLAUSE_HEAD.is_file():
+            self.clauses = ClauseReader(ClauseHead.load(CLAUSE_HEAD))
 
     def _add_sentence_arm(self) -> None:
         if not self.config.sentence_model:
@@ -331,6 +287,9 @@ class Asker:
             question, k=k, filters=filters, level="segment", rrf_k=self.config.rrf_k
         )
         citations = [self.citation(h.segment_id, h.score) for h in hits]
+        routed = self.clause_answer(question, doc_id, citations, notes)
+        if routed is not None:
+            return routed
         kind = question_kind(question)
         reading = None
         if self.reader is None:
@@ -357,6 +316,49 @@ class Asker:
             getattr(self.reader, "checkpoint", None),
             notes,
             self.more_evidence(ranked, evidence),
+        )
+
+    def clause_answer(
+        self, question: str, doc_id: str | None, citations: list[Citation], notes: list[str]
+    ) -> Answer | None:
+        """A question about a contract's clause (retrieval.clause_questions) answered by the clause head from
+        the contract asked about (`doc_id`, else the first cited document): its likeliest sentence of the
+        category, or "none" with that sentence as evidence when the head gives it less than
+        MIN_PROBABILITY. None when the question names no category or the document is not a contract."""
+        category = clause_category(question) if self.clauses is not None else None
+        doc = doc_id or (citations[0].doc_id if citations else None)
+        passages = [p for p in self.search_index.passages if p.doc_id == doc]
+        if category is None or not passages or passages[0].kind != DocKind.CONTRACT:
+            return None
+        found = self.clauses.answers(category, doc, passages)
+        if not found:
+            return None
+        best = found[0]
+        notes.append(f"answered by the clause head ({CLAUSE_HEAD.name}), category {category!r}")
+        answer, answer_type, conf = best.answer, "clause", round(best.probability, 4)
+        if best.probability < MIN_PROBABILITY:
+            notes.append(
+                f"no {category} clause found: the likeliest sentence has P={best.probability:.2f}, "
+                f"below {MIN_PROBABILITY}"
+            )
+            answer, answer_type, conf = "none", "none", None
+        cited = {c.segment_id for c in citations}
+        # the head's sentences are cited too (after the search's, with no fusion score)
+        extra = dict.fromkeys(f.segment_id for f in found if f.segment_id not in cited)
+        citations = [*citations, *(self.citation(s, 0.0) for s in extra)]
+        return Answer(
+            question,
+            answer,
+            answer_type,
+            conf,
+            self.evidence(best.segment_id, best.sentence),
+            round(best.probability, 6),
+            best.segment_id,
+            citations,
+            self.search_index.arms,
+            getattr(self.reader, "checkpoint", None),
+            notes,
+            [self.evidence(f.segment_id, f.sentence) for f in found[1:]],
         )
 
     def shape(

@@ -65,6 +65,9 @@ class RetrievalConfig(Options):
     # `ldx ask` on English: the packaged sentence model (all-MiniLM-L6-v2) as the dense arm "minilm" over the
     # run's English segments and as half of the evidence-sentence score (retrieval/evidence.py)
     sentence_model: bool = True
+    # an English question about a contract's clause ("Which state's law governs this agreement?") answered by
+    # the clause head (retrieval/clause_questions.py) from the contract asked about or cited first
+    clause_answers: bool = True
     # semantic anchoring (retrieval/anchoring.py): empty the memory before segment i when the key of segment
     # i-1 (the encoder's own key, through the key head) has drifted from the key of segment 0. Off: every
     # threshold tried raised held-apart perplexity (+2.4% at 0, +7.6% at 0.1; benchmarks/anchoring.py)

@@ -86,12 +86,37 @@ def test_ask_reads_an_answer_from_the_cited_segments_and_caches_the_document(ind
         reader_file, sha256_file(ckpt), {}
     )  # untrained head
     session = AskSession(out, checkpoint=str(ckpt), device="cpu", reader=reader_file)
-    first = session.ask("What is the term of the agreement?", k=3)
+    first = session.ask("Who pays the sponsorship fee?", k=3)
     assert first.reader == str(reader_file)
     assert first.answer in ("YES", "NO", "none") or any(first.answer in c.text for c in first.citations)
     assert session.cache.misses == 1 and doc.doc_id in session.cache
-    session.ask("Which law governs the agreement?", k=3)
+    session.ask("When is the sponsorship fee due?", k=3)
     assert session.cache.misses == 1 and session.cache.hits >= 1  # the document was not read again
+
+
+def test_a_clause_question_is_answered_by_the_clause_head_with_its_page_and_box(indexed_run):
+    from retrieval.ask import Asker
+    from retrieval.config import RetrievalConfig
+
+    out, ckpt, doc, _ = indexed_run
+    asker = Asker(out, checkpoint=str(ckpt), device="cpu")
+    answer = asker.ask("Which state's law governs this agreement?", k=3)
+    assert answer.answer_type == "clause" and answer.confidence >= 0.5
+    assert any("'Governing Law'" in n for n in answer.notes)
+    ev = answer.evidence
+    assert "laws of" in ev.sentence and answer.answer == ev.sentence
+    assert ev.page is not None and ev.bbox is not None
+    cited = {c.segment_id: c for c in answer.citations}
+    assert ev.segment_id == answer.answer_segment and ev.sentence in cited[ev.segment_id].text
+    assert len(cited) == len(answer.citations)  # the head's sentences are cited once, after the search's
+    assert all(e.segment_id in cited for e in answer.more_evidence)
+    # a clause the head finds nowhere in the contract: "none", with its likeliest sentence shown
+    escrow = asker.ask("Is the source code held in escrow?", k=3, doc_id=doc.doc_id)
+    assert escrow.answer == "none" and escrow.evidence is not None
+    assert any("no Source Code Escrow clause found" in n for n in escrow.notes)
+    off = Asker(out, config=RetrievalConfig(clause_answers=False), checkpoint=str(ckpt), device="cpu")
+    plain = off.ask("Which state's law governs this agreement?", k=3)
+    assert plain.answer_type != "clause" and not any("clause head" in n for n in plain.notes)
 
 
 def test_reindexing_a_document_replaces_its_entries(indexed_run):
