@@ -178,7 +178,14 @@ def ask(
     filters = _filters(kind, court, date_from, date_to, block_type)
     torch.set_num_threads(cfg.model.threads or 1)  # more threads than free cores crawls on a shared machine
     try:
-        asker = Asker(index, cfg.retrieval, cfg.model.checkpoint, cfg.model.device, reader)
+        asker = Asker(
+            index,
+            cfg.retrieval,
+            cfg.model.checkpoint,
+            cfg.model.device,
+            reader,
+            cfg.predict.clause_min_probability,
+        )
     except (DocumentError, StoreError, TableUnreadable) as e:
         fail(str(e))
     questions = [question] if question is not None else _stdin_questions(sys.stdin)

@@ -103,6 +103,7 @@ class Asker:
         checkpoint: str | None = None,
         device: str = "auto",
         reader: Path | None = None,
+        clause_min_probability: float = MIN_PROBABILITY,
     ):
         self.out_dir = Path(out_dir)
         self.config = config or RetrievalConfig()
@@ -146,7 +147,7 @@ class Asker:
         self.cache = DocStateCache(self.config.cache_bytes)
         self.clauses = None
         if self.config.clause_answers and CLAUSE_HEAD.is_file():
-            self.clauses = ClauseReader(ClauseHead.load(CLAUSE_HEAD))
+            self.clauses = ClauseReader(ClauseHead.load(CLAUSE_HEAD), clause_min_probability)
 
     def _add_sentence_arm(self) -> None:
         if not self.config.sentence_model:
@@ -323,8 +324,9 @@ class Asker:
     ) -> Answer | None:
         """A question about a contract's clause (retrieval.clause_questions) answered by the clause head from
         the contract asked about (`doc_id`, else the first cited document): its likeliest sentence of the
-        category, or "none" with that sentence as evidence when the head gives it less than
-        MIN_PROBABILITY. None when the question names no category or the document is not a contract."""
+        category, or "none" with that sentence as evidence when the head gives it less than the clause rows'
+        bar (`clause_min_probability`). None when the question names no category or the document is not a
+        contract."""
         category = clause_category(question) if self.clauses is not None else None
         doc = doc_id or (citations[0].doc_id if citations else None)
         passages = [p for p in self.search_index.passages if p.doc_id == doc]
@@ -336,10 +338,10 @@ class Asker:
         best = found[0]
         notes.append(f"answered by the clause head ({CLAUSE_HEAD.name}), category {category!r}")
         answer, answer_type, conf = best.answer, "clause", round(best.probability, 4)
-        if best.probability < MIN_PROBABILITY:
+        if best.probability < self.clauses.min_probability:
             notes.append(
                 f"no {category} clause found: the likeliest sentence has P={best.probability:.2f}, "
-                f"below {MIN_PROBABILITY}"
+                f"below {self.clauses.min_probability}"
             )
             answer, answer_type, conf = "none", "none", None
         cited = {c.segment_id for c in citations}

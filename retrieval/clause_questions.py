@@ -12,7 +12,8 @@ recall are measured on questions written apart from them (benchmarks/clause_ques
 
 `ClauseReader` ranks the sentences of one document's passages for a category, as `ldx run`'s clause rows
 do: every sentence is scored for every category once per document and kept for the session. `ldx ask`
-answers with the likeliest when the head gives it at least MIN_PROBABILITY, the bar of the clause rows.
+answers with the likeliest when the head gives it at least `min_probability` (by default the clause rows'
+bar, `predict.clause_min_probability`).
 """
 
 from __future__ import annotations
@@ -153,8 +154,9 @@ class ClauseReader:
     """The clause head over a session's documents: each document's sentences, cut within its passages
     (`contract_sentences`), scored for every category on first use and cached."""
 
-    def __init__(self, head: ClauseHead):
+    def __init__(self, head: ClauseHead, min_probability: float = MIN_PROBABILITY):
         self.head = head
+        self.min_probability = min_probability  # below it `ldx ask` answers "none"
         self._docs: OrderedDict[str, tuple[list[tuple[Passage, int, int]], np.ndarray]] = OrderedDict()
 
     def answers(self, category: str, doc_id: str, passages: list[Passage], n: int = 3) -> list[ClauseAnswer]:

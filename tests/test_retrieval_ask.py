@@ -114,6 +114,11 @@ def test_a_clause_question_is_answered_by_the_clause_head_with_its_page_and_box(
     escrow = asker.ask("Is the source code held in escrow?", k=3, doc_id=doc.doc_id)
     assert escrow.answer == "none" and escrow.evidence is not None
     assert any("no Source Code Escrow clause found" in n for n in escrow.notes)
+    # the bar is the clause rows' (predict.clause_min_probability), as the CLI passes it
+    strict = Asker(out, checkpoint=str(ckpt), device="cpu", clause_min_probability=1.01)
+    withheld = strict.ask("Which state's law governs this agreement?", k=3)
+    assert withheld.answer == "none" and withheld.evidence == ev
+    assert any("below 1.01" in n for n in withheld.notes)
     off = Asker(out, config=RetrievalConfig(clause_answers=False), checkpoint=str(ckpt), device="cpu")
     plain = off.ask("Which state's law governs this agreement?", k=3)
     assert plain.answer_type != "clause" and not any("clause head" in n for n in plain.notes)

@@ -30,6 +30,7 @@ class PredictConfig(Options):
     clauses: bool = True  # CUAD's clause categories in contracts, each with the sentences that hold it
     # a category is reported when its likeliest sentence is this likely (clauses.npz's probability)
     clause_min_probability: float = 0.5
+    clause_evidence_k: int = 3  # sentences cited per clause row (those reaching the bar), likeliest first
     connective_attention: bool = True  # per-document attention to connectives (needs a model)
     heads_dir: str | None = None  # None = the shipped heads in data/models/heads/
     # a disagreement with the rule type is flagged above this score: the smallest (of 0.5 … 0.999) whose flags

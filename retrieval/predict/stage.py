@@ -23,7 +23,7 @@ Tasks (`Prediction.task`) and what their rows hold:
 | block_role_disagrees | disagreement above (text_)role_disagreement_min_score | predicted type / [predicted, rule type] | the segment |
 | claim_tree | claim of a patent | "independent" or "dependent" / [claim number, parent claims…] | the reference words ("as claimed in claim 3"); an independent claim: the claim |
 | claim_support | element of an independent claim | the element / [claim, element, segment ids…] | the element, then its description passages with page and bbox (retrieval/predict/support.py) |
-| clause | clause category a contract holds (CUAD's 41; retrieval/predict/clauses.py) | category / [category, the answer: the sentence, or the title, party or date in it] | up to 3 sentences, likeliest first, with page and bbox |
+| clause | clause category a contract holds (CUAD's 41; retrieval/predict/clauses.py) | category / [category, the answer: the sentence, or the title, party or date in it] | up to `clause_evidence_k` (3) sentences, likeliest first, with page and bbox |
 | articles | zh criminal judgment | "264,67" / article numbers | FACTS segments, retrieved cases |
 | consistency:<check> | flag (pipeline.analysis.consistency) | message / [check] | the quoted words |
 | proviso | proviso | marker / [marker] | the proviso, then the restricted clause |
@@ -355,7 +355,12 @@ def predict_stage(
             preds += claim_support(doc, segs, config.claim_support_k, config.claim_support_dense)
         if config.clauses and heads.clauses is not None and doc.kind == DocKind.CONTRACT:
             preds += clause_rows(
-                doc, locator.segment_id, heads.clauses, heads.clauses_id, config.clause_min_probability, 3
+                doc,
+                locator.segment_id,
+                heads.clauses,
+                heads.clauses_id,
+                config.clause_min_probability,
+                config.clause_evidence_k,
             )
         probs = None
         if config.articles and heads.articles is not None and is_criminal_judgment(doc):
