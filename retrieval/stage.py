@@ -34,7 +34,7 @@ from pathlib import Path
 
 import torch
 
-from pipeline.process import die_with_parent, fault_point, release_freed_memory
+from pipeline.process import die_with_parent, release_freed_memory
 from pipeline.records import Segment
 from retrieval.config import RetrievalConfig
 from retrieval.encoder import checkpoint_file, load_encoder
@@ -135,7 +135,6 @@ def index_segments(
     for n, _ in enumerate(stream, 1):
         if n % TRIM_EVERY == 0:
             release_freed_memory()
-    fault_point("index_build")
     gone = list(retracted())
     for doc_id in gone:
         store.delete_document(doc_id)

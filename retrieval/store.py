@@ -416,7 +416,6 @@ class SegmentStore(StoreSearch, StoreVectors):
             self._write_index(self.refine, f"refine-{gen}.faiss")
         atomic_write_table(self.root / f"meta-{gen}.parquet", meta, {"store_version": str(STORE_VERSION)})
         self.signatures.write(self.root / f"sig-{gen}.parquet", set(self._by_doc), str(STORE_VERSION))
-        fault_point("parquet_write")
         self._write_sentence_vectors(gen)
         self.manifest.update(generation=gen, n_keys=len(rows), signatures=True)
         atomic_write_json(self.root / "manifest.json", self.manifest)

@@ -38,18 +38,18 @@ def _run_on(inp: Path, out: Path, run: dict) -> dict:
 
 
 @pytest.fixture(scope="module")
-def runs(prefect_harness, tmp_path_factory):
+def runs(demo_run, tmp_path_factory):
+    """The threaded run is the session's demo run: the same samples, the same RUN options."""
     from distributed import LocalCluster
 
-    from retrieval.encoder import checkpoint_file
+    from flows.manifest import read_manifest
 
-    if checkpoint_file(None) is None:
-        pytest.fail("no shipped checkpoint in data/models/")
+    threaded = read_manifest(demo_run)
+    assert {k: threaded["config"]["run"][k] for k in RUN} == RUN
     root = tmp_path_factory.mktemp("dask")
-    threaded = _run(root / "threads", RUN)
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
         dask = _run(root / "dask", {**RUN, "task_runner": "dask", "dask_address": cluster.scheduler_address})
-    return (root / "threads", threaded), (root / "dask", dask)
+    return (demo_run, threaded), (root / "dask", dask)
 
 
 def _rows(out: Path, table: str) -> tuple[list[tuple], np.ndarray]:
