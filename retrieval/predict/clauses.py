@@ -106,6 +106,8 @@ class ClauseHead:
         ]
 
     def hit(self, text: str, span: tuple[int, int], j: int, p: float) -> ClauseHit:
+        """Category j's answer in the sentence `span` of `text` that the head gives probability `p`: the
+        category's answer kind where it finds one in the sentence, else the whole sentence."""
         start, end = span
         kind = self.kinds[j]
         found = answer_span(kind, text[start:end])
