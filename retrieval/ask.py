@@ -215,9 +215,9 @@ class Asker:
         """segment_id -> [T, d] states of a document read in order with memory; cached for the session."""
         model = self.reader.model  # the reader's own encoder when it was fine-tuned with the head
         device = next(model.parameters()).device
+        passages = self.passages_of(doc_id)
         cached = self.cache.get(doc_id, device)
         if cached is None:
-            passages = [p for p in self.search_index.passages if p.doc_id == doc_id]
             segments = [
                 Segment(
                     p.doc_id,
@@ -234,7 +234,6 @@ class Asker:
             ids = [encode_segment(s, self.tokenizer)[0] for s in segments]
             cached = [e.hidden for e in encode_document(model, segments, ids)]
             self.cache.put(doc_id, cached)
-        passages = [p for p in self.search_index.passages if p.doc_id == doc_id]
         return {p.segment_id: h for p, h in zip(passages, cached, strict=True)}
 
     def read(self, question: str, citations: list[Citation]) -> Reading | None:
@@ -282,7 +281,7 @@ class Asker:
         filters = filters or Filters()
         if doc_id is not None:
             filters.doc_ids = {doc_id}
-            if not any(p.doc_id == doc_id for p in self.search_index.passages):
+            if not self.passages_of(doc_id):
                 raise IndexMissing(str(self.out_dir), f"no document {doc_id} in this run")
         hits = self.search_index.search(
             question, k=k, filters=filters, level="segment", rrf_k=self.config.rrf_k
@@ -329,8 +328,10 @@ class Asker:
         contract."""
         category = clause_category(question) if self.clauses is not None else None
         doc = doc_id or (citations[0].doc_id if citations else None)
-        passages = [p for p in self.search_index.passages if p.doc_id == doc]
-        if category is None or not passages or passages[0].kind != DocKind.CONTRACT:
+        if category is None or doc is None:
+            return None
+        passages = self.passages_of(doc)
+        if not passages or passages[0].kind != DocKind.CONTRACT:
             return None
         found = self.clauses.answers(category, doc, passages)
         if not found:
@@ -426,6 +427,10 @@ class Asker:
             if evidence is None or s.text.strip() != evidence.sentence:
                 out.append(self.evidence(s.segment_id, s.text))
         return out
+
+    def passages_of(self, doc_id: str) -> list[Passage]:
+        """The document's passages (segments), in order."""
+        return [p for p in self.search_index.passages if p.doc_id == doc_id]
 
     def passage(self, segment_id: str) -> Passage:
         return self.search_index.passages[self.search_index.row_of[segment_id]]
