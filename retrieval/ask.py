@@ -20,7 +20,6 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-import numpy as np
 import torch
 
 from pipeline.errors import DocumentError
@@ -47,7 +46,7 @@ from retrieval.answer import (
 from retrieval.cache import DocStateCache
 from retrieval.clause_questions import MIN_PROBABILITY, ClauseReader, clause_category
 from retrieval.config import RetrievalConfig
-from retrieval.encoder import checkpoint_file, encode_query, load_encoder, sha256_file
+from retrieval.encoder import checkpoint_file, load_encoder, sha256_file
 from retrieval.evidence import ARM, SentenceArm, SentenceVectors
 from retrieval.hybrid import Filters, HybridIndex, Passage
 from retrieval.inject import encode_document
@@ -55,6 +54,7 @@ from retrieval.predict.clauses import ClauseHead
 from retrieval.reader.runtime import READER_FILE, EncodedText, ReaderMismatch, load_reader
 from retrieval.stage import INDEX_DIR
 from retrieval.store import SegmentStore, StoreError
+from retrieval.store_arm import StoreArm
 from txl.keys import key_identity
 
 
@@ -73,23 +73,6 @@ MAX_K = 100  # citations per answer: the reader reads each, so a huge k only bur
 
 # Each segment/block/document once: a document re-run in a later run replaces its earlier rows.
 _LATEST = "QUALIFY row_number() OVER (PARTITION BY {key} ORDER BY run_id DESC) = 1"
-
-
-class StoreArm:
-    """Dense arm over the segment-state store: the query is encoded by the same model as the segments."""
-
-    def __init__(self, store: SegmentStore, model, tokenizer, passages: list[Passage], pooling: str):
-        self.store, self.model, self.tokenizer, self.pooling = store, model, tokenizer, pooling
-        self.segment_ids = [p.segment_id for p in passages]
-        self.row_of = {s: i for i, s in enumerate(self.segment_ids)}
-
-    def top(self, query: str, n: int, allowed: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
-        q = encode_query(self.model, self.tokenizer, query, self.pooling)
-        only = None if allowed is None else {self.segment_ids[i] for i in np.flatnonzero(allowed)}
-        hits = [(self.row_of[s], sc) for s, sc in self.store.search(q, n, only=only)[0] if s in self.row_of]
-        return np.array([r for r, _ in hits], dtype=np.int64), np.array(
-            [s for _, s in hits], dtype=np.float32
-        )
 
 
 class Asker:
