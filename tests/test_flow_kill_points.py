@@ -9,8 +9,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import tiny_models
 
 from flows.manifest import read_manifest
+from pipeline.tokenizer import load_tokenizer
+from retrieval.config import RetrievalConfig
+from retrieval.stage import open_or_create
 from retrieval.store import SegmentStore
 from retrieval.store_vectors import read_sentence_vectors
 from tests.test_flow import rows
@@ -20,12 +24,14 @@ SAMPLES = Path(__file__).resolve().parents[1] / "data" / "samples"
 STAGES = '["index"]'
 # the store's first commit is its creation; ":2" is the run's own commit of what it encoded (the first
 # commit with sentence vectors to write). Each point costs the suite two runs (about a minute), so a point whose
-# state another point's contains is left out: "segment" (like "parse", the run's own process dies before
-# its first batch reaches the index process), "index_build" (the index process dies before its commit,
-# which "faiss_write:2" also does, after the commit has begun writing) and "parquet_write:2" (the new
-# generation's keys and metadata written, the manifest not yet switched, which "sentence_write" also
-# leaves, with a half-written vectors file besides).
-POINTS = ("parse", "faiss_write", "faiss_write:2", "sentence_write", "manifest_write:2")
+# state another point or a unit test covers is left out: "parse" and "segment" (the run's own process dies
+# before its first batch reaches the index process: test_flow_crash's kills and test_cli_run_server's ended
+# index process), "faiss_write" (the store's creation killed before its manifest:
+# test_a_store_whose_creation_was_killed_is_made_anew below), "index_build" (the index process dies before its
+# commit, which "faiss_write:2" also does, after the commit has begun writing) and "parquet_write:2" (the new
+# generation's keys and metadata written, the manifest not yet switched, which "sentence_write" also leaves,
+# with a half-written vectors file besides).
+POINTS = ("faiss_write:2", "sentence_write", "manifest_write:2")
 
 
 @pytest.fixture(scope="module")
@@ -111,3 +117,19 @@ def test_a_writer_discards_a_generation_the_manifest_never_named(tmp_path):
     assert again.search(keys[2], k=1)[0][0][0] == "d:2"
     again.commit()
     assert len(SegmentStore.open(tmp_path / "ix", mmap=True)) == 6
+
+
+def test_a_store_whose_creation_was_killed_is_made_anew(tmp_path):
+    """A run killed inside the store's first commit leaves its files half-written and no manifest: the
+    next run's index stage creates the store afresh and the half-written files are gone."""
+    root = tmp_path / "index"
+    root.mkdir()
+    left = ["keys-0.faiss", "meta-0.parquet", ".keys-0.faiss.tmp", ".manifest.json.x1.tmp"]
+    for name in left:
+        (root / name).write_bytes(b"half-written")
+    model = tiny_models.tiny_encoder(load_tokenizer())
+    store = open_or_create(root, model, RetrievalConfig(), "m")
+    assert store.manifest["model_id"] == "m" and len(store) == 0
+    assert not [n for n in left if n.startswith(".") and (root / n).exists()]
+    again = SegmentStore.open(root)
+    assert again.manifest["generation"] == store.manifest["generation"] and len(again) == 0
