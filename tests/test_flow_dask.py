@@ -2,13 +2,13 @@
 processes gives the threaded run's outputs: the same Parquet rows and the same index.
 
 The cluster is reached by its address, as `ldx run --dask-address` does (flows.cli_run sets the same two
-config fields); its workers are daemonic processes, where the index stage encodes in the worker itself
+config fields); one of its two workers has a GPU resource, which the index stage asks for; its workers are
+daemonic processes, where the index stage encodes in the worker itself
 (retrieval/stage.py) instead of starting a child.
 """
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -38,18 +38,31 @@ def _run_on(inp: Path, out: Path, run: dict) -> dict:
 
 
 @pytest.fixture(scope="module")
-def runs(demo_run, tmp_path_factory):
-    """The threaded run is the session's demo run: the same samples, the same RUN options."""
-    from distributed import LocalCluster
+def runs(prefect_harness, demo_run, tmp_path_factory):
+    """The threaded run is the session's demo run: the same samples, the same RUN options. The Dask run
+    is on a cluster where one worker of two has a GPU resource and `run.dask_stage_resources` asks for it
+    (what the index stage may not leave, the outputs, must still be the threaded run's)."""
+    from distributed import Client, Nanny, Scheduler, SpecCluster, get_task_stream
 
     from flows.manifest import read_manifest
 
     threaded = read_manifest(demo_run)
     assert {k: threaded["config"]["run"][k] for k in RUN} == RUN
     root = tmp_path_factory.mktemp("dask")
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
-        dask = _run(root / "dask", {**RUN, "task_runner": "dask", "dask_address": cluster.scheduler_address})
-    return (demo_run, threaded), (root / "dask", dask)
+    workers = {
+        "cpu": {"cls": Nanny, "options": {"nthreads": 1}},
+        "gpu": {"cls": Nanny, "options": {"nthreads": 1, "resources": {"GPU": 1}}},
+    }
+    scheduler = {"cls": Scheduler, "options": {"dashboard_address": None}}
+    asked: dict[str, dict | None] = {}
+    with SpecCluster(workers=workers, scheduler=scheduler) as cluster, Client(cluster) as client:
+        cluster.scheduler.add_plugin(_Restrictions(cluster.scheduler, asked))  # the scheduler runs here
+        gpu = next(a for a, w in client.scheduler_info()["workers"].items() if w["resources"])
+        with get_task_stream(client) as stream:
+            run = {**RUN, "task_runner": "dask", "dask_address": cluster.scheduler_address}
+            dask = _run(root / "dask", {**run, "dask_stage_resources": {"GPU": 1}})
+    placed = {"gpu": gpu, "tasks": stream.data, "asked": asked}
+    return (demo_run, threaded), (root / "dask", dask), placed
 
 
 def _rows(out: Path, table: str) -> tuple[list[tuple], np.ndarray]:
@@ -66,7 +79,7 @@ def _rows(out: Path, table: str) -> tuple[list[tuple], np.ndarray]:
 
 
 def test_dask_run_completes_with_the_model_stages(runs):
-    (_, threaded), (_, dask) = runs
+    (_, threaded), (_, dask), _ = runs
     assert threaded["status"] == dask["status"] == "completed"
     assert dask["counts"]["index"]["indexed_segments"] == dask["counts"]["segments"] > 50
     assert "no_model" not in dask["counts"]["index"]
@@ -76,7 +89,7 @@ def test_dask_run_completes_with_the_model_stages(runs):
 
 @pytest.mark.parametrize("table", list(SCHEMAS))
 def test_dask_run_writes_the_threaded_runs_rows(runs, table):
-    (threads_out, _), (dask_out, _) = runs
+    (threads_out, _), (dask_out, _), _ = runs
     rows, numbers = _rows(dask_out, table)
     want_rows, want_numbers = _rows(threads_out, table)
     assert rows == want_rows
@@ -89,7 +102,7 @@ def test_dask_run_writes_the_threaded_runs_rows(runs, table):
 def test_dask_run_builds_the_threaded_runs_index(runs):
     from retrieval.store import SegmentStore
 
-    (threads_out, _), (dask_out, _) = runs
+    (threads_out, _), (dask_out, _), _ = runs
     a, b = SegmentStore.open(threads_out / "index"), SegmentStore.open(dask_out / "index")
     ids = [e["segment_id"] for e in a.entries()]
     assert [e["segment_id"] for e in b.entries()] == ids
@@ -105,31 +118,15 @@ def test_dask_run_builds_the_threaded_runs_index(runs):
     np.testing.assert_allclose(states_b.astype(np.float32), states_a.astype(np.float32), atol=2e-2)
 
 
-def test_the_index_stage_goes_to_the_worker_with_the_resources_it_asks_for(prefect_harness, tmp_path):
-    """`run.dask_stage_resources`: on a cluster where one worker of two has a GPU resource, the index
-    task asks for it and runs on that worker; the batch tasks ask for nothing."""
-    from distributed import Client, Nanny, Scheduler, SpecCluster, get_task_stream
-
-    inp = tmp_path / "in"
-    inp.mkdir()
-    shutil.copy(SAMPLES / "zh_criminal_judgment.pdf", inp)
-    workers = {
-        "cpu": {"cls": Nanny, "options": {"nthreads": 1}},
-        "gpu": {"cls": Nanny, "options": {"nthreads": 1, "resources": {"GPU": 1}}},
-    }
-    scheduler = {"cls": Scheduler, "options": {"dashboard_address": None}}
-    asked: dict[str, dict | None] = {}
-    with SpecCluster(workers=workers, scheduler=scheduler) as cluster, Client(cluster) as client:
-        cluster.scheduler.add_plugin(_Restrictions(cluster.scheduler, asked))  # the scheduler runs here
-        gpu = next(a for a, w in client.scheduler_info()["workers"].items() if w["resources"])
-        with get_task_stream(client) as stream:
-            run = {**RUN, "task_runner": "dask", "dask_address": cluster.scheduler_address}
-            manifest = _run_on(inp, tmp_path / "out", {**run, "dask_stage_resources": {"GPU": 1}})
-    assert manifest["status"] == "completed" and manifest["counts"]["index"]["indexed_segments"] > 0
-    index_tasks = [t for t in stream.data if t["key"].startswith("model_stage_run")]
-    assert [t["worker"] for t in index_tasks] == [gpu], [t["key"] for t in stream.data]
-    assert {k: v for k, v in asked.items() if v} == {index_tasks[0]["key"]: {"GPU": 1}}
-    assert len(asked) > 3  # scan, parse, segment, predict, write ran too, asking for nothing
+def test_the_index_stage_goes_to_the_worker_with_the_resources_it_asks_for(runs):
+    """`run.dask_stage_resources`: the index task asks for the GPU resource and runs on the worker that has
+    it; the batch tasks ask for nothing."""
+    _, (_, dask), placed = runs
+    assert dask["status"] == "completed" and dask["counts"]["index"]["indexed_segments"] > 0
+    index_tasks = [t for t in placed["tasks"] if t["key"].startswith("model_stage_run")]
+    assert [t["worker"] for t in index_tasks] == [placed["gpu"]], [t["key"] for t in placed["tasks"]]
+    assert {k: v for k, v in placed["asked"].items() if v} == {index_tasks[0]["key"]: {"GPU": 1}}
+    assert len(placed["asked"]) > 3  # scan, parse, segment, predict, write ran too, asking for nothing
 
 
 class _Restrictions(SchedulerPlugin):
