@@ -35,6 +35,7 @@ from retrieval.answer import (
     Evidence,
     Reading,
     ScoredSentence,
+    asks_several,
     complete_span,
     fits_question,
     is_wh_question,
@@ -47,15 +48,14 @@ from retrieval.cache import DocStateCache
 from retrieval.clause_questions import MIN_PROBABILITY, ClauseReader, clause_category
 from retrieval.config import RetrievalConfig
 from retrieval.encoder import checkpoint_file, load_encoder, sha256_file
+from retrieval.english_spans import TypedSpan, head_passages, span_kind, typed_span
 from retrieval.evidence import ARM, SentenceArm, SentenceVectors
 from retrieval.hybrid import Filters, HybridIndex, Passage
 from retrieval.inject import encode_document
 from retrieval.predict.clauses import ClauseHead
 from retrieval.reader.runtime import READER_FILE, EncodedText, ReaderMismatch, load_reader
 from retrieval.stage import INDEX_DIR
-from retrieval.store import SegmentStore, StoreError
-from retrieval.store_arm import StoreArm
-from txl.keys import key_identity
+from retrieval.store_arm import open_store_arm
 
 
 class IndexMissing(DocumentError):
@@ -144,33 +144,12 @@ class Asker:
     def _add_dense(self, checkpoint: str | None, device: str) -> None:
         if not self.config.dense:
             return
-        try:
-            store = SegmentStore.open(self.out_dir / INDEX_DIR, mmap=True, config=self.config)
-        except StoreError as e:
-            self.notes.append(f"dense search off: {e}")
-            return
-        path = checkpoint_file(checkpoint)
-        if path is None or not path.is_file():
-            self.notes.append("dense search off: no model checkpoint to encode the question")
-            return
-        built_with = store.manifest.get("model_id", "")
-        if built_with and built_with != sha256_file(path):
-            self.notes.append(
-                f"dense search off: the index was built with model {built_with[:12]}, not {path.name}"
-            )
-            return
-        model, tokenizer = load_encoder(path, device, self.config.key_head)
-        if store.manifest.get("key_head", "") != key_identity(model):
-            built = store.manifest.get("key_head") or "raw keys"
-            self.notes.append(
-                f"dense search off: the index was built with {built}, not {key_identity(model) or 'raw keys'}"
-            )
-            return
-        self.model, self.tokenizer = model, tokenizer
-        pooling = store.manifest.get("pooling", self.config.pooling)
-        self.search_index.add_dense(
-            "txl", StoreArm(store, model, tokenizer, self.search_index.passages, pooling)
+        arm = open_store_arm(
+            self.out_dir / INDEX_DIR, self.config, checkpoint, device, self.search_index.passages, self.notes
         )
+        if arm is not None:
+            self.model, self.tokenizer = arm.model, arm.tokenizer
+            self.search_index.add_dense("txl", arm)
 
     def _load_reader(self, checkpoint: str | None, device: str, reader_file: Path | None):
         """The reader head for this encoder: the one given (refused with an error when it was trained on
@@ -273,19 +252,24 @@ class Asker:
         routed = self.clause_answer(question, doc_id, citations, notes)
         if routed is not None:
             return routed
-        kind = question_kind(question)
+        # a question naming its answer's type asks for a phrase ("Which judge wrote the judgment?")
+        typed_kind = (
+            self.config.typed_spans and span_kind(question) is not None and not asks_several(question)
+        )
+        kind = "span" if typed_kind else question_kind(question)
         reading = None
         if self.reader is None:
             notes.append("no reader for this encoder: only sentence answers and citations")
         elif kind == "span":  # a sentence question is answered from the ranked sentences alone
             reading = self.read(question, citations)
+        typed = self.typed(question, doc_id, citations) if typed_kind else None
         ranked = rank_sentences(
             question,
             [(c.segment_id, c.block_type, c.text) for c in citations],
             kind,
             self.sentences.similarity(question),
         )
-        answer, answer_type, conf, evidence = self.shape(question, kind, ranked, reading, notes)
+        answer, answer_type, conf, evidence = self.shape(question, kind, ranked, reading, typed, notes)
         return Answer(
             question,
             answer,
@@ -300,6 +284,24 @@ class Asker:
             notes,
             self.more_evidence(ranked, evidence),
         )
+
+    def typed(self, question: str, doc_id: str | None, citations: list[Citation]) -> TypedSpan | None:
+        """The English phrase of the type the question asks for (retrieval.english_spans) in the cited
+        passages and the head of the document asked about (else cited first); a head segment it comes from
+        joins the citations."""
+        doc = doc_id or (citations[0].doc_id if citations else None)
+        cited = {c.segment_id for c in citations}
+        head = [
+            p
+            for p in head_passages(question, self.passages_of(doc) if doc else [])
+            if p.segment_id not in cited
+        ]
+        # the head first: of two lines alike, the one in the document's head answers a who/when question
+        passages = [(p.segment_id, p.text) for p in head] + [(c.segment_id, c.text) for c in citations]
+        found = typed_span(question, passages, self.sentences.similarity(question))
+        if found is not None and found.segment_id not in cited:
+            citations.append(self.citation(found.segment_id, 0.0))
+        return found
 
     def clause_answer(
         self, question: str, doc_id: str | None, citations: list[Citation], notes: list[str]
@@ -322,6 +324,10 @@ class Asker:
         best = found[0]
         notes.append(f"answered by the clause head ({CLAUSE_HEAD.name}), category {category!r}")
         answer, answer_type, conf = best.answer, "clause", round(best.probability, 4)
+        if best.answer == best.sentence and self.config.typed_spans:
+            # a question naming its answer's type gets that phrase of the clause ("… the State of Illinois")
+            phrase = typed_span(question, [(best.segment_id, best.sentence)], min_relevance=0.0)
+            answer = phrase.text if phrase is not None else answer
         if best.probability < self.clauses.min_probability:
             notes.append(
                 f"no {category} clause found: the likeliest sentence has P={best.probability:.2f}, "
@@ -353,11 +359,12 @@ class Asker:
         kind: str,
         ranked: list[ScoredSentence],
         reading: Reading | None,
+        typed: TypedSpan | None,
         notes: list[str],
     ) -> tuple[str, str, float | None, Evidence | None]:
         """(answer, answer_type, confidence, evidence): the best of the `ranked` sentences for a sentence
-        question, the reader's answer grown to a whole phrase when it is confident enough, else "none" with
-        the best sentence."""
+        question, the English phrase of the type the question asks for, the reader's answer grown to a whole
+        phrase when it is confident enough, else "none" with the best sentence."""
         if kind != "span":
             if ranked and ranked[0].score > 0:
                 top = ranked[0]
@@ -369,6 +376,9 @@ class Asker:
                 )
             notes.append(f"no sentence of the cited passages answers this {kind} question")
             return "none", "none", None, None
+        if typed is not None:
+            notes.append(f"the {typed.kind} nearest the question's words (retrieval/english_spans.py)")
+            return typed.text, "span", typed.relevance, self.evidence(typed.segment_id, typed.unit)
         if reading is not None and reading.confidence >= ANSWER_THRESHOLD and reading.share > 0:
             conf = round(reading.confidence, 4)
             if reading.label != "SPAN":

@@ -68,6 +68,9 @@ class RetrievalConfig(Options):
     # an English question about a contract's clause ("Which state's law governs this agreement?") answered by
     # the clause head (retrieval/clause_questions.py) from the contract asked about or cited first
     clause_answers: bool = True
+    # an English question asking for a person, date, amount, duration, place or condition answered with the
+    # phrase of that shape nearest the question's words (retrieval/english_spans.py), before the reader
+    typed_spans: bool = True
     # semantic anchoring (retrieval/anchoring.py): empty the memory before segment i when the key of segment
     # i-1 (the encoder's own key, through the key head) has drifted from the key of segment 0. Off: every
     # threshold tried raised held-apart perplexity (+2.4% at 0, +7.6% at 0.1; benchmarks/anchoring.py)

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
-from retrieval.encoder import encode_query
+from retrieval.config import RetrievalConfig
+from retrieval.encoder import checkpoint_file, encode_query, load_encoder, sha256_file
 from retrieval.hybrid import Passage
-from retrieval.store import SegmentStore
+from retrieval.store import SegmentStore, StoreError
+from txl.keys import key_identity
 
 
 class StoreArm:
@@ -24,3 +28,37 @@ class StoreArm:
         return np.array([r for r, _ in hits], dtype=np.int64), np.array(
             [s for _, s in hits], dtype=np.float32
         )
+
+
+def open_store_arm(
+    root: Path,
+    config: RetrievalConfig,
+    checkpoint: str | None,
+    device: str,
+    passages: list[Passage],
+    notes: list[str],
+) -> StoreArm | None:
+    """The dense arm over the store at `root` with the encoder that built it; None, with a note saying why
+    dense search is off, when there is no store or checkpoint or the store was built by another model or
+    with other keys."""
+    try:
+        store = SegmentStore.open(root, mmap=True, config=config)
+    except StoreError as e:
+        notes.append(f"dense search off: {e}")
+        return None
+    path = checkpoint_file(checkpoint)
+    if path is None or not path.is_file():
+        notes.append("dense search off: no model checkpoint to encode the question")
+        return None
+    built_with = store.manifest.get("model_id", "")
+    if built_with and built_with != sha256_file(path):
+        notes.append(f"dense search off: the index was built with model {built_with[:12]}, not {path.name}")
+        return None
+    model, tokenizer = load_encoder(path, device, config.key_head)
+    if store.manifest.get("key_head", "") != key_identity(model):
+        built = store.manifest.get("key_head") or "raw keys"
+        notes.append(
+            f"dense search off: the index was built with {built}, not {key_identity(model) or 'raw keys'}"
+        )
+        return None
+    return StoreArm(store, model, tokenizer, passages, store.manifest.get("pooling", config.pooling))

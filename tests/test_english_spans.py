@@ -1,0 +1,132 @@
+"""Typed English spans (retrieval/english_spans.py): what a question asks for, the phrases of that shape,
+and the one nearest the question's words in the most relevant line. Texts written for these tests."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from retrieval.english_spans import candidates, span_kind, typed_span
+
+HEADER = """Between:
+MARLOWE FREIGHT LIMITED
+Appellant
+Ms Helen Artois KC (instructed by Fenwick Lane LLP) for the Appellant
+Mr Daniel Ruiz (instructed by Coldharbour Partners) for the Respondent
+Hearing date: 6 February 2024"""
+CONTRACT = (
+    "The initial term of this Agreement is five (5) years from December 19, 2019. HGF shall receive "
+    "thirty percent (30%) of the net profit. Any arbitration shall be held in New York, New York (USA). "
+    "In the event the damages sought are less than US$500,000, the dispute is decided by a single "
+    "arbitrator. The Licensee may terminate this Agreement on ninety (90) days' written notice."
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("Who represented the appellant?", "person"),
+        ("Which judge gave the leading judgment?", "person"),
+        ("Which law firm acted for the insurer?", "organisation"),
+        ("When was the opinion filed?", "date"),
+        ("When does the Development Term end?", "date"),
+        ("On what date was the agreement signed?", "date"),
+        ("When may the licensee terminate the agreement?", "condition"),
+        ("In what case is a dispute decided by a single arbitrator?", "condition"),
+        ("How long is the initial term?", "duration"),
+        ("How many days' notice must the licensee give?", "duration"),
+        ("How much was the claimant awarded?", "amount"),
+        ("What share of the net profit goes to HGF?", "amount"),
+        ("Where will any arbitration be held?", "place"),
+        ("What is the melting point of tungsten?", None),
+        ("Did the court allow the appeal?", None),
+        ("被告人的辩护人是谁？", None),
+    ],
+)
+def test_the_question_names_the_type_of_its_answer(question, kind):
+    assert span_kind(question) == kind
+
+
+@pytest.mark.parametrize(
+    ("kind", "text", "want"),
+    [
+        ("person", HEADER, ["Ms Helen Artois KC", "Mr Daniel Ruiz"]),
+        ("person", "Before: LORD JUSTICE FLOYD. Opinion by SILER, Circuit Judge.", ["LORD JUSTICE FLOYD"]),
+        ("organisation", HEADER, ["Fenwick Lane LLP"]),
+        ("date", HEADER + " Filed March 14, 2024; signed 1/2/2020.", ["6 February 2024", "March 14, 2024"]),
+        ("duration", CONTRACT, ["five (5) years", "ninety (90) days"]),
+        ("amount", CONTRACT, ["thirty percent (30%)", "less than US$500,000"]),
+        ("place", CONTRACT, ["New York, New York (USA)"]),
+        ("condition", CONTRACT, ["In the event the damages sought are less than US$500,000"]),
+    ],
+)
+def test_phrases_of_each_shape_are_found_whole(kind, text, want):
+    found = [text[a:b] for a, b, _ in candidates(text, kind)]
+    assert all(w in found for w in want), found
+
+
+def test_role_words_and_sentence_openers_are_not_names():
+    found = [(HEADER[a:b], shape) for a, b, shape in candidates(HEADER, "person")]
+    assert [f for f, shape in found if shape == "person"] == ["Ms Helen Artois KC", "Mr Daniel Ruiz"]
+    assert not any(f.split()[0] in ("Appellant", "Respondent", "Hearing") for f, _ in found), found
+    text = "The Court held that the United States Secretary had appealed."
+    assert all(shape == "organisation" for _, _, shape in candidates(text, "person"))
+
+
+def test_the_phrase_nearest_the_question_in_the_most_relevant_line_answers():
+    passages = [("d:0", HEADER), ("d:1", CONTRACT)]
+    got = typed_span("Who was counsel for the respondent?", passages)
+    assert got is not None and got.text == "Mr Daniel Ruiz" and got.segment_id == "d:0"
+    assert got.unit == "Mr Daniel Ruiz (instructed by Coldharbour Partners) for the Respondent"
+    assert HEADER[got.start : got.end] == got.text
+    where = typed_span("Where is an arbitration held?", passages)
+    assert where is not None and where.text == "New York, New York (USA)" and where.segment_id == "d:1"
+    cond = typed_span("In what case is a dispute decided by a single arbitrator?", passages)
+    assert cond is not None and cond.text.startswith("In the event the damages sought")
+
+
+def test_no_typed_answer_without_a_relevant_line_or_a_type():
+    passages = [("d:1", CONTRACT)]
+    assert typed_span("Who is the chief executive of the auditor?", passages) is None  # no relevant line
+    assert typed_span("What is the melting point of tungsten?", passages) is None  # no type asked for
+    # the question's own name is never its answer
+    assert typed_span("Who represented Mr Daniel Ruiz?", [("d:0", "Mr Daniel Ruiz appeared.")]) is None
+
+
+def test_the_sentence_model_can_make_a_line_relevant():
+    line = "Ms Helen Artois KC (instructed by Fenwick Lane LLP) for the Appellant"
+    question = "Who is the person in this case?"
+    assert typed_span(question, [("d:0", line)]) is None  # no term of the question in the line
+    close = typed_span(question, [("d:0", line)], lambda texts: np.full(len(texts), 0.9))
+    assert close is not None and close.text == "Ms Helen Artois KC"
+
+
+def test_a_line_of_the_role_asked_about_answers_however_the_question_is_worded():
+    counsel = "Andrew Waugh QC (instructed by Gowling WLG) for the First Appellant"
+    wordy = "Dr Jane Britton gave evidence for Neurim and Flynn about the market for melatonin products."
+    got = typed_span("Which barrister acted for Neurim and Flynn?", [("d:0", wordy), ("d:1", counsel)])
+    assert got is not None and got.text == "Andrew Waugh QC"
+    signed = "IN WITNESS WHEREOF the parties have signed this Agreement.\nBy: /s/ Bruce D. Wardinski"
+    got = typed_span("Who signed the agreement for Playa?", [("d:2", signed)])
+    assert got is not None and got.text == "Bruce D. Wardinski"
+
+
+def test_a_sentence_borrows_relevance_from_the_one_before_it():
+    text = (
+        "This judgment was handed down remotely by circulation to the parties. "
+        "The date and time for hand-down is deemed to be 10:30am on Tuesday 30 June 2020."
+    )
+    got = typed_span("When was the judgment handed down?", [("d:0", text)])
+    assert got is not None and got.text == "30 June 2020" and got.unit.startswith("The date and time")
+
+
+@given(
+    st.text(alphabet="Ab .,()$%159\n-Mr", max_size=80),
+    st.sampled_from(["person", "date", "amount", "duration", "place", "condition", "organisation"]),
+)
+def test_candidates_lie_in_the_text_in_order_without_overlap(text, kind):
+    found = candidates(text, kind)
+    assert all(0 <= a < b <= len(text) for a, b, _ in found)
+    assert all(b1 <= a2 for (_, b1, _), (a2, _, _) in zip(found, found[1:], strict=False))
