@@ -19,7 +19,7 @@ import numpy as np
 
 from retrieval.answer import SIMILARITY_WEIGHT, sentences
 from retrieval.reader.runtime import term_spans
-from retrieval.text import HAN
+from retrieval.text import HAN, stopwords
 
 # a typed answer is given only from a line or sentence at least this relevant to the question
 MIN_RELEVANCE = 0.25
@@ -46,7 +46,8 @@ _ROLE_LINES = [
     (
         re.compile(r"\b(wrote|written|gave|give|deliver\w*|author\w*)\b.*\b(judgment|opinion)\b", re.I),
         re.compile(
-            r"^[^\n.;]{3,60}:\s*$|\bopinion by\b|^\s*[A-Z]+, (Chief |Circuit |District )*Judge[.:]", re.I
+            r"^[^\n.;]{3,60}:\s*$|\bopinion by\b|^\s*[A-Z]+, (Chief |Circuit |District )*Judge[.:]",
+            re.I | re.M,
         ),
     ),
     (re.compile(r"\bsign(ed|s|atory)?\b", re.I), re.compile(r"^\s*(by|name)\s*:|/s/", re.I)),
@@ -67,21 +68,27 @@ _Q = [
     ("date", r"^\s*when\b.*\b(end|ends|expire|expires|begin|begins|start|starts|commence|commences|due)\b"),
     ("condition", r"^\s*when\b"),
     ("duration", r"\bhow long\b|\bhow many (days|weeks|months|years|hours|minutes)\b"),
-    ("duration", r"\b(what|which) (period|term|length|duration)\b"),
+    ("duration", r"\b(what|which) (\w+ )?(period|term|length|duration)\b|\bwithin what (time|period)\b"),
     (
         "amount",
-        r"^\s*how (much|many)\b|\b(what|which) (amount|sum|share|percentage|proportion|fee|price|rate)\b",
+        r"^\s*how (much|many)\b|\b(what|which) ((is|was|are|were) the )?(\w+ ){0,2}"
+        r"(amount|sum|share|percentage|proportion|fees?|price|rate|cost|fine|salary|compensation)\b",
     ),
-    ("place", r"^\s*where\b|\b(what|which) (city|town|state|country|county|place|location|venue)\b"),
+    (
+        "place",
+        r"^\s*where\b|\b(what|which) (city|town|state|country|county|place|location|venue)\b|"
+        r"\b(what|which|whose) (country's |state's )?laws?\b(?! firm)",
+    ),
     (
         "organisation",
-        r"\b(what|which) (company|firm|law firm|court|bank|insurer|entity|corporation|employer)\b",
+        r"\b(what|which) (\w+ )?(company|firm|court|tribunal|bank|insurer|entity|corporation|employer|"
+        r"hospital|agency|authority|university|school)\b",
     ),
     ("person", r"^\s*(who|whom)\b|\bwho\b"),
     (
         "person",
         r"\b(what|which) (\w+ )?(judges?|justices?|lawyers?|attorneys?|barristers?|counsel|solicitors?|persons?|"
-        r"officers?|arbitrators?|witness|signator(y|ies))\b",
+        r"officers?|arbitrators?|witness|signator(y|ies)|prosecutors?|defenders?|trustees?|part(y|ies))\b",
     ),
 ]
 _QUESTION_KINDS = [(kind, re.compile(p, re.I)) for kind, p in _Q]
@@ -89,7 +96,8 @@ _QUESTION_KINDS = [(kind, re.compile(p, re.I)) for kind, p in _Q]
 # --- the shapes of answers --------------------------------------------------------------------------------
 _MONTH = (
     r"(?:January|February|March|April|May|June|July|August|September|October|November|December|"
-    r"Jan\.|Feb\.|Mar\.|Apr\.|Jun\.|Jul\.|Aug\.|Sept?\.|Oct\.|Nov\.|Dec\.)"
+    r"Jan\.|Feb\.|Mar\.|Apr\.|Jun\.|Jul\.|Aug\.|Sept?\.|Oct\.|Nov\.|Dec\.|JANUARY|FEBRUARY|MARCH|APRIL|"
+    r"MAY|JUNE|JULY|AUGUST|SEPTEMBER|OCTOBER|NOVEMBER|DECEMBER)"
 )
 _DATE = (
     rf"(?:\d{{1,2}}(?:st|nd|rd|th)?(?:\s+day\s+of)?\s+{_MONTH},?\s+\d{{4}}"
@@ -125,8 +133,8 @@ _SHAPES = {
         rf"{_QUALIFIER}{_CURRENCY}\d[\d,]*(?:\.\d+)?{_SCALE}{_PAREN}",
         rf"{_QUALIFIER}{_NUM}{_SCALE}\s+(?:US\s+)?(?:dollars|pounds|euros|rupees){_PAREN}",
         rf"{_QUALIFIER}{_NUM}\s*(?:%|percent\b|per cent\b){_PAREN}",
-        rf"{_QUALIFIER}{_NUM}{_SCALE}\s+[a-z]+",  # "35 hours", "seven thousand (7000) acres"
     ],
+    "count": [rf"{_QUALIFIER}{_NUM}{_SCALE}\s+[a-z]+"],  # "35 hours", "seven thousand (7000) acres"
     "condition": [
         r"\b(?i:if|when|where|whenever|once|upon|unless|provided that|in the event(?: that)?|so long as|"
         r"as long as|on condition that)\b.+?(?=,\s|;|:|\.(?:\s|$)|$)"
@@ -134,7 +142,7 @@ _SHAPES = {
 }
 _SP = r"[^\S\n]+"  # spaces within a line: a name never runs on into the next line
 _SP0 = r"[^\S\n]*"
-_NAME = r"(?:[A-Z][a-z'’\-]+|[A-Z]\.|Mc[A-Z][a-z]+|O'[A-Z][a-z]+)"
+_NAME = r"(?:[A-Z](?:[a-z'’]+|(?=-))(?:-[A-Z]?[a-z'’]+)*|[A-Z]\.|Mc[A-Z][a-z]+|O'[A-Z][a-z]+)"
 _CAPS = r"[A-Z][A-Z'’\-]+"
 _TITLE = (
     r"(?:Mr|Mrs|Ms|Miss|Dr|Sir|Dame|Lord|Lady|Judge|Justice|Professor|Hon\.|Honorable|Lord Justice|"
@@ -142,26 +150,32 @@ _TITLE = (
 )
 _ORG_END = (
     r"(?:Inc\.?|Ltd\.?|Limited|LLP|LLC|L\.L\.C\.|PLC|plc|Corporation|Corp\.?|Company|Co\.|Bank|Council|"
-    r"Authority|N\.V\.|S\.A\.|GmbH|AG|L\.P\.|LP|INC\.?|LTD\.?|LIMITED|CORPORATION)(?!\w)"
+    r"Authority|N\.V\.|B\.V\.|S\.A\.|S\.L\.|S\.p\.A\.|GmbH|AG|L\.P\.|LP|Pty|INC\.?|LTD\.?|LIMITED|"
+    r"CORPORATION)(?!\w)"
 )
 _SHAPES["person"] = [
     rf"\b{_TITLE}{_SP}{_NAME}(?:{_SP}{_NAME}){{0,3}}(?:,?{_SP}(?:QC|KC))?",
     rf"\b(?:LORD|LADY|MR|MRS) JUSTICE{_SP}{_CAPS}(?:{_SP}{_CAPS})?|\bSIR{_SP}{_CAPS}{_SP}{_CAPS}",
-    rf"\b(?:{_CAPS}|{_NAME})(?:{_SP}(?:{_CAPS}|{_NAME})){{0,2}},{_SP}(?:Chief{_SP}|Senior{_SP})?"
-    rf"(?:Circuit|District|Magistrate|Bankruptcy)?{_SP0}Judge",
+    rf"\b(?:{_CAPS}|{_NAME})(?:{_SP}(?:{_CAPS}|{_NAME})){{0,2}}(?:,?{_SP}(?:and{_SP})?{_CAPS}){{0,4}},{_SP}"
+    rf"(?:Chief{_SP}|Senior{_SP})?(?:Circuit|District|Magistrate|Bankruptcy)?{_SP0}Judges?",
 ]
 # capitalised words without a title: a name, or a firm's ("Coldharbour Partners")
 _SHAPES["name"] = [rf"\b{_NAME}(?:{_SP}{_NAME}){{1,3}}(?:,?{_SP}(?:QC|KC|Esq\.?|Jr\.?))?"]
 _SHAPES["organisation"] = [
     rf"\b(?:{_NAME}|{_CAPS})(?:(?:{_SP}|{_SP0},{_SP0}|{_SP}&{_SP}|{_SP}and{_SP}|{_SP}of{_SP})(?:{_NAME}|{_CAPS}))*,?{_SP}{_ORG_END}",
     rf"\b(?:the{_SP})?(?:{_NAME}{_SP})*Court(?:{_SP}(?:of|for|at|in){_SP}(?:the{_SP})?{_NAME}(?:{_SP}{_NAME})?)*",
+    rf"\b(?:(?!(?:ON|FROM|THE|IN|OF|AT|TO|AND|APPEAL)\b){_CAPS}{_SP}){{0,3}}COURT(?:{_SP}(?:OF|FOR|AT|IN){_SP}(?:THE{_SP})?{_CAPS}(?:{_SP}{_CAPS})?)*",
 ]
 _SHAPES["place"] = [
     rf"(?:(?<=\b(?:in|at|to|of) )|(?<=—)|(?<=– ))(?:the{_SP})?{_NAME}(?:{_SP}(?:of{_SP})?{_NAME}){{0,3}}"
     rf"(?:,{_SP}{_NAME}(?:{_SP}{_NAME}){{0,2}})?(?:{_SP}\([A-Z]{{2,4}}\))?",
 ]
 # a party may be a company: who-questions take organisations too, a person first where a line has both
-_TAKES = {"person": ("person", "name", "organisation")}
+_TAKES = {
+    "person": ("person", "name", "organisation"),
+    "organisation": ("organisation", "name"),  # "Bradford Royal Infirmary": a body without a suffix
+    "amount": ("amount", "count"),  # money and shares first, then a number of anything
+}
 OTHER_SHAPE_WEIGHT = 0.6
 _PATTERNS = {kind: [re.compile(p) for p in ps] for kind, ps in _SHAPES.items()}
 _DETERMINER = re.compile(r"\b(the|this|that|such|any|each|its|their|our|your|a|an)[^\S\n]+$", re.I)
@@ -176,7 +190,8 @@ _NOT_NAMES = frozenset(
     "the this that these those in on at for of by and or but a an it its he she they we i if when where "
     "court appeal appellant respondent claimant defendant plaintiff judge justice lord lady agreement party "
     "parties section article clause schedule act state states united district circuit supreme high secretary "
-    "company judgment order government department tribunal council board county city law".split()
+    "company judgment order government department tribunal council board county city law courts assistant "
+    "deputy federal public defender attorney general prosecutor solicitor counsel chief senior associate".split()
 )
 
 
@@ -201,13 +216,13 @@ def span_kind(question: str) -> str | None:
 def _is_name(span: str) -> bool:
     """Not a run of capitalised common words ("The Court", "United States"), nor one a sentence opens."""
     words = [w.strip(".,'’").lower() for w in span.split()]
-    return words[0] not in _OPENERS and any(w not in _NOT_NAMES for w in words)
+    return words[0] not in _OPENERS and any(len(w) > 1 and w not in _NOT_NAMES for w in words)
 
 
 def _proper(span: str, lower_words: set[str]) -> bool:
     """Holds a proper noun: a word the passages never write in lower case ("Approved Judgment", "Generic
     Product" are common words capitalised; "Stanley L. Myers" is not), and no title opens it (a place)."""
-    words = re.findall(r"[A-Za-z][\w’'-]*", span)
+    words = [w for w in re.findall(r"[A-Za-z][\w’'-]*", span) if w.lower() not in _OPENERS]
     return bool(words) and not re.match(_TITLE, span) and any(w.lower() not in lower_words for w in words)
 
 
@@ -228,6 +243,10 @@ def candidates(text: str, kind: str) -> list[tuple[int, int, str]]:
                         continue  # common words, or one word left once "In" is cut ("In August")
                     if shape == "name" and _DETERMINER.search(text[:a]):
                         continue  # "the Effective Date", "the United Kingdom": a defined term or a place
+                if shape == "count" and text[a:b].split()[-1] in stopwords():
+                    continue  # "2 of": a number, not a count of anything
+                if shape == "organisation" and len(text[a:b].split()) <= 2 and _DETERMINER.search(text[:a]):
+                    continue  # "an Affiliated Company", "the Bank": a defined term, not a name
                 found.append((a, b, shape))
     found.sort(key=lambda c: (c[0], -(c[1] - c[0])))
     kept: list[tuple[int, int, str]] = []

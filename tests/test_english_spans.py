@@ -40,6 +40,12 @@ CONTRACT = (
         ("How much was the claimant awarded?", "amount"),
         ("What share of the net profit goes to HGF?", "amount"),
         ("Where will any arbitration be held?", "place"),
+        ("What prison term did he receive on the first count?", "duration"),
+        ("Within what time must a claim be notified?", "duration"),
+        ("What is the total annual fee for the services?", "amount"),
+        ("What law governs the agreement?", "place"),
+        ("Which federal court denied the petition?", "organisation"),
+        ("Which prosecutor argued for the United States?", "person"),
         ("What is the melting point of tungsten?", None),
         ("Did the court allow the appeal?", None),
         ("被告人的辩护人是谁？", None),
@@ -60,6 +66,14 @@ def test_the_question_names_the_type_of_its_answer(question, kind):
         ("amount", CONTRACT, ["thirty percent (30%)", "less than US$500,000"]),
         ("place", CONTRACT, ["New York, New York (USA)"]),
         ("condition", CONTRACT, ["In the event the damages sought are less than US$500,000"]),
+        ("date", "ARGUED MARCH 31, 2009", ["MARCH 31, 2009"]),
+        (
+            "person",
+            "Before FLAUM, MANION, and ROVNER, Circuit Judges.",
+            ["FLAUM, MANION, and ROVNER, Circuit Judges"],
+        ),
+        ("organisation", "ON APPEAL FROM THE COUNTY COURT AT BRADFORD", ["COUNTY COURT AT BRADFORD"]),
+        ("organisation", "hosted by T-Mobile Netherlands B.V. on its network", ["T-Mobile Netherlands B.V."]),
     ],
 )
 def test_phrases_of_each_shape_are_found_whole(kind, text, want):
@@ -71,6 +85,8 @@ def test_role_words_and_sentence_openers_are_not_names():
     found = [(HEADER[a:b], shape) for a, b, shape in candidates(HEADER, "person")]
     assert [f for f, shape in found if shape == "person"] == ["Ms Helen Artois KC", "Mr Daniel Ruiz"]
     assert not any(f.split()[0] in ("Appellant", "Respondent", "Hearing") for f, _ in found), found
+    assert candidates("James Perez, Assistant U.S. Attorney, argued.", "person") == [(0, 11, "name")]
+    assert candidates("on the Effective Date and to an Affiliated Company", "person") == []  # defined terms
     text = "The Court held that the United States Secretary had appealed."
     assert all(shape == "organisation" for _, _, shape in candidates(text, "person"))
 
