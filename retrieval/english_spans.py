@@ -142,7 +142,8 @@ _SHAPES = {
 }
 _SP = r"[^\S\n]+"  # spaces within a line: a name never runs on into the next line
 _SP0 = r"[^\S\n]*"
-_NAME = r"(?:[A-Z](?:[a-z'’]+|(?=-))(?:-[A-Z]?[a-z'’]+)*|[A-Z]\.|Mc[A-Z][a-z]+|O'[A-Z][a-z]+)"
+# a capitalised word (never cut inside one: "McLean", not "Mc"), hyphenated ("T-Mobile"), or an initial
+_NAME = r"(?:(?:Mc|O')[A-Z][a-z]+|[A-Z](?:[a-z'’]+|(?=-))(?:-[A-Z]?[a-z'’]+)*(?![A-Za-z])|[A-Z]\.)"
 _CAPS = r"[A-Z][A-Z'’\-]+"
 _TITLE = (
     r"(?:Mr|Mrs|Ms|Miss|Dr|Sir|Dame|Lord|Lady|Judge|Justice|Professor|Hon\.|Honorable|Lord Justice|"

@@ -65,6 +65,7 @@ def test_the_question_names_the_type_of_its_answer(question, kind):
         ("duration", CONTRACT, ["five (5) years", "ninety (90) days"]),
         ("amount", CONTRACT, ["thirty percent (30%)", "less than US$500,000"]),
         ("place", CONTRACT, ["New York, New York (USA)"]),
+        ("place", "resolved by arbitration in McLean, Virginia, under the rules", ["McLean, Virginia"]),
         ("condition", CONTRACT, ["In the event the damages sought are less than US$500,000"]),
         ("date", "ARGUED MARCH 31, 2009", ["MARCH 31, 2009"]),
         (
