@@ -28,6 +28,8 @@ import shutil
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -94,6 +96,21 @@ def prepare_run(spec: dict, keep: list[dict], data: Path, out: Path | None, work
     return work / "out"
 
 
+@contextmanager
+def questions_run(
+    spec: dict, questions: list[dict], data: Path, out: Path | None
+) -> Iterator[tuple[Path, dict]]:
+    """(OUT_DIR, document key -> doc_id) of a run holding every document the questions need: --out as given,
+    else a fresh `ldx run` in a temporary folder that lasts as long as the context."""
+    with tempfile.TemporaryDirectory() as tmp:
+        run = prepare_run(spec, questions, data, out, Path(tmp))
+        docs = doc_ids(run, spec)
+        missing = sorted({q["doc"] for q in questions} - set(docs))
+        if missing:
+            raise SystemExit(f"{run}: the run holds no document for {', '.join(missing)}")
+        yield run, docs
+
+
 def doc_ids(out: Path, spec: dict) -> dict[str, str]:
     """Question document key -> doc_id of the run, matched on the source file's name."""
     con = open_duckdb(out)
@@ -147,12 +164,7 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     spec = json.loads(QUESTIONS.read_text(encoding="utf-8"))
     keep = spec["questions"][: args.limit]
-    with tempfile.TemporaryDirectory() as tmp:
-        out = prepare_run(spec, keep, args.data, args.out, Path(tmp))
-        docs = doc_ids(out, spec)
-        missing = sorted({q["doc"] for q in keep} - set(docs))
-        if missing:
-            raise SystemExit(f"{out}: the run holds no document for {', '.join(missing)}")
+    with questions_run(spec, keep, args.data, args.out) as (out, docs):
         results = evaluate(out, keep, docs, args.k)
     report = {
         "questions": len(keep),

@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import tempfile
 import time
 from collections import Counter
 from pathlib import Path
@@ -25,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from benchmarks.english_questions import doc_ids, prepare_run
+from benchmarks.english_questions import questions_run
 from retrieval.ask import Asker
 from retrieval.config import RetrievalConfig
 from txl.lm_metrics import bootstrap_interval
@@ -111,12 +110,7 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     spec = json.loads(Path(str(QUESTIONS).format(args.set)).read_text(encoding="utf-8"))
     questions = spec["questions"]
-    with tempfile.TemporaryDirectory() as tmp:
-        out = prepare_run(spec, questions, args.data, args.out, Path(tmp))
-        docs = doc_ids(out, spec)
-        missing = sorted({q["doc"] for q in questions} - set(docs))
-        if missing:
-            raise SystemExit(f"{out}: the run holds no document for {', '.join(missing)}")
+    with questions_run(spec, questions, args.data, args.out) as (out, docs):
         results = evaluate(out, questions, docs)
     report = {
         "set": args.set,
