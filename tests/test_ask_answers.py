@@ -98,6 +98,19 @@ def test_demo_documents_answers(asker, question, expected, kind):
         assert a.answer == a.evidence.sentence
 
 
+def test_a_typed_span_cites_its_head_line_and_can_be_turned_off(demo_run, asker):
+    question = "Who represented the appellant?"
+    a = asker.ask(question, k=1)
+    assert a.answer == "Ms Helen Artois KC" and a.evidence.sentence.endswith("for the Appellant")
+    # the search's one citation is not the counsel line: that comes from the judgment's head, and is cited
+    # after the search's own, with no fusion score
+    assert len(a.citations) == 2 and a.citations[1].segment_id == a.evidence.segment_id
+    assert a.citations[1].score == 0.0 and a.evidence.sentence in a.citations[1].text
+    assert 0 < a.confidence <= 1 and any("english_spans" in n for n in a.notes)
+    off = retrieval.Asker(demo_run, RetrievalConfig(typed_spans=False)).ask(question, k=1)
+    assert off.answer != a.answer and not any("english_spans" in n for n in off.notes)
+
+
 def test_a_question_asking_two_things_gets_both_spans_each_whole(asker):
     a = asker.ask("合同总价及原告已支付的装修款是多少？")
     assert a.answer_type == "span" and a.answer.split("，") == ["人民币172,000元", "人民币129,000元"], a.notes
