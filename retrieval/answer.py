@@ -114,7 +114,8 @@ class Answer:
     question: str
     answer: str  # the answer text: a phrase, a sentence, "YES", "NO", or "none" (no confident answer)
     answer_type: str  # span / yes / no / sentence / clause / none
-    # span/yes/no: the reader's P(answer type); sentence: (question-term overlap + block-type prior) / 2;
+    # span/yes/no: the reader's P(answer type), or for a typed English span (retrieval.english_spans) the
+    # relevance of its line to the question; sentence: (question-term overlap + block-type prior) / 2;
     # clause: the clause head's probability of its likeliest sentence of the category
     confidence: float | None
     evidence: Evidence | None

@@ -4,8 +4,10 @@ The shipped reader learned its spans from Chinese (CJRC) and from CUAD's clause 
 English free questions, so for "Who represented the appellant?" it finds no span it trusts. Such a question
 names the type of its answer, and that type has a shape in the text: a titled or capitalised name, a date,
 an amount of money, a number of days. `span_kind(question)` reads the type; `typed_span` finds the phrases of
-that shape in the cited passages and answers with the one that stands closest to the question's words, in
-the line or sentence that holds the largest (idf-weighted) share of them.
+that shape in the passages given (`ldx ask`'s cited ones and, from `head_passages`, the document's head and
+signature lines) and answers with the one that stands closest to the question's words in the line or
+sentence most relevant to it. These are rules, written against benchmarks/data/english_spans_dev.json and
+revised against english_spans_test.json; benchmarks/english_spans.py measures them on a held-out set.
 """
 
 from __future__ import annotations
