@@ -299,7 +299,9 @@ class Asker:
         ]
         # the head first: of two lines alike, the one in the document's head answers a who/when question
         passages = [(p.segment_id, p.text) for p in head] + [(c.segment_id, c.text) for c in citations]
-        found = typed_span(question, passages, self.sentences.similarity(question))
+        found = typed_span(
+            question, passages, self.sentences.similarity(question), self.config.typed_min_relevance
+        )
         if found is not None and found.segment_id not in cited:
             citations.append(self.citation(found.segment_id, 0.0))
         return found

@@ -71,6 +71,12 @@ class RetrievalConfig(Options):
     # an English question asking for a person, date, amount, duration, place or condition answered with the
     # phrase of that shape nearest the question's words (retrieval/english_spans.py), before the reader
     typed_spans: bool = True
+    # a typed span is given only from a line at least this relevant to the question (english_spans' relevance,
+    # in [0, 1]), else the reader answers or says it found no confident answer. Set at 0.25 a priori, then
+    # checked on english_spans dev + test (84 questions, `benchmarks/english_spans.py --set dev test`):
+    # retrieval.answer.choose_threshold over answer-vs-abstain F1 keeps every typed answer (its bar, 0.314, is
+    # the lowest relevance any of them had): no higher bar raises that F1
+    typed_min_relevance: float = 0.25
     # semantic anchoring (retrieval/anchoring.py): empty the memory before segment i when the key of segment
     # i-1 (the encoder's own key, through the key head) has drifted from the key of segment 0. Off: every
     # threshold tried raised held-apart perplexity (+2.4% at 0, +7.6% at 0.1; benchmarks/anchoring.py)

@@ -23,8 +23,6 @@ from retrieval.answer import SIMILARITY_WEIGHT, sentences
 from retrieval.reader.runtime import term_spans
 from retrieval.text import HAN, stopwords
 
-# a typed answer is given only from a line or sentence at least this relevant to the question
-MIN_RELEVANCE = 0.25
 CONTEXT_WEIGHT = 0.5  # a unit is at least this share as relevant as the sentence before it in its passage
 CLOSE_CHARS = 40  # a candidate this many characters from the nearest question term counts half as close
 # Who sat, who appeared for whom, when it was heard, who signed: a judgment or contract states these in its
@@ -299,7 +297,7 @@ def typed_span(
     question: str,
     passages: list[tuple[str, str]],
     similar: Callable[[list[str]], np.ndarray] | None = None,
-    min_relevance: float = MIN_RELEVANCE,
+    min_relevance: float = 0.0,
 ) -> TypedSpan | None:
     """The answer of the question's type in (segment_id, text) passages (best first), or None when the
     question names no type or no line relevant enough (`min_relevance`, see `_relevance`) has a phrase of
@@ -324,7 +322,7 @@ def typed_span(
         # for hand-down is 30 June 2020."
         same = i > 0 and units[i - 1][0] == sid
         rel = max(relevance[i], CONTEXT_WEIGHT * relevance[i - 1] if same else 0.0)
-        if rel < min_relevance:
+        if min(rel, 1.0) < min_relevance:  # the bar reads what the answer's confidence shows
             continue
         for ca, cb, shape in phrases:
             span = text[a + ca : a + cb]
