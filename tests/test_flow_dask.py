@@ -24,16 +24,13 @@ RUN = {"batch_size": 2, "workers": 2}
 
 
 def _run(out: Path, run: dict) -> dict:
-    return _run_on(SAMPLES, out, run)
-
-
-def _run_on(inp: Path, out: Path, run: dict) -> dict:
+    """The samples run with these `run` options (its task runner among them)."""
     from flows.config import LdxConfig
     from flows.run import run_flow, task_runner_for
 
     cfg = LdxConfig.model_validate({"run": run})
     return run_flow.with_options(task_runner=task_runner_for(cfg))(
-        str(inp), str(out), cfg.model_dump(mode="json")
+        str(SAMPLES), str(out), cfg.model_dump(mode="json")
     )
 
 
