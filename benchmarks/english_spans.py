@@ -8,8 +8,9 @@ The questions are benchmarks/data/english_spans_{dev,test,test2}.json (42 each, 
 each: 2 EWCA judgments, 2 US opinions, 2 CUAD contracts; benchmarks/data/README.md says how they were made);
 several sets are read as one. The typed spans were written against dev and revised against test (read once
 before); test2 is held out. Each question is asked of its own document (`--doc`). Per question: `f1`, the
-best word F1 of the answer against a gold span (SQuAD's measure; "none" scores 0); `holds`, the answer holds
-a gold span and is at most three times its length in words; and `answered`. The F1 difference gets a 95%
+best word F1 of the answer against a gold span (SQuAD's measure, retrieval.eval.cuad.word_f1; "none"
+scores 0); `holds`, the answer holds a gold span and is at most three times its length in words; and
+`answered`. The F1 difference gets a 95%
 bootstrap interval over documents. A third arm answers from every line, whatever its relevance; from its
 confidences the benchmark chooses the relevance bar that maximises F1 of answer-vs-abstain on the questions
 read (`retrieval.typed_min_relevance` is the bar chosen on dev + test).
@@ -19,9 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import time
-from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -31,6 +30,7 @@ from benchmarks.english_questions import questions_run
 from retrieval.answer import choose_threshold
 from retrieval.ask import Asker
 from retrieval.config import RetrievalConfig
+from retrieval.eval.cuad import answer_words, word_f1
 from txl.lm_metrics import bootstrap_interval
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -43,23 +43,15 @@ ARMS = {
 }
 
 
-def words(text: str) -> list[str]:
-    """Lower-case words without punctuation, as SQuAD's evaluation compares them (articles kept)."""
-    return re.findall(r"[a-z0-9]+", text.lower().replace("’", "'"))
-
-
-def word_f1(gold: str, got: str) -> float:
-    g, s = words(gold), words(got)
-    common = sum((Counter(g) & Counter(s)).values())
-    return 0.0 if common == 0 else 2 * common / (len(g) + len(s))
-
-
 def score(answer: str, answer_type: str, gold: list[str]) -> dict:
     if answer_type == "none":
         return {"f1": 0.0, "holds": False, "answered": False}
-    got = " ".join(words(answer))
-    holds = any(" ".join(words(g)) in got and len(words(answer)) <= 3 * max(len(words(g)), 1) for g in gold)
-    return {"f1": max(word_f1(g, answer) for g in gold), "holds": holds, "answered": True}
+    got = answer_words(answer)
+    holds = any(
+        " ".join(answer_words(g)) in " ".join(got) and len(got) <= 3 * max(len(answer_words(g)), 1)
+        for g in gold
+    )
+    return {"f1": max(word_f1(answer, g) for g in gold), "holds": holds, "answered": True}
 
 
 def evaluate(out: Path, questions: list[dict], docs: dict[str, str]) -> dict:
