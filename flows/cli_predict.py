@@ -1,4 +1,5 @@
-"""`ldx` commands of the predict work: `eval roles`, `eval articles`, `eval consistency`, `train heads`.
+"""`ldx` commands of the predict work: `eval roles`, `eval articles`, `eval consistency`, `train heads`,
+`train articles`.
 
 What the commands run is imported inside them, on lines marked `# start-up`, for what it adds to every
 `ldx` command's start-up (0.4 s alone; timed after `import flows.cli`): retrieval.predict and
@@ -31,6 +32,7 @@ EncoderOpt = Annotated[
     Path | None,
     typer.Option(help="Checkpoint in data/models/ the txl towers read; default: the shipped one."),
 ]
+VIEWS = ("judgment", "facts")  # what an article head reads (retrieval.predict.heads.ARTICLE_FILES)
 HeadsOpt = Annotated[
     Path | None, typer.Option("--heads", help="Folder of head weights; default: data/models/heads/.")
 ]
@@ -137,23 +139,29 @@ def eval_articles_cmd(
     folds: Annotated[int, typer.Option(help="Cross-validation folds.")] = 5,
     limit: Annotated[int | None, typer.Option(help="At most this many cases.")] = None,
     seed: Annotated[int, typer.Option(help="Seed of the folds.")] = 0,
+    view: Annotated[
+        str, typer.Option(help="What the cross-validated arms read: judgment or facts.")
+    ] = "judgment",
     heads: HeadsOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Micro/macro-F1 of article prediction with and without retrieved memory, against the TF-IDF + linear
-    baseline, on the same cross-validation folds in one run; beside them the shipped head (articles.npz)
-    on the file's cases it never trained on (`shipped`)."""
-    from retrieval.predict.heads import ArticleHead  # start-up: torch
+    baseline, on the same cross-validation folds in one run; beside them the shipped heads
+    (articles_judgment.npz for a case with the court's part, articles.npz for facts alone) on the file's
+    cases they never trained on (`shipped`; `shipped_facts`: articles.npz alone on the facts)."""
+    from retrieval.predict.heads import ArticleHeads  # start-up: torch
     from retrieval.predict.train import eval_articles  # start-up: torch
 
     existing_path(file)
     if folds < 2:
         fail("--folds must be at least 2")
-    weights = (heads or HEADS_DIR) / "articles.npz"
+    if view not in VIEWS:
+        fail(f"--view must be one of {', '.join(VIEWS)}, not {view!r}")
     with fail_on_bad_input():
-        shipped = ArticleHead.load(weights) if weights.exists() else None
-        report = eval_articles(file, folds=folds, seed=seed, limit=limit, shipped=shipped)
-    report["heads"] = str(weights) if shipped is not None else None
+        shipped = ArticleHeads.load(heads or HEADS_DIR)
+        found = shipped if shipped.files else None
+        report = eval_articles(file, folds=folds, seed=seed, limit=limit, shipped=found, view=view)
+    report["heads"] = {v: str(p) for v, p in shipped.files.items()} or None
     if as_json:
         typer.echo(json.dumps(report, ensure_ascii=False))
     else:
@@ -237,14 +245,14 @@ def train_heads_cmd(
     statutes: StatutesOpt = None,
     seed: int = 0,
 ) -> None:
-    """Train the role head (dual tower) and the article head; writes roles.npz and articles.npz."""
+    """Train the role head (dual tower) and the article heads; writes roles.npz, articles.npz and
+    articles_judgment.npz."""
     import torch  # start-up: torch
 
     from retrieval.predict.heads import TOWERS  # start-up: torch
     from retrieval.predict.train import (  # start-up: torch
         is_held_apart,
         load_india,
-        train_article_head,
         train_role_head,
         zh_units,
     )
@@ -265,12 +273,36 @@ def train_heads_cmd(
     train_role_head(
         india_docs, zh_docs_all, out / "roles.npz", seed=seed, towers=towers, encode=encode, encoder=identity
     )
-    with fail_on_bad_input():
-        train_article_head(criminal, out / "articles.npz", seed=seed, statutes=statutes)
+    written = _train_articles(criminal, out, statutes, seed)
     console.print(
         f"wrote {out / 'roles.npz'} ({len(india_docs)} Indian, {len(zh_docs_all)} Chinese judgments) "
-        f"and {out / 'articles.npz'}"
+        f"and {written}"
     )
+
+
+def _train_articles(criminal: list[Path], out: Path, statutes: Path | None, seed: int) -> str:
+    """Both article heads, one per view, into `out`; says what was written."""
+    from retrieval.predict.heads import ARTICLE_FILES  # start-up: torch
+    from retrieval.predict.train import train_article_head  # start-up: torch
+
+    with fail_on_bad_input():
+        for view, name in ARTICLE_FILES.items():
+            train_article_head(criminal, out / name, seed=seed, statutes=statutes, view=view)
+    return " and ".join(str(out / name) for name in ARTICLE_FILES.values())
+
+
+@train_app.command("articles")
+def train_articles_cmd(
+    criminal: CriminalOpt,
+    out: Annotated[Path | None, typer.Option(help="Output folder; default: data/models/heads/.")] = None,
+    statutes: StatutesOpt = None,
+    seed: int = 0,
+) -> None:
+    """Train the article heads alone: articles.npz reads a case's facts, articles_judgment.npz its facts
+    and the court's reasoning and sentence with every citation cut."""
+    for p in [*criminal, *([statutes] if statutes else [])]:
+        existing_path(p)
+    console.print(f"wrote {_train_articles(criminal, out or HEADS_DIR, statutes, seed)}")
 
 
 @train_app.command("clauses")

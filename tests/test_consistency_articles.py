@@ -27,7 +27,8 @@ def setting(shared_data):
     docs = list(itertools.islice(pipeline.load_documents(path, ParseConfig(jsonl_text_field="fd")), N_DOCS))
     # records 100 on train the head; the judgments checked are records 0..39
     cases = load_criminal(path)[100:]
-    head = ArticleHead().fit([c.facts for c in cases], [c.articles for c in cases])
+    # the judgment head, as the run reads a judgment: its facts and the court's part, citations cut
+    head = ArticleHead(reads="judgment").fit([c.text("judgment") for c in cases], [c.articles for c in cases])
     kwargs = {
         "charge_articles": {k: set(v) for k, v in charge_articles(cases).items()},
         "article_threshold": PredictConfig().article_consistency_threshold,

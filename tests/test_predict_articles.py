@@ -1,5 +1,5 @@
-"""Article prediction from facts: cross-validated on a real slice, above the TF-IDF + linear baseline, and
-the shipped head's file round trip."""
+"""Article prediction: cross-validated on a real slice, above the TF-IDF + linear baseline, the head's file
+round trip, charges read and pointed to their articles, and `eval_articles` reporting the shipped heads."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from retrieval.predict.criminal import (
     circumstance_features,
     load_criminal,
 )
-from retrieval.predict.heads import ArticleHead
-from retrieval.predict.train import eval_articles, multilabel_f1, shipped_results
+from retrieval.predict.heads import ArticleHead, ArticleHeads
+from retrieval.predict.train import eval_articles, multilabel_f1
 
 
 @pytest.fixture(scope="module")
@@ -96,26 +96,21 @@ def test_charges_point_past_the_trained_labels(shared_data, path):
     assert head.predict_proba(["无"]).shape == (1, len(head.outputs))
 
 
-def test_shipped_head_on_criminal_judgments_it_never_saw(shared_data):
-    """The shipped head on clcr's criminal judgments outside its training (articles: what their OPINION
-    and VERDICT cite); the head before the charge channel scored micro-F1 0.417 on them, the one before
-    the per-article stackers 0.609 (data/models/README.md)."""
-    head = ArticleHead.load(HEADS_DIR / "articles.npz")
-    cases = load_criminal(shared_data / "zh/judgments/clcr_cases.jsonl.gz")
-    result = shipped_results(head, cases)
-    print(result)
-    assert result["cases"] >= 50
-    assert result["micro_f1"] >= 0.62
-    # the charge channel: the article of a charge the facts name is predicted
+def test_shipped_heads_point_a_named_charge_to_its_article():
+    """The charge channel of both shipped heads (their figures on unseen judgments: test_article_views)."""
+    heads = ArticleHeads.load(HEADS_DIR)
     text = "公诉机关指控，被告人持刀将被害人杀死，认为其行为构成故意杀人罪。"
-    assert 232 in head.charge_pointers(text) and 232 in head.predict([text])[0]
+    for head in (heads.facts, heads.judgment):
+        assert 232 in head.charge_pointers(text) and 232 in head.predict([text])[0]
 
 
-def test_eval_reports_the_shipped_head(path):
-    head = ArticleHead.load(HEADS_DIR / "articles.npz")
-    report = eval_articles(path, folds=2, limit=40, shipped=head)
-    # every one of these cases outside the held-apart quarter trained the head
-    shipped = report["results"]["shipped"]
-    trained = set(head.memory_ids)
-    assert shipped["cases"] == sum(c.case_id not in trained for c in load_criminal(path, limit=40))
-    assert 0 <= shipped["micro_f1"] <= 1 and "macro_f1" in shipped
+def test_eval_reports_the_shipped_heads(path):
+    heads = ArticleHeads.load(HEADS_DIR)
+    report = eval_articles(path, folds=2, limit=40, shipped=heads)
+    # every one of these cases outside the held-apart quarter trained the heads
+    trained = set(heads.judgment.memory_ids) | set(heads.facts.memory_ids)
+    unseen = sum(c.case_id not in trained for c in load_criminal(path, limit=40))
+    for name, view in (("shipped", "judgment"), ("shipped_facts", "facts")):
+        shipped = report["results"][name]
+        assert shipped["cases"] == unseen and shipped["cases_by_view"] == {view: unseen}
+        assert 0 <= shipped["micro_f1"] <= 1 and "macro_f1" in shipped

@@ -11,7 +11,7 @@ import pytest
 import pipeline
 from pipeline.analysis.perturb import perturbed_copies
 from pipeline.config import ParseConfig
-from pipeline.records import prediction_rows, to_table
+from pipeline.records import BlockType, prediction_rows, to_table
 from retrieval.predict.config import PredictConfig
 from retrieval.predict.stage import load_heads, predict_stage
 
@@ -35,7 +35,9 @@ def batch(shared_data):
 
 def test_every_task_writes_rows_with_true_evidence(batch):
     docs, segments, edit = batch
-    assert load_heads().roles is not None and load_heads().articles is not None, "shipped heads missing"
+    assert load_heads().roles is not None and load_heads().articles.judgment is not None, (
+        "shipped heads missing"
+    )
     preds = predict_stage(docs, segments, PredictConfig())
     tasks = {p.task for p in preds}
     assert {"block_role", "articles", "near_duplicate", "consistency:party_absent"} <= tasks
@@ -50,6 +52,28 @@ def test_every_task_writes_rows_with_true_evidence(batch):
     assert flag.doc_id == "perturbed" and flag.evidence[0].text == edit.new
     assert flag.evidence[0].segment_id and flag.evidence[0].segment_id.startswith("perturbed:")
     assert len(to_table("predictions", prediction_rows(preds, "run-1"))) == len(preds)
+
+
+def test_a_judgment_goes_to_the_judgment_head_and_facts_alone_to_the_facts_head(batch):
+    docs, segments, _ = batch
+    whole = docs[0]
+    court = {BlockType.OPINION, BlockType.VERDICT}
+    # the same judgment cut before 本院认为: no court's part to read
+    cut = dataclasses.replace(
+        whole,
+        doc_id="cut",
+        blocks=[dataclasses.replace(b, doc_id="cut") for b in whole.blocks if b.type not in court],
+    )
+    segs = [s for s in segments if s.doc_id == whole.doc_id] + pipeline.segment(cut)
+    cfg = PredictConfig(roles=False, consistency=False, provisos=False, duplicates=False)
+    rows = {p.doc_id: p for p in predict_stage([whole, cut], segs, cfg) if p.task == "articles"}
+    assert rows[whole.doc_id].model_id.startswith("articles-judgment-tfidf-knnmem@")
+    assert rows["cut"].model_id.startswith("articles-tfidf-knnmem@")
+    court_segments = {s.segment_id for s in segs if s.type in court}
+    assert any(e.segment_id in court_segments for e in rows[whole.doc_id].evidence)
+    assert not any(e.segment_id in court_segments for e in rows["cut"].evidence)
+    # the row's values are the articles the head decided on, as numbers
+    assert rows[whole.doc_id].values and all(v.isdigit() for v in rows[whole.doc_id].values)
 
 
 def test_text_only_role_head_on_request(batch):

@@ -4,11 +4,14 @@ accused of, and the special-part 刑法 article each charge falls under.
     load_criminal(path, limit=None) -> list[CriminalCase]
 
 - the `judge_criminal` layout (JSON lines with `text` = the prosecution's facts, `la` = the articles
-  applied, optionally `fd` = the whole judgment), or
+  applied, optionally `fd` = the whole judgment, parsed for the court's part), or
 - any JSONL corpus of judgments `ldx parse` reads (`clcr_cases`, `wenshu_mixed`): its criminal judgments,
   parsed, with the facts the predict stage reads (retrieval.predict.facts) and as articles the 刑法
   articles the OPINION and VERDICT cite (what `la` holds in judge_criminal: 194 of its first 200 cases
   agree exactly).
+
+A case carries its facts and, where the file has the whole judgment, the court's reasoning and sentence
+with every citation cut (`retrieval.predict.facts.court_text`): the two views an article head reads.
 
 A charge named in the accusation (公诉机关指控…构成盗窃罪, 以诈骗罪追究…) points to its special-part
 article: learned from the verdicts of training cases (`charge_articles`), and otherwise found in the
@@ -28,9 +31,10 @@ from pathlib import Path
 from pipeline.analysis.consistency import CHARGE, cited_articles
 from pipeline.config import ParseConfig
 from pipeline.errors import CorruptDocument
-from pipeline.parsing import iter_documents
+from pipeline.parsing import build, iter_documents
+from pipeline.parsing.text import from_text
 from pipeline.records import BlockType
-from retrieval.predict.facts import facts_text, is_criminal_judgment
+from retrieval.predict.facts import court_text, facts_text, is_criminal_judgment, reads
 
 # 构成盗窃罪 / 以诈骗罪追究 / 涉嫌故意伤害罪 / 犯交通肇事罪: the words that name the charge a case is
 # accused of. The 犯 of 侵犯 opens no charge (侵犯公民个人信息罪 is one), and a charge may join its acts
@@ -49,6 +53,11 @@ class CriminalCase:
     facts: str
     articles: list[int]
     full: str = ""  # the whole judgment (`fd`, or the parsed judgment's text), when the file has it
+    court: str = ""  # its OPINION and VERDICT, citations cut (facts.court_text); "" without `full`
+
+    def text(self, view: str) -> str:
+        """What a head reading `view` ("facts" or "judgment") reads of this case."""
+        return reads(self.facts, self.court, view)
 
 
 def read_jsonl(path: str | Path) -> Iterator[dict]:
@@ -75,11 +84,15 @@ def load_criminal(path: str | Path, limit: int | None = None) -> list[CriminalCa
             break
         if not isinstance(row, dict) or "text" not in row or "la" not in row:
             raise CorruptDocument(str(path), f"record {n + 1} lacks the judge_criminal fields text and la")
-        cases.append(
-            CriminalCase(
-                str(row.get("text_id", n)), row["text"], [int(a) for a in row["la"]], row.get("fd", "")
-            )
+        case_id, full = str(row.get("text_id", n)), row.get("fd") or ""
+        if not isinstance(full, str):
+            raise CorruptDocument(str(path), f"record {n + 1}: fd is not a text")
+        court = (
+            court_text(build(from_text(full, case_id), str(path), case_id, ParseConfig()))
+            if full.strip()
+            else ""
         )
+        cases.append(CriminalCase(case_id, row["text"], [int(a) for a in row["la"]], full, court))
     return cases
 
 
@@ -101,7 +114,7 @@ def _parsed_cases(path: Path, limit: int | None) -> list[CriminalCase]:
         )
         facts = facts_text(doc)
         if cited and facts:
-            cases.append(CriminalCase(doc.doc_id, facts, cited, doc.text))
+            cases.append(CriminalCase(doc.doc_id, facts, cited, doc.text, court_text(doc)))
     if not cases:
         raise CorruptDocument(
             str(path), "neither the judge_criminal layout nor a corpus of criminal judgments"

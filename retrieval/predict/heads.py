@@ -32,7 +32,7 @@ from retrieval.predict.role_head import (  # the role head's public names, impor
 )
 from retrieval.predict.tfidf import HashedTfidf, load_npz, save_npz
 
-__all__ = ["ROLE_LABELS", "TOWERS", "ArticleHead", "RoleHead", "TxlStates", "txl_views"]
+__all__ = ["ROLE_LABELS", "TOWERS", "ArticleHead", "ArticleHeads", "RoleHead", "TxlStates", "txl_views"]
 
 # ---- articles --------------------------------------------------------------------------------------
 
@@ -44,7 +44,10 @@ def _logit(p: np.ndarray) -> np.ndarray:
 
 @dataclass
 class ArticleHead:
-    """Multi-label 刑法 article prediction from facts.
+    """Multi-label 刑法 article prediction from what a case says: its facts (`reads` "facts"), or its facts
+    with the court's reasoning and sentence, every citation cut (`reads` "judgment",
+    `retrieval.predict.facts.court_text`). The view is fixed when the head is trained; "facts" below
+    stands for what it reads.
 
     Two channels per article: a linear model over the hashed TF-IDF of the facts, and the retrieved
     memory — the similarity-weighted article votes of the `k` most similar training cases (their facts
@@ -80,6 +83,7 @@ class ArticleHead:
     k: int = 10
     min_count: int = 2
     alpha: float = 1.0  # ridge penalty of the linear channel
+    reads: str = "facts"  # the view it was trained on: "facts" or "judgment"
 
     # -- channels
     def _linear(self, x: sparse.csr_matrix) -> np.ndarray:
@@ -263,6 +267,7 @@ class ArticleHead:
                 "statutes": {str(a): t for a, t in self.statutes.texts.items()} if self.statutes else {},
                 "charge_prob": self.charge_prob,
                 "per_article": {str(j): w for j, w in self.per_article.items()},
+                "reads": self.reads,
             },
         )
 
@@ -291,7 +296,45 @@ class ArticleHead:
             statutes=StatuteIndex({int(a): t for a, t in statutes.items()}) if statutes else None,
             charge_prob=meta.get("charge_prob", 0.0),
             per_article={int(j): w for j, w in meta.get("per_article", {}).items()},
+            reads=meta.get("reads", "facts"),  # heads saved before the judgment view read the facts
         )
+
+
+# the shipped heads' files, by the view each reads
+ARTICLE_FILES = {"facts": "articles.npz", "judgment": "articles_judgment.npz"}
+
+
+@dataclass
+class ArticleHeads:
+    """The article heads of a folder, one per view: a case whose court's part can be read
+    (`retrieval.predict.facts.court_text`) goes to the judgment head, any other case (facts alone, or no
+    judgment head in the folder) to the facts head."""
+
+    facts: ArticleHead | None = None
+    judgment: ArticleHead | None = None
+    files: dict[str, Path] = field(default_factory=dict)  # view -> the file its head came from
+
+    @classmethod
+    def load(cls, root: str | Path) -> ArticleHeads:
+        files = {v: Path(root) / name for v, name in ARTICLE_FILES.items() if (Path(root) / name).exists()}
+        return cls(**{v: ArticleHead.load(p) for v, p in files.items()}, files=files)
+
+    def view_for(self, court: str) -> str | None:
+        """Which head reads a case with this court's part ("" for none); None when the folder has none."""
+        if court and self.judgment is not None:
+            return "judgment"
+        if self.facts is not None:
+            return "facts"
+        return "judgment" if self.judgment is not None else None
+
+    def head(self, view: str | None) -> ArticleHead | None:
+        return {"facts": self.facts, "judgment": self.judgment}.get(view or "")
+
+    @property
+    def charge_articles(self) -> dict[str, list[int]]:
+        """The charge → article table (the heads of one training run share it)."""
+        head = self.judgment or self.facts
+        return head.charge_articles if head else {}
 
 
 def _fit_multilabel_linear(

@@ -24,7 +24,7 @@ Tasks (`Prediction.task`) and what their rows hold:
 | claim_tree | claim of a patent | "independent" or "dependent" / [claim number, parent claims…] | the reference words ("as claimed in claim 3"); an independent claim: the claim |
 | claim_support | element of an independent claim | the element / [claim, element, segment ids…] | the element, then its description passages with page and bbox (retrieval/predict/support.py) |
 | clause | clause category a contract holds (CUAD's 41; retrieval/predict/clauses.py) | category / [category, the answer: the sentence, or the title, party or date in it] | up to `clause_evidence_k` (3) sentences, likeliest first, with page and bbox |
-| articles | zh criminal judgment | "264,67" / article numbers | FACTS segments, retrieved cases |
+| articles | zh criminal judgment | "264,67" / article numbers | FACTS (and OPINION, VERDICT) segments, retrieved cases |
 | consistency:<check> | flag (pipeline.analysis.consistency) | message / [check] | the quoted words |
 | proviso | proviso | marker / [marker] | the proviso, then the restricted clause |
 | near_duplicate | document pair (row on each side in this call; this side for an earlier one) | other doc_id | — |
@@ -58,13 +58,14 @@ from retrieval.predict.attention import connective_attention
 from retrieval.predict.clauses import ClauseHead, clause_rows
 from retrieval.predict.config import PredictConfig
 from retrieval.predict.dedup import SignatureStore, duplicates_of, signatures
-from retrieval.predict.facts import article_scores, facts_text, is_criminal_judgment
-from retrieval.predict.heads import ArticleHead, RoleHead
+from retrieval.predict.facts import article_scores, court_text, facts_text, is_criminal_judgment, reads
+from retrieval.predict.heads import ArticleHeads, RoleHead
 from retrieval.predict.role_states import head_encoder, unit_states
 from retrieval.predict.support import claim_support
 from retrieval.stages import DocWork, StageConfig, StageContext
 
 RULES_ID = "rules-v1"
+ARTICLE_MODELS = {"facts": "articles-tfidf-knnmem", "judgment": "articles-judgment-tfidf-knnmem"}
 MINHASH_ID = "minhash-5gram-v1"
 # Every judgment of a court repeats its appeal notice, signature lines and quoted statutes; sharing
 # them is not what an analyst looks for in a shared passage.
@@ -77,8 +78,8 @@ ROLE_KINDS = frozenset({DocKind.ZH_JUDGMENT, DocKind.EN_JUDGMENT})
 class _Heads:
     roles: object | None
     roles_id: str
-    articles: object | None
-    articles_id: str
+    articles: ArticleHeads
+    articles_ids: dict[str, str]  # view -> model id
     role_encoder: tuple | None = None  # (model, tokenizer) the role head's encoder towers were trained on
     clauses: ClauseHead | None = None
     clauses_id: str = ""
@@ -95,21 +96,20 @@ def load_heads(heads_dir: str | None = None, role_encoder: bool = True) -> _Head
     one (roles_text.npz)."""
     root = Path(heads_dir) if heads_dir else HEADS_DIR
     roles_file = root / ("roles.npz" if role_encoder else "roles_text.npz")
-    articles_file = root / "articles.npz"
     roles = RoleHead.load(roles_file) if roles_file.exists() else None
     encoder = None
     if roles is not None and roles.reads_txl:
         encoder = head_encoder(roles)
     if encoder is None and roles is not None and roles.reads_txl:
         roles = None
-    articles = ArticleHead.load(articles_file) if articles_file.exists() else None
+    articles = ArticleHeads.load(root)
     clauses_file = root / CLAUSE_HEAD.name
     clauses = ClauseHead.load(clauses_file) if clauses_file.exists() else None
     return _Heads(
         roles,
         _file_id(f"roles-dualtower-{roles.towers}", roles_file) if roles else "",
         articles,
-        _file_id("articles-tfidf-knnmem", articles_file) if articles else "",
+        {v: _file_id(ARTICLE_MODELS[v], f) for v, f in articles.files.items()},
         encoder,
         clauses,
         _file_id("clauses-tfidf-logistic", clauses_file) if clauses else "",
@@ -208,39 +208,40 @@ def claim_tree(doc: Document, locator: _Locator) -> list[Prediction]:
 
 
 def _articles(doc: Document, segs: list[Segment], heads: _Heads, config: PredictConfig):
-    head = heads.articles
+    """(probabilities, rows, model id) of the article head the document's view calls for."""
+    court = court_text(doc)
+    view = heads.articles.view_for(court)
+    head = heads.articles.head(view)
     probs = article_scores(doc, head, config.article_memory)
     if probs is None:
-        return None, []
-    text = facts_text(doc)
+        return None, [], RULES_ID
     chosen = head.decide(np.fromiter(probs.values(), np.float32, len(probs)), config.article_memory)
-    ev = [_segment_evidence(s) for s in segs if s.type == BlockType.FACTS][:8]
+    facts = [s for s in segs if s.type == BlockType.FACTS]
+    court = (
+        [s for s in segs if s.type in (BlockType.OPINION, BlockType.VERDICT)] if view == "judgment" else []
+    )
+    # up to eight segments, the court's first four among them when the head read them
+    ev = [_segment_evidence(s) for s in facts[: 8 - min(4, len(court))] + court[:4]]
     if config.article_memory:
+        text = reads(facts_text(doc), court, head.reads)
         for row, sim in head.retrieved(text, 3):
             arts = ",".join(str(a) for a, y in zip(head.labels, head.memory_y[row], strict=True) if y)
             case = head.memory_ids[row] if head.memory_ids else str(row)
             ev.append(Evidence(None, None, None, f"retrieved case {case} (similarity {sim:.2f}): {arts}"))
     arts = sorted(chosen)
     score = float(min(chosen.values())) if chosen else 0.0
+    model_id = heads.articles_ids[view]
     pred = Prediction(
-        doc.doc_id,
-        "articles",
-        ",".join(map(str, arts)),
-        score,
-        heads.articles_id,
-        None,
-        [str(a) for a in arts],
-        ev,
+        doc.doc_id, "articles", ",".join(map(str, arts)), score, model_id, None, [str(a) for a in arts], ev
     )
-    return probs, [pred]
+    return probs, [pred], model_id
 
 
-def _consistency(doc, locator: _Locator, probs, heads: _Heads, config: PredictConfig) -> list[Prediction]:
-    charge_articles = heads.articles.charge_articles if heads.articles else {}
-    flags = check_document(
-        doc, probs, {k: set(v) for k, v in charge_articles.items()}, config.article_consistency_threshold
-    )
-    model_id = heads.articles_id if probs is not None else RULES_ID
+def _consistency(
+    doc, locator: _Locator, probs, model_id: str, heads: _Heads, config: PredictConfig
+) -> list[Prediction]:
+    charge_articles = {k: set(v) for k, v in heads.articles.charge_articles.items()}
+    flags = check_document(doc, probs, charge_articles, config.article_consistency_threshold)
     return [
         Prediction(
             doc.doc_id,
@@ -362,12 +363,12 @@ def predict_stage(
                 config.clause_min_probability,
                 config.clause_evidence_k,
             )
-        probs = None
-        if config.articles and heads.articles is not None and is_criminal_judgment(doc):
-            probs, rows = _articles(doc, segs, heads, config)
+        probs, article_model = None, RULES_ID
+        if config.articles and heads.articles.files and is_criminal_judgment(doc):
+            probs, rows, article_model = _articles(doc, segs, heads, config)
             preds += rows
         if config.consistency:
-            preds += _consistency(doc, locator, probs, heads, config)
+            preds += _consistency(doc, locator, probs, article_model, heads, config)
         if config.provisos:
             preds += _provisos(doc, locator)
         if config.connective_attention and model is not None and segs:

@@ -1,9 +1,10 @@
 """Training and evaluation of the analyst heads (retrieval.predict.heads) on the documented corpora layouts.
 
 - articles: any file in the `judge_criminal` layout (JSON lines, optionally gzipped, with `text` = the
-  facts as the prosecution states them, `la` = the 刑法 articles applied). Evaluated by k-fold cross
-  validation inside the file: the TF-IDF + linear baseline (scikit-learn) and ArticleHead with and
-  without retrieved memory see the same folds in the same run.
+  facts as the prosecution states them, `la` = the 刑法 articles applied, `fd` = the whole judgment) or
+  a corpus of judgments (retrieval.predict.criminal). Evaluated by k-fold cross validation inside the
+  file: the TF-IDF + linear baseline (scikit-learn) and ArticleHead with and without retrieved memory
+  see the same folds, reading the same view, in the same run.
 - roles: the `india_sc_roles` layout (one judgment per line, `sentences` with `text` and `label`) mapped
   to block types as DESIGN.md says (`pipeline.parsing.layouts.INDIA_ROLES`), plus the rule types of parsed Chinese judgments.
 """
@@ -23,7 +24,7 @@ from pipeline.parsing.layouts import INDIA_ROLES, INDIA_TYPE
 from pipeline.paths import HEADS_DIR
 from pipeline.records import BlockType, Document
 from retrieval.predict.criminal import CriminalCase, StatuteIndex, charge_articles, load_criminal, read_jsonl
-from retrieval.predict.heads import ROLE_LABELS, ArticleHead, RoleHead, TxlStates
+from retrieval.predict.heads import ARTICLE_FILES, ROLE_LABELS, ArticleHead, ArticleHeads, RoleHead, TxlStates
 
 Encode = Callable[[list[list[str]]], TxlStates]  # units of each document -> their encoder states
 
@@ -98,15 +99,22 @@ def tfidf_linear_baseline(train_texts, train_labels, test_texts) -> list[set[int
     return out
 
 
-def shipped_results(head: ArticleHead, cases: list[CriminalCase]) -> dict:
-    """Micro/macro-F1 of a trained head (the shipped one) on the cases it never trained on (its
-    `memory_ids`: every case it trained on is in its retrieval memory)."""
-    trained = set(head.memory_ids)
+def shipped_results(heads: ArticleHeads, cases: list[CriminalCase]) -> dict:
+    """Micro/macro-F1 of the shipped heads on the cases they never trained on (outside their
+    `memory_ids`: every case a head trained on is in its retrieval memory), each case read by the head
+    its view calls for (`ArticleHeads.view_for`); `cases_by_view` says how many each read."""
+    trained = {i for h in (heads.facts, heads.judgment) if h is not None for i in h.memory_ids}
     unseen = [c for c in cases if c.case_id not in trained]
     if not unseen:
-        return {"cases": 0, "note": "every case in this file trained the head"}
-    pred = [set(p) for p in head.predict([c.facts for c in unseen])]
-    return {**multilabel_f1(pred, [c.articles for c in unseen]), "cases": len(unseen)}
+        return {"cases": 0, "note": "every case in this file trained the heads"}
+    views = [heads.view_for(c.court) for c in unseen]
+    pred: list[set[int]] = [set() for _ in unseen]
+    for view in set(views):
+        rows = [n for n, v in enumerate(views) if v == view]
+        for n, p in zip(rows, heads.head(view).predict([unseen[n].text(view) for n in rows]), strict=True):
+            pred[n] = set(p)
+    scores = multilabel_f1(pred, [c.articles for c in unseen])
+    return {**scores, "cases": len(unseen), "cases_by_view": {v: views.count(v) for v in sorted(set(views))}}
 
 
 def eval_articles(
@@ -114,11 +122,14 @@ def eval_articles(
     folds: int = 5,
     seed: int = 0,
     limit: int | None = None,
-    shipped: ArticleHead | None = None,
+    shipped: ArticleHeads | None = None,
+    view: str = "judgment",
 ) -> dict:
     """Cross-validated micro/macro-F1 of the baseline and of ArticleHead without and with retrieved
-    memory (the memory bank of each fold holds only that fold's training cases) and, with `shipped`,
-    that head on the file's cases it never trained on (`results.shipped`)."""
+    memory (the memory bank of each fold holds only that fold's training cases), every arm reading
+    `view` of each case ("judgment": the facts and the court's part where the file has it, else the
+    facts), and with `shipped` those heads on the file's cases they never trained on
+    (`results.shipped`; `results.shipped_facts`: the facts head alone on the facts, when there are both)."""
     # scikit-learn: ~0.8 s import, training and evaluation only (see tfidf_linear_baseline)
     from sklearn.model_selection import KFold  # start-up: sklearn ~0.8 s
 
@@ -134,8 +145,8 @@ def eval_articles(
     for train, test in KFold(folds, shuffle=True, random_state=seed).split(cases):
         tr = [cases[i] for i in train]
         te = [cases[i] for i in test]
-        tr_texts, tr_labels = [c.facts for c in tr], [c.articles for c in tr]
-        te_texts = [c.facts for c in te]
+        tr_texts, tr_labels = [c.text(view) for c in tr], [c.articles for c in tr]
+        te_texts = [c.text(view) for c in te]
         preds["baseline_tfidf_linear"] += tfidf_linear_baseline(tr_texts, tr_labels, te_texts)
         head = ArticleHead().fit(tr_texts, tr_labels, seed=seed)
         preds["head_without_memory"] += [set(p) for p in head.predict(te_texts, memory=False)]
@@ -144,7 +155,9 @@ def eval_articles(
     results = {name: multilabel_f1(p, gold) for name, p in preds.items()}
     if shipped is not None:
         results["shipped"] = shipped_results(shipped, cases)
-    return {"file": str(path), "cases": len(cases), "folds": folds, "results": results}
+        if shipped.facts is not None and shipped.judgment is not None:
+            results["shipped_facts"] = shipped_results(ArticleHeads(facts=shipped.facts), cases)
+    return {"file": str(path), "cases": len(cases), "folds": folds, "view": view, "results": results}
 
 
 def article_training_cases(paths: list[str | Path]) -> tuple[list[CriminalCase], list[CriminalCase]]:
@@ -158,17 +171,20 @@ def train_article_head(
     out: str | Path | None = None,
     seed: int = 0,
     statutes: str | Path | None = None,
+    view: str = "facts",
 ) -> ArticleHead:
-    """Train on the cases of every file outside the held-apart quarter (`article_training_cases`);
-    `statutes` (criminal_law_articles.jsonl) turns the charge channel's lookup in the article texts on."""
+    """Train on `view` of the cases of every file outside the held-apart quarter
+    (`article_training_cases`); `statutes` (criminal_law_articles.jsonl) turns the charge channel's lookup
+    in the article texts on. Written to `out`, by default the view's shipped file (`ARTICLE_FILES`)."""
     cases, _ = article_training_cases(paths)
-    texts, articles = [c.facts for c in cases], [c.articles for c in cases]
+    texts, articles = [c.text(view) for c in cases], [c.articles for c in cases]
     head = ArticleHead(
         charge_articles=charge_articles(cases),
         statutes=StatuteIndex.read(statutes) if statutes else None,
+        reads=view,
     ).fit(texts, articles, seed=seed)
     head.memory_ids = [c.case_id for c in cases]
-    head.save(Path(out) if out else HEADS_DIR / "articles.npz")
+    head.save(Path(out) if out else HEADS_DIR / ARTICLE_FILES[view])
     return head
 
 
