@@ -1,6 +1,11 @@
-"""The 刑法 article head as `ldx train heads` builds it, against the same head without its per-article
-stackers (`ArticleHead.min_stack` out of reach: every article read by the shared stacker, the design
-before the sentencing-circumstance cues), on the same cases in one run.
+"""The 刑法 article head as `ldx train articles` builds it, against a variant, on the same cases in one run:
+
+- `--compare views` (the default): the judgment head (`articles_judgment.npz`: the facts, then the court's
+  reasoning and sentence with every article reference cut) against the facts head (`articles.npz`: the
+  facts alone, what every head read before);
+- `--compare stackers`: the facts head against the same head without its per-article stackers
+  (`ArticleHead.min_stack` out of reach: every article read by the shared stacker, the design before the
+  sentencing-circumstance cues).
 
 Both heads train on every file's cases outside the held-apart quarter (`retrieval.predict.train.
 is_held_apart`) with the charge channel on (the training verdicts' charge → article table and the
@@ -9,7 +14,7 @@ held-apart cases, and the paired difference of micro-F1 with a case-bootstrap 95
 same two designs cross-validated over the training cases alone (5 folds, every fold's heads trained on
 the other four), where the choice between them was made.
 
-    .venv/bin/python benchmarks/article_head.py [--seeds 0 1 2] [--folds 5] [--json]
+    .venv/bin/python benchmarks/article_head.py [--compare views|stackers] [--seeds 0 1 2] [--folds 5] [--json]
 """
 
 from __future__ import annotations
@@ -27,12 +32,24 @@ from retrieval.predict.train import is_held_apart, multilabel_f1
 
 JUDGMENTS = SHARED_DATA / "zh/judgments"
 FILES = ["judge_criminal.jsonl.gz", "clcr_cases.jsonl.gz", "wenshu_mixed.jsonl"]
-DESIGNS = {"per-article stackers (shipped)": 20, "shared stacker only": 10**9}
+# design name -> (min_stack, view); the first of each pair is the shipped one
+COMPARISONS = {
+    "views": {
+        "judgment view (articles_judgment.npz)": (20, "judgment"),
+        "facts view (articles.npz)": (20, "facts"),
+    },
+    "stackers": {"per-article stackers (shipped)": (20, "facts"), "shared stacker only": (10**9, "facts")},
+}
 
 
-def train(cases: list[CriminalCase], statutes: StatuteIndex, min_stack: int, seed: int) -> ArticleHead:
-    head = ArticleHead(charge_articles=charge_articles(cases), statutes=statutes, min_stack=min_stack)
-    return head.fit([c.facts for c in cases], [c.articles for c in cases], seed=seed)
+def train(
+    cases: list[CriminalCase], statutes: StatuteIndex, design: tuple[int, str], seed: int
+) -> ArticleHead:
+    min_stack, view = design
+    head = ArticleHead(
+        charge_articles=charge_articles(cases), statutes=statutes, min_stack=min_stack, reads=view
+    )
+    return head.fit([c.text(view) for c in cases], [c.articles for c in cases], seed=seed)
 
 
 def counts(pred: list[set[int]], cases: list[CriminalCase]) -> np.ndarray:
@@ -42,7 +59,7 @@ def counts(pred: list[set[int]], cases: list[CriminalCase]) -> np.ndarray:
 
 
 def predicted(head: ArticleHead, cases: list[CriminalCase]) -> list[set[int]]:
-    return [set(p) for p in head.predict([c.facts for c in cases])]
+    return [set(p) for p in head.predict([c.text(head.reads) for c in cases])]
 
 
 def micro(rows: np.ndarray) -> float:
@@ -70,11 +87,11 @@ def report_pair(label: str, rows: dict[str, np.ndarray], preds: dict, gold: list
     return out
 
 
-def held_apart(cases, statutes, seeds: list[int]) -> dict:
+def held_apart(cases, statutes, designs: dict, seeds: list[int]) -> dict:
     train_cases = [c for c in cases["all"] if not is_held_apart(c.case_id)]
     result = {}
     for seed in seeds:
-        heads = {name: train(train_cases, statutes, m, seed) for name, m in DESIGNS.items()}
+        heads = {name: train(train_cases, statutes, d, seed) for name, d in designs.items()}
         for file in FILES[:2]:
             test = [c for c in cases[file] if is_held_apart(c.case_id)]
             preds = {n: predicted(h, test) for n, h in heads.items()}
@@ -85,16 +102,16 @@ def held_apart(cases, statutes, seeds: list[int]) -> dict:
     return result
 
 
-def cross_validated(cases, statutes, folds: int) -> dict:
+def cross_validated(cases, statutes, designs: dict, folds: int) -> dict:
     train_cases = [c for c in cases["all"] if not is_held_apart(c.case_id)]
-    rows = {name: [] for name in DESIGNS}
-    preds = {name: [] for name in DESIGNS}
+    rows = {name: [] for name in designs}
+    preds = {name: [] for name in designs}
     gold = []
     for tr, te in KFold(folds, shuffle=True, random_state=0).split(train_cases):
         fit_on, test = [train_cases[i] for i in tr], [train_cases[i] for i in te]
         gold += [c.articles for c in test]
-        for name, m in DESIGNS.items():
-            pred = predicted(train(fit_on, statutes, m, seed=0), test)
+        for name, d in designs.items():
+            pred = predicted(train(fit_on, statutes, d, seed=0), test)
             rows[name].append(counts(pred, test))
             preds[name] += pred
     stacked = {n: np.concatenate(r) for n, r in rows.items()}
@@ -103,6 +120,7 @@ def cross_validated(cases, statutes, folds: int) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--compare", choices=sorted(COMPARISONS), default="views")
     ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--json", action="store_true", help="also print the figures as one JSON line")
@@ -111,9 +129,10 @@ def main() -> None:
     cases["all"] = [c for f in FILES for c in cases[f]]
     statutes = StatuteIndex.read(JUDGMENTS / "criminal_law_articles.jsonl")
     print("held-apart cases (heads trained on every file's other cases)")
-    result = {"held_apart": held_apart(cases, statutes, args.seeds)}
+    designs = COMPARISONS[args.compare]
+    result = {"held_apart": held_apart(cases, statutes, designs, args.seeds)}
     print("cross-validated on the training cases (where the design was chosen)")
-    result["cross_validated"] = cross_validated(cases, statutes, args.folds)
+    result["cross_validated"] = cross_validated(cases, statutes, designs, args.folds)
     if args.json:
         print(json.dumps(result))
 

@@ -4,8 +4,9 @@ in from another case of the same corpus, and on judge_criminal a special-part ar
 applies swapped for another case's), and every flag on a real judgment, for a reviewer to read.
 
 The article checks need predicted articles: on judge_criminal each half of the cases is checked with an
-ArticleHead (and charge → article table) trained on the other half only, so no judgment is checked by a
-head that saw it. The other corpora run the rule checks alone.
+ArticleHead reading the judgment view, as the run reads a judgment (the facts, then the court's reasoning
+and sentence with every article reference cut), and a charge → article table, both trained on the other
+half only, so no judgment is checked by a head that saw it. The other corpora run the rule checks alone.
 
     .venv/bin/python benchmarks/predict_consistency.py --limit 40          # at most 40 per corpus
     .venv/bin/python benchmarks/predict_consistency.py --limit 40 --no-articles
@@ -70,7 +71,9 @@ def cross_fitted(docs: list, seed: int = 0) -> dict:
     parts = []
     for fold in (0, 1):
         train = [c for i, c in enumerate(cases) if i % 2 != fold]
-        head = ArticleHead().fit([c.facts for c in train], [c.articles for c in train], seed=seed)
+        head = ArticleHead(reads="judgment").fit(
+            [c.text("judgment") for c in train], [c.articles for c in train], seed=seed
+        )
         table = {k: set(v) for k, v in charge_articles(train).items()}
         parts.append(
             measure(
