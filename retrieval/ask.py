@@ -124,8 +124,8 @@ class Asker:
             self.block_of[sid] = block_idx
         self.search_index = HybridIndex(passages, bm25=self.config.bm25, config=self.config)
         self.sentence_device = "cpu" if device == "auto" else device  # MiniLM is small: CPU unless told
-        self._add_sentence_arm()
         self.sentences = SentenceVectors(self.config, self.sentence_device)
+        self._add_sentence_arm()
         self.model = self.tokenizer = None
         self._add_dense(checkpoint, device)
         self.reader = self._load_reader(checkpoint, device, reader)
@@ -138,7 +138,11 @@ class Asker:
         if not self.config.sentence_model:
             return
         arm = SentenceArm(
-            self.search_index.passages, self.config, self.sentence_device, self.out_dir / INDEX_DIR
+            self.search_index.passages,
+            self.config,
+            self.sentence_device,
+            self.out_dir / INDEX_DIR,
+            self.sentences.vector,
         )
         if len(arm):  # a Chinese-only run has nothing for it to search
             self.search_index.add_dense(ARM, arm)

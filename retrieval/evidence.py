@@ -46,7 +46,8 @@ class SentenceArm:
 
     The vectors are those `ldx run` stored in the run's index (`index_dir`, retrieval/store_vectors.py);
     a passage without one is embedded on the first English question. `from_index` and `embedded` count
-    the passages each way."""
+    the passages each way. `embed_query` embeds a query (`SentenceVectors.vector`, so that a question
+    searched, then ranked against, is embedded once); by default MiniLM afresh."""
 
     def __init__(
         self,
@@ -54,7 +55,9 @@ class SentenceArm:
         config: RetrievalConfig,
         device: str = "cpu",
         index_dir: Path | None = None,
+        embed_query: Callable[[str], np.ndarray] | None = None,
     ):
+        self.embed_query = embed_query or (lambda q: embed([q], device=self.device)[0])
         self.rows = np.array(
             [i for i, p in enumerate(passages) if is_english(p.text, config)], dtype=np.int64
         )
@@ -71,9 +74,7 @@ class SentenceArm:
 
     def top(self, query: str, n: int, allowed: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
         if self.matrix is None:
-            self.matrix = MatrixArm(
-                self.vectors(), lambda q: embed([q], device=self.device)[0], self.n_passages, self.rows
-            )
+            self.matrix = MatrixArm(self.vectors(), self.embed_query, self.n_passages, self.rows)
         return self.matrix.top(query, n, allowed)
 
     def vectors(self) -> np.ndarray:
@@ -142,14 +143,22 @@ class SentenceVectors:
         return lambda texts: self.cosines(question, texts)
 
     def cosines(self, question: str, texts: list[str]) -> np.ndarray:
+        # the question is kept like a sentence: a typed span and the evidence ranking both ask with it
+        vecs = self.embedded([question, *texts])
+        return vecs[1:] @ vecs[0]
+
+    def vector(self, text: str) -> np.ndarray:
+        return self.embedded([text])[0]
+
+    def embedded(self, texts: list[str]) -> np.ndarray:
+        """[N, d] vectors of `texts`, embedding only those the session has not kept."""
         new = [t for t in dict.fromkeys(texts) if t not in self.vectors]
-        vecs = embed([question, *new], device=self.device)
-        for t, v in zip(new, vecs[1:], strict=True):
-            self.vectors[t] = v
+        if new:
+            for t, v in zip(new, embed(new, device=self.device), strict=True):
+                self.vectors[t] = v
         for t in texts:
             self.vectors.move_to_end(t)
+        out = np.stack([self.vectors[t] for t in texts])
         while len(self.vectors) > self.max_sentences:
             self.vectors.popitem(last=False)
-        if not texts:
-            return np.zeros(0, dtype=np.float32)
-        return np.stack([self.vectors[t] for t in texts]) @ vecs[0]
+        return out

@@ -140,6 +140,18 @@ def test_english_evidence_is_ranked_by_the_sentence_model(asker):
     assert len(asker.sentences.vectors) == cached
 
 
+def test_a_question_is_embedded_once_for_search_typed_spans_and_ranking(asker, monkeypatch):
+    import retrieval.evidence as evidence
+
+    said = []
+    real = evidence.embed
+    monkeypatch.setattr(evidence, "embed", lambda texts, **kw: said.extend(texts) or real(texts, **kw))
+    question = "Which barrister represented the appellant at the hearing?"  # asked nowhere else
+    a = asker.ask(question)
+    assert a.answer_type == "span" and "minilm" in a.arms  # searched, typed and ranked by MiniLM
+    assert said.count(question) == 1
+
+
 def test_segment_vectors_are_kept_in_the_user_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     texts = ["For these reasons I would allow the appeal.", "The claim is dismissed with costs."]
