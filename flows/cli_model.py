@@ -145,7 +145,8 @@ def _key_pooling(pooling: str) -> str:
 KeyPoolingOpt = Annotated[
     str,
     typer.Option(
-        help="How they are pooled: mean, or idf (weighted by inverse document frequency).",
+        help="How they are pooled: mean, idf (weighted by inverse document frequency) or bm25 (idf with "
+        "BM25's term-frequency saturation).",
         callback=_key_pooling,
     ),
 ]

@@ -36,7 +36,7 @@ from retrieval.inject import DocInput, encode_documents
 from retrieval.key_pairs import PairBuilder, build_pairs
 from retrieval.text import terms
 from txl.keys import KEYS_FILE, FitConfig, PairTable, RawKeys, attach, fit_key_head, rank_metrics
-from txl.pooling import KEY_LAYER, KEY_POOLING, KEY_POOLINGS
+from txl.pooling import KEY_LAYER, KEY_POOLING, KEY_POOLINGS, WEIGHTED
 
 DATA = SHARED_DATA
 SOURCES = ("clcr", "cjrc", "cuad")  # the default; "judge" (judge_criminal) is the fourth
@@ -61,8 +61,8 @@ class KeyTrainConfig:
     cause_min_cases: int = 3  # a title ending counts as a cause when this many titles share it
     query_chars: int = 160  # characters of a case's facts read as a query
     # what the head reads (txl/keys.py): the states of this layer (0: the embedded input, i: the input
-    # of layer i, -1: the last layer's output), pooled by "mean" or "idf" (weights counted here over the
-    # training passages)
+    # of layer i, -1: the last layer's output), pooled by "mean", "idf" or "bm25" (weights counted here
+    # over the training passages; txl.pooling.token_weights)
     layer: int = KEY_LAYER
     pooling: str = KEY_POOLING
     device: str = "cpu"
@@ -164,7 +164,7 @@ def train_keys(
     t0 = time.perf_counter()
     b = build_pairs(cfg)
     model, tokenizer = load_encoder(path, cfg.device, keys="raw")
-    idf = token_idf(tokenizer, b, model.cfg.vocab_size) if cfg.pooling == "idf" else None
+    idf = token_idf(tokenizer, b, model.cfg.vocab_size) if cfg.pooling in WEIGHTED else None
     reads = RawKeys(cfg.layer, cfg.pooling, idf)
     attach(model, reads)  # the raw keys the head will read, checked against the model's layers
     encoder, texts = sha256_file(path), texts_hash(b, reads)

@@ -36,7 +36,7 @@ from txl.keys import (
     load_key_head,
     model_key,
 )
-from txl.pooling import KEY_LAYER, KEY_POOLING, pool_key
+from txl.pooling import BM25_K1, KEY_LAYER, KEY_POOLING, pool_key, token_weights
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +74,7 @@ def test_saved_head_loads_and_changes_the_keys(trained):
     assert raw.shape == (model.cfg.d_model,) and key_identity(model) == ""
     attach(model, head.raw_keys)  # the raw keys the head reads: its layer, its pooling
     pooled = encode_query(model, tok, "原告与被告因何离婚？")
-    assert key_identity(model) == "raw@L0-idf" and not np.allclose(pooled, raw, atol=1e-3)
+    assert key_identity(model) == "raw@L0-bm25" and not np.allclose(pooled, raw, atol=1e-3)
     attach(model, head_for(checkpoint, str(path)))
     keyed = encode_query(model, tok, "原告与被告因何离婚？")
     assert keyed.shape == (16,) and abs(float(np.linalg.norm(keyed)) - 1) < 1e-5
@@ -88,11 +88,12 @@ def test_saved_head_loads_and_changes_the_keys(trained):
 
 
 def test_head_pools_its_own_layer_with_its_token_weights(trained):
-    """The default head reads the embedded input (layer 0), weighted by inverse document frequency: its
-    key is the map of exactly that pooling, and the special tokens that open a segment weigh nothing."""
+    """The default head reads the embedded input (layer 0), weighted by inverse document frequency with
+    BM25's saturation: its key is the map of exactly that pooling, and the special tokens that open a
+    segment weigh nothing."""
     checkpoint, path, _ = trained
     head = load_key_head(path)
-    assert (head.layer, head.pooling) == (KEY_LAYER, KEY_POOLING) == (0, "idf")
+    assert (head.layer, head.pooling) == (KEY_LAYER, KEY_POOLING) == (0, "bm25")
     tok = load_tokenizer()
     idf = head.idf.numpy()
     assert idf.shape == (tok.vocab_size,) and (idf >= 0).all()
@@ -102,10 +103,30 @@ def test_head_pools_its_own_layer_with_its_token_weights(trained):
     ids = encode_segment(seg, tok)[0]
     with torch.no_grad():
         out = model(torch.tensor([ids, ids]))
-    expected = head.apply_np(pool_key(out.layer_inputs[0][1].numpy(), "idf", idf[ids]))
+    expected = head.apply_np(pool_key(out.layer_inputs[0][1].numpy(), "idf", token_weights(ids, idf, "bm25")))
     np.testing.assert_allclose(model_key(model, out, 1, slice(None), ids), expected, atol=1e-6)
     mean = head.apply_np(pool_key(out.layer_inputs[0][1].numpy()))
     assert not np.allclose(expected, mean, atol=1e-4)  # the weights change the key
+
+
+@given(
+    st.lists(st.integers(0, 9), min_size=1, max_size=40),
+    st.lists(st.floats(0.0, 8.0), min_size=10, max_size=10),
+)
+def test_bm25_weights_saturate_a_repeated_token(ids, idf):
+    """ "idf" weighs each token by its idf; "bm25" gives a token seen tf times the whole share
+    idf · tf (k1 + 1) / (tf + k1): its idf once, rising with tf, never past idf · (k1 + 1)."""
+    idf = np.asarray(idf, dtype=np.float32)
+    np.testing.assert_allclose(token_weights(ids, idf, "idf"), idf[ids])
+    assert token_weights(ids, idf, "mean") is None
+    weights = token_weights(ids, idf, "bm25")
+    for token in set(ids):
+        tf = ids.count(token)
+        share = float(weights[np.asarray(ids) == token].sum())
+        assert share == pytest.approx(idf[token] * tf * (BM25_K1 + 1) / (tf + BM25_K1), rel=1e-5, abs=1e-6)
+        assert share <= idf[token] * (BM25_K1 + 1) + 1e-5
+        if tf == 1:
+            assert share == pytest.approx(idf[token], rel=1e-6)
 
 
 @settings(max_examples=40, deadline=None)
@@ -208,12 +229,12 @@ def test_mlp_head_trains_on_case_pairs_and_round_trips(shared_data, tmp_path, to
 
 
 def test_shipped_head_loads_as_a_linear_head_with_its_recorded_id():
-    """keys.pt (a linear head over the IDF-weighted embedded input, layer 0) loads with the id its training
+    """keys.pt (a linear head over the embedded input, layer 0, weighted by "bm25") loads with the id its training
     recorded; the role heads' pinned head (saved before `layer` and the MLP existed) loads as the
     last-layer linear head it was."""
     from retrieval.predict.role_states import ROLE_KEYS
 
-    for path, reads in ((KEYS_FILE, (0, "idf")), (ROLE_KEYS, (-1, "mean"))):
+    for path, reads in ((KEYS_FILE, (0, "bm25")), (ROLE_KEYS, (-1, "mean"))):
         head = load_key_head(path)
         assert head.hidden == 0 and head.mlp is None and (head.layer, head.pooling) == reads
         assert head.identity == head.extra["key_head"]
@@ -297,7 +318,7 @@ def test_layer0_keys_come_from_the_embedding_table_as_the_forward_pass_gives_the
     ]
     segs = [Segment("d", i, 0, BlockType.OTHER, t, 0, 0, len(t)) for i, t in enumerate(texts)]
     ids = [encode_segment(s, tok)[0] for s in segs]
-    for reads in (RawKeys(0, "mean"), RawKeys(0, "idf", idf)):
+    for reads in (RawKeys(0, "mean"), RawKeys(0, "idf", idf), RawKeys(0, "bm25", idf)):
         attach(model, reads)
         forward = np.stack([e.key for e in encode_document(model, segs, ids)])
         assert reads.context_free(model)

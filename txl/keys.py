@@ -6,7 +6,8 @@ ranks by noise, and a language model's last layer holds what predicts the next t
 the segment is about. A head reads one layer's states (`layer`: 0 the embedded input, i the input of
 layer i, -1 the last layer's output), pools them evenly or weighted by each token's inverse document
 frequency (`pooling` "idf": the weights are the head's, counted over its training passages, special
-tokens weighted 0), centres the pooled key, maps it linearly to `dim` dimensions and normalises
+tokens weighted 0; "bm25": the same with BM25's term-frequency saturation, `txl.pooling.token_weights`),
+centres the pooled key, maps it linearly to `dim` dimensions and normalises
 again; the map is trained contrastively on frozen states (retrieval/train_keys.py). The encoder is
 untouched.
 
@@ -32,9 +33,14 @@ from torch import nn
 
 from pipeline.records import sha256_file
 from txl.model import TXLOutput
-from txl.pooling import pool_key
+from txl.pooling import WEIGHTED, pool_key, token_weights
 
 KEYS_FILE = Path(__file__).resolve().parents[1] / "data" / "models" / "keys.pt"
+
+
+def _mode(pooling: str) -> str:
+    """pool_key's mode for a key pooling: a weighted one is its weighted mean."""
+    return "idf" if pooling in WEIGHTED else pooling
 
 
 class KeyHeadError(ValueError):
@@ -44,7 +50,8 @@ class KeyHeadError(ValueError):
 @dataclass
 class RawKeys:
     """Pooled keys without a map: the states of `layer` pooled by `pooling` (`idf`: [vocab] token
-    weights for "idf"). Attached to a model, it gives the raw keys a head of that pooling is trained on."""
+    weights for "idf" and "bm25"). Attached to a model, it gives the raw keys a head of that pooling is
+    trained on."""
 
     layer: int = -1
     pooling: str = "mean"
@@ -68,10 +75,8 @@ class RawKeys:
         """The raw key of the segment at tokens `span` of lane `lane` of a forward output."""
         at_last = self.layer in (-1, model.cfg.n_layer)
         states = out.hidden if at_last else out.layer_inputs[self.layer]  # [B, T, d]
-        weights = None
-        if self.pooling == "idf":
-            weights = np.asarray(self.idf)[np.asarray(ids, dtype=np.int64)]
-        return pool_key(states[lane, span].float().cpu().numpy(), self.pooling, weights)
+        weights = token_weights(ids, self.idf, self.pooling)
+        return pool_key(states[lane, span].float().cpu().numpy(), _mode(self.pooling), weights)
 
     def apply_np(self, raw: np.ndarray) -> np.ndarray:
         return np.asarray(raw, dtype=np.float32)
@@ -96,8 +101,8 @@ class RawKeys:
         out = np.empty((len(id_lists), table.shape[1]), dtype=np.float32)
         for i, ids in enumerate(id_lists):
             ids = np.asarray(ids, dtype=np.int64)
-            weights = None if self.pooling != "idf" else np.asarray(self.idf)[ids]
-            out[i] = pool_key(table[np.searchsorted(vocab, ids)], self.pooling, weights)
+            weights = token_weights(ids, self.idf, self.pooling)
+            out[i] = pool_key(table[np.searchsorted(vocab, ids)], _mode(self.pooling), weights)
         return out
 
 
@@ -105,7 +110,7 @@ class KeyHead(nn.Module):
     """raw unit key [.., d_in] -> unit key [.., dim]: normalise(h) with h = W (x - mean); with `hidden`
     > 0, normalise(h + MLP(h)), a residual two-layer MLP (GELU, `hidden` wide) whose output layer starts
     at zero, so training starts from the linear head and the MLP adds only what pays. Its raw keys are
-    the states of `layer` pooled by `pooling` ("idf": weighted by the `idf` buffer, [vocab])."""
+    the states of `layer` pooled by `pooling` ("idf", "bm25": weighted by the `idf` buffer, [vocab])."""
 
     def __init__(
         self,
@@ -118,8 +123,8 @@ class KeyHead(nn.Module):
         idf: np.ndarray | torch.Tensor | None = None,
     ):
         super().__init__()
-        if pooling == "idf" and idf is None:
-            raise KeyHeadError("an idf-pooling key head needs its token weights")
+        if pooling in WEIGHTED and idf is None:
+            raise KeyHeadError(f"a {pooling}-pooling key head needs its token weights")
         self.pooling, self.layer = pooling, layer  # how the raw keys it was trained on were pooled
         self.register_buffer("mean", torch.zeros(d_in))
         self.register_buffer("idf", None if idf is None else torch.as_tensor(idf, dtype=torch.float32))

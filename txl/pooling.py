@@ -6,10 +6,27 @@ from __future__ import annotations
 import numpy as np
 
 POOLINGS = ("mean", "max", "first", "last", "idf")
-KEY_POOLINGS = ("mean", "idf")  # what a key head may read (txl/keys.py)
+KEY_POOLINGS = ("mean", "idf", "bm25")  # what a key head may read (txl/keys.py, `token_weights`)
+WEIGHTED = ("idf", "bm25")  # the key poolings that weight each token (pool_key's "idf")
 # what `ldx train keys` reads by default, as the shipped keys.pt does (data/models/README.md): the input
-# of layer 0 (the embedded tokens), weighted by inverse document frequency
-KEY_LAYER, KEY_POOLING = 0, "idf"
+# of layer 0 (the embedded tokens), weighted by inverse document frequency with BM25's saturation
+KEY_LAYER, KEY_POOLING = 0, "bm25"
+BM25_K1 = 1.2  # BM25's usual saturation constant, not tuned here
+
+
+def token_weights(ids, idf: np.ndarray, pooling: str) -> np.ndarray | None:
+    """[T] weights of a segment's tokens for a weighted key pooling, None for "mean". "idf": each
+    token's inverse document frequency. "bm25": a token that occurs tf times in the segment weighs
+    idf · (k1 + 1) / (tf + k1) each time, so its whole share grows as BM25's term frequency does,
+    tf (k1 + 1) / (tf + k1), and a word repeated through a passage stops outweighing the rest."""
+    if pooling not in WEIGHTED:
+        return None
+    ids = np.asarray(ids, dtype=np.int64)
+    weights = np.asarray(idf, dtype=np.float32)[ids]
+    if pooling == "bm25":
+        _, where, counts = np.unique(ids, return_inverse=True, return_counts=True)
+        weights = weights * (BM25_K1 + 1) / (counts[where] + BM25_K1)
+    return weights
 
 
 def pool_key(hidden: np.ndarray, mode: str = "mean", weights: np.ndarray | None = None) -> np.ndarray:
