@@ -1,6 +1,7 @@
 """How far apart key heads trained the same way land on CLCR: one head per seed (the shipped recipe, or
-with the case-search pair kinds switched on), each scored by nDCG@10 of its dense arm alone and fused
-with BM25 (RRF, equal weights) against BM25 in the same run, then the mean and spread over the seeds.
+with the case-search pair kinds switched on, or another pooling), each scored by nDCG@10 of its dense
+arm alone and fused with BM25 (RRF, equal weights) against BM25 in the same run, with a paired bootstrap
+95% interval over the queries of the fused arm's gain on BM25, then the mean and spread over the seeds.
 
 The pairs, their split, the IDF weights and the training are those of `ldx train keys`
 (retrieval/train_keys.py); `--seeds` seeds the head's training only (the split is fixed by the
@@ -10,7 +11,7 @@ seconds. CLCR: 40 labelled queries, 1,884 cases, every passage keyed (`ldx eval 
 --dense-passages 0`); a head's figure differs from the eval's by its own seed only.
 
     PYTHONPATH=. .venv/bin/python benchmarks/key_seeds.py [--seeds 0 1 2] [--far-pairs] [--facts-pairs]
-        [--charge-pairs N] [--threads 2]
+        [--charge-pairs N] [--pooling bm25|idf|mean] [--threads 2]
 """
 
 from __future__ import annotations
@@ -30,11 +31,20 @@ from retrieval.hybrid import MatrixArm
 from retrieval.key_pairs import build_pairs
 from retrieval.train_keys import KeyTrainConfig, encode_raw, hard_negatives, pair_tables, token_idf
 from txl.keys import FitConfig, RawKeys, attach, fit_key_head
+from txl.pooling import KEY_POOLING, KEY_POOLINGS
 
 
 def spread(values: list[float]) -> dict[str, float]:
     v = np.array(values)
     return {"mean": round(float(v.mean()), 4), "sd": round(float(v.std(ddof=1)), 4) if len(v) > 1 else 0.0}
+
+
+def gain_interval(rows: dict[str, list[float]], base: dict[str, list[float]], n: int = 2000) -> list[float]:
+    """95% interval of mean nDCG@10(rows) − mean nDCG@10(base), queries resampled with replacement."""
+    diff = np.array([rows[q][0] - base[q][0] for q in base])
+    rng = np.random.default_rng(0)
+    means = diff[rng.integers(0, len(diff), size=(n, len(diff)))].mean(1)
+    return [round(float(x), 4) for x in np.percentile(means, [2.5, 97.5])]
 
 
 def main() -> None:
@@ -43,13 +53,17 @@ def main() -> None:
     ap.add_argument("--far-pairs", action="store_true")
     ap.add_argument("--facts-pairs", action="store_true")
     ap.add_argument("--charge-pairs", type=int, default=0)
+    ap.add_argument("--pooling", choices=KEY_POOLINGS, default=KEY_POOLING)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--time-budget", type=float, default=240.0, help="seconds of training per head at most")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     t0 = time.perf_counter()
     cfg = KeyTrainConfig(
-        far_pairs=args.far_pairs, facts_pairs=args.facts_pairs, charge_pairs=args.charge_pairs
+        far_pairs=args.far_pairs,
+        facts_pairs=args.facts_pairs,
+        charge_pairs=args.charge_pairs,
+        pooling=args.pooling,
     )
     model, tok = load_encoder(SHIPPED_CHECKPOINT, "cpu", keys="raw")
     b = build_pairs(cfg)
@@ -61,7 +75,8 @@ def main() -> None:
     eval_cfg = RetrievalEvalConfig()
     clcr_raw = raw_passage_keys(model, tok, es.index.passages, SHIPPED_CHECKPOINT, None, reads)
     query_raw = {text: encode_query(model, tok, text) for text in es.queries.values()}
-    bm25 = ndcg10(score_queries(es, ["bm25"], {}, eval_cfg))
+    bm25_rows = score_queries(es, ["bm25"], {}, eval_cfg)
+    bm25 = ndcg10(bm25_rows)
     print(
         json.dumps(
             {
@@ -83,7 +98,8 @@ def main() -> None:
             "txl", MatrixArm(head.apply_np(clcr_raw), queries.__getitem__, len(es.index.passages))
         )
         dense = ndcg10(score_queries(es, ["txl"], {}, eval_cfg))
-        fused = ndcg10(score_queries(es, ["bm25", "txl"], {}, eval_cfg))
+        fused_rows = score_queries(es, ["bm25", "txl"], {}, eval_cfg)
+        fused = ndcg10(fused_rows)
         rows.append(
             {
                 "seed": seed,
@@ -91,6 +107,7 @@ def main() -> None:
                 "val_mrr": report["head"]["mrr"],
                 "dense": dense,
                 "bm25+dense": fused,
+                "fused_gain_ci95": gain_interval(fused_rows, bm25_rows),
             }
         )
         print(json.dumps(rows[-1]), flush=True)
