@@ -13,6 +13,7 @@ from pipeline.analysis.perturb import perturbed_copies
 from pipeline.config import ParseConfig
 from pipeline.records import BlockType, prediction_rows, to_table
 from retrieval.predict.config import PredictConfig
+from retrieval.predict.facts import court_text, facts_text, reads
 from retrieval.predict.stage import load_heads, predict_stage
 
 # the role head encodes every segment with the shipped model: one intra-op thread on a shared runner
@@ -74,6 +75,14 @@ def test_a_judgment_goes_to_the_judgment_head_and_facts_alone_to_the_facts_head(
     assert not any(e.segment_id in court_segments for e in rows["cut"].evidence)
     # the row's values are the articles the head decided on, as numbers
     assert rows[whole.doc_id].values and all(v.isdigit() for v in rows[whole.doc_id].values)
+    # its retrieved cases are those most like what the judgment head read
+    head = load_heads().articles.judgment
+    read = reads(facts_text(whole), court_text(whole), "judgment")
+    expected = [
+        f"retrieved case {head.memory_ids[r]} (similarity {s:.2f})" for r, s in head.retrieved(read, 3)
+    ]
+    said = [e.text.partition(":")[0] for e in rows[whole.doc_id].evidence if e.segment_id is None]
+    assert said == expected
 
 
 def test_text_only_role_head_on_request(batch):

@@ -33,8 +33,7 @@ from pipeline.config import ParseConfig
 from pipeline.errors import CorruptDocument
 from pipeline.parsing import build, iter_documents
 from pipeline.parsing.text import from_text
-from pipeline.records import BlockType
-from retrieval.predict.facts import court_text, facts_text, is_criminal_judgment, reads
+from retrieval.predict.facts import COURT_PART, court_text, facts_text, is_criminal_judgment, reads
 
 # 构成盗窃罪 / 以诈骗罪追究 / 涉嫌故意伤害罪 / 犯交通肇事罪: the words that name the charge a case is
 # accused of. The 犯 of 侵犯 opens no charge (侵犯公民个人信息罪 is one), and a charge may join its acts
@@ -104,14 +103,7 @@ def _parsed_cases(path: Path, limit: int | None) -> list[CriminalCase]:
         # a first-instance or appeal *judgment* (判决书); rulings (裁定书) decide procedure, not articles
         if not is_criminal_judgment(doc) or "判决" not in (doc.title or doc.text[:200]):
             continue
-        cited = sorted(
-            {
-                a
-                for b in doc.blocks
-                if b.type in (BlockType.OPINION, BlockType.VERDICT)
-                for a, _, _ in cited_articles(b.text)
-            }
-        )
+        cited = sorted({a for b in doc.blocks if b.type in COURT_PART for a, _, _ in cited_articles(b.text)})
         facts = facts_text(doc)
         if cited and facts:
             cases.append(CriminalCase(doc.doc_id, facts, cited, doc.text, court_text(doc)))

@@ -19,6 +19,7 @@ _PART = rf"第[（(]?[{_NUMERAL}]+[）)]?[款项]"
 # 刑法第64条 / 依照六十七条 / 第二十五、二十六条 / 第二十五条之一 / 第（七）项): the court's text names the
 # articles it applies, which is what the head predicts, so not one number of them may reach it.
 _REFERENCE = re.compile(rf"(?:《[^《》]{{1,60}}》)?(?:(?:{_ARTICLE}|{_PART})[、，,和及与以]?)+")
+COURT_PART = (BlockType.OPINION, BlockType.VERDICT)  # what the judgment view reads beside the facts
 # 附：相关法律条文 / 附本案适用的法律条文 …: quoted article texts, where a parser left them in the verdict
 _APPENDIX = re.compile(r"附[^。\n]{0,15}(?:法律|条文|法条).*", re.S)
 
@@ -47,7 +48,7 @@ def court_text(doc: Document) -> str:
     quoted article text cut: what the court found (构成盗窃罪, 系共同犯罪, 如实供述) and what it imposed
     (并处罚金, 缓刑, 责令退赔), which decide most general-part articles, and never which articles it
     cited. "" when the document has neither part."""
-    text = "\n".join(b.text for b in doc.blocks if b.type in (BlockType.OPINION, BlockType.VERDICT))
+    text = "\n".join(b.text for b in doc.blocks if b.type in COURT_PART)
     return cut_references(text).strip()
 
 

@@ -58,7 +58,14 @@ from retrieval.predict.attention import connective_attention
 from retrieval.predict.clauses import ClauseHead, clause_rows
 from retrieval.predict.config import PredictConfig
 from retrieval.predict.dedup import SignatureStore, duplicates_of, signatures
-from retrieval.predict.facts import article_scores, court_text, facts_text, is_criminal_judgment, reads
+from retrieval.predict.facts import (
+    COURT_PART,
+    article_scores,
+    court_text,
+    facts_text,
+    is_criminal_judgment,
+    reads,
+)
 from retrieval.predict.heads import ArticleHeads, RoleHead
 from retrieval.predict.role_states import head_encoder, unit_states
 from retrieval.predict.support import claim_support
@@ -216,12 +223,10 @@ def _articles(doc: Document, segs: list[Segment], heads: _Heads, config: Predict
     if probs is None:
         return None, [], RULES_ID
     chosen = head.decide(np.fromiter(probs.values(), np.float32, len(probs)), config.article_memory)
-    facts = [s for s in segs if s.type == BlockType.FACTS]
-    court = (
-        [s for s in segs if s.type in (BlockType.OPINION, BlockType.VERDICT)] if view == "judgment" else []
-    )
+    fact_segs = [s for s in segs if s.type == BlockType.FACTS]
+    court_segs = [s for s in segs if s.type in COURT_PART] if view == "judgment" else []
     # up to eight segments, the court's first four among them when the head read them
-    ev = [_segment_evidence(s) for s in facts[: 8 - min(4, len(court))] + court[:4]]
+    ev = [_segment_evidence(s) for s in fact_segs[: 8 - min(4, len(court_segs))] + court_segs[:4]]
     if config.article_memory:
         text = reads(facts_text(doc), court, head.reads)
         for row, sim in head.retrieved(text, 3):
