@@ -63,11 +63,15 @@ def reads(facts: str, court: str, view: str) -> str:
     return f"{facts}\n{court}" if view == "judgment" and court else facts
 
 
-def article_scores(doc: Document, head, memory: bool = True) -> dict[int, float] | None:
+def article_scores(
+    doc: Document, head, memory: bool = True, court: str | None = None
+) -> dict[int, float] | None:
     """{article: probability} of an ArticleHead over what it reads of the document (`head.reads`;
-    None without facts)."""
+    `court`: the document's `court_text` when the caller has it; None without facts)."""
     facts = facts_text(doc)
     if not facts:
         return None
-    text = reads(facts, court_text(doc) if head.reads == "judgment" else "", head.reads)
+    if head.reads == "judgment" and court is None:
+        court = court_text(doc)
+    text = reads(facts, court or "", head.reads)
     return dict(zip(head.outputs, head.predict_proba([text], memory=memory)[0].tolist(), strict=True))

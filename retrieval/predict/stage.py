@@ -219,7 +219,7 @@ def _articles(doc: Document, segs: list[Segment], heads: _Heads, config: Predict
     court = court_text(doc)
     view = heads.articles.view_for(court)
     head = heads.articles.head(view)
-    probs = article_scores(doc, head, config.article_memory)
+    probs = article_scores(doc, head, config.article_memory, court)
     if probs is None:
         return None, [], RULES_ID
     chosen = head.decide(np.fromiter(probs.values(), np.float32, len(probs)), config.article_memory)
