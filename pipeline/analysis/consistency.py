@@ -264,7 +264,8 @@ def _article_flags(
     threshold: float,
 ) -> list[Flag]:
     """Articles of the special part (分则, art. 102 on) that the opinion cites, against the articles the
-    model predicts from the facts and the articles each convicted charge is known to fall under."""
+    model predicts (from the facts, or from the facts and the court's findings with every citation cut)
+    and the articles each convicted charge is known to fall under."""
     flags = []
     cited: list[tuple[int, int, int]] = []
     for b in _blocks(doc, {BlockType.OPINION, BlockType.VERDICT}):
@@ -277,7 +278,8 @@ def _article_flags(
         flags.append(
             Flag(
                 "article_disagrees",
-                f"the opinion applies art. {sorted(special)} but the facts point to art. {sorted(confident)}",
+                f"the opinion applies art. {sorted(special)} but the article head, reading the case with its "
+                f"citations cut, points to art. {sorted(confident)}",
                 [(s, e) for a, s, e in cited if a in special],
                 max(predicted[a] for a in confident),
             )
