@@ -152,6 +152,8 @@ class SentenceVectors:
 
     def embedded(self, texts: list[str]) -> np.ndarray:
         """[N, d] vectors of `texts`, embedding only those the session has not kept."""
+        if not texts:
+            return np.zeros((0, DIM), dtype=np.float32)
         new = [t for t in dict.fromkeys(texts) if t not in self.vectors]
         if new:
             for t, v in zip(new, embed(new, device=self.device), strict=True):
