@@ -135,7 +135,7 @@ def fit_calibration(logits: torch.Tensor, gold: torch.Tensor) -> tuple[float, tu
 
     opt.step(closure)
     b = bias.detach() - bias.detach().mean()  # softmax ignores a shared shift
-    return round(float(log_t.exp()), 3), tuple(round(float(x), 3) for x in b)
+    return round(float(log_t.detach().exp()), 3), tuple(round(float(x), 3) for x in b)
 
 
 def _optimizer(model, head: ReaderHead, cfg: FinetuneConfig, steps: int):
