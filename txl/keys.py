@@ -38,11 +38,6 @@ from txl.pooling import WEIGHTED, pool_key, token_weights
 KEYS_FILE = Path(__file__).resolve().parents[1] / "data" / "models" / "keys.pt"
 
 
-def _mode(pooling: str) -> str:
-    """pool_key's mode for a key pooling: a weighted one is its weighted mean."""
-    return "idf" if pooling in WEIGHTED else pooling
-
-
 class KeyHeadError(ValueError):
     """A key-head file that cannot be read or does not fit; the message names the file."""
 
@@ -76,7 +71,7 @@ class RawKeys:
         at_last = self.layer in (-1, model.cfg.n_layer)
         states = out.hidden if at_last else out.layer_inputs[self.layer]  # [B, T, d]
         weights = token_weights(ids, self.idf, self.pooling)
-        return pool_key(states[lane, span].float().cpu().numpy(), _mode(self.pooling), weights)
+        return pool_key(states[lane, span].float().cpu().numpy(), self.pooling, weights)
 
     def apply_np(self, raw: np.ndarray) -> np.ndarray:
         return np.asarray(raw, dtype=np.float32)
@@ -102,7 +97,7 @@ class RawKeys:
         for i, ids in enumerate(id_lists):
             ids = np.asarray(ids, dtype=np.int64)
             weights = token_weights(ids, self.idf, self.pooling)
-            out[i] = pool_key(table[np.searchsorted(vocab, ids)], _mode(self.pooling), weights)
+            out[i] = pool_key(table[np.searchsorted(vocab, ids)], self.pooling, weights)
         return out
 
 

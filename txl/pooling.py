@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-POOLINGS = ("mean", "max", "first", "last", "idf")
+POOLINGS = ("mean", "max", "first", "last", "idf", "bm25")
 KEY_POOLINGS = ("mean", "idf", "bm25")  # what a key head may read (txl/keys.py, `token_weights`)
-WEIGHTED = ("idf", "bm25")  # the key poolings that weight each token (pool_key's "idf")
+WEIGHTED = ("idf", "bm25")  # the poolings that weight each token (`token_weights`)
 # what `ldx train keys` reads by default, as the shipped keys.pt does (data/models/README.md): the input
 # of layer 0 (the embedded tokens), weighted by inverse document frequency with BM25's saturation
 KEY_LAYER, KEY_POOLING = 0, "bm25"
@@ -30,13 +30,13 @@ def token_weights(ids, idf: np.ndarray, pooling: str) -> np.ndarray | None:
 
 
 def pool_key(hidden: np.ndarray, mode: str = "mean", weights: np.ndarray | None = None) -> np.ndarray:
-    """[T, d] states of one segment -> one unit-norm [d] key (inner product = cosine in FAISS). "idf"
-    takes `weights` [T], one per token (a key head's inverse document frequencies); a segment whose
-    weights are all zero (special tokens only) falls back to the plain mean."""
+    """[T, d] states of one segment -> one unit-norm [d] key (inner product = cosine in FAISS). A weighted
+    mode ("idf", "bm25") takes `weights` [T], one per token (`token_weights`); a segment whose weights are
+    all zero (special tokens only) falls back to the plain mean."""
     h = np.asarray(hidden, dtype=np.float32)
     if h.ndim != 2 or h.shape[0] == 0:
         raise ValueError(f"expected [T, d] states with T > 0, got shape {h.shape}")
-    if mode == "idf":
+    if mode in WEIGHTED:
         if weights is None or len(weights) != h.shape[0]:
             raise ValueError("idf pooling needs one weight per token")
         w = np.asarray(weights, dtype=np.float32)
