@@ -30,8 +30,8 @@ from pipeline.parsing import iter_documents
 from pipeline.paths import SHARED_DATA
 from retrieval.predict.config import PredictConfig
 from retrieval.predict.criminal import charge_articles, load_criminal
+from retrieval.predict.facts import article_scores
 from retrieval.predict.heads import ArticleHead
-from retrieval.predict.stage import article_scores
 
 ZH = SHARED_DATA / "zh"
 CRIMINAL = ZH / "judgments/judge_criminal.jsonl.gz"

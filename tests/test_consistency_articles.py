@@ -14,8 +14,8 @@ from pipeline.analysis.perturb import measure, perturbed_copies
 from pipeline.config import ParseConfig
 from retrieval.predict.config import PredictConfig
 from retrieval.predict.criminal import charge_articles, load_criminal
+from retrieval.predict.facts import article_scores
 from retrieval.predict.heads import ArticleHead
-from retrieval.predict.stage import article_scores
 
 N_DOCS = 40
 ARTICLE_CHECKS = {"article_disagrees", "charge_article_mismatch"}

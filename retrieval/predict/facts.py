@@ -8,11 +8,8 @@ import re
 
 from pipeline.records import BlockType, Document
 
-_CITATION = re.compile(
-    r"《[^《》]*》(?:第[零〇一二三四五六七八九十百千0-9]+条(?:第[^，。；、]{1,4}款)?[、，和及]?)+"
-)
-
 _NUMERAL = "零〇一二三四五六七八九十百千0-9"
+_CITATION = re.compile(rf"《[^《》]*》(?:第[{_NUMERAL}]+条(?:第[^，。；、]{{1,4}}款)?[、，和及]?)+")
 _ARTICLE = rf"(?:第[{_NUMERAL}]+|[{_NUMERAL}]{{2,}})(?:[、，,][{_NUMERAL}]+)*条(?:之[一二三四五六七八九十])?"
 _PART = rf"第[（(]?[{_NUMERAL}]+[）)]?[款项]"
 # Every article reference, with or without the statute's name or its 第 (《刑法》第六十七条第三款、第五十二条 /
@@ -63,15 +60,24 @@ def reads(facts: str, court: str, view: str) -> str:
     return f"{facts}\n{court}" if view == "judgment" and court else facts
 
 
-def article_scores(
-    doc: Document, head, memory: bool = True, court: str | None = None
-) -> dict[int, float] | None:
-    """{article: probability} of an ArticleHead over what it reads of the document (`head.reads`;
-    `court`: the document's `court_text` when the caller has it; None without facts)."""
+def article_text(doc: Document, view: str, court: str | None = None) -> str:
+    """What a head reading `view` reads of the document (`reads`; `court`: the document's `court_text`
+    when the caller has it); "" without facts."""
     facts = facts_text(doc)
     if not facts:
-        return None
-    if head.reads == "judgment" and court is None:
+        return ""
+    if view == "judgment" and court is None:
         court = court_text(doc)
-    text = reads(facts, court or "", head.reads)
+    return reads(facts, court or "", view)
+
+
+def scores_of(head, text: str, memory: bool = True) -> dict[int, float]:
+    """{article: probability} of an ArticleHead over `text`."""
     return dict(zip(head.outputs, head.predict_proba([text], memory=memory)[0].tolist(), strict=True))
+
+
+def article_scores(doc: Document, head, memory: bool = True) -> dict[int, float] | None:
+    """{article: probability} of an ArticleHead over what it reads of the document (`head.reads`; None
+    without facts)."""
+    text = article_text(doc, head.reads)
+    return scores_of(head, text, memory) if text else None

@@ -58,14 +58,7 @@ from retrieval.predict.attention import connective_attention
 from retrieval.predict.clauses import ClauseHead, clause_rows
 from retrieval.predict.config import PredictConfig
 from retrieval.predict.dedup import SignatureStore, duplicates_of, signatures
-from retrieval.predict.facts import (
-    COURT_PART,
-    article_scores,
-    court_text,
-    facts_text,
-    is_criminal_judgment,
-    reads,
-)
+from retrieval.predict.facts import COURT_PART, article_text, court_text, is_criminal_judgment, scores_of
 from retrieval.predict.heads import ArticleHeads, RoleHead
 from retrieval.predict.role_states import head_encoder, unit_states
 from retrieval.predict.support import claim_support
@@ -219,16 +212,16 @@ def _articles(doc: Document, segs: list[Segment], heads: _Heads, config: Predict
     court = court_text(doc)
     view = heads.articles.view_for(court)
     head = heads.articles.head(view)
-    probs = article_scores(doc, head, config.article_memory, court)
-    if probs is None:
+    text = article_text(doc, head.reads, court)
+    if not text:
         return None, [], RULES_ID
+    probs = scores_of(head, text, config.article_memory)
     chosen = head.decide(np.fromiter(probs.values(), np.float32, len(probs)), config.article_memory)
     fact_segs = [s for s in segs if s.type == BlockType.FACTS]
     court_segs = [s for s in segs if s.type in COURT_PART] if view == "judgment" else []
     # up to eight segments, the court's first four among them when the head read them
     ev = [_segment_evidence(s) for s in fact_segs[: 8 - min(4, len(court_segs))] + court_segs[:4]]
     if config.article_memory:
-        text = reads(facts_text(doc), court, head.reads)
         for row, sim in head.retrieved(text, 3):
             arts = ",".join(str(a) for a, y in zip(head.labels, head.memory_y[row], strict=True) if y)
             case = head.memory_ids[row] if head.memory_ids else str(row)
