@@ -31,6 +31,7 @@ from retrieval.hybrid import MatrixArm
 from retrieval.key_pairs import build_pairs
 from retrieval.train_keys import KeyTrainConfig, encode_raw, hard_negatives, pair_tables, token_idf
 from txl.keys import FitConfig, RawKeys, attach, fit_key_head
+from txl.lm_metrics import bootstrap_interval
 from txl.pooling import KEY_POOLING, KEY_POOLINGS
 
 
@@ -42,9 +43,7 @@ def spread(values: list[float]) -> dict[str, float]:
 def gain_interval(rows: dict[str, list[float]], base: dict[str, list[float]], n: int = 2000) -> list[float]:
     """95% interval of mean nDCG@10(rows) − mean nDCG@10(base), queries resampled with replacement."""
     diff = np.array([rows[q][0] - base[q][0] for q in base])
-    rng = np.random.default_rng(0)
-    means = diff[rng.integers(0, len(diff), size=(n, len(diff)))].mean(1)
-    return [round(float(x), 4) for x in np.percentile(means, [2.5, 97.5])]
+    return [round(x, 4) for x in bootstrap_interval(diff, np.ones(len(diff)), resamples=n)]
 
 
 def main() -> None:
