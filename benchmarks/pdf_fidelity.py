@@ -7,7 +7,8 @@ one and two columns) under running headers, "Page N" / "第N页 共M页" footers
 paragraphs running over page ends. Printed per language: the share of source paragraphs found whole
 inside one block and the share of blocks merging two, for the parser and for PyMuPDF's own block split
 (the baseline). Real PDFs (text layers, OCR off): the broken-join rate (adjacent non-footnote blocks, the
-first ending without sentence-final punctuation and the next starting in lower case) and the furniture
+first ending without sentence-final punctuation and the next starting in lower case, or the next opening
+with a mark that starts no Chinese line: ：，。、；） …) and the furniture
 lines left (lines repeating at one height in the page margins on 40% of pages, page numbers and filing
 stamps, still a block or a block's first or last words, in a block whose box on that page reaches the
 line's height). Also pages per second against raw `get_text`.
@@ -34,6 +35,9 @@ from rendered_pdfs import fidelity, render  # noqa: E402
 PDF_DIRS = ["zh/pdf", "en/judgments/us_opinions_pdf", "en/patents/pdf", "en/contracts/pdf"]
 NO_OCR = ParseConfig(ocr=False)
 _CLOSED = re.compile(r"[.!?。！？;；:：…]['\"’”)）\]】」』]*$")
+_CJK_GOES_ON = re.compile(
+    r"^[，。、；：？！）》」』”’]"
+)  # closing marks: CJK typesetting starts no line with them
 _STAMP = re.compile(r"^(?:Case|Appellate Case|USCA\d*\s+Case)\b.*\b(?:Document|Page)\b", re.IGNORECASE)
 _PAGE_NO = re.compile(r"^(?:第\s*\d+\s*页.*|page\s*\d+(?:\s*of\s*\d+)?|-?\s*\d{1,3}\s*-?)$", re.IGNORECASE)
 
@@ -92,8 +96,14 @@ def furniture_candidates(pdf: pymupdf.Document) -> list[tuple[int, str, tuple[fl
 
 
 def _broken(texts: list[str]) -> tuple[int, list[tuple[str, str]]]:
+    """Adjacent blocks, and those where the second carries on the first: an open sentence going on in lower
+    case, or a block opening with a mark no Chinese paragraph starts with (：“…, ，…, 。…)."""
     pairs = list(zip(texts, texts[1:], strict=False))
-    return len(pairs), [(a, b) for a, b in pairs if not _CLOSED.search(a.rstrip()) and b[:1].islower()]
+    return len(pairs), [
+        (a, b)
+        for a, b in pairs
+        if (not _CLOSED.search(a.rstrip()) and b[:1].islower()) or _CJK_GOES_ON.match(b)
+    ]
 
 
 def real(paths: list[Path]) -> tuple[dict[str, list[int]], int, list[str]]:

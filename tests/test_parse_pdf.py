@@ -202,6 +202,46 @@ def test_a_cjk_line_short_of_the_edge_ends_its_paragraph():
     assert len(paragraphs([en])) == 1
 
 
+def test_a_cjk_line_wrapped_before_a_number_or_a_closing_mark_carries_on():
+    """A CJK line stops short when what follows cannot end it: a number, which is not split, or a mark
+    that never starts a line (the character before it goes down too). Its paragraph carries on; a short
+    line before a full-width sentence of its own still ends one."""
+    edge, em = 400, 10
+    lines = [
+        Line("广东省广州市增城区人民法院于2025年5月13日作出民事判决：一、某保险公司", 50, 100, edge, 110, em),
+        Line("向郭某华赔偿医疗费等", 50, 115, edge - 4 * em, 125, em),
+        Line(
+            "254496.72元；二、驳回郭某华的其他诉讼请求。宣判后，当事人均未提起上诉，", 50, 130, edge, 140, em
+        ),
+        Line("判决已发生法律效力。《道路交通安全法》第七十六条第一款规定", 50, 145, edge - 2 * em, 155, em),
+        Line("：“机动车发生交通事故造成人身伤亡、财产损失的，由保险公司予以赔偿。", 50, 160, edge, 170, em),
+        Line("后方机动车可以超车。", 50, 175, edge - 25 * em, 185, em),
+        Line(
+            "本院认为，被告人杨某海的行为构成交通肇事罪，应予惩处，判处有期徒刑七个月。",
+            50,
+            190,
+            edge,
+            200,
+            em,
+        ),
+    ]
+    assert [p.text[:6] for p in paragraphs([lines])] == ["广东省广州市", "本院认为，被"]
+
+
+def test_real_cjk_paragraphs_run_over_early_wraps(shared_data):
+    texts = [
+        b.text
+        for b in parse_file(
+            shared_data / "zh/pdf/郭某华诉李某希等机动车交通事故责任纠纷案.pdf", NO_OCR
+        ).blocks
+    ]
+    assert any("赔偿医疗费等254496.72元；二、驳回郭某华的其他诉讼请求" in t for t in texts)
+    assert any("第七十六条第一款规定：“机动车发生交通事故" in t for t in texts)
+    for name in ("郭某华诉李某希等机动车交通事故责任纠纷案.pdf", "杨某海交通肇事案.pdf"):
+        blocks = parse_file(shared_data / "zh/pdf" / name, NO_OCR).blocks
+        assert not [b.text[:20] for b in blocks if b.text[:1] in "：，。、；）”"], name
+
+
 def test_sample_judgment_keeps_its_defence_paragraph_apart_from_the_charge():
     doc = parse_file(
         Path(__file__).resolve().parents[1] / "data/samples/zh_criminal_judgment.pdf", ParseConfig()

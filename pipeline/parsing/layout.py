@@ -177,7 +177,7 @@ def _breaks(prev: Line, ln: Line, pitch: float | None, x_left: float, x_right: f
     em = max(ln.size, 4.0)
     if ln.x0 - x_left > 1.2 * em and prev.x0 - x_left < 0.6 * em:
         return True  # first-line indent
-    return span > 20 * em and prev.x1 < x_right - _edge_slack(prev, span)
+    return span > 20 * em and prev.x1 < x_right - _edge_slack(prev, span) - _carried(prev, ln)
 
 
 def _edge_slack(ln: Line, span: float) -> float:
@@ -186,6 +186,24 @@ def _edge_slack(ln: Line, span: float) -> float:
     return 1.5 * max(ln.size, 4.0) if CJK_CHAR.match(ln.text[-1:]) else 0.25 * span
 
 
+def _carried(prev: Line, ln: Line) -> float:
+    """How much further short a CJK line may stop when what opens the next line could not end it: a mark
+    that never starts a line (，。：” …; the typesetter takes the character before it down too) or a number
+    or Latin word, which is not split (…赔偿医疗费等 | 254496.72元；…)."""
+    if not (CJK_CHAR.match(prev.text[-1:]) or CJK_CHAR.match(ln.text[:1])):
+        return 0.0  # Latin text: its ragged edge is `_edge_slack`'s
+    em = max(prev.size, 4.0)
+    marks = _NO_LINE_START.match(ln.text)
+    if marks:
+        return (len(marks.group()) + 1) * em
+    word = _LATIN_RUN.match(ln.text)
+    return len(word.group()) * _LATIN_ADVANCE * em if word else 0.0
+
+
+# What CJK typesetting never starts a line with (closing marks and brackets, full-width and half-width)
+_NO_LINE_START = re.compile(r"^[，。、；：？！）》」』】〕〉”’…％,.;:?!)\]]+")
+_LATIN_RUN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.,%/-]*")
+_LATIN_ADVANCE = 0.6  # a digit's or Latin letter's width in ems, about, in CJK fonts' Latin glyphs
 # Sentence-final punctuation, possibly closed by quotes or brackets.
 _CLOSED = re.compile(r"[.!?。！？;；:：…][\'\"’”)）\]】」』]*$")
 
