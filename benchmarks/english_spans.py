@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from benchmarks.english_questions import questions_run
+from benchmarks.ask_questions import questions_run
 from retrieval.answer import choose_threshold
 from retrieval.ask import Asker
 from retrieval.config import RetrievalConfig
