@@ -5,8 +5,9 @@ answer is a sentence, and an honest "not found" below a confidence threshold cho
 `complete_span` grows a reader span to its clause (or sentence, for a question asking several things; or
 its line, for part of a heading) when the span alone is not a phrase. `rank_sentences` scores the sentences
 of the retrieved passages by lexical overlap with the question (idf-weighted over the candidate sentences),
-for English questions averaged with the sentence model's cosine (retrieval.evidence), plus a prior for the
-block type the question points at. `fits_question` drops reader spans that cannot be an answer (a heading's
+for English questions averaged with the sentence model's cosine (retrieval.evidence), plus a prior where
+the question's answer stands (`fits_kind`: the disposition, or a ruling a case digest reports in its facts,
+for a decision; the court's reasoning for a reason). `fits_question` drops reader spans that cannot be an answer (a heading's
 words, no number for "how much"). `choose_threshold` picks the confidence below which the reader's answer
 is withheld, by F1 of answer-vs-abstain over questions with known golds.
 """
@@ -38,6 +39,8 @@ ANSWER_THRESHOLD = 0.41
 MIN_SPAN_CHARS = 3  # a CJK span shorter than this is a lone verb or function word ("判处"), not an answer
 MIN_SPAN_WORDS = 2  # the same for English: one word alone is grown to its clause unless it is a name/number
 SENTENCE_MIN_CHARS = 12  # shorter "sentences" are headings ("Conclusion", "Discussion")
+# ... except a Chinese sentence with its full stop: 驳回上诉，维持原判。 and 驳回张某某的再审申请。 are whole rulings
+ZH_SENTENCE_MIN_HAN = 4
 HEADING_MAX_WORDS = 6  # an English line this short without a full stop is a heading ("The grounds of appeal")
 
 _CLAUSE_END = "，。；：！？,;:!?\n"
@@ -55,7 +58,8 @@ _EN_REASON = re.compile(r"^\s*why\b|\breasons?\b|\bgrounds?\b|\brationale\b", re
 _ZH_REASON = re.compile(r"为什么|为何|理由|原因|依据")
 # asking what was decided or imposed: 如何判决, 判处什么刑罚, 如何处理 (the disposition of a thing or claim)
 _ZH_DECISION = re.compile(
-    r"如何判决|怎么判|怎样判|判决结果|判决如何|判了什么|判处(什么|何种)|(什么|何种)刑罚|如何处理"
+    r"如何判决|怎么判|怎样判|判决结果|判决如何|判了什么|判处(什么|何种)|(什么|何种)刑罚|如何处理|怎么处理|"
+    r"如何裁定|裁定结果|(什么|何种)(判决|裁定)|(申请|上诉|诉讼|审理|处理)结果|结果(如何|是什么)"
 )
 _ZH_WH = re.compile(r"什么|谁|哪|多少|几|何时|怎样|如何")
 # asking what a text provides or what follows from it: the answer is a sentence, wherever it stands
@@ -78,9 +82,22 @@ _HEADING_Q = re.compile(
 _EN_MULTI_WH = re.compile(r"\b(who|what|when|where|which|how much|how many|how long)\b", re.I)
 
 DECISION_BLOCKS = frozenset({"VERDICT"})  # the disposition: 判决如下 items, "I would allow the appeal"
+# a ruling reported outside the disposition: a case digest's 一审 and 二审 rulings in its facts
+# (…作出…刑事判决：被告人…犯交通肇事罪，判处有期徒刑七个月；…民事裁定：驳回上诉，维持原判)
+_ZH_RULING = re.compile(r"(判决|裁定|决定)[：:]|判处|维持原判")
+RULING_BLOCKS = frozenset({"FACTS", "PROCEDURE", "OPINION"})  # not CLAIMS: a party asks for 撤销 … 改判
+# the instance a Chinese case number names ((2024)渝0107民初17358号 a first, 渝05民终11440号 a second, 内民申441号
+# a retrial review): a sentence citing one holds that instance's word, for a question asking what 二审 decided
+_INSTANCE_OF_CASE = {
+    "一审": re.compile(r"[民刑行]初|初字"),
+    "二审": re.compile(r"[民刑行]终|终字"),
+    "再审": re.compile(r"[民刑行][申再]|[申再]字"),
+}
 REASON_BLOCKS = frozenset({"OPINION"})  # 本院认为, the judges' discussion
 # never an answer to a sentence question: titles, parties, court names and signatures
 NON_ANSWER_BLOCKS = frozenset({"HEADER", "PARTIES", "SIGNATURE"})
+# nor, to a decision question, a note or an index (一审：…法院（2024）…号民事判决: a case number, not a ruling)
+NON_DECISION_BLOCKS = NON_ANSWER_BLOCKS | {"APPENDIX"}
 # an English sentence's relevance is this share of its cosine with the question (the sentence model) plus the
 # rest of its term overlap: equal halves, set a priori and not tuned (the one English question set,
 # tests/data/english_questions.json, is kept for measuring)
@@ -285,6 +302,31 @@ class ScoredSentence:
     score: float  # relevance (overlap, or overlap and similarity weighed) plus the block-type prior
 
 
+def is_sentence(s: str) -> bool:
+    """A candidate answer sentence, not a heading: long enough, or a Chinese sentence with its full stop."""
+    if is_heading(s):
+        return False
+    s = s.strip()
+    return len(s) >= SENTENCE_MIN_CHARS or (
+        s.endswith(("。", "！", "？")) and len(HAN.findall(s)) >= ZH_SENTENCE_MIN_HAN
+    )
+
+
+def instances(sentence: str) -> set[str]:
+    """The instances (一审, 二审, 再审) whose case numbers a sentence cites."""
+    return {word for word, number in _INSTANCE_OF_CASE.items() if number.search(sentence)}
+
+
+def fits_kind(kind: str, block_type: str, sentence: str) -> bool:
+    """Whether a sentence is where a `kind` question's answer stands: the disposition (or a ruling reported
+    in the facts or reasons) for a decision, the court's reasoning for a reason."""
+    if kind == "decision":
+        return block_type in DECISION_BLOCKS or (
+            block_type in RULING_BLOCKS and bool(_ZH_RULING.search(sentence))
+        )
+    return kind == "reason" and block_type in REASON_BLOCKS
+
+
 def rank_sentences(
     question: str,
     passages: list[tuple[str, str, str]],
@@ -294,20 +336,20 @@ def rank_sentences(
     """Sentences of (segment_id, block_type, text) passages, best first, for a question of `kind`;
     `similar` (retrieval.evidence.SentenceVectors.similarity) gives each sentence's cosine with the question."""
     q_terms = {t for t, _, _ in term_spans(question)}
+    skip = NON_DECISION_BLOCKS if kind == "decision" else NON_ANSWER_BLOCKS if kind != "span" else ()
     cands = []
     for sid, btype, text in passages:
-        if kind != "span" and btype in NON_ANSWER_BLOCKS:
+        if btype in skip:
             continue
         for a, b in sentences(text):
-            s = text[a:b]
-            if len(s.strip()) >= SENTENCE_MIN_CHARS and not is_heading(s):
-                cands.append((sid, btype, a, b, s, {t for t, _, _ in term_spans(s)}))
+            if is_sentence(text[a:b]):
+                s = text[a:b]
+                cands.append((sid, btype, a, b, s, {t for t, _, _ in term_spans(s)} | instances(s)))
     if not cands:
         return []
     n = len(cands)
     idf = {t: math.log(1 + n / (1 + sum(t in c[5] for c in cands))) for t in q_terms}
     total = sum(idf.values()) or 1.0
-    prior = DECISION_BLOCKS if kind == "decision" else REASON_BLOCKS if kind == "reason" else frozenset()
     sims = None if similar is None else [float(x) for x in similar([c[4] for c in cands])]
     out = []
     for i, (sid, btype, a, b, s, terms) in enumerate(cands):
@@ -324,7 +366,7 @@ def rank_sentences(
                 s,
                 round(overlap, 4),
                 None if sims is None else round(sims[i], 4),
-                relevance + BLOCK_PRIOR * (btype in prior),
+                relevance + BLOCK_PRIOR * fits_kind(kind, btype, s),
             )
         )
     out.sort(key=lambda x: -x.score)  # stable: ties keep retrieval order

@@ -16,6 +16,7 @@ from retrieval.answer import (
     complete_span,
     fits_question,
     is_heading,
+    is_sentence,
     question_kind,
     rank_sentences,
 )
@@ -203,6 +204,53 @@ def test_question_kinds_and_phrase_growth():
     assert not fits_question("How much is the consultant paid?", "Consultant", "CLAUSE")
     assert fits_question("How much is the consultant paid?", "$18,000 per month", "CLAUSE")
     assert fits_question("被告应返还原告多少装修款？", "30,400元", "VERDICT")
+
+
+def test_a_decision_question_is_answered_by_a_ruling_wherever_it_is_reported():
+    """A case digest reports its courts' rulings in its facts; a 裁定书's ruling is one short sentence; an
+    index line naming a ruling's case number, or a party's request, is no answer to what was decided."""
+    for q in (
+        "法院对张某某的再审申请如何处理？",
+        "再审申请结果如何？",
+        "法院作出什么裁定？",
+        "二审法院如何判决？",
+    ):
+        assert question_kind(q) == "decision", q
+    ruling = "驳回张某某的再审申请。"
+    passages = [
+        (
+            "d:8",
+            "PROCEDURE",
+            "再审申请人张某某因与被申请人何某某民间借贷纠纷一案，不服民事判决，向本院申请再审。",
+        ),
+        ("d:9", "CLAIMS", "张某某申请再审称，请求撤销二审判决，改判驳回何某某的诉讼请求。"),
+        ("d:17", "VERDICT", ruling),
+    ]
+    assert rank_sentences("法院对张某某的再审申请如何处理？", passages, "decision")[0].text == ruling
+    digest = [
+        (
+            "c:7",
+            "OPINION",
+            "本案中，对于被告人杨某海的行为是否构成交通肇事罪，法院充分听取了控辩双方的意见。",
+        ),
+        ("c:9", "FACTS", "容县人民法院作出刑事判决：被告人杨某海犯交通肇事罪，判处有期徒刑七个月。"),
+        (
+            "c:24",
+            "APPENDIX",
+            "一审：广西壮族自治区容县人民法院（2023）桂0921刑初144号刑事判决（2023年9月27日）",
+        ),
+    ]
+    ranked = rank_sentences("被告人杨某海被判处什么刑罚？", digest, "decision")
+    assert ranked[0].segment_id == "c:9" and "c:24" not in {r.segment_id for r in ranked}
+    assert [r.segment_id for r in rank_sentences("一审判决的理由是什么？", digest, "reason")][:1] == ["c:7"]
+    assert is_sentence(ruling) and not is_sentence("裁判理由") and not is_sentence("驳回。")
+    # which instance ruled: told by the case number (民初 a first instance, 民终 a second)
+    two = [
+        ("t:6", "FACTS", "九龙坡区人民法院作出（2024）渝0107民初17358号民事判决：驳回原告其他诉讼请求。"),
+        ("t:6", "FACTS", "重庆市第五中级人民法院作出（2024）渝05民终11440号民事判决：驳回上诉，维持原判。"),
+    ]
+    for question, number in (("二审法院如何判决？", "民终"), ("一审法院如何判决？", "民初")):
+        assert number in rank_sentences(question, two, "decision")[0].text
 
 
 def test_choose_threshold_maximises_answer_vs_abstain_f1():
