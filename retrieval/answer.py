@@ -85,6 +85,13 @@ DECISION_BLOCKS = frozenset({"VERDICT"})  # the disposition: 判决如下 items,
 # a ruling reported outside the disposition: a case digest's 一审 and 二审 rulings in its facts
 # (…作出…刑事判决：被告人…犯交通肇事罪，判处有期徒刑七个月；…民事裁定：驳回上诉，维持原判)
 _ZH_RULING = re.compile(r"(判决|裁定|决定)[：:]|判处|维持原判")
+# …and an English court's own: "we affirm", "I would order", "the appeal is dismissed"
+_EN_RULING = re.compile(
+    r"\b(I|we)\s+(would\s+|now\s+|therefore\s+|accordingly\s+)?(order|affirm|reverse|vacate|remand|dismiss|"
+    r"allow|refuse|quash|set aside)\b|\b(is|are|be)\s+(hereby\s+)?(affirmed|reversed|vacated|remanded|"
+    r"dismissed|allowed|refused|quashed|set aside)\b",
+    re.I,
+)
 RULING_BLOCKS = frozenset({"FACTS", "PROCEDURE", "OPINION"})  # not CLAIMS: a party asks for 撤销 … 改判
 # the instance a Chinese case number names ((2024)渝0107民初17358号 a first, 渝05民终11440号 a second, 内民申441号
 # a retrial review): a sentence citing one holds that instance's word, for a question asking what 二审 decided
@@ -321,10 +328,27 @@ def fits_kind(kind: str, block_type: str, sentence: str) -> bool:
     """Whether a sentence is where a `kind` question's answer stands: the disposition (or a ruling reported
     in the facts or reasons) for a decision, the court's reasoning for a reason."""
     if kind == "decision":
+        ruling = _ZH_RULING if HAN.search(sentence) else _EN_RULING
         return block_type in DECISION_BLOCKS or (
-            block_type in RULING_BLOCKS and bool(_ZH_RULING.search(sentence))
+            block_type in RULING_BLOCKS and bool(ruling.search(sentence))
         )
     return kind == "reason" and block_type in REASON_BLOCKS
+
+
+def with_dispositions(kind: str, citations: list[Citation], doc_passages: list) -> list[tuple[str, str, str]]:
+    """(segment_id, block type, text) of the cited passages and, for a decision question, the disposition
+    segments of the document asked about (`doc_passages`, its `retrieval.hybrid.Passage`s) that the search
+    left out: a ruling is seldom worded like the question ("the appeal is dismissed" for "what did the
+    court decide")."""
+    cited = [(c.segment_id, c.block_type, c.text) for c in citations]
+    if kind != "decision":
+        return cited
+    seen = {c.segment_id for c in citations}
+    return cited + [
+        (p.segment_id, p.block_type, p.text)
+        for p in doc_passages
+        if p.block_type in DECISION_BLOCKS and p.segment_id not in seen
+    ]
 
 
 def rank_sentences(

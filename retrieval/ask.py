@@ -45,6 +45,7 @@ from retrieval.answer import (
     rank_sentences,
     sentence_around,
     term_share,
+    with_dispositions,
 )
 from retrieval.cache import DocStateCache
 from retrieval.clause_questions import MIN_PROBABILITY, ClauseReader, clause_category
@@ -255,7 +256,8 @@ class Asker:
             question, k=k, filters=filters, level="segment", rrf_k=self.config.rrf_k
         )
         citations = [self.citation(h.segment_id, h.score) for h in hits]
-        routed = self.clause_answer(question, doc_id, citations, notes)
+        doc = doc_id or (citations[0].doc_id if citations else None)  # asked about, else cited first
+        routed = self.clause_answer(question, doc, citations, notes)
         if routed is not None:
             return routed
         # a question naming its answer's type asks for a phrase ("Which judge wrote the judgment?")
@@ -268,14 +270,16 @@ class Asker:
             notes.append("no reader for this encoder: only sentence answers and citations")
         elif kind == "span":  # a sentence question is answered from the ranked sentences alone
             reading = self.read(question, citations)
-        typed = self.typed(question, doc_id, citations) if typed_kind else None
+        typed = self.typed(question, doc, citations) if typed_kind else None
         ranked = rank_sentences(
             question,
-            [(c.segment_id, c.block_type, c.text) for c in citations],
+            with_dispositions(kind, citations, self.passages_of(doc) if doc else []),
             kind,
             self.sentences.similarity(question),
         )
         answer, answer_type, conf, evidence = self.shape(question, kind, ranked, reading, typed, notes)
+        if evidence is not None and all(c.segment_id != evidence.segment_id for c in citations):
+            citations.append(self.citation(evidence.segment_id, 0.0))  # a disposition the search left out
         return Answer(
             question,
             answer,
@@ -291,11 +295,10 @@ class Asker:
             self.more_evidence(ranked, evidence),
         )
 
-    def typed(self, question: str, doc_id: str | None, citations: list[Citation]) -> TypedSpan | None:
+    def typed(self, question: str, doc: str | None, citations: list[Citation]) -> TypedSpan | None:
         """The English phrase of the type the question asks for (retrieval.english_spans) in the cited
         passages and the head of the document asked about (else cited first); a head segment it comes from
         joins the citations."""
-        doc = doc_id or (citations[0].doc_id if citations else None)
         cited = {c.segment_id for c in citations}
         head = [
             p
@@ -312,15 +315,14 @@ class Asker:
         return found
 
     def clause_answer(
-        self, question: str, doc_id: str | None, citations: list[Citation], notes: list[str]
+        self, question: str, doc: str | None, citations: list[Citation], notes: list[str]
     ) -> Answer | None:
         """A question about a contract's clause (retrieval.clause_questions) answered by the clause head from
-        the contract asked about (`doc_id`, else the first cited document): its likeliest sentence of the
+        the contract asked about (`doc`: the one asked about, else the first cited document): its likeliest sentence of the
         category, or "none" with that sentence as evidence when the head gives it less than the clause rows'
         bar (`clause_min_probability`). None when the question names no category or the document is not a
         contract."""
         category = clause_category(question) if self.clauses is not None else None
-        doc = doc_id or (citations[0].doc_id if citations else None)
         if category is None or doc is None:
             return None
         passages = self.passages_of(doc)
@@ -440,10 +442,6 @@ class Asker:
         p = self.passage(segment_id)
         page, bbox = self.blocks.get((p.doc_id, self.block_of[segment_id]), (None, None))
         return Evidence(sentence.strip(), segment_id, page, bbox)
-
-
-# the name the first callers used (tests, `ldx ask` before the Asker API)
-AskSession = Asker
 
 
 def parse_date(value: str | None) -> dt.date | None:

@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 import retrieval
 from retrieval.answer import (
+    Citation,
     choose_threshold,
     complete_span,
     fits_question,
@@ -19,9 +20,11 @@ from retrieval.answer import (
     is_sentence,
     question_kind,
     rank_sentences,
+    with_dispositions,
 )
 from retrieval.config import RetrievalConfig
 from retrieval.evidence import SentenceVectors, segment_vectors
+from retrieval.hybrid import Passage
 
 ZH_DEMO = "被告人犯什么罪，判处什么刑罚？"
 EN_DEMO = "What did the court decide on appeal?"
@@ -251,6 +254,22 @@ def test_a_decision_question_is_answered_by_a_ruling_wherever_it_is_reported():
     ]
     for question, number in (("二审法院如何判决？", "民终"), ("一审法院如何判决？", "民初")):
         assert number in rank_sentences(question, two, "decision")[0].text
+
+
+def test_an_english_ruling_outside_the_disposition_and_a_disposition_the_search_left_out():
+    opinion = [
+        ("o:3", "OPINION", "The failure to memorialize the judgment of the trial court is a clerical error."),
+        ("o:9", "OPINION", "Finding no error, we affirm the motion court's judgment."),
+    ]
+    assert rank_sentences("What did the court decide?", opinion, "decision")[0].segment_id == "o:9"
+    cited = [Citation("d", "d:1", "OPINION", 1, None, 0.03, "The district court denied the motion.")]
+    doc = [
+        Passage("d:1", "d", "The district court denied the motion.", "OPINION"),
+        Passage("d:7", "d", "For these reasons, the appeal is dismissed.", "VERDICT"),
+        Passage("d:8", "d", "So ordered.", "SIGNATURE"),
+    ]
+    assert [p[0] for p in with_dispositions("decision", cited, doc)] == ["d:1", "d:7"]
+    assert [p[0] for p in with_dispositions("reason", cited, doc)] == ["d:1"]
 
 
 def test_choose_threshold_maximises_answer_vs_abstain_f1():

@@ -9,7 +9,7 @@ from run_tables import write_run_tables
 from typer.testing import CliRunner
 
 from flows.cli import app
-from retrieval.ask import MAX_K, AskSession, BadQuestion
+from retrieval.ask import MAX_K, Asker, BadQuestion
 
 HOSTILE = "Held \x1b[2J\x1b]0;pwned\x07 [link=file:///etc/passwd]click[/link] [bold]x[/] and [/] end."
 
@@ -54,7 +54,7 @@ def test_ask_refuses_a_question_without_words(small_run, tmp_path, question):
 
 
 def test_ask_clamps_k_and_says_so(small_run, tmp_path):
-    session = AskSession(small_run, checkpoint=str(tmp_path / "none.pt"))
+    session = Asker(small_run, checkpoint=str(tmp_path / "none.pt"))
     answer = session.ask("contract void", k=100_000)
     assert 0 < len(answer.citations) <= MAX_K and any("lowered" in n for n in answer.notes)
     with pytest.raises(BadQuestion):

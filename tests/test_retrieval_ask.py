@@ -74,7 +74,7 @@ def test_ask_json_cites_parquet_segments_on_the_pdf(indexed_run, shared_data):
 
 
 def test_ask_reads_an_answer_from_the_cited_segments_and_caches_the_document(indexed_run):
-    from retrieval.ask import AskSession
+    from retrieval.ask import Asker
     from retrieval.reader.runtime import Reader, ReaderConfig, ReaderHead
     from txl.checkpoint import load_model
 
@@ -85,7 +85,7 @@ def test_ask_reads_an_answer_from_the_cited_segments_and_caches_the_document(ind
     Reader(ReaderHead(ReaderConfig(32)), model, load_tokenizer()).save(
         reader_file, sha256_file(ckpt), {}
     )  # untrained head
-    session = AskSession(out, checkpoint=str(ckpt), device="cpu", reader=reader_file)
+    session = Asker(out, checkpoint=str(ckpt), device="cpu", reader=reader_file)
     first = session.ask("Who pays the sponsorship fee?", k=3)
     assert first.reader == str(reader_file)
     assert first.answer in ("YES", "NO", "none") or any(first.answer in c.text for c in first.citations)
