@@ -11,7 +11,9 @@ seconds. CLCR: 40 labelled queries, 1,884 cases, every passage keyed (`ldx eval 
 --dense-passages 0`); a head's figure differs from the eval's by its own seed only.
 
     PYTHONPATH=. .venv/bin/python benchmarks/key_seeds.py [--seeds 0 1 2] [--far-pairs] [--facts-pairs]
-        [--charge-pairs N] [--pooling bm25|idf|mean] [--threads 2]
+        [--charge-pairs N] [--pooling bm25|idf|mean] [--lr 2e-3] [--threads 2]
+
+A choice between recipes (a learning rate, a pooling) reads the validation MRR only: CLCR is the test.
 """
 
 from __future__ import annotations
@@ -53,6 +55,7 @@ def main() -> None:
     ap.add_argument("--facts-pairs", action="store_true")
     ap.add_argument("--charge-pairs", type=int, default=0)
     ap.add_argument("--pooling", choices=KEY_POOLINGS, default=KEY_POOLING)
+    ap.add_argument("--lr", type=float, default=FitConfig.lr, help="The head's AdamW learning rate.")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--time-budget", type=float, default=240.0, help="seconds of training per head at most")
     args = ap.parse_args()
@@ -90,7 +93,7 @@ def main() -> None:
     )
     rows = []
     for seed in args.seeds:
-        fit = FitConfig(seed=seed, time_budget_s=args.time_budget)
+        fit = FitConfig(seed=seed, time_budget_s=args.time_budget, lr=args.lr)
         head, report = fit_key_head(pairs_raw, train, val, candidates, fit, reads=reads)
         queries = {t: head.apply_np(v) for t, v in query_raw.items()}
         es.index.add_dense(

@@ -318,7 +318,7 @@ class Asker:
         self, question: str, doc: str | None, citations: list[Citation], notes: list[str]
     ) -> Answer | None:
         """A question about a contract's clause (retrieval.clause_questions) answered by the clause head from
-        the contract asked about (`doc`: the one asked about, else the first cited document): its likeliest sentence of the
+        `doc` (the contract asked about, else the first cited document): its likeliest sentence of the
         category, or "none" with that sentence as evidence when the head gives it less than the clause rows'
         bar (`clause_min_probability`). None when the question names no category or the document is not a
         contract."""
