@@ -11,7 +11,7 @@ seconds. CLCR: 40 labelled queries, 1,884 cases, every passage keyed (`ldx eval 
 --dense-passages 0`); a head's figure differs from the eval's by its own seed only.
 
     PYTHONPATH=. .venv/bin/python benchmarks/key_seeds.py [--seeds 0 1 2] [--far-pairs] [--facts-pairs]
-        [--charge-pairs N] [--pooling bm25|idf|mean] [--lr 2e-3] [--threads 2]
+        [--charge-pairs N] [--pooling bm25|idf|mean] [--lr 5e-4] [--threads 2]
 
 A choice between recipes (a learning rate, a pooling) reads the validation MRR only: CLCR is the test.
 """

@@ -167,6 +167,9 @@ def train_keys(
     hidden: Annotated[
         int, typer.Option(help="Width of the head's residual MLP (0: the linear head, as shipped).")
     ] = 0,
+    lr: Annotated[
+        float | None, typer.Option(help="The head's AdamW learning rate; default as shipped.")
+    ] = None,
     sources: Annotated[
         str, typer.Option(help="Pair sources, comma-separated: clcr, cjrc, cuad, judge (judge_criminal).")
     ] = "clcr,cjrc,cuad",
@@ -210,6 +213,8 @@ def train_keys(
         raw_cache=str(raw_cache) if raw_cache else None,
         fit=FitConfig(dim=dim, hidden=hidden, time_budget_s=time_budget),
     )
+    if lr is not None:
+        cfg.fit.lr = lr
     report = run_training(str(checkpoint) if checkpoint else None, out or KEYS_FILE, cfg)
     report.pop("epochs")
     console.print_json(json.dumps(report, ensure_ascii=False, default=str))
