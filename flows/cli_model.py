@@ -31,7 +31,7 @@ from flows.cli_common import (
     train_app,
 )
 from pipeline.paths import SHARED_DATA, SHIPPED_CHECKPOINT
-from txl.pooling import KEY_LAYER, KEY_POOLING, KEY_POOLINGS
+from txl.pooling import KEY_LAYER, KEY_LR, KEY_POOLING, KEY_POOLINGS
 from txl.train_config import load_train_config
 
 
@@ -167,9 +167,7 @@ def train_keys(
     hidden: Annotated[
         int, typer.Option(help="Width of the head's residual MLP (0: the linear head, as shipped).")
     ] = 0,
-    lr: Annotated[
-        float | None, typer.Option(help="The head's AdamW learning rate; default as shipped.")
-    ] = None,
+    lr: Annotated[float, typer.Option(help="The head's AdamW learning rate.")] = KEY_LR,
     sources: Annotated[
         str, typer.Option(help="Pair sources, comma-separated: clcr, cjrc, cuad, judge (judge_criminal).")
     ] = "clcr,cjrc,cuad",
@@ -190,8 +188,7 @@ def train_keys(
     ] = None,
     device: Annotated[str, typer.Option(help="cpu, cuda, ...")] = "cpu",
 ) -> None:
-    """Train the retrieval key head on the encoder's frozen states (retrieval/train_keys.py): prints the
-    validation MRR / recall of the raw keys and of the head."""
+    """Train the key head on the encoder's frozen states (retrieval/train_keys.py); prints validation MRR."""
     from retrieval.train_keys import KeyTrainConfig  # start-up: torch
     from retrieval.train_keys import train_keys as run_training  # start-up: torch
     from txl.keys import KEYS_FILE, FitConfig  # start-up: torch
@@ -211,10 +208,8 @@ def train_keys(
         pooling=pooling,
         device=device,
         raw_cache=str(raw_cache) if raw_cache else None,
-        fit=FitConfig(dim=dim, hidden=hidden, time_budget_s=time_budget),
+        fit=FitConfig(dim=dim, hidden=hidden, time_budget_s=time_budget, lr=lr),
     )
-    if lr is not None:
-        cfg.fit.lr = lr
     report = run_training(str(checkpoint) if checkpoint else None, out or KEYS_FILE, cfg)
     report.pop("epochs")
     console.print_json(json.dumps(report, ensure_ascii=False, default=str))

@@ -12,6 +12,8 @@ WEIGHTED = ("idf", "bm25")  # the poolings that weight each token (`token_weight
 # of layer 0 (the embedded tokens), weighted by inverse document frequency with BM25's saturation
 KEY_LAYER, KEY_POOLING = 0, "bm25"
 BM25_K1 = 1.2  # BM25's usual saturation constant, not tuned here
+# the head's AdamW learning rate, chosen by validation MRR among 2e-3, 5e-4, 2e-4 (benchmarks/key_seeds.py --lr)
+KEY_LR = 5e-4
 
 
 def token_weights(ids, idf: np.ndarray, pooling: str) -> np.ndarray | None:
