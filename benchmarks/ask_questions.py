@@ -20,7 +20,7 @@ Both use the same reader. Reported for each: `answer@1`, the share of questions 
 sentence is a gold sentence (for a sentence answer the answer itself; for "none" the best evidence shown);
 `top3`, a gold sentence among the evidence and the two next-best sentences (`Answer.more_evidence`);
 `cited`, a gold sentence inside one of the k cited segments; `answered`, the share not answered "none";
-and the same split by source (UK, US, CUAD). `--limit 3` checks the whole path at tiny size.
+and the same split by source (UK, US, CUAD; ZH doc and ZH pdf). `--limit 3` checks the whole path at tiny size.
 """
 
 from __future__ import annotations

@@ -7,8 +7,8 @@ its line, for part of a heading) when the span alone is not a phrase. `rank_sent
 of the retrieved passages by lexical overlap with the question (idf-weighted over the candidate sentences),
 for English questions averaged with the sentence model's cosine (retrieval.evidence), plus a prior where
 the question's answer stands (`fits_kind`: the disposition, or a ruling a case digest reports in its facts,
-for a decision; the court's reasoning for a reason). `fits_question` drops reader spans that cannot be an answer (a heading's
-words, no number for "how much"). `choose_threshold` picks the confidence below which the reader's answer
+for a decision; the court's reasoning for a reason). `fits_question` drops reader spans that cannot be an
+answer (a heading's words, no number for "how much"). `choose_threshold` picks the confidence below which the reader's answer
 is withheld, by F1 of answer-vs-abstain over questions with known golds.
 """
 
@@ -86,10 +86,10 @@ DECISION_BLOCKS = frozenset({"VERDICT"})  # the disposition: 判决如下 items,
 # (…作出…刑事判决：被告人…犯交通肇事罪，判处有期徒刑七个月；…民事裁定：驳回上诉，维持原判)
 _ZH_RULING = re.compile(r"(判决|裁定|决定)[：:]|判处|维持原判")
 # …and an English court's own: "we affirm", "I would order", "the appeal is dismissed"
+_RULES = "order|affirm|reverse|vacate|remand|dismiss|allow|refuse|quash|set aside"
+_RULED = "affirmed|reversed|vacated|remanded|dismissed|allowed|refused|quashed|set aside"
 _EN_RULING = re.compile(
-    r"\b(I|we)\s+(would\s+|now\s+|therefore\s+|accordingly\s+)?(order|affirm|reverse|vacate|remand|dismiss|"
-    r"allow|refuse|quash|set aside)\b|\b(is|are|be)\s+(hereby\s+)?(affirmed|reversed|vacated|remanded|"
-    r"dismissed|allowed|refused|quashed|set aside)\b",
+    rf"\b(I|we)\s+(would\s+|now\s+|therefore\s+|accordingly\s+)?({_RULES})\b|\b(is|are|be)\s+(hereby\s+)?({_RULED})\b",
     re.I,
 )
 RULING_BLOCKS = frozenset({"FACTS", "PROCEDURE", "OPINION"})  # not CLAIMS: a party asks for 撤销 … 改判
@@ -366,8 +366,8 @@ def rank_sentences(
         if btype in skip:
             continue
         for a, b in sentences(text):
-            if is_sentence(text[a:b]):
-                s = text[a:b]
+            s = text[a:b]
+            if is_sentence(s):
                 cands.append((sid, btype, a, b, s, {t for t, _, _ in term_spans(s)} | instances(s)))
     if not cands:
         return []
