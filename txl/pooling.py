@@ -40,7 +40,7 @@ def pool_key(hidden: np.ndarray, mode: str = "mean", weights: np.ndarray | None 
         raise ValueError(f"expected [T, d] states with T > 0, got shape {h.shape}")
     if mode in WEIGHTED:
         if weights is None or len(weights) != h.shape[0]:
-            raise ValueError("idf pooling needs one weight per token")
+            raise ValueError(f"{mode} pooling needs one weight per token")
         w = np.asarray(weights, dtype=np.float32)
         v = (w @ h) / float(w.sum()) if w.sum() > 0 else h.mean(0)
     elif mode == "mean":
