@@ -5,7 +5,7 @@ same run.
         [--data ../shared/data] [--out OUT_DIR] [--limit N] [--k 10] [--threads 2] [--json RESULTS.json]
 
 The questions and their gold sentences are tests/data/english_questions.json by default (37 questions over 3
-UK Court of Appeal judgments, 3 US opinions and 2 CUAD contracts) or tests/data/chinese_questions.json (26
+UK Court of Appeal judgments, 3 US opinions and 2 CUAD contracts) or tests/data/chinese_questions.json (31
 questions over the 4 裁定书 and 4 人民法院案例库 case PDFs of the shared data); tests/data/README.md says how
 they were made.
 The documents the kept questions need are copied into a temporary folder and run through `ldx run` with the
@@ -14,9 +14,11 @@ shipped model (--out reuses a run of them instead). Every question is asked abou
 
 - "full": what `ldx ask` does: BM25 + the sentence model (MiniLM) + the Transformer-XL keys, fused, and the
   sentence model in the evidence-sentence ranker;
+- "no_sides": the same without the prior for the side a question asks about (`side_prior=0`,
+  retrieval/sides.py);
 - "bm25": BM25 retrieval and term-overlap sentence ranking only (`dense=false`, `sentence_model=false`).
 
-Both use the same reader. Reported for each: `answer@1`, the share of questions whose answer's evidence
+All use the same reader. Reported for each: `answer@1`, the share of questions whose answer's evidence
 sentence is a gold sentence (for a sentence answer the answer itself; for "none" the best evidence shown);
 `top3`, a gold sentence among the evidence and the two next-best sentences (`Answer.more_evidence`);
 `cited`, a gold sentence inside one of the k cited segments; `answered`, the share not answered "none";
@@ -46,7 +48,11 @@ from retrieval.text import HAN
 
 ROOT = Path(__file__).resolve().parents[1]
 QUESTIONS = ROOT / "tests" / "data" / "english_questions.json"
-CONFIGS = {"full": RetrievalConfig(), "bm25": RetrievalConfig(dense=False, sentence_model=False)}
+CONFIGS = {
+    "full": RetrievalConfig(),
+    "no_sides": RetrievalConfig(side_prior=0.0),
+    "bm25": RetrievalConfig(dense=False, sentence_model=False),
+}
 
 
 def group(doc_key: str, path: str) -> str:

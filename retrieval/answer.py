@@ -84,7 +84,7 @@ _EN_MULTI_WH = re.compile(r"\b(who|what|when|where|which|how much|how many|how l
 DECISION_BLOCKS = frozenset({"VERDICT"})  # the disposition: 判决如下 items, "I would allow the appeal"
 # a ruling reported outside the disposition: a case digest's 一审 and 二审 rulings in its facts
 # (…作出…刑事判决：被告人…犯交通肇事罪，判处有期徒刑七个月；…民事裁定：驳回上诉，维持原判)
-_ZH_RULING = re.compile(r"(判决|裁定|决定)[：:]|判处|维持原判")
+_ZH_RULING = re.compile(r"(判决|裁定|决定)[：:]|判处|维持原判|于本判决生效之日")
 # …and an English court's own: "we affirm", "I would order", "the appeal is dismissed"
 _RULES = "order|affirm|reverse|vacate|remand|dismiss|allow|refuse|quash|set aside"
 _RULED = "affirmed|reversed|vacated|remanded|dismissed|allowed|refused|quashed|set aside"

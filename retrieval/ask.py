@@ -57,6 +57,7 @@ from retrieval.hybrid import Filters, HybridIndex, Passage
 from retrieval.inject import encode_document
 from retrieval.predict.clauses import ClauseHead
 from retrieval.reader.runtime import READER_FILE, EncodedText, ReaderMismatch, load_reader
+from retrieval.sides import on_asked_side
 from retrieval.stage import INDEX_DIR
 from retrieval.store_arm import open_store_arm
 
@@ -206,8 +207,7 @@ class Asker:
         return {p.segment_id: h for p, h in zip(passages, cached, strict=True)}
 
     def read(self, question: str, citations: list[Citation]) -> Reading | None:
-        """The most confident answer the reader finds in the cited segments; None when every segment says
-        no answer."""
+        """The reader's best answer in the cited segments; None when every segment says no answer."""
         q = self.reader.question(question)
         wh = is_wh_question(question)
         best, best_rank = None, -1.0
@@ -222,12 +222,15 @@ class Asker:
             if pred.label == "SPAN" and not fits_question(question, pred.answer, c.block_type):
                 continue  # a heading's words, or no number for a how-much question
             a, b = (offsets[pred.span[0]][0], offsets[pred.span[1]][1]) if pred.span else (0, len(c.text))
-            # ranked by P(answer type) (a span's own probability shrinks with the passage's length, so against
-            # it a short title's YES/NO would win every time), weighted by how much of the question the
-            # answer's sentence holds: the small reader's P(SPAN) alone prefers any fact-like segment
-            share = term_share(question, sentence_around(c.text, a, b))
-            if pred.type_prob * (0.5 + share) > best_rank:
-                best_rank = pred.type_prob * (0.5 + share)
+            # ranked by P(answer type) (a span's own probability shrinks with the passage's length: a title's
+            # YES/NO would win), weighted by the question's share in the answer's sentence (P(SPAN) alone
+            # prefers any fact-like segment) and by its side, the court's or a party's (retrieval.sides)
+            sentence = sentence_around(c.text, a, b)
+            share = term_share(question, sentence)
+            side = self.config.side_prior * on_asked_side(question, c.block_type, sentence)
+            rank = pred.type_prob * (0.5 + share + side)
+            if rank > best_rank:
+                best_rank = rank
                 best = Reading(pred.label, pred.answer, pred.type_prob, c.segment_id, a, b, share, pred.parts)
         return best
 
@@ -297,8 +300,7 @@ class Asker:
 
     def typed(self, question: str, doc: str | None, citations: list[Citation]) -> TypedSpan | None:
         """The English phrase of the type the question asks for (retrieval.english_spans) in the cited
-        passages and the head of the document asked about (else cited first); a head segment it comes from
-        joins the citations."""
+        passages and the head of the document asked about (else cited first), whose segment joins the citations."""
         cited = {c.segment_id for c in citations}
         head = [
             p

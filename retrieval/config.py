@@ -77,6 +77,9 @@ class RetrievalConfig(Options):
     # retrieval.answer.choose_threshold over answer-vs-abstain F1 keeps every typed answer (its bar, 0.314, is
     # the lowest relevance any of them had): no higher bar raises that F1
     typed_min_relevance: float = 0.25
+    # a reader span from a sentence on the side a question asks about (the court's ruling or a party's
+    # request: retrieval/sides.py) ranks as if its sentence held this much more of the question; set a priori
+    side_prior: float = 0.5
     # semantic anchoring (retrieval/anchoring.py): empty the memory before segment i when the key of segment
     # i-1 (the encoder's own key, through the key head) has drifted from the key of segment 0. Off: every
     # threshold tried raised held-apart perplexity (+2.4% at 0, +7.6% at 0.1; benchmarks/anchoring.py)

@@ -25,6 +25,7 @@ from retrieval.answer import (
 from retrieval.config import RetrievalConfig
 from retrieval.evidence import SentenceVectors, segment_vectors
 from retrieval.hybrid import Passage
+from retrieval.sides import asked_side, on_asked_side
 
 ZH_DEMO = "被告人犯什么罪，判处什么刑罚？"
 EN_DEMO = "What did the court decide on appeal?"
@@ -79,6 +80,8 @@ def test_a_question_the_corpus_cannot_answer_says_so_with_its_best_evidence(demo
         ("扣押在案的作案工具如何处理？", ["没收"], "sentence"),
         ("本院为什么对被告人从轻处罚？", ["从轻"], "sentence"),
         ("被告应返还原告多少装修款？", ["30,400"], "span"),
+        # the same sum asked as the plaintiff's request: the claim, not what the court awarded
+        ("原告请求被告返还多少装修款？", ["86,000"], "span"),
         ("法院酌定被告支付违约金多少元？", ["12,000"], "span"),
         ("案件受理费是多少？", ["2,450"], "span"),
         ("原告与被告签订的是什么合同？", ["家庭居室装饰装修施工合同"], "span"),
@@ -207,6 +210,28 @@ def test_question_kinds_and_phrase_growth():
     assert not fits_question("How much is the consultant paid?", "Consultant", "CLAUSE")
     assert fits_question("How much is the consultant paid?", "$18,000 per month", "CLAUSE")
     assert fits_question("被告应返还原告多少装修款？", "30,400元", "VERDICT")
+
+
+def test_the_side_a_span_question_asks_about():
+    """A sum a party asked for and the sum the court awarded stand side by side in one judgment: the
+    question says which it wants (a question naming the court asks for its ruling, request or not)."""
+    assert asked_side("原告请求被告返还多少装修款？") == "claim"
+    assert asked_side("陈某智应支付多少护工费？") == "ruling"
+    assert asked_side("法院是否支持原告的请求？") == "ruling"
+    assert asked_side("What did the claimant seek?") == "claim"
+    assert asked_side("How much was the defendant ordered to pay?") == "ruling"
+    assert asked_side("Who is the appellant?") is None and asked_side("案件受理费是多少？") is None
+    claim = "为此，唐某纯诉至法院，请求四子女每月支付赡养费800元，陈某智支付应由其负担的护工费12109元。"
+    award = (
+        "二、陈某智于本判决生效之日起十日内向唐某纯支付护工费8500元；"  # an item quoted in a digest's facts
+    )
+    ruling_q, claim_q = "法院判决陈某智支付多少护工费？", "唐某纯请求陈某智支付多少护工费？"
+    assert on_asked_side(ruling_q, "FACTS", award) and not on_asked_side(ruling_q, "FACTS", claim)
+    assert on_asked_side(claim_q, "FACTS", claim) and not on_asked_side(claim_q, "FACTS", award)
+    # the disposition is the court's even where it names the claims it dismisses; a party's block is its own
+    assert not on_asked_side(claim_q, "VERDICT", "三、驳回原告唐某纯其他诉讼请求。")
+    assert on_asked_side(claim_q, "CLAIMS", "判令被告返还装修款人民币86,000元")
+    assert not on_asked_side("案件受理费是多少？", "VERDICT", award)
 
 
 def test_a_decision_question_is_answered_by_a_ruling_wherever_it_is_reported():
