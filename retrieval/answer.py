@@ -1,13 +1,14 @@
 """Shaping what `ask` says: whole phrases instead of reader fragments, sentence answers for questions whose
 answer is a sentence, and an honest "not found" below a confidence threshold chosen on validation data.
 
-`question_kind(q)` tells span questions from sentence questions (decisions, reasons, what a text provides).
+`question_kind(q)` tells span questions from sentence questions (decisions, what a party argued or asked for,
+reasons, what a text provides).
 `complete_span` grows a reader span to its clause (or sentence, for a question asking several things; or
 its line, for part of a heading) when the span alone is not a phrase. `rank_sentences` scores the sentences
 of the retrieved passages by lexical overlap with the question (idf-weighted over the candidate sentences),
 for English questions averaged with the sentence model's cosine (retrieval.evidence), plus a prior where
 the question's answer stands (`fits_kind`: the disposition, or a ruling a case digest reports in its facts,
-for a decision; the court's reasoning for a reason). `fits_question` drops reader spans that cannot be an
+for a decision; a party's words for an argument (retrieval.sides); the court's reasoning for a reason). `fits_question` drops reader spans that cannot be an
 answer (a heading's words, no number for "how much"). `choose_threshold` picks the confidence below which the reader's answer
 is withheld, by F1 of answer-vs-abstain over questions with known golds.
 """
@@ -22,6 +23,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from retrieval.reader.runtime import term_spans
+from retrieval.sides import CLAIM_BLOCKS, DECISION_BLOCKS, asks_argument, is_claim, is_ruling
 from retrieval.text import HAN, stopwords
 
 # P(answer type) of the reader's best answer below which `ask` says it found no confident answer.
@@ -81,18 +83,6 @@ _HEADING_Q = re.compile(
 )
 _EN_MULTI_WH = re.compile(r"\b(who|what|when|where|which|how much|how many|how long)\b", re.I)
 
-DECISION_BLOCKS = frozenset({"VERDICT"})  # the disposition: 判决如下 items, "I would allow the appeal"
-# a ruling reported outside the disposition: a case digest's 一审 and 二审 rulings in its facts
-# (…作出…刑事判决：被告人…犯交通肇事罪，判处有期徒刑七个月；…民事裁定：驳回上诉，维持原判)
-_ZH_RULING = re.compile(r"(判决|裁定|决定)[：:]|判处|维持原判|于本判决生效之日")
-# …and an English court's own: "we affirm", "I would order", "the appeal is dismissed"
-_RULES = "order|affirm|reverse|vacate|remand|dismiss|allow|refuse|quash|set aside"
-_RULED = "affirmed|reversed|vacated|remanded|dismissed|allowed|refused|quashed|set aside"
-_EN_RULING = re.compile(
-    rf"\b(I|we)\s+(would\s+|now\s+|therefore\s+|accordingly\s+)?({_RULES})\b|\b(is|are|be)\s+(hereby\s+)?({_RULED})\b",
-    re.I,
-)
-RULING_BLOCKS = frozenset({"FACTS", "PROCEDURE", "OPINION"})  # not CLAIMS: a party asks for 撤销 … 改判
 # the instance a Chinese case number names ((2024)渝0107民初17358号 a first, 渝05民终11440号 a second, 内民申441号
 # a retrial review): a sentence citing one holds that instance's word, for a question asking what 二审 decided
 _INSTANCE_OF_CASE = {
@@ -172,9 +162,12 @@ class Reading:
 
 
 def question_kind(question: str) -> str:
-    """ "decision", "reason" or "statement" (the answer is a sentence), else "span"."""
+    """ "decision", "argument" (what a party argued or asked for), "reason" or "statement" (the answer is a
+    sentence), else "span"."""
     if _ZH_DECISION.search(question):
         return "decision"
+    if asks_argument(question):
+        return "argument"
     if _ZH_REASON.search(question) or (_EN_WH.match(question) and _EN_REASON.search(question)):
         return "reason"
     if _EN_WH.match(question) and _EN_DECISION.search(question):
@@ -326,12 +319,12 @@ def instances(sentence: str) -> set[str]:
 
 def fits_kind(kind: str, block_type: str, sentence: str) -> bool:
     """Whether a sentence is where a `kind` question's answer stands: the disposition (or a ruling reported
-    in the facts or reasons) for a decision, the court's reasoning for a reason."""
+    in the facts or reasons) for a decision, a party's words for an argument, the court's reasoning for a
+    reason."""
     if kind == "decision":
-        ruling = _ZH_RULING if HAN.search(sentence) else _EN_RULING
-        return block_type in DECISION_BLOCKS or (
-            block_type in RULING_BLOCKS and bool(ruling.search(sentence))
-        )
+        return is_ruling(block_type, sentence)
+    if kind == "argument":
+        return is_claim(block_type, sentence)
     return kind == "reason" and block_type in REASON_BLOCKS
 
 
@@ -339,15 +332,16 @@ def with_dispositions(kind: str, citations: list[Citation], doc_passages: list) 
     """(segment_id, block type, text) of the cited passages and, for a decision question, the disposition
     segments of the document asked about (`doc_passages`, its `retrieval.hybrid.Passage`s) that the search
     left out: a ruling is seldom worded like the question ("the appeal is dismissed" for "what did the
-    court decide")."""
+    court decide"); for an argument question, the parties' blocks (诉讼请求 for 原告要求什么)."""
     cited = [(c.segment_id, c.block_type, c.text) for c in citations]
-    if kind != "decision":
+    wanted = {"decision": DECISION_BLOCKS, "argument": CLAIM_BLOCKS}.get(kind)
+    if wanted is None:
         return cited
     seen = {c.segment_id for c in citations}
     return cited + [
         (p.segment_id, p.block_type, p.text)
         for p in doc_passages
-        if p.block_type in DECISION_BLOCKS and p.segment_id not in seen
+        if p.block_type in wanted and p.segment_id not in seen
     ]
 
 

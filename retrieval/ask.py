@@ -282,7 +282,7 @@ class Asker:
         )
         answer, answer_type, conf, evidence = self.shape(question, kind, ranked, reading, typed, notes)
         if evidence is not None and all(c.segment_id != evidence.segment_id for c in citations):
-            citations.append(self.citation(evidence.segment_id, 0.0))  # a disposition the search left out
+            citations.append(self.citation(evidence.segment_id, 0.0))  # a disposition or party's block
         return Answer(
             question,
             answer,

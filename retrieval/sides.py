@@ -1,34 +1,88 @@
-"""Whose words a span question asks for: what the court ordered (法院判决…, 应支付…, "what was he ordered to
-pay") or what a party asked for (原告要求…, "what did the claimant seek"). The same sum is often claimed,
-then cut down and awarded, in one judgment; `ask` ranks a span read from a sentence of the side asked about
-higher (`retrieval.side_prior`).
+"""Whose words a sentence holds and a question asks for: the court's ruling, or a party's request or
+argument.
+
+A judgment states a sum as claimed and then, often cut down, as awarded; a party's grounds and the court's
+reasons stand side by side. `asked_side` reads which side a question wants (法院判决…, 应支付…, "how much
+was he ordered to pay" against 原告请求…, "what did the claimant seek"); `is_ruling` and `is_claim` tell a
+sentence's side. `ask` ranks a reader span from a sentence on the asked side higher
+(`retrieval.side_prior`), and answers a question about what a party argued or asked for (`asks_argument`)
+with a party's sentence.
 """
 
 from __future__ import annotations
 
 import re
 
-from retrieval.answer import fits_kind
 from retrieval.text import HAN
 
-_ZH_ASKS_RULING = re.compile(
-    r"判决|判令|判处|判赔|裁定|法院|本院|酌定|支持|驳回|最终|应当?(支付|赔偿|返还|承担|给付|偿还|负担)"
+DECISION_BLOCKS = frozenset({"VERDICT"})  # the disposition: 判决如下 items, "I would allow the appeal"
+# a ruling reported outside the disposition: a case digest's 一审 and 二审 rulings in its facts
+# (…作出…刑事判决：被告人…犯交通肇事罪，判处有期徒刑七个月；…民事裁定：驳回上诉，维持原判), or an item of one
+# quoted there (二、陈某智于本判决生效之日起十日内…)
+_ZH_RULING = re.compile(r"(判决|裁定|决定)[：:]|判处|维持原判|于本判决生效之日")
+# …and an English court's own: "we affirm", "I would order", "the appeal is dismissed"
+_RULES = "order|affirm|reverse|vacate|remand|dismiss|allow|refuse|quash|set aside"
+_RULED = "affirmed|reversed|vacated|remanded|dismissed|allowed|refused|quashed|set aside"
+_EN_RULING = re.compile(
+    rf"\b(I|we)\s+(would\s+|now\s+|therefore\s+|accordingly\s+)?({_RULES})\b|\b(is|are|be)\s+(hereby\s+)?({_RULED})\b",
+    re.I,
 )
-_ZH_ASKS_CLAIM = re.compile(r"要求|请求|诉请|主张|诉称|辩称|起诉|索赔|索要")
-_EN_ASKS_RULING = re.compile(r"\b(order(ed|s)?|award(ed|s)?|sentenced?|granted|judgment for)\b", re.I)
-_EN_ASKS_CLAIM = re.compile(
-    r"\b(claim(ed)?|seek|sought|ask(ed)? for|request(ed)?|demand(ed)?|argue[ds]?|contend(ed)?)\b", re.I
+RULING_BLOCKS = frozenset({"FACTS", "PROCEDURE", "OPINION"})  # not CLAIMS: a party asks for 撤销 … 改判
+CLAIM_BLOCKS = frozenset({"CLAIMS", "DEFENSE"})
+# a party's request or argument reported in another block (郭某华遂诉至法院，请求判令…, "the appellant contends")
+_ZH_CLAIMED = re.compile(r"请求|诉请|要求|诉至|诉称|辩称|上诉称|申请再审称|主张|抗辩|辩护意见|指控|提出")
+# …but not where the court answers one (辩护人提出的辩护意见…本院予以采纳)
+_ZH_COURT_ANSWERS = re.compile(
+    r"本院(认为|予以|不予|采纳|支持|酌)|法院(认为|认定|予以|不予)|予以(采纳|支持)|不予(采纳|支持)|"
+    r"(罪名|指控|主张|请求|理由)(不能)?成立"
 )
-_ZH_CLAIMED = re.compile(r"请求|诉请|要求|诉至|诉称|辩称|上诉称|申请再审称|主张")
 _EN_CLAIMED = re.compile(
     r"\b(claim(s|ed)|seeks?|sought|request(s|ed)|demand(s|ed)|argue[sd]|contend(s|ed)|submit(s|ted))\b", re.I
 )
-CLAIM_BLOCKS = frozenset({"CLAIMS", "DEFENSE"})
+
+# a question naming the court or what it did asks for the ruling, request or not (法院是否支持原告的请求)
+_ZH_ASKS_RULING = re.compile(
+    r"判决|判令|判处|判赔|裁定|法院|本院|酌定|支持|驳回|最终|应当?(支付|赔偿|返还|承担|给付|偿还|负担)"
+)
+_ZH_ASKS_CLAIM = re.compile(
+    r"要求|请求|诉请|主张|诉称|辩称|起诉|索赔|索要|指控|(上诉|再审申请|申请再审|抗辩|辩护|答辩)的?(理由|意见)|"
+    r"(提出|发表)了?(什么|哪些)(意见|理由|主张)"
+)
+_EN_ASKS_RULING = re.compile(r"\b(ordered|awarded|sentenced|judgment for)\b", re.I)
+# a verb of asking or arguing after its party ("did the claimant seek", not "does claim 3 require"), or a
+# party's arguments named
+_EN_ASKS_CLAIM = re.compile(
+    r"\b(did|does|do|has|have|had)\s+([\w'-]+\s+){1,4}(claim|seek|ask for|request|demand|argue|contend|submit)\b|"
+    r"\b(claimed|sought|requested|demanded|argued|contended|submitted|arguments?|submissions?|contentions?)\b",
+    re.I,
+)
+# an argument question asks what was argued, not a sum, a person or a date (those stay span questions)
+# (in English "what did the appellant argue", not "what benefit had he claimed" nor "which lawyer argued")
+_ASKS_WHAT = re.compile(r"什么|哪些|^\s*what\s+(did|does|do|has|have|had|was|were|is|are)\b", re.I)
+_ASKS_PHRASE = re.compile(r"多少|几|谁|何时|哪一?天|\b(how much|how many|when|who|whom)\b", re.I)
+
+
+def is_ruling(block_type: str, sentence: str) -> bool:
+    """The disposition, or a ruling reported in the facts, the proceedings or the reasons."""
+    ruling = _ZH_RULING if HAN.search(sentence) else _EN_RULING
+    return block_type in DECISION_BLOCKS or (block_type in RULING_BLOCKS and bool(ruling.search(sentence)))
+
+
+def is_claim(block_type: str, sentence: str) -> bool:
+    """A party's words: its own block (CLAIMS, DEFENSE), or a request or argument reported elsewhere; never
+    a ruling (驳回原告其他诉讼请求 names a request) or the court's answer to an argument."""
+    if is_ruling(block_type, sentence):
+        return False
+    if block_type in CLAIM_BLOCKS:
+        return True
+    if HAN.search(sentence):
+        return bool(_ZH_CLAIMED.search(sentence)) and not _ZH_COURT_ANSWERS.search(sentence)
+    return bool(_EN_CLAIMED.search(sentence))
 
 
 def asked_side(question: str) -> str | None:
-    """The side a question asks about: "ruling" (what the court ordered), "claim" (what a party asked for)
-    or None; a question naming the court asks about its ruling even when it names a request."""
+    """The side a question asks about: "ruling" (what the court ordered), "claim" (what a party asked for
+    or argued) or None."""
     zh = bool(HAN.search(question))
     if (_ZH_ASKS_RULING if zh else _EN_ASKS_RULING).search(question):
         return "ruling"
@@ -36,14 +90,18 @@ def asked_side(question: str) -> str | None:
 
 
 def on_asked_side(question: str, block_type: str, sentence: str) -> bool:
-    """Whether the sentence is on the side the question asks about (`asked_side`): a ruling (`fits_kind` of
-    a decision), or a party's words (its block CLAIMS or DEFENSE, or it reports a request: 诉至法院，请求…)."""
+    """Whether the sentence is on the side the question asks about (`asked_side`)."""
     side = asked_side(question)
     if side is None:
         return False
-    ruled = fits_kind("decision", block_type, sentence)
-    claimed = not ruled and (
-        block_type in CLAIM_BLOCKS
-        or bool((_ZH_CLAIMED if HAN.search(sentence) else _EN_CLAIMED).search(sentence))
+    return is_ruling(block_type, sentence) if side == "ruling" else is_claim(block_type, sentence)
+
+
+def asks_argument(question: str) -> bool:
+    """A question about what a party argued or asked for (原告的诉讼请求是什么？ 上诉理由是什么？ "What did the
+    appellant argue?"): its answer is a party's sentence."""
+    return (
+        asked_side(question) == "claim"
+        and bool(_ASKS_WHAT.search(question))
+        and not _ASKS_PHRASE.search(question)
     )
-    return ruled if side == "ruling" else claimed

@@ -82,6 +82,9 @@ def test_a_question_the_corpus_cannot_answer_says_so_with_its_best_evidence(demo
         ("被告应返还原告多少装修款？", ["30,400"], "span"),
         # the same sum asked as the plaintiff's request: the claim, not what the court awarded
         ("原告请求被告返还多少装修款？", ["86,000"], "span"),
+        # what a party argued or asked for: its sentence, not the court's answer to it
+        ("被告人的辩护意见是什么？", ["初犯"], "sentence"),
+        ("What did the appellant argue?", ["appellant contends"], "sentence"),
         ("法院酌定被告支付违约金多少元？", ["12,000"], "span"),
         ("案件受理费是多少？", ["2,450"], "span"),
         ("原告与被告签订的是什么合同？", ["家庭居室装饰装修施工合同"], "span"),
@@ -232,6 +235,33 @@ def test_the_side_a_span_question_asks_about():
     assert not on_asked_side(claim_q, "VERDICT", "三、驳回原告唐某纯其他诉讼请求。")
     assert on_asked_side(claim_q, "CLAIMS", "判令被告返还装修款人民币86,000元")
     assert not on_asked_side("案件受理费是多少？", "VERDICT", award)
+
+
+def test_a_question_about_what_a_party_argued_is_answered_by_its_sentence():
+    """原告的诉讼请求是什么 or "What did the appellant argue?" asks for a party's words, wherever they are
+    reported; the court's answer to an argument (本院予以采纳) and a sum asked for stay out."""
+    for q in (
+        "原告的诉讼请求是什么？",
+        "上诉人的上诉理由是什么？",
+        "辩护人提出了什么意见？",
+        "What did the appellant argue?",
+    ):
+        assert question_kind(q) == "argument", q
+    for q in (
+        "原告请求被告返还多少装修款？",
+        "What does claim 3 require?",
+        "Which lawyer argued the appeal?",
+    ):
+        assert question_kind(q) != "argument", q
+    assert question_kind("法院驳回张某某再审申请的理由是什么？") == "reason"  # the court's reasons
+    defence = [
+        ("a:7", "FACTS", "其辩护人提出，被告人系初犯，积极退赔被害人全部损失，并取得谅解，请求从轻处罚。"),
+        ("a:10", "OPINION", "辩护人提出的相关辩护意见，与查明的事实相符，本院予以采纳。"),
+    ]
+    assert rank_sentences("辩护人提出了什么意见？", defence, "argument")[0].segment_id == "a:7"
+    claims = Passage("d:8", "d", "李春华向本院提出诉讼请求：判令被告返还装修款人民币86,000元。", "CLAIMS")
+    cited = [Citation("d", "d:11", "OPINION", None, None, 0.5, "本院认为，合同合法有效。")]
+    assert [sid for sid, _, _ in with_dispositions("argument", cited, [claims])] == ["d:11", "d:8"]
 
 
 def test_a_decision_question_is_answered_by_a_ruling_wherever_it_is_reported():
