@@ -325,7 +325,13 @@ def fits_kind(kind: str, block_type: str, sentence: str) -> bool:
         return is_ruling(block_type, sentence)
     if kind == "argument":
         return is_claim(block_type, sentence)
-    return kind == "reason" and block_type in REASON_BLOCKS
+    # a reason is the court's reasoning, not the order it led to ("I would order …") nor a party's case
+    return (
+        kind == "reason"
+        and block_type in REASON_BLOCKS
+        and not is_ruling(block_type, sentence)
+        and not is_claim(block_type, sentence)
+    )
 
 
 def with_dispositions(kind: str, citations: list[Citation], doc_passages: list) -> list[tuple[str, str, str]]:

@@ -264,6 +264,30 @@ def test_a_question_about_what_a_party_argued_is_answered_by_its_sentence():
     assert [sid for sid, _, _ in with_dispositions("argument", cited, [claims])] == ["d:11", "d:8"]
 
 
+def test_a_reason_is_the_courts_reasoning_not_the_order_it_led_to():
+    opinion = [
+        (
+            "e:14",
+            "OPINION",
+            "14. For these reasons I would order the Local Authority to pay the costs of the appeal.",
+        ),
+        (
+            "e:12",
+            "OPINION",
+            "12. The Local Authority was not even-handed in presenting the case to the judge below.",
+        ),
+        (
+            "e:9",
+            "OPINION",
+            "9. The appellant contends that the Local Authority should pay the costs of the appeal.",
+        ),
+    ]
+    ranked = rank_sentences(
+        "Why did the court order the Local Authority to pay the costs?", opinion, "reason"
+    )
+    assert [r.segment_id for r in ranked][:1] == ["e:12"]
+
+
 def test_a_decision_question_is_answered_by_a_ruling_wherever_it_is_reported():
     """A case digest reports its courts' rulings in its facts; a 裁定书's ruling is one short sentence; an
     index line naming a ruling's case number, or a party's request, is no answer to what was decided."""
