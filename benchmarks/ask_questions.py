@@ -4,7 +4,7 @@ same run.
     nice -n 19 .venv/bin/python benchmarks/ask_questions.py [--questions tests/data/chinese_questions.json]
         [--data ../shared/data] [--out OUT_DIR] [--limit N] [--k 10] [--threads 2] [--json RESULTS.json]
 
-The questions and their gold sentences are tests/data/english_questions.json by default (37 questions over 3
+The questions and their gold sentences are tests/data/english_questions.json by default (40 questions over 3
 UK Court of Appeal judgments, 3 US opinions and 2 CUAD contracts) or tests/data/chinese_questions.json (31
 questions over the 4 裁定书 and 4 人民法院案例库 case PDFs of the shared data); tests/data/README.md says how
 they were made.

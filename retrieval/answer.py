@@ -23,7 +23,15 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from retrieval.reader.runtime import term_spans
-from retrieval.sides import CLAIM_BLOCKS, DECISION_BLOCKS, asks_argument, is_claim, is_ruling
+from retrieval.sides import (
+    CLAIM_BLOCKS,
+    DECISION_BLOCKS,
+    asks_argument,
+    asks_ruling_below,
+    is_claim,
+    is_ruling,
+    is_ruling_below,
+)
 from retrieval.text import HAN, stopwords
 
 # P(answer type) of the reader's best answer below which `ask` says it found no confident answer.
@@ -162,8 +170,8 @@ class Reading:
 
 
 def question_kind(question: str) -> str:
-    """ "decision", "argument" (what a party argued or asked for), "reason" or "statement" (the answer is a
-    sentence), else "span"."""
+    """ "decision", "ruling below" (what a court below decided), "argument" (what a party argued or asked
+    for), "reason" or "statement" (the answer is a sentence), else "span"."""
     if _ZH_DECISION.search(question):
         return "decision"
     if asks_argument(question):
@@ -171,7 +179,7 @@ def question_kind(question: str) -> str:
     if _ZH_REASON.search(question) or (_EN_WH.match(question) and _EN_REASON.search(question)):
         return "reason"
     if _EN_WH.match(question) and _EN_DECISION.search(question):
-        return "decision"
+        return "ruling below" if asks_ruling_below(question) else "decision"
     if _EN_STATEMENT.search(question):
         return "statement"
     return "span"
@@ -319,10 +327,12 @@ def instances(sentence: str) -> set[str]:
 
 def fits_kind(kind: str, block_type: str, sentence: str) -> bool:
     """Whether a sentence is where a `kind` question's answer stands: the disposition (or a ruling reported
-    in the facts or reasons) for a decision, a party's words for an argument, the court's reasoning for a
-    reason."""
+    in the facts or reasons) for a decision, a lower court's decision reported for a ruling below, a party's
+    words for an argument, the court's reasoning for a reason."""
     if kind == "decision":
         return is_ruling(block_type, sentence)
+    if kind == "ruling below":
+        return is_ruling_below(block_type, sentence)
     if kind == "argument":
         return is_claim(block_type, sentence)
     # a reason is the court's reasoning, not the order it led to ("I would order …") nor a party's case
@@ -360,7 +370,8 @@ def rank_sentences(
     """Sentences of (segment_id, block_type, text) passages, best first, for a question of `kind`;
     `similar` (retrieval.evidence.SentenceVectors.similarity) gives each sentence's cosine with the question."""
     q_terms = {t for t, _, _ in term_spans(question)}
-    skip = NON_DECISION_BLOCKS if kind == "decision" else NON_ANSWER_BLOCKS if kind != "span" else ()
+    decision = kind in ("decision", "ruling below")
+    skip = NON_DECISION_BLOCKS if decision else NON_ANSWER_BLOCKS if kind != "span" else ()
     cands = []
     for sid, btype, text in passages:
         if btype in skip:

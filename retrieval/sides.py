@@ -4,9 +4,10 @@ argument.
 A judgment states a sum as claimed and then, often cut down, as awarded; a party's grounds and the court's
 reasons stand side by side. `asked_side` reads which side a question wants (法院判决…, 应支付…, "how much
 was he ordered to pay" against 原告请求…, "what did the claimant seek"); `is_ruling` and `is_claim` tell a
-sentence's side. `ask` ranks a reader span from a sentence on the asked side higher
-(`retrieval.side_prior`), and answers a question about what a party argued or asked for (`asks_argument`)
-with a party's sentence.
+sentence's side, and `is_ruling_below` a court below's decision that an English appeal reports. `ask`
+ranks a reader span from a sentence on the asked side higher (`retrieval.side_prior`), and answers a
+question about what a party argued or asked for (`asks_argument`), or what a court below decided
+(`asks_ruling_below`), with such a sentence.
 """
 
 from __future__ import annotations
@@ -40,6 +41,19 @@ _EN_CLAIMED = re.compile(
     r"\b(claim(s|ed)|seeks?|sought|request(s|ed)|demand(s|ed)|argue[sd]|contend(s|ed)|submit(s|ted))\b", re.I
 )
 
+# a court below, named in an English question or sentence ("the district court", "the judge below", in an
+# English appeal "the judge"): what it decided is not this court's disposition
+_EN_BELOW = re.compile(
+    r"\b(district|trial|motion|lower|county|magistrates?'?|crown|family)\s+(court|judge)|\b(judge|court)s? below\b|"
+    r"\bfirst instance\b|\bthe (judge|recorder|tribunal)\b(?! of appeal)",
+    re.I,
+)
+_EN_DECIDED = re.compile(
+    r"\b(held|found|decided|granted|denied|dismissed|ruled|ordered|concluded|rejected|refused|entered|awarded|"
+    r"sentenced|reduced|imposed|overruled|convicted|accepted)\b",
+    re.I,
+)
+
 # a question naming the court or what it did asks for the ruling, request or not (法院是否支持原告的请求)
 _ZH_ASKS_RULING = re.compile(
     r"判决|判令|判处|判赔|裁定|法院|本院|酌定|支持|驳回|最终|应当?(支付|赔偿|返还|承担|给付|偿还|负担)"
@@ -66,6 +80,19 @@ def is_ruling(block_type: str, sentence: str) -> bool:
     """The disposition, or a ruling reported in the facts, the proceedings or the reasons."""
     ruling = _ZH_RULING if HAN.search(sentence) else _EN_RULING
     return block_type in DECISION_BLOCKS or (block_type in RULING_BLOCKS and bool(ruling.search(sentence)))
+
+
+def asks_ruling_below(question: str) -> bool:
+    """An English question about what a court below decided ("What did the district court decide?")."""
+    return not HAN.search(question) and bool(_EN_BELOW.search(question))
+
+
+def is_ruling_below(block_type: str, sentence: str) -> bool:
+    """A sentence reporting what a court below decided ("the district court sentenced him to eighty-seven
+    months"), outside this court's disposition."""
+    return block_type not in DECISION_BLOCKS and bool(
+        _EN_BELOW.search(sentence) and _EN_DECIDED.search(sentence)
+    )
 
 
 def is_claim(block_type: str, sentence: str) -> bool:

@@ -85,6 +85,8 @@ def test_a_question_the_corpus_cannot_answer_says_so_with_its_best_evidence(demo
         # what a party argued or asked for: its sentence, not the court's answer to it
         ("被告人的辩护意见是什么？", ["初犯"], "sentence"),
         ("What did the appellant argue?", ["appellant contends"], "sentence"),
+        # what the court below decided, not this court's disposition
+        ("What did the judge below decide?", ["judge below held"], "sentence"),
         ("法院酌定被告支付违约金多少元？", ["12,000"], "span"),
         ("案件受理费是多少？", ["2,450"], "span"),
         ("原告与被告签订的是什么合同？", ["家庭居室装饰装修施工合同"], "span"),
@@ -262,6 +264,26 @@ def test_a_question_about_what_a_party_argued_is_answered_by_its_sentence():
     claims = Passage("d:8", "d", "李春华向本院提出诉讼请求：判令被告返还装修款人民币86,000元。", "CLAIMS")
     cited = [Citation("d", "d:11", "OPINION", None, None, 0.5, "本院认为，合同合法有效。")]
     assert [sid for sid, _, _ in with_dispositions("argument", cited, [claims])] == ["d:11", "d:8"]
+
+
+def test_what_a_court_below_decided_is_not_this_courts_disposition():
+    assert question_kind("What did the district court decide?") == "ruling below"
+    assert question_kind("What did the judge below decide?") == "ruling below"
+    assert question_kind("What did the court decide on appeal?") == "decision"
+    opinion = [
+        (
+            "u:3",
+            "OPINION",
+            "The district court sentenced him to eighty-seven months, at the bottom of the range.",
+        ),
+        ("u:5", "OPINION", "He asked that his second sentence be vacated."),
+        ("u:9", "VERDICT", "We affirm the judgment of the district court."),
+    ]
+    ranked = rank_sentences("What did the district court decide?", opinion, "ruling below")
+    assert ranked[0].segment_id == "u:3"
+    disposition = Passage("u:9", "u", "We affirm the judgment of the district court.", "VERDICT")
+    assert with_dispositions("decision", [], [disposition]) == [("u:9", "VERDICT", disposition.text)]
+    assert with_dispositions("ruling below", [], [disposition]) == []  # this court's, not added
 
 
 def test_a_reason_is_the_courts_reasoning_not_the_order_it_led_to():
