@@ -1,15 +1,16 @@
 """Shaping what `ask` says: whole phrases instead of reader fragments, sentence answers for questions whose
 answer is a sentence, and an honest "not found" below a confidence threshold chosen on validation data.
 
-`question_kind(q)` tells span questions from sentence questions (decisions, what a party argued or asked for,
-reasons, what a text provides).
-`complete_span` grows a reader span to its clause (or sentence, for a question asking several things; or
-its line, for part of a heading) when the span alone is not a phrase. `rank_sentences` scores the sentences
-of the retrieved passages by lexical overlap with the question (idf-weighted over the candidate sentences),
-for English questions averaged with the sentence model's cosine (retrieval.evidence), plus a prior where
-the question's answer stands (`fits_kind`: the disposition, or a ruling a case digest reports in its facts,
-for a decision; a party's words for an argument (retrieval.sides); the court's reasoning for a reason). `fits_question` drops reader spans that cannot be an
-answer (a heading's words, no number for "how much"). `choose_threshold` picks the confidence below which the reader's answer
+`question_kind(q)` tells span questions from sentence questions (decisions, what a court below decided,
+what a party argued or asked for, reasons, what a text provides). `complete_span` grows a reader span to its
+clause (or sentence, for a question asking several things; or its line, for part of a heading) when the
+span alone is not a phrase. `rank_sentences` scores the sentences of the retrieved passages by lexical
+overlap with the question (idf-weighted over the candidate sentences), for English questions averaged with
+the sentence model's cosine (retrieval.evidence), plus a prior where the question's answer stands
+(`fits_kind`, with retrieval.sides: the disposition, or a ruling a case digest reports in its facts, for a
+decision; a lower court's decision for a ruling below; a party's words for an argument; the court's
+reasoning for a reason). `fits_question` drops reader spans that cannot be an answer (a heading's words, no
+number for "how much"). `choose_threshold` picks the confidence below which the reader's answer
 is withheld, by F1 of answer-vs-abstain over questions with known golds.
 """
 

@@ -300,7 +300,7 @@ class Asker:
 
     def typed(self, question: str, doc: str | None, citations: list[Citation]) -> TypedSpan | None:
         """The English phrase of the type the question asks for (retrieval.english_spans) in the cited
-        passages and the head of the document asked about (else cited first), whose segment joins the citations."""
+        passages and the head of the document asked about (else cited first); its segment is cited."""
         cited = {c.segment_id for c in citations}
         head = [
             p
