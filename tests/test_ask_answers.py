@@ -8,6 +8,8 @@ import json
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 import retrieval
@@ -25,7 +27,7 @@ from retrieval.answer import (
 from retrieval.config import RetrievalConfig
 from retrieval.evidence import SentenceVectors, segment_vectors
 from retrieval.hybrid import Passage
-from retrieval.sides import asked_side, on_asked_side
+from retrieval.sides import asked_side, is_claim, is_ruling, on_asked_side
 
 ZH_DEMO = "被告人犯什么罪，判处什么刑罚？"
 EN_DEMO = "What did the court decide on appeal?"
@@ -237,6 +239,39 @@ def test_the_side_a_span_question_asks_about():
     assert not on_asked_side(claim_q, "VERDICT", "三、驳回原告唐某纯其他诉讼请求。")
     assert on_asked_side(claim_q, "CLAIMS", "判令被告返还装修款人民币86,000元")
     assert not on_asked_side("案件受理费是多少？", "VERDICT", award)
+
+
+_PIECES = [
+    "原告",
+    "请求",
+    "判决：",
+    "本院予以采纳",
+    "诉至法院",
+    "判处",
+    "于本判决生效之日",
+    "，",
+    "。",
+    "appellant",
+    " contends",
+    " we affirm",
+    " is dismissed",
+    " sought",
+    " the judge",
+    " held",
+    ".",
+]
+
+
+@given(
+    st.sampled_from(["CLAIMS", "DEFENSE", "FACTS", "PROCEDURE", "OPINION", "VERDICT", "HEADER"]),
+    st.lists(st.sampled_from(_PIECES), max_size=8).map("".join),
+)
+def test_a_sentence_is_never_on_both_sides(block_type, sentence):
+    assert not (is_ruling(block_type, sentence) and is_claim(block_type, sentence))
+    for question in ("原告请求被告返还多少装修款？", "法院判决被告返还多少装修款？", "案件受理费是多少？"):
+        side = asked_side(question)
+        expected = {"claim": is_claim, "ruling": is_ruling}.get(side, lambda *_: False)
+        assert on_asked_side(question, block_type, sentence) == expected(block_type, sentence)
 
 
 def test_a_question_about_what_a_party_argued_is_answered_by_its_sentence():
