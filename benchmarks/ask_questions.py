@@ -7,7 +7,8 @@ same run.
 The questions and their gold sentences are tests/data/english_questions.json by default (40 questions over 3
 UK Court of Appeal judgments, 3 US opinions and 2 CUAD contracts) or tests/data/chinese_questions.json (31
 questions over the 4 裁定书 and 4 人民法院案例库 case PDFs of the shared data); tests/data/README.md says how
-they were made.
+they were made; tests/data/chinese_phrases_wenshu.json (20 questions over 3 裁判文书网 judgments, records of
+`zh/judgments/wenshu_mixed.jsonl` named `path#docid`) holds apart the rules of retrieval/chinese_spans.py.
 The documents the kept questions need are copied into a temporary folder and run through `ldx run` with the
 shipped model (--out reuses a run of them instead). Every question is asked about its own document
 (`--doc`), by two Askers over that one run:
@@ -16,13 +17,17 @@ shipped model (--out reuses a run of them instead). Every question is asked abou
   sentence model in the evidence-sentence ranker;
 - "no_sides": the same without the prior for the side a question asks about (`side_prior=0`,
   retrieval/sides.py);
+- "no_typed": the same without typed phrases (`typed_spans=false`: retrieval/english_spans.py and
+  retrieval/chinese_spans.py), the reader alone answering who, which court, when and how long;
 - "bm25": BM25 retrieval and term-overlap sentence ranking only (`dense=false`, `sentence_model=false`).
 
 All use the same reader. Reported for each: `answer@1`, the share of questions whose answer's evidence
 sentence is a gold sentence (for a sentence answer the answer itself; for "none" the best evidence shown);
 `top3`, a gold sentence among the evidence and the two next-best sentences (`Answer.more_evidence`);
 `cited`, a gold sentence inside one of the k cited segments; `answered`, the share not answered "none";
-and the same split by source (UK, US, CUAD; ZH doc and ZH pdf). `--limit 3` checks the whole path at tiny size.
+`phrase@1`, over the questions with an `answer` (the phrase that answers them), the share whose answer
+holds one and is not much longer (`same_phrase`); and the same split by source (UK, US, CUAD; ZH doc, ZH
+pdf and ZH judgments). `--limit 3` checks the whole path at tiny size.
 """
 
 from __future__ import annotations
@@ -51,13 +56,14 @@ QUESTIONS = ROOT / "tests" / "data" / "english_questions.json"
 CONFIGS = {
     "full": RetrievalConfig(),
     "no_sides": RetrievalConfig(side_prior=0.0),
+    "no_typed": RetrievalConfig(typed_spans=False),
     "bm25": RetrievalConfig(dense=False, sentence_model=False),
 }
 
 
 def group(doc_key: str, path: str) -> str:
     """UK (EWCA judgments), CUAD (contracts), US (US opinions), or for a Chinese document (key zh-…) its
-    shared folder: "ZH doc" (裁定书) or "ZH pdf" (case PDFs)."""
+    shared folder: "ZH doc" (裁定书), "ZH pdf" (case PDFs) or "ZH judgments" (裁判文书网 records)."""
     prefix = doc_key.split("-")[0]
     if prefix == "zh":
         return f"ZH {Path(path).parent.name}"
@@ -88,7 +94,14 @@ def same_sentence(gold: str, got: str) -> bool:
     return 2 * common / (len(g) + len(s)) >= 0.6
 
 
-def score(answer: Answer, gold: list[str]) -> dict:
+def same_phrase(golds: list[str], got: str) -> bool:
+    """The answer holds a gold phrase and is not much longer (at most twice its length and four more
+    characters: 人民币 before a sum, 审判长 before a name), up to spacing."""
+    text = "".join(got.split())
+    return any(g in text and len(text) <= 2 * len(g) + 4 for g in ("".join(p.split()) for p in golds))
+
+
+def score(answer: Answer, gold: list[str], phrases: list[str] | None = None) -> dict:
     shown = ([answer.evidence.sentence] if answer.evidence else []) + [
         e.sentence for e in answer.more_evidence
     ]
@@ -99,6 +112,7 @@ def score(answer: Answer, gold: list[str]) -> dict:
         "top3": any(hit),
         "cited": any(" ".join(_words(g)) in c for g in gold for c in cited),
         "answered": answer.answer_type != "none",
+        **({"phrase@1": same_phrase(phrases, answer.answer)} if phrases else {}),
     }
 
 
@@ -109,10 +123,17 @@ def prepare_run(spec: dict, keep: list[dict], data: Path, out: Path | None, work
     inputs = work / "input"
     inputs.mkdir()
     for key in sorted({q["doc"] for q in keep}):
-        src = data / spec["documents"][key]
+        path, _, record = spec["documents"][key].partition("#")
+        src = data / path
         if not src.is_file():
             raise SystemExit(f"{src}: missing from the shared data (see ../shared/data/README.md)")
-        shutil.copy(src, inputs / src.name)
+        if not record:
+            shutil.copy(src, inputs / src.name)
+            continue
+        lines = [line for line in src.read_text(encoding="utf-8").splitlines() if record in line[:80]]
+        if not lines or json.loads(lines[0]).get("docid") != record:
+            raise SystemExit(f"{src}: no record with docid {record}")
+        (inputs / f"{record}.jsonl").write_text(lines[0] + "\n", encoding="utf-8")
     run_flow(str(inputs), str(work / "out"), {})
     return work / "out"
 
@@ -133,10 +154,15 @@ def questions_run(
 
 
 def doc_ids(out: Path, spec: dict) -> dict[str, str]:
-    """Question document key -> doc_id of the run, matched on the source file's name."""
+    """Question document key -> doc_id of the run, matched on the source file's name (for a record of a
+    JSONL file, `path#docid`, the one-line file prepare_run wrote: `docid.jsonl:1`)."""
     con = open_duckdb(out)
     by_name = {Path(src).name: d for d, src in con.execute("SELECT doc_id, source FROM documents").fetchall()}
-    return {key: by_name[Path(p).name] for key, p in spec["documents"].items() if Path(p).name in by_name}
+    names = {
+        key: f"{p.partition('#')[2]}.jsonl:1" if "#" in p else Path(p).name
+        for key, p in spec["documents"].items()
+    }
+    return {key: by_name[name] for key, name in names.items() if name in by_name}
 
 
 def evaluate(out: Path, spec: dict, keep: list[dict], docs: dict[str, str], k: int) -> dict:
@@ -152,7 +178,7 @@ def evaluate(out: Path, spec: dict, keep: list[dict], docs: dict[str, str], k: i
                 {
                     "id": q["id"],
                     "group": group(q["doc"], spec["documents"][q["doc"]]),
-                    **score(answer, q["gold"]),
+                    **score(answer, q["gold"], q.get("answer")),
                     "answer_type": answer.answer_type,
                     "answer": answer.answer[:200],
                 }
@@ -164,6 +190,10 @@ def evaluate(out: Path, spec: dict, keep: list[dict], docs: dict[str, str], k: i
 def summary(rows: list[dict]) -> dict:
     metrics = ("answer@1", "top3", "cited", "answered")
     out = {m: round(float(np.mean([r[m] for r in rows])), 3) for m in metrics}
+    phrased = [r["phrase@1"] for r in rows if "phrase@1" in r]
+    if phrased:
+        out["phrase@1"] = round(float(np.mean(phrased)), 3)
+        out["phrase_questions"] = len(phrased)
     for group in sorted({r["group"] for r in rows}):
         part = [r for r in rows if r["group"] == group]
         out[group] = {
