@@ -48,6 +48,7 @@ from retrieval.text import HAN, stopwords
 ANSWER_THRESHOLD = 0.41
 
 MIN_SPAN_CHARS = 3  # a CJK span shorter than this is a lone verb or function word ("判处"), not an answer
+# unless it holds a number: "8500元", "50万元" are whole answers
 MIN_SPAN_WORDS = 2  # the same for English: one word alone is grown to its clause unless it is a name/number
 SENTENCE_MIN_CHARS = 12  # shorter "sentences" are headings ("Conclusion", "Discussion")
 # ... except a Chinese sentence with its full stop: 驳回上诉，维持原判。 and 驳回张某某的再审申请。 are whole rulings
@@ -214,7 +215,7 @@ def term_share(question: str, sentence: str) -> float:
 def _is_fragment(span: str) -> bool:
     words = span.split()
     if HAN.search(span):
-        return len(HAN.findall(span)) < MIN_SPAN_CHARS
+        return len(HAN.findall(span)) < MIN_SPAN_CHARS and not any(ch.isdigit() for ch in span)
     if not words:
         return True
     lone = len(words) < MIN_SPAN_WORDS and not (words[0][:1].isupper() or words[0][:1].isdigit())

@@ -202,6 +202,9 @@ def test_question_kinds_and_phrase_growth():
     )  # a lone verb: its clause
     b = text.index("有期徒刑十个月")
     assert complete_span(text, b, b + 7, "判处什么刑罚？") == (b, b + 7)  # already a phrase
+    paid = "二、陈某智于本判决生效之日起十日内向唐某纯支付护工费8500元；"
+    c = paid.index("8500元")
+    assert complete_span(paid, c, c + 5, "陈某智应支付多少护工费？") == (c, c + 5)  # a sum is a whole answer
     header = "IN THE COURT OF APPEAL (CIVIL DIVISION)\nON APPEAL FROM THE HIGH COURT"
     # part of a heading grows to the whole heading line
     assert complete_span(header, 0, 12, "Which court heard it?") == (0, header.index("\n"))
