@@ -82,6 +82,9 @@ _EN_STATEMENT = re.compile(
     re.I,
 )
 _AMOUNT_Q = re.compile(r"\bhow (much|many)\b|\bwhat (amount|sum|percentage)\b|多少|几", re.I)
+_ZH_WHO = re.compile(r"谁|何人|哪位|哪一?方")
+# what a sum is written with
+_ZH_SUM = re.compile(r"人民币|[\d,，.．%％元整约共计余万亿千百十零〇一二三四五六七八九两]")
 _NUMBER = re.compile(
     r"\d|[零〇一二三四五六七八九十百千万亿两]|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
     r"twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion|half)\b",
@@ -200,8 +203,10 @@ def is_wh_question(question: str) -> bool:
 def fits_question(question: str, span: str, block_type: str) -> bool:
     """Whether a reader span can answer the question at all: never words of a heading ("IN THE COURT",
     "AFFILIATE OFFICE AGREEMENT") unless the question asks what a heading says, and never a span without a
-    number for a question asking how much or how many."""
+    number for a question asking how much or how many, nor a bare sum for one asking who (案件受理费由谁负担)."""
     if block_type == "HEADER" and not _HEADING_Q.search(question):
+        return False
+    if _ZH_WHO.search(question) and not _ZH_SUM.sub("", span).strip():
         return False
     return not _AMOUNT_Q.search(question) or bool(_NUMBER.search(span))
 

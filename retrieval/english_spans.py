@@ -8,6 +8,7 @@ that shape in the passages given (`ldx ask`'s cited ones and, from `head_passage
 signature lines) and answers with the one that stands closest to the question's words in the line or
 sentence most relevant to it. These are rules, written against benchmarks/data/english_spans_dev.json and
 revised against english_spans_test.json; benchmarks/english_spans.py measures them on a held-out set.
+A Chinese question's type and phrases are read by retrieval/chinese_spans.py and searched for the same way.
 """
 
 from __future__ import annotations
@@ -20,15 +21,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from retrieval.answer import SIMILARITY_WEIGHT, sentences
+from retrieval.chinese_spans import ZH_ROLE_LINES, zh_candidates, zh_span_kind
 from retrieval.reader.runtime import term_spans
-from retrieval.text import HAN, stopwords
+from retrieval.text import HAN, non_overlapping, stopwords
 
 CONTEXT_WEIGHT = 0.5  # a unit is at least this share as relevant as the sentence before it in its passage
 CLOSE_CHARS = 40  # a candidate this many characters from the nearest question term counts half as close
 # Who sat, who appeared for whom, when it was heard, who signed: a judgment or contract states these in its
 # head (title lines, the parties, counsel) or its signature block, lines a search seldom ranks for a question
 # worded otherwise; for these kinds they are read beside the cited passages.
-ASKS_THE_HEAD = frozenset({"person", "organisation", "date", "place"})
+ASKS_THE_HEAD = frozenset({"person", "organisation", "date", "place", "court", "office", "case number"})
 HEAD_BLOCKS = frozenset({"HEADER", "PARTIES", "SIGNATURE"})
 OPENING_SEGMENTS = 20  # an opinion parsed without a HEADER block: its first segments
 # Lines whose role in a legal document answers a kind of who-question however it is worded: counsel ("X
@@ -51,6 +53,7 @@ _ROLE_LINES = [
         ),
     ),
     (re.compile(r"\bsign(ed|s|atory)?\b", re.I), re.compile(r"^\s*(by|name)\s*:|/s/", re.I)),
+    *ZH_ROLE_LINES,
 ]
 _COUNSEL_END = re.compile(
     r"\bfor the (first |second )?(appellant|respondent|claimant|defendant|applicant)s?\b(?=[^\S\n]+[A-Z])",
@@ -208,9 +211,10 @@ class TypedSpan:
 
 
 def span_kind(question: str) -> str | None:
-    """What an English question asks for, or None (a Chinese question, a what-is question, a yes/no one)."""
+    """What a question asks for, or None (a what-is question, a yes/no one); a Chinese one's kinds are
+    retrieval.chinese_spans.ZH_KINDS."""
     if HAN.search(question):
-        return None
+        return zh_span_kind(question)
     return next((kind for kind, pattern in _QUESTION_KINDS if pattern.search(question)), None)
 
 
@@ -227,9 +231,11 @@ def _proper(span: str, lower_words: set[str]) -> bool:
     return bool(words) and not re.match(_TITLE, span) and any(w.lower() not in lower_words for w in words)
 
 
-def candidates(text: str, kind: str) -> list[tuple[int, int, str]]:
+def candidates(text: str, kind: str, chinese: bool = False) -> list[tuple[int, int, str]]:
     """(start, end, shape) of the phrases of `text` that can answer a `kind` question, longest first where
     they overlap."""
+    if chinese:
+        return zh_candidates(text, kind)
     found = []
     for shape in _TAKES.get(kind, (kind,)):
         for pattern in _PATTERNS[shape]:
@@ -249,12 +255,7 @@ def candidates(text: str, kind: str) -> list[tuple[int, int, str]]:
                 if shape == "organisation" and len(text[a:b].split()) <= 2 and _DETERMINER.search(text[:a]):
                     continue  # "an Affiliated Company", "the Bank": a defined term, not a name
                 found.append((a, b, shape))
-    found.sort(key=lambda c: (c[0], -(c[1] - c[0])))
-    kept: list[tuple[int, int, str]] = []
-    for a, b, shape in found:
-        if not kept or a >= kept[-1][1]:
-            kept.append((a, b, shape))
-    return kept
+    return non_overlapping(found)
 
 
 def _units(text: str) -> list[tuple[int, int]]:
@@ -309,7 +310,8 @@ def typed_span(
     if kind is None or not q_terms:
         return None
     units = [(sid, text, a, b) for sid, text in passages for a, b in _units(text)]
-    found = [candidates(text[a:b], kind) for _, text, a, b in units]
+    chinese = bool(HAN.search(question))
+    found = [candidates(text[a:b], kind, chinese) for _, text, a, b in units]
     if not any(found):
         return None
     terms = [term_spans(text[a:b]) for _, text, a, b in units]

@@ -57,3 +57,13 @@ def terms(text: str) -> list[str]:
     if latin:
         out.extend(stemmer().stemWords(latin))
     return out
+
+
+def non_overlapping(found: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """(start, end, label) phrases in text order, the longest kept where several start together and any
+    that overlaps one kept before it dropped."""
+    kept: list[tuple[int, int, str]] = []
+    for a, b, label in sorted(found, key=lambda c: (c[0], -(c[1] - c[0]))):
+        if not kept or a >= kept[-1][1]:
+            kept.append((a, b, label))
+    return kept

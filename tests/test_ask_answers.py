@@ -92,6 +92,10 @@ def test_a_question_the_corpus_cannot_answer_says_so_with_its_best_evidence(demo
         ("法院酌定被告支付违约金多少元？", ["12,000"], "span"),
         ("案件受理费是多少？", ["2,450"], "span"),
         ("原告与被告签订的是什么合同？", ["家庭居室装饰装修施工合同"], "span"),
+        # Chinese questions naming their answer's type: typed phrases (retrieval/chinese_spans.py)
+        ("本案的审判长是谁？", ["顾远"], "span"),
+        ("不服判决可以上诉到哪个法院？", ["江南省临川市中级人民法院"], "span"),
+        ("工期是多少天？", ["九十日"], "span"),
         ("原告李春华的其他诉讼请求如何处理？", ["驳回"], "sentence"),
         # English questions naming their answer's type: typed spans (retrieval/english_spans.py), which the
         # reader (trained on Chinese spans and CUAD's clause categories) misses
@@ -127,6 +131,12 @@ def test_a_typed_span_cites_its_head_line_and_can_be_turned_off(demo_run, asker)
     ):
         off = retrieval.Asker(demo_run, config).ask(question, k=1)  # off, or the line below the bar
         assert off.answer != a.answer and not any("english_spans" in n for n in off.notes)
+
+
+def test_a_sum_is_answered_alone_and_never_to_a_who_question(asker):
+    assert asker.ask("法院判决被告支付多少违约金？").answer == "人民币12,000元"
+    who = asker.ask("案件受理费由谁负担？")  # the fee's sum is no answer: the sentence saying who is shown
+    assert "2,450" not in who.answer and "负担" in who.evidence.sentence
 
 
 def test_a_question_asking_two_things_gets_both_spans_each_whole(asker):

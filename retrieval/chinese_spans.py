@@ -1,0 +1,99 @@
+"""The shapes of typed answers in Chinese judgments: which court, who holds an office in the case, when,
+how long, which case number.
+
+A Chinese question that names the type of its answer (哪个法院, 审判长是谁, 何时, 判处有期徒刑多久, 案号)
+can be answered by a phrase of that type's shape: a court's name ends in 人民法院, a date reads
+2023年9月27日 or 二〇二二年十二月九日, a term counts years, months or days, a case number is (2025)内民申6418号,
+and the name of a judge, a clerk or an agent follows its office (审判长王学雷, 委托诉讼代理人：张宇，…).
+`zh_span_kind` reads the type from the question and `zh_candidates` finds the phrases; the search for the
+best one is `retrieval.english_spans.typed_span`'s, over the same passages. Who-questions about a party
+or a witness are left to the reader: a name has no shape in Chinese text.
+"""
+
+from __future__ import annotations
+
+import re
+
+from retrieval.text import non_overlapping
+
+_NUMERAL = "〇零一二三四五六七八九十百两"
+_ZH_KINDS = [
+    ("case number", r"案号|文号"),
+    ("court", r"(哪个|哪家|哪一?级|什么|何)法院|法院是(哪|什么)|由(哪|何)"),
+    ("date", r"何时|什么时[间候]|哪一?[天年日]|(哪|几)月|日期"),
+    ("duration", r"多久|多长|(几|多少)(年|个月|天|日|小时|周)|期限"),
+    (
+        "office",
+        r"(审判长|审判员|陪审员|书记员|法官助理|代理人|辩护人|法定代表人|负责人|公诉人)"
+        r"[^，。？?]{0,4}(是谁|是哪|是何人|有谁|叫什么)",
+    ),
+]
+ZH_KINDS = frozenset(kind for kind, _ in _ZH_KINDS)
+_QUESTION_KINDS = [(kind, re.compile(p)) for kind, p in _ZH_KINDS]
+
+# an office and its holder's name: 裁判文书 space them out on the signature lines (审　判　长　　杨方宁)
+_OFFICE_WORDS = (
+    "审判长 代理审判员 审判员 人民陪审员 书记员 法官助理 委托诉讼代理人 诉讼代理人 委托代理人 代理人 辩护人 "
+    "法定代表人 负责人 公诉人".split()
+)
+_OFFICES = "|".join(r"\s*".join(word) for word in _OFFICE_WORDS)
+# (question, line): a question about an office reads the lines naming that office, however spaced
+ZH_ROLE_LINES = [(re.compile(word), re.compile(r"\s*".join(word))) for word in _OFFICE_WORDS] + [
+    (  # the date of this judgment is the date line above its clerk's name
+        re.compile(
+            r"(判决|裁定|裁判|宣判)书?的?(日期|时间)|(本案|本判决|本裁定)[^，。？]{0,4}(何时|哪一?天|日期)"
+        ),
+        re.compile(r"^\s*[〇零一二三四五六七八九]{4}\s*年[^\n]{1,6}月[^\n]{0,4}日?\s*$", re.M),
+    )
+]
+_PLACE = r"[\u4e00-\u9fff]{1,9}?(?:省|自治区|市|地区|自治州|州|盟|县|区|旗)"
+_SHAPES = {
+    "court": [
+        rf"(?:{_PLACE}){{1,4}}(?:第[{_NUMERAL}]+)?(?:高级|中级|铁路运输|海事|知识产权|互联网|金融)?人民法院",
+        r"最高人民法院",
+    ],
+    "date": [
+        r"\d{4}年\d{1,2}月(?:\d{1,2}日)?",
+        rf"[〇零一二三四五六七八九]{{4}}年[{_NUMERAL}]{{1,2}}月(?:[{_NUMERAL}]{{1,3}}日)?",
+        r"\d{4}-\d{1,2}-\d{1,2}",
+    ],
+    "duration": [
+        rf"(?<![\d{_NUMERAL}])(?:[\d{_NUMERAL}]{{1,3}}|\d{{1,3}})个?(?:年|月|日|天|小时|周)"
+        rf"(?:[零又]?[\d{_NUMERAL}]{{1,3}}个?月)?(?!\d)",
+    ],
+    "case number": [r"[（(]\d{4}[）)][\u4e00-\u9fff\d\-]{2,24}?号"],
+    # a line of the parties or of the signature opens with the office: in running text the words after it
+    # are seldom a name (其辩护人提出，…)
+    "office": [
+        rf"^\s*(?:{_OFFICES})[：:]?\s*[\u4e00-\u9fff](?:\s?[\u4e00-\u9fff]){{0,3}}(?=[，,。；;（(\s]|$)"
+    ],
+}
+_PATTERNS = {kind: [re.compile(p, re.M) for p in ps] for kind, ps in _SHAPES.items()}
+# words before a court's name that are no part of it (不服…法院, 通过本院或者直接向…法院): the name starts
+# after the last of them that stands before its first place
+_BEFORE_COURT = re.compile(r"不服|上诉于|或者|通过|本院|向|于|由|经|在|至|到|和|与|及|的|、")
+_PLACE_END = re.compile(r"省|自治区|市|地区|自治州|州|盟|县|区|旗")
+_OFFICE = re.compile(rf"^\s*(?:{_OFFICES})[：:]?\s*")
+
+
+def zh_span_kind(question: str) -> str | None:
+    """What a Chinese question asks for, among ZH_KINDS, or None (a how-much, what or why question)."""
+    return next((kind for kind, pattern in _QUESTION_KINDS if pattern.search(question)), None)
+
+
+def zh_candidates(text: str, kind: str) -> list[tuple[int, int, str]]:
+    """(start, end, kind) of the phrases of `text` that can answer a `kind` question, in text order,
+    longest first where they overlap; an office's phrase is the name alone (审判长王学雷 → 王学雷)."""
+    found = []
+    for pattern in _PATTERNS[kind]:
+        for m in pattern.finditer(text):
+            a, b = m.span()
+            if kind == "court" and (first := _PLACE_END.search(text, a, b)):
+                a = max([a] + [w.end() for w in _BEFORE_COURT.finditer(text, a, first.start())])
+            elif kind == "office":
+                a += _OFFICE.match(text[a:b]).end()  # the name alone
+            elif kind == "duration" and (text[a - 1 : a] in ("年", "月") or "每" in text[max(0, a - 3) : a]):
+                continue  # a month of a year (2021年10月), a day of a month (9月27日), a rate (每逾期一日)
+            if b - a >= 2:
+                found.append((a, b, kind))
+    return non_overlapping(found)

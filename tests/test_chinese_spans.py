@@ -1,0 +1,103 @@
+"""Typed phrases in Chinese judgments (retrieval/chinese_spans.py): what a question asks for, the phrases of
+that shape, and the search over passages that picks one (retrieval.english_spans.typed_span)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from retrieval.answer import fits_question
+from retrieval.chinese_spans import ZH_KINDS, zh_candidates, zh_span_kind
+from retrieval.english_spans import span_kind, typed_span
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("不服判决可以上诉到哪个法院？", "court"),
+        ("二审法院是哪个法院？", "court"),
+        ("一审法院何时作出判决？", "date"),
+        ("交通事故发生在什么时间？", "date"),
+        ("杨某海被判处有期徒刑多久？", "duration"),
+        ("工期是多少天？", "duration"),
+        ("上诉期限是多长？", "duration"),
+        ("本案的案号是什么？", "case number"),
+        ("本案的审判长是谁？", "office"),
+        ("建安某公司的法定代表人是谁？", "office"),
+        # left to the reader: a sum, a thing, a party (a name has no shape in Chinese text)
+        ("被告应返还原告多少装修款？", None),
+        ("原告与被告签订的是什么合同？", None),
+        ("谁被惊醒后大喊“抓小偷”？", None),
+    ],
+)
+def test_the_kind_a_chinese_question_asks_for(question, kind):
+    assert zh_span_kind(question) == kind
+    assert span_kind(question) == kind  # the question's script chooses the reading
+
+
+def phrases(text: str, kind: str) -> list[str]:
+    return [text[a:b] for a, b, _ in zh_candidates(text, kind)]
+
+
+def test_the_phrases_of_each_shape():
+    appeal = (
+        "如不服本判决，可在接到判决书的第二日起十日内，通过本院或者直接向广东省湛江市中级人民法院提出上诉。"
+    )
+    assert phrases(appeal, "court") == ["广东省湛江市中级人民法院"]  # not 本院或者直接向广东省…
+    assert phrases("不服内蒙古自治区包头市中级人民法院（2025）内02民终2251号民事判决", "court") == [
+        "内蒙古自治区包头市中级人民法院"
+    ]
+    assert phrases("重庆市第五中级人民法院于2024年12月31日作出", "court") == ["重庆市第五中级人民法院"]
+    assert phrases("于2024年12月31日作出（2024）渝05民终11440号民事判决", "case number") == [
+        "（2024）渝05民终11440号"
+    ]
+    assert phrases("二〇二二年十二月九日，2023年9月27日作出", "date") == [
+        "二〇二二年十二月九日",
+        "2023年9月27日",
+    ]
+    # a term or a period; not a date's month or day, nor a rate (每逾期一日)
+    term = "约定工期自2021年10月20日起至2022年1月18日止，工期九十日，每逾期一日按千分之一支付违约金"
+    assert phrases(term, "duration") == ["九十日"]
+    assert phrases("判处有期徒刑一年六个月，缓刑二年", "duration") == ["一年六个月", "二年"]
+    # an office's holder, however the signature lines space it out
+    assert phrases("审　判　长　　杨方宁", "office") == ["杨方宁"]
+    assert phrases("委托诉讼代理人：张宇，北京市盈科（包头）律师事务所律师。", "office") == ["张宇"]
+    assert phrases("由审判员张晓红独任审判，", "office") == []  # running text: the reader's
+    assert phrases("被告人周明远对指控无异议。\n其辩护人提出，被告人系初犯", "office") == []
+
+
+@given(
+    st.text(
+        alphabet="年月日天个一二三四五十〇0123456789法院省市区人民中级审判长书记员：（）号，。 \n",
+        max_size=60,
+    )
+)
+def test_phrases_lie_in_the_text_in_order_and_never_overlap(text):
+    for kind in ZH_KINDS:
+        found = zh_candidates(text, kind)
+        assert all(0 <= a < b <= len(text) for a, b, _ in found)
+        assert all(b <= a2 for (_, b, _), (a2, _, _) in zip(found, found[1:], strict=False))
+        if kind == "court":
+            assert all(text[a:b].endswith("法院") for a, b, _ in found)
+        if kind == "duration":
+            assert all(text[a - 1 : a] not in ("年", "月") for a, _, _ in found)
+
+
+def test_the_phrase_nearest_the_question_in_the_line_that_answers_it():
+    passages = [
+        ("d:1", "一审：山东省巨野县人民法院(2017)鲁1724刑初316号刑事判决（2017年12月22日）"),
+        ("d:2", "二审：山东省菏泽市中级人民法院(2018)鲁17刑终75号刑事裁定（2018年5月16日）"),
+        ("d:3", "审　判　长　　杨方宁\n书　记　员　　刘　诗"),
+    ]
+    court = typed_span("二审法院是哪个法院？", passages)
+    assert (court.kind, court.text, court.segment_id) == ("court", "山东省菏泽市中级人民法院", "d:2")
+    clerk = typed_span("本案的书记员是谁？", passages)  # the office's own line, not the presiding judge's
+    assert clerk.text == "刘　诗" and clerk.unit == "书　记　员　　刘　诗"
+    assert typed_span("被告应返还原告多少装修款？", passages) is None  # no kind: the reader answers
+
+
+def test_a_who_question_is_never_answered_by_a_bare_sum():
+    assert not fits_question("案件受理费由谁负担？", "人民币2,450元", "VERDICT")
+    assert fits_question("案件受理费由谁负担？", "原告李春华负担1,470元", "VERDICT")
+    assert fits_question("被告应返还原告多少装修款？", "人民币30,400元", "VERDICT")
