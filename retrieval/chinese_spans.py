@@ -74,6 +74,11 @@ _PATTERNS = {kind: [re.compile(p, re.M) for p in ps] for kind, ps in _SHAPES.ite
 _BEFORE_COURT = re.compile(r"不服|上诉于|或者|通过|本院|向|于|由|经|在|至|到|和|与|及|的|、")
 _PLACE_END = re.compile(r"省|自治区|市|地区|自治州|州|盟|县|区|旗")
 _OFFICE = re.compile(rf"^\s*(?:{_OFFICES})[：:]?\s*")
+# "X的代理人": the party X whose agent, counsel or representative is asked for
+_OWNED = re.compile(
+    r"([^，。？?]{1,20}?)的?(?:委托诉讼代理人|诉讼代理人|委托代理人|代理人|辩护人|法定代表人|负责人)"
+)
+_ASKER = re.compile(r"^(?:本案|请问)")
 
 
 def zh_span_kind(question: str) -> str | None:
@@ -97,3 +102,23 @@ def zh_candidates(text: str, kind: str) -> list[tuple[int, int, str]]:
             if b - a >= 2:
                 found.append((a, b, kind))
     return non_overlapping(found)
+
+
+def owner_bonus(question: str, units: list[tuple[str, str]]) -> list[float]:
+    """Per (segment_id, line or sentence) unit: 1 for an office's line listed under the line of the party
+    the question names (何某某的委托诉讼代理人是谁？: the agents under 何某某's line, not those of the other side
+    listed above it), else 0; all 0 when the question names no party's office. Units are read in the
+    document's order (segment ids `doc:n`), whatever order they were searched in."""
+    m = _OWNED.search(question)
+    owner = m and _ASKER.sub("", m[1]).strip()
+    out, under = [0.0] * len(units), False
+    for i in sorted(range(len(units)), key=lambda i: _place(units[i][0])):
+        is_office = bool(_OFFICE.match(units[i][1]))
+        under = under if is_office else bool(owner) and owner in units[i][1]
+        out[i] = float(is_office and under)
+    return out
+
+
+def _place(segment_id: str) -> tuple[str, int]:
+    doc, _, n = segment_id.rpartition(":")
+    return (doc, int(n)) if n.isdigit() else (segment_id, 0)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from retrieval.answer import SIMILARITY_WEIGHT, sentences
-from retrieval.chinese_spans import ZH_ROLE_LINES, zh_candidates, zh_span_kind
+from retrieval.chinese_spans import ZH_ROLE_LINES, owner_bonus, zh_candidates, zh_span_kind
 from retrieval.reader.runtime import term_spans
 from retrieval.text import HAN, non_overlapping, stopwords
 
@@ -316,6 +316,9 @@ def typed_span(
         return None
     terms = [term_spans(text[a:b]) for _, text, a, b in units]
     relevance, idf = _relevance(question, q_terms, units, terms, similar)
+    if chinese:  # an agent's line under the party the question names
+        owned = owner_bonus(question, [(sid, text[a:b]) for sid, text, a, b in units])
+        relevance = [r + ROLE_LINE_BONUS * o for r, o in zip(relevance, owned, strict=True)]
     q_words = _words(question)
     lower_words = {w for _, text in passages for w in re.findall(r"\b[a-z][\w’'-]*", text)}
     best, best_score = None, 0.0

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from retrieval.answer import fits_question
-from retrieval.chinese_spans import ZH_KINDS, zh_candidates, zh_span_kind
+from retrieval.chinese_spans import ZH_KINDS, owner_bonus, zh_candidates, zh_span_kind
 from retrieval.english_spans import span_kind, typed_span
 
 
@@ -101,3 +101,17 @@ def test_a_who_question_is_never_answered_by_a_bare_sum():
     assert not fits_question("案件受理费由谁负担？", "人民币2,450元", "VERDICT")
     assert fits_question("案件受理费由谁负担？", "原告李春华负担1,470元", "VERDICT")
     assert fits_question("被告应返还原告多少装修款？", "人民币30,400元", "VERDICT")
+
+
+def test_an_agent_is_the_one_listed_under_the_party_the_question_names():
+    parties = [
+        ("d:3", "再审申请人（一审被告、二审上诉人）：张某某，男，1975年4月27日出生。"),
+        ("d:4", "委托诉讼代理人：魏建国，北京策略（包头）律师事务所律师。"),
+        ("d:5", "被申请人（一审原告、二审被上诉人）：何某某，男，1965年1月9日出生。"),
+        ("d:6", "委托诉讼代理人：尹妙琦，内蒙古圣凯达（郑州）律师事务所律师。"),
+    ]
+    searched = [parties[3], parties[0], parties[2], parties[1]]  # a search's order, not the document's
+    assert typed_span("何某某的委托诉讼代理人是谁？", searched).text == "尹妙琦"
+    assert typed_span("张某某的委托诉讼代理人是谁？", searched).text == "魏建国"
+    assert owner_bonus("本案的审判长是谁？", parties) == [0.0] * 4  # no party named: no line preferred
+    assert owner_bonus("何某某的委托诉讼代理人是谁？", parties) == [0.0, 0.0, 0.0, 1.0]
