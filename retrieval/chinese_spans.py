@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from retrieval.text import non_overlapping
+from retrieval.text import jieba_module, non_overlapping
 
 _NUMERAL = "〇零一二三四五六七八九十百两"
 _ZH_KINDS = [
@@ -39,12 +39,14 @@ _OFFICE_WORDS = (
 _OFFICES = "|".join(r"\s*".join(word) for word in _OFFICE_WORDS)
 # (question, line): a question about an office reads the lines naming that office, however spaced
 ZH_ROLE_LINES = [(re.compile(word), re.compile(r"\s*".join(word))) for word in _OFFICE_WORDS] + [
+    # this case's number is the line under the document's title, not a number it cites (新检刑诉（2013）147号)
+    (re.compile(r"案号"), re.compile(r"^\s*[（(]\d{4}[）)][^\n]{2,30}号\s*$", re.M)),
     (  # the date of this judgment is the date line above its clerk's name
         re.compile(
             r"(判决|裁定|裁判|宣判)书?的?(日期|时间)|(本案|本判决|本裁定)[^，。？]{0,4}(何时|哪一?天|日期)"
         ),
         re.compile(r"^\s*[〇零一二三四五六七八九]{4}\s*年[^\n]{1,6}月[^\n]{0,4}日?\s*$", re.M),
-    )
+    ),
 ]
 _PLACE = r"[\u4e00-\u9fff]{1,9}?(?:省|自治区|市|地区|自治州|州|盟|县|区|旗)"
 _SHAPES = {
@@ -69,10 +71,16 @@ _SHAPES = {
     ],
 }
 _PATTERNS = {kind: [re.compile(p, re.M) for p in ps] for kind, ps in _SHAPES.items()}
-# words before a court's name that are no part of it (不服…法院, 通过本院或者直接向…法院): the name starts
-# after the last of them that stands before its first place
-_BEFORE_COURT = re.compile(r"不服|上诉于|或者|通过|本院|向|于|由|经|在|至|到|和|与|及|的|、")
-_PLACE_END = re.compile(r"省|自治区|市|地区|自治州|州|盟|县|区|旗")
+# a court's name is read back from 人民法院 over words that are places or court levels: the words before
+# it (不服, 通过本院或者直接向, 发生法律效力) are no part of it
+_PLACE_WORD = re.compile(
+    r".*(省|自治区|市|地区|自治州|州|盟|县|区|旗|法院)|第[一二三四五六七八九十]+|中级|高级|人民|"
+    r"铁路运输|海事|知识产权|互联网|金融"
+)
+_FUNCTION_CHARS = frozenset("向于由经在至到和与及的或并从自往对按依将被把其、")
+_BARE_SUFFIX = frozenset(
+    "省 市 县 区 州 盟 旗 自治区 自治州 地区".split()
+)  # 江南|省: the word before is the place
 _OFFICE = re.compile(rf"^\s*(?:{_OFFICES})[：:]?\s*")
 # "X的代理人": the party X whose agent, counsel or representative is asked for
 _OWNED = re.compile(
@@ -93,8 +101,8 @@ def zh_candidates(text: str, kind: str) -> list[tuple[int, int, str]]:
     for pattern in _PATTERNS[kind]:
         for m in pattern.finditer(text):
             a, b = m.span()
-            if kind == "court" and (first := _PLACE_END.search(text, a, b)):
-                a = max([a] + [w.end() for w in _BEFORE_COURT.finditer(text, a, first.start())])
+            if kind == "court":
+                a = b - _court_length(text[a:b])
             elif kind == "office":
                 a += _OFFICE.match(text[a:b]).end()  # the name alone
             elif kind == "duration" and (text[a - 1 : a] in ("年", "月") or "每" in text[max(0, a - 3) : a]):
@@ -122,3 +130,16 @@ def owner_bonus(question: str, units: list[tuple[str, str]]) -> list[float]:
 def _place(segment_id: str) -> tuple[str, int]:
     doc, _, n = segment_id.rpartition(":")
     return (doc, int(n)) if n.isdigit() else (segment_id, 0)
+
+
+def _court_length(name: str) -> int:
+    """How many characters at the end of `name` (a match ending in 人民法院) are the court's own name: jieba's
+    words read back while they are places or court levels, or a lone character that is no function word
+    (增|城区, a place jieba cuts in two)."""
+    n, bare = 0, False
+    for word in reversed(jieba_module().lcut(name)):
+        lone = len(word) == 1 and word not in _FUNCTION_CHARS
+        if not (bare or lone or _PLACE_WORD.fullmatch(word)):
+            break
+        n, bare = n + len(word), word in _BARE_SUFFIX
+    return n

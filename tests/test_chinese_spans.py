@@ -49,6 +49,9 @@ def test_the_phrases_of_each_shape():
         "内蒙古自治区包头市中级人民法院"
     ]
     assert phrases("重庆市第五中级人民法院于2024年12月31日作出", "court") == ["重庆市第五中级人民法院"]
+    # read back from 人民法院 over places: 发生法律效力 is no part of the name, 增 is (jieba cuts 增|城区)
+    assert phrases("本院依据已经发生法律效力梅河口市人民法院", "court") == ["梅河口市人民法院"]
+    assert phrases("广东省广州市增城区人民法院于2025年5月13日", "court") == ["广东省广州市增城区人民法院"]
     assert phrases("于2024年12月31日作出（2024）渝05民终11440号民事判决", "case number") == [
         "（2024）渝05民终11440号"
     ]
@@ -95,6 +98,12 @@ def test_the_phrase_nearest_the_question_in_the_line_that_answers_it():
     clerk = typed_span("本案的书记员是谁？", passages)  # the office's own line, not the presiding judge's
     assert clerk.text == "刘　诗" and clerk.unit == "书　记　员　　刘　诗"
     assert typed_span("被告应返还原告多少装修款？", passages) is None  # no kind: the reader answers
+    # this case's number is the line under the title, not the prosecution's that its text cites
+    numbers = [
+        ("d:0", "刑 事 判 决 书\n（2013）新刑初字第181号"),
+        ("d:5", "新县人民检察院以新检刑诉（2013）147号起诉书指控被告人程某，于2013年12月9日向本院提起公诉。"),
+    ]
+    assert typed_span("本案的案号是什么？", numbers).text == "（2013）新刑初字第181号"
 
 
 def test_a_who_question_is_never_answered_by_a_bare_sum():
