@@ -8,13 +8,13 @@ exists for the encoder; all of it once, for every question (the document states 
 returns an `Answer` whose citations carry the block's page and bbox. What it answers (retrieval.answer):
 for an English question naming a contract clause (retrieval.clause_questions) about a contract, the clause
 head's likeliest sentence of that category in it, or "none" with that sentence below the clause rows' bar;
-for an English question naming its answer's type (who, when, how much …; retrieval.english_spans) the
-phrase of that shape nearest its words in the cited passages and the document's head; for a question whose
-answer is a sentence (a decision, a reason) the best sentence of the cited passages; otherwise the reader's
-most confident answer over the cited segments, grown to a whole phrase, when its confidence reaches
-ANSWER_THRESHOLD; else "none" with the best evidence sentence. Sentences are ranked by
-their overlap with the question and, for English questions, their cosine with it under the sentence model;
-`Answer.more_evidence` holds the next two.
+for a question naming its answer's type (who, when, how much …; 哪个法院, 审判长是谁, 多久, 案号 …;
+retrieval.english_spans, retrieval.chinese_spans) the phrase of that shape nearest its words in the cited
+passages and the document's head; for a question whose answer is a sentence (a decision, a reason) the
+best sentence of the cited passages; otherwise the reader's most confident answer over the cited segments,
+grown to a whole phrase, when its confidence reaches ANSWER_THRESHOLD; else "none" with the best evidence
+sentence. Sentences are ranked by their overlap with the question and, for English questions, their cosine
+with it under the sentence model; `Answer.more_evidence` holds the next two.
 """
 
 from __future__ import annotations
