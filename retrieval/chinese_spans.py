@@ -19,7 +19,7 @@ from retrieval.text import jieba_module, non_overlapping
 _NUMERAL = "〇零一二三四五六七八九十百两"
 _ZH_KINDS = [
     ("case number", r"案号|文号"),
-    ("court", r"(哪个|哪家|哪一?级|什么|何)法院|法院是(哪|什么)|由(哪|何)"),
+    ("court", r"(哪个|哪家|哪一?级|什么|何)法院|法院是(哪|什么)"),
     ("date", r"何时|什么时[间候]|哪一?[天年日]|(哪|几)月|日期"),
     ("duration", r"多久|多长|(几|多少)(年|个月|天|日|小时|周)|期限"),
     (
@@ -78,9 +78,8 @@ _PLACE_WORD = re.compile(
     r"铁路运输|海事|知识产权|互联网|金融"
 )
 _FUNCTION_CHARS = frozenset("向于由经在至到和与及的或并从自往对按依将被把其、")
-_BARE_SUFFIX = frozenset(
-    "省 市 县 区 州 盟 旗 自治区 自治州 地区".split()
-)  # 江南|省: the word before is the place
+# a suffix jieba cuts off alone (江南|省): the word before it is the place
+_BARE_SUFFIX = frozenset("省 市 县 区 州 盟 旗 自治区 自治州 地区".split())
 _OFFICE = re.compile(rf"^\s*(?:{_OFFICES})[：:]?\s*")
 # "X的代理人": the party X whose agent, counsel or representative is asked for
 _OWNED = re.compile(

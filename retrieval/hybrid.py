@@ -7,13 +7,13 @@ then fuses.
 
 The weights depend on the query's language. A query whose letters are mostly Han characters
 (`zh_min_han_share`) takes `zh_arm_weights` over `arm_weights`; a zero weight skips the arm altogether,
-as long as another arm is left. On Chinese text the packaged sentence
-model (arm "minilm") is close to noise: its English vocabulary maps most Han characters to [UNK]. The
-shipped encoder's keys (arm "txl", trained to retrieve: data/models/README.md) rank CLCR cases at 0.949 ×
-BM25's nDCG@10 (0.355 against 0.374, 40 queries, `ldx eval retrieval`), and BM25 + TXL at equal weights
-reach 0.394, but that gain's interval over the queries spans zero ([−0.030, +0.067]), so by default Chinese
-queries are still answered by BM25 alone (`zh_arm_weights`); English queries keep every arm (CUAD segment
-recall@10: BM25 0.612, with MiniLM 0.727).
+as long as another arm is left. On Chinese text the packaged sentence model (arm "minilm") is close to
+noise: its English vocabulary maps most Han characters to [UNK]. The shipped encoder's keys (arm "txl",
+trained to retrieve: data/models/README.md) rank CLCR cases at 0.949 × BM25's nDCG@10 (0.355 against
+0.374, 40 queries, `ldx eval retrieval`), and BM25 + TXL at equal weights reach 0.394, but that gain's
+interval over the queries spans zero ([−0.030, +0.067]), so by default Chinese queries are still answered
+by BM25 alone (`zh_arm_weights`); English queries keep every arm (CUAD segment recall@10: BM25 0.612, with
+MiniLM 0.727).
 """
 
 from __future__ import annotations
