@@ -2,16 +2,16 @@
 answer is a sentence, and an honest "not found" below a confidence threshold chosen on validation data.
 
 `question_kind(q)` tells span questions from sentence questions (decisions, what a court below decided,
-what a party argued or asked for, reasons, what a text provides). `complete_span` grows a reader span to its
-clause (or sentence, for a question asking several things; or its line, for part of a heading) when the
-span alone is not a phrase. `rank_sentences` scores the sentences of the retrieved passages by lexical
-overlap with the question (idf-weighted over the candidate sentences), for English questions averaged with
-the sentence model's cosine (retrieval.evidence), plus a prior where the question's answer stands
-(`fits_kind`, with retrieval.sides: the disposition, or a ruling a case digest reports in its facts, for a
-decision; a lower court's decision for a ruling below; a party's words for an argument; the court's
-reasoning for a reason). `fits_question` drops reader spans that cannot be an answer (a heading's words, no
-number for "how much"). `choose_threshold` picks the confidence below which the reader's answer
-is withheld, by F1 of answer-vs-abstain over questions with known golds.
+what a party argued or asked for, reasons, the law applied, what a text provides). `complete_span` grows a
+reader span to its clause (or sentence, for a question asking several things; or its line, for part of a
+heading) when the span alone is not a phrase. `rank_sentences` scores the sentences of the retrieved
+passages by lexical overlap with the question (idf-weighted over the candidate sentences), for English
+questions averaged with the sentence model's cosine (retrieval.evidence), plus a prior where the answer
+stands (`fits_kind`, with retrieval.sides: the disposition, or a ruling a case digest reports in its facts,
+for a decision; a lower court's decision for a ruling below; a party's words for an argument; the court's
+reasoning for a reason; the articles applied for the law). `fits_question` drops reader spans that cannot
+be an answer. `choose_threshold` picks the confidence below which the reader's answer is withheld, by F1
+of answer-vs-abstain over questions with known golds.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from retrieval.chinese_spans import asks_law, cites_law_applied, zh_candidates, zh_span_kind
 from retrieval.reader.runtime import term_spans
 from retrieval.sides import (
     CLAIM_BLOCKS,
@@ -104,6 +105,7 @@ _INSTANCE_OF_CASE = {
     "再审": re.compile(r"[民刑行][申再]|[申再]字"),
 }
 REASON_BLOCKS = frozenset({"OPINION"})  # 本院认为, the judges' discussion
+LAW_BLOCKS = frozenset({"OPINION", "APPENDIX"})  # 依照…之规定，判决如下 closes 本院认为; a digest's 关联索引
 # never an answer to a sentence question: titles, parties, court names and signatures
 NON_ANSWER_BLOCKS = frozenset({"HEADER", "PARTIES", "SIGNATURE"})
 # nor, to a decision question, a note or an index (一审：…法院（2024）…号民事判决: a case number, not a ruling)
@@ -175,8 +177,10 @@ class Reading:
 
 
 def question_kind(question: str) -> str:
-    """ "decision", "ruling below" (what a court below decided), "argument" (what a party argued or asked
-    for), "reason" or "statement" (the answer is a sentence), else "span"."""
+    """ "law" (the law applied), "decision", "ruling below" (what a court below decided), "argument" (what a
+    party argued or asked for), "reason" or "statement" (the answer is a sentence), else "span"."""
+    if asks_law(question):
+        return "law"
     if _ZH_DECISION.search(question):
         return "decision"
     if asks_argument(question):
@@ -202,12 +206,15 @@ def is_wh_question(question: str) -> bool:
 
 def fits_question(question: str, span: str, block_type: str) -> bool:
     """Whether a reader span can answer the question at all: never words of a heading ("IN THE COURT",
-    "AFFILIATE OFFICE AGREEMENT") unless the question asks what a heading says, and never a span without a
-    number for a question asking how much or how many, nor a bare sum for one asking who (案件受理费由谁负担)."""
+    "AFFILIATE OFFICE AGREEMENT") unless the question asks what a heading says, never a span without a
+    number for a question asking how much or how many, nor a bare sum for one asking who (案件受理费由谁负担),
+    nor one without a phrase of the type a Chinese question names (哪个法院, 何时, 多久, 案号, 什么程序)."""
     if block_type == "HEADER" and not _HEADING_Q.search(question):
         return False
     if _ZH_WHO.search(question) and not _ZH_SUM.sub("", span).strip():
         return False
+    if (kind := HAN.search(question) and zh_span_kind(question)) and kind != "office":
+        return bool(zh_candidates(span, kind))  # an office's holder is named without the office
     return not _AMOUNT_Q.search(question) or bool(_NUMBER.search(span))
 
 
@@ -335,13 +342,16 @@ def instances(sentence: str) -> set[str]:
 def fits_kind(kind: str, block_type: str, sentence: str) -> bool:
     """Whether a sentence is where a `kind` question's answer stands: the disposition (or a ruling reported
     in the facts or reasons) for a decision, a lower court's decision reported for a ruling below, a party's
-    words for an argument, the court's reasoning for a reason."""
+    words for an argument, the court's reasoning for a reason, the citation of the articles applied for
+    a question asking the law."""
     if kind == "decision":
         return is_ruling(block_type, sentence)
     if kind == "ruling below":
         return is_ruling_below(block_type, sentence)
     if kind == "argument":
         return is_claim(block_type, sentence)
+    if kind == "law":  # 依照《…》第…条之规定, or an index of the articles applied; not one quoted in passing
+        return cites_law_applied(sentence)
     # a reason is the court's reasoning, not the order it led to ("I would order …") nor a party's case
     return (
         kind == "reason"
@@ -355,9 +365,10 @@ def with_dispositions(kind: str, citations: list[Citation], doc_passages: list) 
     """(segment_id, block type, text) of the cited passages and, for a decision question, the disposition
     segments of the document asked about (`doc_passages`, its `retrieval.hybrid.Passage`s) that the search
     left out: a ruling is seldom worded like the question ("the appeal is dismissed" for "what did the
-    court decide"); for an argument question, the parties' blocks (诉讼请求 for 原告要求什么)."""
+    court decide"); for an argument question, the parties' blocks (诉讼请求 for 原告要求什么); for a law
+    question, the court's reasoning and the document's index (LAW_BLOCKS)."""
     cited = [(c.segment_id, c.block_type, c.text) for c in citations]
-    wanted = {"decision": DECISION_BLOCKS, "argument": CLAIM_BLOCKS}.get(kind)
+    wanted = {"decision": DECISION_BLOCKS, "argument": CLAIM_BLOCKS, "law": LAW_BLOCKS}.get(kind)
     if wanted is None:
         return cited
     seen = {c.segment_id for c in citations}
@@ -385,7 +396,7 @@ def rank_sentences(
             continue
         for a, b in sentences(text):
             s = text[a:b]
-            if is_sentence(s):
+            if is_sentence(s) or (kind == "law" and fits_kind(kind, btype, s)):  # 依照…之规定，判决如下：
                 cands.append((sid, btype, a, b, s, {t for t, _, _ in term_spans(s)} | instances(s)))
     if not cands:
         return []

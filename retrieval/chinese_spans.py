@@ -1,13 +1,16 @@
 """The shapes of typed answers in Chinese judgments: which court, who holds an office in the case, when,
-how long, which case number.
+how long, which case number, which procedure.
 
 A Chinese question that names the type of its answer (哪个法院, 审判长是谁, 何时, 判处有期徒刑多久, 案号)
 can be answered by a phrase of that type's shape: a court's name ends in 人民法院, a date reads
 2023年9月27日 or 二〇二二年十二月九日, a term counts years, months or days, a case number is (2025)内民申6418号,
-and the name of a judge, a clerk or an agent follows its office (审判长王学雷, 委托诉讼代理人：张宇，…).
+the name of a judge, a clerk or an agent follows its office (审判长王学雷, 委托诉讼代理人：张宇，…), and a
+procedure is one the law names (简易程序, 普通程序).
 `zh_span_kind` reads the type from the question and `zh_candidates` finds the phrases; the search for the
 best one is `retrieval.english_spans.typed_span`'s, over the same passages. Who-questions about a party
-or a witness are left to the reader: a name has no shape in Chinese text.
+or a witness are left to the reader: a name has no shape in Chinese text. A question asking the law a
+ruling rests on (`asks_law`) is a sentence question: its answer cites the articles applied
+(`cites_law_applied`).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ _ZH_KINDS = [
     ("court", r"(哪个|哪家|哪一?级|什么|何)法院|法院是(哪|什么)"),
     ("date", r"何时|什么时[间候]|哪一?[天年日]|(哪|几)月|日期"),
     ("duration", r"多久|多长|(几|多少)(年|个月|天|日|小时|周)|期限"),
+    ("procedure", r"(什么|哪种|何种|哪一?种)(审判|诉讼)?程序|程序是(什么|哪)"),
     (
         "office",
         r"(审判长|审判员|陪审员|书记员|法官助理|代理人|辩护人|法定代表人|负责人|公诉人)"
@@ -64,6 +68,7 @@ _SHAPES = {
         rf"(?:[零又]?[\d{_NUMERAL}]{{1,3}}个?月)?(?!\d)",
     ],
     "case number": [r"[（(]\d{4}[）)][\u4e00-\u9fff\d\-]{2,24}?号"],
+    "procedure": [r"(?:普通|简易|速裁|特别|小额诉讼|督促|公示催告|审判监督|第二审)程序"],
     # a line of the parties or of the signature opens with the office: in running text the words after it
     # are seldom a name (其辩护人提出，…)
     "office": [
@@ -86,6 +91,12 @@ _OWNED = re.compile(
     r"([^，。？?]{1,20}?)的?(?:委托诉讼代理人|诉讼代理人|委托代理人|代理人|辩护人|法定代表人|负责人)"
 )
 _ASKER = re.compile(r"^(?:本案|请问)")
+_LAW_Q = re.compile(
+    r"(依据|依照|根据|适用|援引|引用)了?(哪些|什么|哪|何)[^，。？]{0,4}(法律|法条|条文|规定|条款)|法律依据|"
+    r"(哪些|哪|什么)(法律|法条|条文)"
+)
+_LAW_CITED = re.compile(r"《[^》]{2,40}》[^。；]{0,30}?第[^，。；、]{1,12}条")
+_LAW_BASIS = re.compile(r"^[^《。]{0,8}?(依照|依据|根据|按照)《|^\W*《(?!.*规定)")
 
 
 def zh_span_kind(question: str) -> str | None:
@@ -142,3 +153,14 @@ def _court_length(name: str) -> int:
             break
         n, bare = n + len(word), word in _BARE_SUFFIX
     return n
+
+
+def asks_law(question: str) -> bool:
+    """Asks the law a ruling rests on (本案依据哪些法律条文？ 法律依据是什么？): its answer is a sentence."""
+    return bool(_LAW_Q.search(question))
+
+
+def cites_law_applied(sentence: str) -> bool:
+    """Cites the articles a ruling applies (依照《…》第…条之规定, or an index line of them), not an article
+    quoted in passing (《刑法》第二百六十九条规定：“…”)."""
+    return bool(_LAW_CITED.search(sentence) and _LAW_BASIS.search(sentence))

@@ -96,6 +96,8 @@ def test_a_question_the_corpus_cannot_answer_says_so_with_its_best_evidence(demo
         ("本案的审判长是谁？", ["顾远"], "span"),
         ("不服判决可以上诉到哪个法院？", ["江南省临川市中级人民法院"], "span"),
         ("工期是多少天？", ["九十日"], "span"),
+        # the law a ruling rests on: the sentence citing the articles applied, though it ends in a colon
+        ("本案依据哪些法律条文？", ["依照《中华人民共和国"], "sentence"),
         ("原告李春华的其他诉讼请求如何处理？", ["驳回"], "sentence"),
         # English questions naming their answer's type: typed spans (retrieval/english_spans.py), which the
         # reader (trained on Chinese spans and CUAD's clause categories) misses

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from retrieval.answer import fits_question
+from retrieval.answer import fits_kind, fits_question, question_kind
 from retrieval.chinese_spans import ZH_KINDS, owner_bonus, zh_candidates, zh_span_kind
 from retrieval.english_spans import span_kind, typed_span
 
@@ -22,6 +22,7 @@ from retrieval.english_spans import span_kind, typed_span
         ("杨某海被判处有期徒刑多久？", "duration"),
         ("工期是多少天？", "duration"),
         ("上诉期限是多长？", "duration"),
+        ("本案适用什么程序？", "procedure"),
         ("本案的案号是什么？", "case number"),
         ("本案的审判长是谁？", "office"),
         ("建安某公司的法定代表人是谁？", "office"),
@@ -124,3 +125,20 @@ def test_an_agent_is_the_one_listed_under_the_party_the_question_names():
     assert typed_span("张某某的委托诉讼代理人是谁？", searched).text == "魏建国"
     assert owner_bonus("本案的审判长是谁？", parties) == [0.0] * 4  # no party named: no line preferred
     assert owner_bonus("何某某的委托诉讼代理人是谁？", parties) == [0.0, 0.0, 0.0, 1.0]
+
+
+def test_a_span_without_a_phrase_of_the_named_type_is_no_answer():
+    assert not fits_question("本案适用什么程序？", "公开开庭审理了本案", "PROCEDURE")
+    assert fits_question("本案适用什么程序？", "依法适用简易程序", "PROCEDURE")
+    assert not fits_question("二审法院是哪个法院？", "驳回上诉，维持原判", "FACTS")
+    assert fits_question("本案由哪位审判员独任审判？", "张晓红", "PROCEDURE")  # no kind named: the reader's
+
+
+def test_the_law_a_ruling_rests_on_is_the_sentence_citing_the_articles_applied():
+    assert question_kind("本案依据哪些法律条文？") == question_kind("法律依据是什么？") == "law"
+    assert question_kind("判决的理由是什么？") == "reason"
+    applied = "据此，依照《中华人民共和国刑法》第二百六十四条、第六十七条第三款之规定，判决如下："
+    assert fits_kind("law", "OPINION", applied)
+    assert fits_kind("law", "APPENDIX", "《中华人民共和国刑法》第263条、第264条、第269条")  # a digest's index
+    assert not fits_kind("law", "OPINION", "《中华人民共和国刑法》第二百六十九条规定：“犯盗窃罪……”")  # quoted
+    assert not fits_kind("law", "OPINION", "本院认为，被告构成违约。")
