@@ -208,13 +208,14 @@ def fits_question(question: str, span: str, block_type: str) -> bool:
     """Whether a reader span can answer the question at all: never words of a heading ("IN THE COURT",
     "AFFILIATE OFFICE AGREEMENT") unless the question asks what a heading says, never a span without a
     number for a question asking how much or how many, nor a bare sum for one asking who (案件受理费由谁负担),
-    nor one without a phrase of the type a Chinese question names (哪个法院, 何时, 多久, 案号, 什么程序)."""
+    nor one without a phrase of the type a Chinese question names (哪个法院, 多久, 案号, 什么程序)."""
     if block_type == "HEADER" and not _HEADING_Q.search(question):
         return False
     if _ZH_WHO.search(question) and not _ZH_SUM.sub("", span).strip():
         return False
-    if (kind := HAN.search(question) and zh_span_kind(question)) and kind != "office":
-        return bool(zh_candidates(span, kind))  # an office's holder is named without the office
+    # an office's holder is named without the office, a date may be relative (同月18日, 次日4时许)
+    if (kind := HAN.search(question) and zh_span_kind(question)) and kind not in ("office", "date"):
+        return bool(zh_candidates(span, kind))
     return not _AMOUNT_Q.search(question) or bool(_NUMBER.search(span))
 
 

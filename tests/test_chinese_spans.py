@@ -132,6 +132,7 @@ def test_a_span_without_a_phrase_of_the_named_type_is_no_answer():
     assert fits_question("本案适用什么程序？", "依法适用简易程序", "PROCEDURE")
     assert not fits_question("二审法院是哪个法院？", "驳回上诉，维持原判", "FACTS")
     assert fits_question("本案由哪位审判员独任审判？", "张晓红", "PROCEDURE")  # no kind named: the reader's
+    assert fits_question("被告人何时被逮捕？", "同月18日", "PARTIES")  # a date may be relative
 
 
 def test_the_law_a_ruling_rests_on_is_the_sentence_citing_the_articles_applied():
