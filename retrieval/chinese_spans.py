@@ -41,6 +41,7 @@ _OFFICE_WORDS = (
     "法定代表人 负责人 公诉人".split()
 )
 _OFFICES = "|".join(r"\s*".join(word) for word in _OFFICE_WORDS)
+_OFFICE_LEAD = rf"^\s*(?:{_OFFICES})[：:]?\s*"  # a line opening with an office, up to its holder's name
 # (question, line): a question about an office reads the lines naming that office, however spaced
 ZH_ROLE_LINES = [(re.compile(word), re.compile(r"\s*".join(word))) for word in _OFFICE_WORDS] + [
     # this case's number is the line under the document's title, not a number it cites (新检刑诉（2013）147号)
@@ -71,9 +72,7 @@ _SHAPES = {
     "procedure": [r"(?:普通|简易|速裁|特别|小额诉讼|督促|公示催告|审判监督|第二审)程序"],
     # a line of the parties or of the signature opens with the office: in running text the words after it
     # are seldom a name (其辩护人提出，…)
-    "office": [
-        rf"^\s*(?:{_OFFICES})[：:]?\s*[\u4e00-\u9fff](?:\s?[\u4e00-\u9fff]){{0,3}}(?=[，,。；;（(\s]|$)"
-    ],
+    "office": [rf"{_OFFICE_LEAD}(?P<name>[\u4e00-\u9fff](?:\s?[\u4e00-\u9fff]){{0,3}})(?=[，,。；;（(\s]|$)"],
 }
 _PATTERNS = {kind: [re.compile(p, re.M) for p in ps] for kind, ps in _SHAPES.items()}
 # a court's name is read back from 人民法院 over words that are places or court levels: the words before
@@ -85,7 +84,7 @@ _PLACE_WORD = re.compile(
 _FUNCTION_CHARS = frozenset("向于由经在至到和与及的或并从自往对按依将被把其、")
 # a suffix jieba cuts off alone (江南|省): the word before it is the place
 _BARE_SUFFIX = frozenset("省 市 县 区 州 盟 旗 自治区 自治州 地区".split())
-_OFFICE = re.compile(rf"^\s*(?:{_OFFICES})[：:]?\s*")
+_OFFICE = re.compile(_OFFICE_LEAD)
 # "X的代理人": the party X whose agent, counsel or representative is asked for
 _OWNED = re.compile(
     r"([^，。？?]{1,20}?)的?(?:委托诉讼代理人|诉讼代理人|委托代理人|代理人|辩护人|法定代表人|负责人)"
@@ -114,7 +113,7 @@ def zh_candidates(text: str, kind: str) -> list[tuple[int, int, str]]:
             if kind == "court":
                 a = b - _court_length(text[a:b])
             elif kind == "office":
-                a += _OFFICE.match(text[a:b]).end()  # the name alone
+                a = m.start("name")
             elif kind == "duration" and (text[a - 1 : a] in ("年", "月") or "每" in text[max(0, a - 3) : a]):
                 continue  # a month of a year (2021年10月), a day of a month (9月27日), a rate (每逾期一日)
             if b - a >= 2:
