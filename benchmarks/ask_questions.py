@@ -123,19 +123,26 @@ def prepare_run(spec: dict, keep: list[dict], data: Path, out: Path | None, work
     inputs = work / "input"
     inputs.mkdir()
     for key in sorted({q["doc"] for q in keep}):
-        path, _, record = spec["documents"][key].partition("#")
-        src = data / path
-        if not src.is_file():
-            raise SystemExit(f"{src}: missing from the shared data (see ../shared/data/README.md)")
-        if not record:
-            shutil.copy(src, inputs / src.name)
-            continue
-        lines = [line for line in src.read_text(encoding="utf-8").splitlines() if record in line[:80]]
-        if not lines or json.loads(lines[0]).get("docid") != record:
-            raise SystemExit(f"{src}: no record with docid {record}")
-        (inputs / f"{record}.jsonl").write_text(lines[0] + "\n", encoding="utf-8")
+        input_file(data, spec["documents"][key], inputs)
     run_flow(str(inputs), str(work / "out"), {})
     return work / "out"
+
+
+def input_file(data: Path, document: str, folder: Path) -> Path:
+    """The question set's document (a path under `data`, or `path#docid` for one record of a JSONL file) as
+    a file in `folder`, as `ldx run` is to read it: a copy, or a one-record JSONL file `docid.jsonl`."""
+    path, _, record = document.partition("#")
+    src = data / path
+    if not src.is_file():
+        raise SystemExit(f"{src}: missing from the shared data (see ../shared/data/README.md)")
+    if not record:
+        return Path(shutil.copy(src, folder / src.name))
+    lines = [line for line in src.read_text(encoding="utf-8").splitlines() if record in line[:80]]
+    if not lines or json.loads(lines[0]).get("docid") != record:
+        raise SystemExit(f"{src}: no record with docid {record}")
+    out = folder / f"{record}.jsonl"
+    out.write_text(lines[0] + "\n", encoding="utf-8")
+    return out
 
 
 @contextmanager

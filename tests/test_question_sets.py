@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import pipeline
+from benchmarks.ask_questions import input_file
 from retrieval.answer import sentences
 
 DATA = Path(__file__).parent / "data"
@@ -55,13 +56,8 @@ def test_every_gold_sentence_is_a_sentence_of_its_document(spec, shared_data, tm
     for q in spec["questions"]:
         by_doc.setdefault(q["doc"], []).append(q)
     for key, questions in by_doc.items():
-        path, _, record = spec["documents"][key].partition("#")
-        source = shared_data / path
-        if record:  # the record alone, as the benchmark runs it
-            line = next(x for x in source.read_text(encoding="utf-8").splitlines() if record in x[:80])
-            source = tmp_path / f"{record}.jsonl"
-            source.write_text(line + "\n", encoding="utf-8")
-        doc = pipeline.parse(source)
+        # the document as the benchmark runs it (a record of a JSONL file on its own)
+        doc = pipeline.parse(input_file(shared_data, spec["documents"][key], tmp_path))
         cut = {seg.text[a:b].strip() for seg in pipeline.segment(doc) for a, b in sentences(seg.text)}
         for q in questions:
             missing = [g[:60] for g in q["gold"] if g not in cut]
