@@ -24,6 +24,8 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from retrieval.chinese_spans import asks_law, cites_law_applied, zh_candidates, zh_span_kind
+from retrieval.claim_questions import CLAIM_BLOCKS as PATENT_CLAIM_BLOCKS
+from retrieval.claim_questions import asked_claim, states_claim
 from retrieval.reader.runtime import term_spans
 from retrieval.sides import (
     CLAIM_BLOCKS,
@@ -34,7 +36,7 @@ from retrieval.sides import (
     is_ruling,
     is_ruling_below,
 )
-from retrieval.text import HAN, stopwords
+from retrieval.text import HAN, sentences, stopwords
 
 # P(answer type) of the reader's best answer below which `ask` says it found no confident answer.
 # Chosen by `choose_threshold` (max F1 of answer-vs-abstain, an answer counting as right at char-F1 >= 0.5)
@@ -58,8 +60,6 @@ HEADING_MAX_WORDS = 6  # an English line this short without a full stop is a hea
 
 _CLAUSE_END = "，。；：！？,;:!?\n"
 _SENTENCE_END = "。；！？!?\n"
-_EN_SENTENCE = re.compile(r"(?<=[a-z)\]\"'”])[.!?](?=\s+[A-Z“\"(])")
-_ZH_SENTENCE = re.compile(r"(?<=[。！？；])")
 
 _EN_WH = re.compile(r"^\s*(what|why|how|which|on what)\b", re.I)
 _EN_DECISION = re.compile(
@@ -79,7 +79,7 @@ _ZH_WH = re.compile(r"什么|谁|哪|多少|几|何时|怎样|如何")
 _EN_STATEMENT = re.compile(
     r"^\s*(under what|in what circumstances|what happens\b)|"
     r"^\s*(what|how)\s+(does|do|did|must|may|can|shall|will)\b.*\b(provide|say|state|require|permit|govern|"
-    r"apply|applies|treat|define|describe)\w*\b",
+    r"apply|applies|treat|define|describe|exclude|cover|prohibit|forbid|grant|impose|mean)\w*\b",
     re.I,
 )
 _AMOUNT_Q = re.compile(r"\bhow (much|many)\b|\bwhat (amount|sum|percentage)\b|多少|几", re.I)
@@ -178,7 +178,10 @@ class Reading:
 
 def question_kind(question: str) -> str:
     """ "law" (the law applied), "decision", "ruling below" (what a court below decided), "argument" (what a
-    party argued or asked for), "reason" or "statement" (the answer is a sentence), else "span"."""
+    party argued or asked for), "reason", "statement" or "patent claim" (a numbered claim's text; the
+    answer is a sentence), else "span"."""
+    if asked_claim(question) is not None:
+        return "patent claim"
     if asks_law(question):
         return "law"
     if _ZH_DECISION.search(question):
@@ -286,33 +289,6 @@ def is_heading(text: str) -> bool:
     return not HAN.search(s) and len(s.split()) <= HEADING_MAX_WORDS and not s.endswith((".", "!", "?", ";"))
 
 
-def sentences(text: str) -> list[tuple[int, int]]:
-    """(start, end) of each sentence of a passage; a leading paragraph number stays with its sentence."""
-    cuts = sorted(
-        {
-            0,
-            len(text),
-            *(m.end() for m in _EN_SENTENCE.finditer(text)),
-            *(m.end() for m in _ZH_SENTENCE.finditer(text)),
-        }
-    )
-    out = []
-    for a, b in zip(cuts, cuts[1:], strict=False):
-        while a < b and text[a].isspace():
-            a += 1
-        if a < b:
-            out.append((a, b))
-    return out
-
-
-def sentence_around(text: str, a: int, b: int) -> str:
-    """The sentence(s) of `text` holding characters [a, b)."""
-    cuts = sentences(text)
-    start = next((x for x, y in cuts if x <= a < y), a)
-    end = next((y for x, y in cuts if x < b <= y), b)
-    return text[start:end]
-
-
 @dataclass
 class ScoredSentence:
     segment_id: str
@@ -340,11 +316,13 @@ def instances(sentence: str) -> set[str]:
     return {word for word, number in _INSTANCE_OF_CASE.items() if number.search(sentence)}
 
 
-def fits_kind(kind: str, block_type: str, sentence: str) -> bool:
+def fits_kind(kind: str, block_type: str, sentence: str, question: str = "") -> bool:
     """Whether a sentence is where a `kind` question's answer stands: the disposition (or a ruling reported
     in the facts or reasons) for a decision, a lower court's decision reported for a ruling below, a party's
     words for an argument, the court's reasoning for a reason, the citation of the articles applied for
-    a question asking the law."""
+    a question asking the law, the claim the `question` names for a patent claim."""
+    if kind == "patent claim":
+        return states_claim(asked_claim(question) or 0, block_type, sentence)
     if kind == "decision":
         return is_ruling(block_type, sentence)
     if kind == "ruling below":
@@ -367,9 +345,14 @@ def with_dispositions(kind: str, citations: list[Citation], doc_passages: list) 
     segments of the document asked about (`doc_passages`, its `retrieval.hybrid.Passage`s) that the search
     left out: a ruling is seldom worded like the question ("the appeal is dismissed" for "what did the
     court decide"); for an argument question, the parties' blocks (诉讼请求 for 原告要求什么); for a law
-    question, the court's reasoning and the document's index (LAW_BLOCKS)."""
+    question, the court's reasoning and the document's index (LAW_BLOCKS); for a patent claim, the claims."""
     cited = [(c.segment_id, c.block_type, c.text) for c in citations]
-    wanted = {"decision": DECISION_BLOCKS, "argument": CLAIM_BLOCKS, "law": LAW_BLOCKS}.get(kind)
+    wanted = {
+        "decision": DECISION_BLOCKS,
+        "argument": CLAIM_BLOCKS,
+        "law": LAW_BLOCKS,
+        "patent claim": PATENT_CLAIM_BLOCKS,
+    }.get(kind)
     if wanted is None:
         return cited
     seen = {c.segment_id for c in citations}
@@ -420,7 +403,7 @@ def rank_sentences(
                 s,
                 round(overlap, 4),
                 None if sims is None else round(sims[i], 4),
-                relevance + BLOCK_PRIOR * fits_kind(kind, btype, s),
+                relevance + BLOCK_PRIOR * fits_kind(kind, btype, s, question),
             )
         )
     out.sort(key=lambda x: -x.score)  # stable: ties keep retrieval order

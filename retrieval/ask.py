@@ -43,7 +43,6 @@ from retrieval.answer import (
     is_wh_question,
     question_kind,
     rank_sentences,
-    sentence_around,
     term_share,
     with_dispositions,
 )
@@ -60,6 +59,7 @@ from retrieval.reader.runtime import READER_FILE, EncodedText, ReaderMismatch, l
 from retrieval.sides import on_asked_side
 from retrieval.stage import INDEX_DIR
 from retrieval.store_arm import open_store_arm
+from retrieval.text import sentence_around
 
 
 class IndexMissing(DocumentError):

@@ -20,10 +20,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from retrieval.answer import SIMILARITY_WEIGHT, sentences
+from retrieval.answer import SIMILARITY_WEIGHT
 from retrieval.chinese_spans import ZH_ROLE_LINES, owner_bonus, zh_candidates, zh_span_kind
 from retrieval.reader.runtime import term_spans
-from retrieval.text import HAN, non_overlapping, stopwords
+from retrieval.text import HAN, non_overlapping, sentences, stopwords
 
 CONTEXT_WEIGHT = 0.5  # a unit is at least this share as relevant as the sentence before it in its passage
 CLOSE_CHARS = 40  # a candidate this many characters from the nearest question term counts half as close

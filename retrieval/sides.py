@@ -67,7 +67,8 @@ _EN_ASKS_RULING = re.compile(r"\b(ordered|awarded|sentenced|judgment for)\b", re
 # party's arguments named
 _EN_ASKS_CLAIM = re.compile(
     r"\b(did|does|do|has|have|had)\s+([\w'-]+\s+){1,4}(claim|seek|ask for|request|demand|argue|contend|submit)\b|"
-    r"\b(claimed|sought|requested|demanded|argued|contended|submitted|arguments?|submissions?|contentions?)\b",
+    r"\b(claimed|sought|requested|demanded|argued|contended|submitted|arguments?|submissions?|contentions?)\b|"
+    r"\bgrounds? (of|for) (the )?appeal\b",
     re.I,
 )
 # an argument question asks what was argued, not a sum, a person or a date (those stay span questions)

@@ -1,4 +1,5 @@
-"""Terms for BM25: jieba words for Chinese, stemmed lower-case words for English, stopwords dropped."""
+"""Text as the search and the answers cut it: BM25 terms (jieba words for Chinese, stemmed lower-case words
+for English, stopwords dropped) and sentences."""
 
 from __future__ import annotations
 
@@ -13,6 +14,15 @@ from pipeline.paths import user_cache_dir
 # A run of CJK ideographs, or a run of latin letters/digits; everything else (punctuation, spaces) splits.
 WORD_RUNS = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+|[A-Za-z0-9][A-Za-z0-9'_-]*")
 HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+# a numbered paragraph opens a sentence too ("… insured against". 3. On arrival …), unless the number is a
+# reference's ("see para. 12. The", "s. 4. It")
+_REFERENCE_ABBREVIATIONS = "para paras p pp s ss no art sec cl r rr ch vol fig".split()
+_EN_SENTENCE = re.compile(
+    r"(?<=[a-z)\]\"'”])[.!?](?=\s+[A-Z“\"(])|(?<=[a-z)\]\"'”])"
+    + "".join(rf"(?<!\b{a})(?<!\b{a.title()})" for a in _REFERENCE_ABBREVIATIONS)
+    + r"[.!?](?=\s+\d{1,3}\.\s+[A-Z“\"(])"
+)
+_ZH_SENTENCE = re.compile(r"(?<=[。！？；])")
 
 
 @cache
@@ -67,3 +77,30 @@ def non_overlapping(found: list[tuple[int, int, str]]) -> list[tuple[int, int, s
         if not kept or a >= kept[-1][1]:
             kept.append((a, b, label))
     return kept
+
+
+def sentences(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each sentence of a passage; a leading paragraph number stays with its sentence."""
+    cuts = sorted(
+        {
+            0,
+            len(text),
+            *(m.end() for m in _EN_SENTENCE.finditer(text)),
+            *(m.end() for m in _ZH_SENTENCE.finditer(text)),
+        }
+    )
+    out = []
+    for a, b in zip(cuts, cuts[1:], strict=False):
+        while a < b and text[a].isspace():
+            a += 1
+        if a < b:
+            out.append((a, b))
+    return out
+
+
+def sentence_around(text: str, a: int, b: int) -> str:
+    """The sentence(s) of `text` holding characters [a, b)."""
+    cuts = sentences(text)
+    start = next((x for x, y in cuts if x <= a < y), a)
+    end = next((y for x, y in cuts if x < b <= y), b)
+    return text[start:end]

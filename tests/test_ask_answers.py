@@ -222,6 +222,7 @@ def test_question_kinds_and_phrase_growth():
     assert complete_span(header, 0, 12, "Which court heard it?") == (0, header.index("\n"))
     assert question_kind("What does clause 4.5 of the policy provide?") == "statement"
     assert question_kind("What happens if the licensee is acquired?") == "statement"
+    assert question_kind("What does section 7 of the lease prohibit?") == "statement"
     assert all(map(is_heading, ["Lady Justice Okonjo:", "The grounds of appeal", "判决如下：", "CONCLUSION"]))
     assert not is_heading("12. I also agree.")
     # a reader span that cannot be the answer: a heading's words, or no number for "how much"
@@ -297,6 +298,7 @@ def test_a_question_about_what_a_party_argued_is_answered_by_its_sentence():
         "上诉人的上诉理由是什么？",
         "辩护人提出了什么意见？",
         "What did the appellant argue?",
+        "What were the grounds of appeal?",  # the appellant's, not the court's reasons
     ):
         assert question_kind(q) == "argument", q
     for q in (

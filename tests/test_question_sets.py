@@ -1,7 +1,7 @@
 """The question sets (tests/data/english_questions.json, chinese_questions.json,
 chinese_phrases_wenshu.json) hold what benchmarks/ask_questions.py needs: every question names a shared
 document (a file, or a record of a JSONL file as `path#docid`), every gold sentence is a sentence of that
-document as `ldx run` segments it and `retrieval.answer.sentences` cuts it, and every gold phrase stands in
+document as `ldx run` segments it and `retrieval.text.sentences` cuts it, and every gold phrase stands in
 a gold sentence."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 
 import pipeline
 from benchmarks.ask_questions import input_file
-from retrieval.answer import sentences
+from retrieval.text import sentences
 
 DATA = Path(__file__).parent / "data"
 SETS = {
