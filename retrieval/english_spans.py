@@ -2,9 +2,9 @@
 
 The shipped reader learned its spans from Chinese (CJRC) and from CUAD's clause categories, never from
 English free questions, so for "Who represented the appellant?" it finds no span it trusts. Such a question
-names the type of its answer, and that type has a shape in the text: a titled or capitalised name, a date,
-an amount of money, a number of days. `span_kind(question)` reads the type; `typed_span` finds the phrases of
-that shape in the passages given (`ldx ask`'s cited ones and, from `head_passages`, the document's head and
+names the type of its answer, and that type has a shape in the text (retrieval/english_shapes.py): a
+titled or capitalised name, a date, an amount of money, a number of days, a measurement, a labelled number.
+`span_kind(question)` reads the type; `typed_span` finds the phrases of that shape in the passages given (`ldx ask`'s cited ones and, from `head_passages`, the document's head and
 signature lines) and answers with the one that stands closest to the question's words in the line or
 sentence most relevant to it. These are rules, written against benchmarks/data/english_spans_dev.json and
 revised against english_spans_test.json; benchmarks/english_spans.py measures them on a held-out set.
@@ -22,17 +22,21 @@ import numpy as np
 
 from retrieval.answer import SIMILARITY_WEIGHT
 from retrieval.chinese_spans import ZH_ROLE_LINES, owner_bonus, zh_candidates, zh_span_kind
+from retrieval.english_shapes import NOT_NAMES, en_candidates, is_proper
 from retrieval.reader.runtime import term_spans
-from retrieval.text import HAN, non_overlapping, sentences, stopwords
+from retrieval.text import HAN, sentences
 
 CONTEXT_WEIGHT = 0.5  # a unit is at least this share as relevant as the sentence before it in its passage
 CLOSE_CHARS = 40  # a candidate this many characters from the nearest question term counts half as close
 # Who sat, who appeared for whom, when it was heard, who signed: a judgment or contract states these in its
 # head (title lines, the parties, counsel) or its signature block, lines a search seldom ranks for a question
 # worded otherwise; for these kinds they are read beside the cited passages.
-ASKS_THE_HEAD = frozenset({"person", "organisation", "date", "place", "court", "office", "case number"})
+ASKS_THE_HEAD = frozenset(
+    {"person", "organisation", "date", "place", "court", "office", "case number", "number"}
+)
 HEAD_BLOCKS = frozenset({"HEADER", "PARTIES", "SIGNATURE"})
 OPENING_SEGMENTS = 20  # an opinion parsed without a HEADER block: its first segments
+_PARTY = r"(appellant|appellee|respondent|claimant|defendant|plaintiff|petitioner|applicant)"
 # Lines whose role in a legal document answers a kind of who-question however it is worded: counsel ("X
 # (instructed by Y) for the Appellant", "ARGUED: X … for Appellant"), the judgment's author ("Lord Justice
 # Floyd:", "Opinion by Judge Callahan"), a contract's signatory ("By: /s/ X", "Name: X").
@@ -53,6 +57,21 @@ _ROLE_LINES = [
         ),
     ),
     (re.compile(r"\bsign(ed|s|atory)?\b", re.I), re.compile(r"^\s*(by|name)\s*:|/s/", re.I)),
+    (  # the parties: named where the head lists them ("MARLOWE FREIGHT LIMITED", "X, Plaintiff-Appellant,")
+        re.compile(rf"\bpart(y|ies)\b|^\s*who (is|was|are|were) the {_PARTY}s?\W*$", re.I),
+        re.compile(
+            rf"^\s*between\b|(?<!\bfor the )(?<!\bfor )\b{_PARTY}s?[,.]?\s*$|"
+            r"\b(LIMITED|LTD|PLC|INC|LLC|LLP|CORPORATION|COMPANY)\.?\s*$",
+            re.I | re.M,
+        ),
+    ),
+    (  # the bench: "Before: LORD JUSTICE X", "Before SMITH, JONES and BROWN, Circuit Judges"
+        re.compile(r"\b(judges|justices|bench|panel)\b|\bwho (heard|sat|decided)\b", re.I),
+        re.compile(
+            r"^\s*(before|coram|present)\b|^\s*(LORD|LADY|MR|MRS) JUSTICE\b|\b(Circuit|District) Judges\b",
+            re.M,
+        ),
+    ),
     *ZH_ROLE_LINES,
 ]
 _COUNSEL_END = re.compile(
@@ -60,9 +79,43 @@ _COUNSEL_END = re.compile(
     re.I,
 )
 ROLE_LINE_BONUS = 1.0  # added to the relevance of such a line for such a question
+# a question's asking words match nothing the answer's line needs to hold ("which" is in many a sentence)
+_ASKING_TERMS = frozenset("what when where which who whom whose why how".split())
+# the type a question names ("Which court heard the appeal?") is no word of its own that an answer may not
+# repeat: "COURT OF APPEAL" answers it
+_TYPE_TERMS = frozenset("court tribun compani firm bank insur parti judg".split())
+# the court an appeal came from, in a judgment's head ("ON APPEAL FROM THE HIGH COURT OF JUSTICE", "Appeal
+# from the United States District Court"): the answer to a question about the court below, and only to one
+_APPEAL_FROM = re.compile(r"\bappeal(?:ed|s)?\s+from\s+(?:the\s+)?$", re.I)
+_ASKS_BELOW = re.compile(
+    r"\b(lower|trial|first[- ]instance)\s+(court|judge)\b|\bcourt\s+below\b|"
+    r"\bappeal(ed|s)?\s+(from|against)\b|"
+    r"\bwhich court\b.*\bfrom\b",
+    re.I,
+)
+# a who-question asking for several (the parties, the inventors, the judges) is answered by every name of
+# the line it finds that scores at least MANY_SHARE of the best
+_ASKS_MANY = re.compile(
+    r"^\s*(who|which|what)\s+(are|were)\b|\b(parties|inventors|judges|justices|barristers|solicitors|"
+    r"lawyers|attorneys|defendants|appellants|respondents|claimants|plaintiffs|petitioners|signatories|"
+    r"arbitrators|witnesses|members|assignees)\b",
+    re.I,
+)
+MANY_SHARE = 0.5
+MANY_REACH = 3  # lines either side: a head lists its judges and parties a line each
+# "Filed: Feb. 17, 2023", "Assignee: …": a line whose label names what the question asks about
+_LABEL = re.compile(r"^\s*([A-Z][^:\n]{0,40}):\s")
+# "Where was the cargo shipped from?": of "from Rotterdam to Lagos", the place after the question's word
+_ASKS_FROM_TO = re.compile(r"\b(from|to)\s*\?*\s*$", re.I)
+_FROM_TO = re.compile(r"\b(from|to)\s+(?:the\s+)?$", re.I)
 # kinds whose answer is a name: one that repeats a name the question gives is the question's, not its answer
 _NAMED = frozenset({"person", "name", "organisation", "place"})
 
+_ASKS_NUMBER = re.compile(
+    r"\b(?:what|which) (?:is|was|are|were) the (?:\w+ )?(patent|case|application|publication|serial|docket|"
+    r"registration|file) (?:numbers?|no\.?)(?!\w)",
+    re.I,
+)
 # --- what a question asks for; tried in order, the first match wins ---------------------------------------
 _Q = [
     ("condition", r"^\s*(in (what|which) (case|cases|event)|on what conditions?|subject to what)\b"),
@@ -72,10 +125,19 @@ _Q = [
     ("condition", r"^\s*when\b"),
     ("duration", r"\bhow long\b|\bhow many (days|weeks|months|years|hours|minutes)\b"),
     ("duration", r"\b(what|which) (\w+ )?(period|term|length|duration)\b|\bwithin what (time|period)\b"),
+    ("number", _ASKS_NUMBER.pattern),
+    (
+        "measure",
+        r"^\s*how (wide|high|tall|thick|deep|heavy|hot|cold|far|fast|big|large|small)\b|"
+        r"\b(what|which) (\w+ )?"
+        r"(wavelengths?|temperatures?|frequenc(y|ies)|voltages?|pressures?|weights?|mass|length|width|height|"
+        r"thickness|diameter|depth|speed|velocity|concentrations?|doses?|dosage|distance|size|power|"
+        r"resistance|capacity|energy|range)\b",
+    ),
     (
         "amount",
         r"^\s*how (much|many)\b|\b(what|which) ((is|was|are|were) the )?(\w+ ){0,2}"
-        r"(amount|sum|share|percentage|proportion|fees?|price|rate|cost|fine|salary|compensation)\b",
+        r"(amount|sum|share|percentage|proportion|fraction|fees?|price|rate|cost|fine|salary|compensation)\b",
     ),
     (
         "place",
@@ -96,107 +158,7 @@ _Q = [
 ]
 _QUESTION_KINDS = [(kind, re.compile(p, re.I)) for kind, p in _Q]
 
-# --- the shapes of answers --------------------------------------------------------------------------------
-_MONTH = (
-    r"(?:January|February|March|April|May|June|July|August|September|October|November|December|"
-    r"Jan\.|Feb\.|Mar\.|Apr\.|Jun\.|Jul\.|Aug\.|Sept?\.|Oct\.|Nov\.|Dec\.|JANUARY|FEBRUARY|MARCH|APRIL|"
-    r"MAY|JUNE|JULY|AUGUST|SEPTEMBER|OCTOBER|NOVEMBER|DECEMBER)"
-)
-_DATE = (
-    rf"(?:\d{{1,2}}(?:st|nd|rd|th)?(?:\s+day\s+of)?\s+{_MONTH},?\s+\d{{4}}"
-    rf"|{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}|{_MONTH}\s+\d{{4}}"
-    r"|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b\d{4}-\d{2}-\d{2}\b)"
-)
-_NUMWORD = (
-    r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|"
-    r"seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|"
-    r"million|billion)"
-)
-_PAREN = (
-    r"(?:\s*\(\s*(?:US)?[$£€]?\d[\d,.]*\s*%?\s*[A-Za-z]{0,3}\s*\))?"  # "five (5)", "thirty percent (30%)"
-)
-_NUM = rf"(?:\d[\d,]*(?:\.\d+)?|\b(?i:{_NUMWORD})(?:(?:[\s-]+|\s+and\s+)(?i:{_NUMWORD}))*\b){_PAREN}"
-_SCALE = r"(?:\s+(?:million|billion|thousand|m|bn)\b)?"
-_QUALIFIER = (
-    r"(?:(?:approximately|about|around|some|at least|at most|not less than|not more than|no less than|"
-    r"no more than|up to|over|just over|just under|more than|less than|a minimum of|a maximum of|nearly|"
-    r"almost)\s+)?"
-)
-_CURRENCY = r"(?:US\$|USD\s?|\$|£|€|GBP\s?|EUR\s?)"
-_UNIT_OF_TIME = (
-    r"(?:business |calendar |working |consecutive )?(?:days?|weeks?|months?|years?|hours?|minutes?)"
-)
-_SHAPES = {
-    "date": [_DATE],
-    "duration": [
-        rf"{_DATE}\s+(?:to|through|until)\s+{_DATE}",
-        rf"{_QUALIFIER}{_NUM}(?:\s+(?:to|or|and)\s+{_NUM})?(?:[\s-]+){_UNIT_OF_TIME}{_PAREN}",
-    ],
-    "amount": [
-        rf"{_QUALIFIER}{_CURRENCY}\d[\d,]*(?:\.\d+)?{_SCALE}{_PAREN}",
-        rf"{_QUALIFIER}{_NUM}{_SCALE}\s+(?:US\s+)?(?:dollars|pounds|euros|rupees){_PAREN}",
-        rf"{_QUALIFIER}{_NUM}\s*(?:%|percent\b|per cent\b){_PAREN}",
-    ],
-    "count": [rf"{_QUALIFIER}{_NUM}{_SCALE}\s+[a-z]+"],  # "35 hours", "seven thousand (7000) acres"
-    "condition": [
-        r"\b(?i:if|when|where|whenever|once|upon|unless|provided that|in the event(?: that)?|so long as|"
-        r"as long as|on condition that)\b.+?(?=,\s|;|:|\.(?:\s|$)|$)"
-    ],
-}
-_SP = r"[^\S\n]+"  # spaces within a line: a name never runs on into the next line
-_SP0 = r"[^\S\n]*"
-# a capitalised word (never cut inside one: "McLean", not "Mc"), hyphenated ("T-Mobile"), or an initial
-_NAME = r"(?:(?:Mc|O')[A-Z][a-z]+|[A-Z](?:[a-z'’]+|(?=-))(?:-[A-Z]?[a-z'’]+)*(?![A-Za-z])|[A-Z]\.)"
-_CAPS = r"[A-Z][A-Z'’\-]+"
-_TITLE = (
-    r"(?:Mr|Mrs|Ms|Miss|Dr|Sir|Dame|Lord|Lady|Judge|Justice|Professor|Hon\.|Honorable|Lord Justice|"
-    r"Lady Justice|Mr Justice|Mrs Justice|Chief Justice|Master)\.?"
-)
-_ORG_END = (
-    r"(?:Inc\.?|Ltd\.?|Limited|LLP|LLC|L\.L\.C\.|PLC|plc|Corporation|Corp\.?|Company|Co\.|Bank|Council|"
-    r"Authority|N\.V\.|B\.V\.|S\.A\.|S\.L\.|S\.p\.A\.|GmbH|AG|L\.P\.|LP|Pty|INC\.?|LTD\.?|LIMITED|"
-    r"CORPORATION)(?!\w)"
-)
-_SHAPES["person"] = [
-    rf"\b{_TITLE}{_SP}{_NAME}(?:{_SP}{_NAME}){{0,3}}(?:,?{_SP}(?:QC|KC))?",
-    rf"\b(?:LORD|LADY|MR|MRS) JUSTICE{_SP}{_CAPS}(?:{_SP}{_CAPS})?|\bSIR{_SP}{_CAPS}{_SP}{_CAPS}",
-    rf"\b(?:{_CAPS}|{_NAME})(?:{_SP}(?:{_CAPS}|{_NAME})){{0,2}}(?:,?{_SP}(?:and{_SP})?{_CAPS}){{0,4}},{_SP}"
-    rf"(?:Chief{_SP}|Senior{_SP})?(?:Circuit|District|Magistrate|Bankruptcy)?{_SP0}Judges?",
-]
-# capitalised words without a title: a name, or a firm's ("Coldharbour Partners")
-_SHAPES["name"] = [rf"\b{_NAME}(?:{_SP}{_NAME}){{1,3}}(?:,?{_SP}(?:QC|KC|Esq\.?|Jr\.?))?"]
-_SHAPES["organisation"] = [
-    rf"\b(?:{_NAME}|{_CAPS})(?:(?:{_SP}|{_SP0},{_SP0}|{_SP}&{_SP}|{_SP}and{_SP}|{_SP}of{_SP})(?:{_NAME}|{_CAPS}))*,?{_SP}{_ORG_END}",
-    rf"\b(?:the{_SP})?(?:{_NAME}{_SP})*Court(?:{_SP}(?:of|for|at|in){_SP}(?:the{_SP})?{_NAME}(?:{_SP}{_NAME})?)*",
-    rf"\b(?:(?!(?:ON|FROM|THE|IN|OF|AT|TO|AND|APPEAL)\b){_CAPS}{_SP}){{0,3}}COURT(?:{_SP}(?:OF|FOR|AT|IN){_SP}(?:THE{_SP})?{_CAPS}(?:{_SP}{_CAPS})?)*",
-]
-_SHAPES["place"] = [
-    rf"(?:(?<=\b(?:in|at|to|of) )|(?<=—)|(?<=– ))(?:the{_SP})?{_NAME}(?:{_SP}(?:of{_SP})?{_NAME}){{0,3}}"
-    rf"(?:,{_SP}{_NAME}(?:{_SP}{_NAME}){{0,2}})?(?:{_SP}\([A-Z]{{2,4}}\))?",
-]
-# a party may be a company: who-questions take organisations too, a person first where a line has both
-_TAKES = {
-    "person": ("person", "name", "organisation"),
-    "organisation": ("organisation", "name"),  # "Bradford Royal Infirmary": a body without a suffix
-    "amount": ("amount", "count"),  # money and shares first, then a number of anything
-}
-OTHER_SHAPE_WEIGHT = 0.6
-_PATTERNS = {kind: [re.compile(p) for p in ps] for kind, ps in _SHAPES.items()}
-_DETERMINER = re.compile(r"\b(the|this|that|such|any|each|its|their|our|your|a|an)[^\S\n]+$", re.I)
-_OPENERS = frozenset("the this that these those in on at for of by and or but a an it if when where".split())
-# words a name may follow on its line ("Appellant Ms X", "Before Sir Y"), cut from a person's front
-_LEADERS = _OPENERS | frozenset(
-    "appellant appellants respondent respondents claimant claimants defendant defendants plaintiff "
-    "plaintiffs petitioner petitioners counsel before between judgment opinion".split()
-)
-# capitalised words that start sentences or name roles, not people
-_NOT_NAMES = frozenset(
-    "the this that these those in on at for of by and or but a an it its he she they we i if when where "
-    "court appeal appellant respondent claimant defendant plaintiff judge justice lord lady agreement party "
-    "parties section article clause schedule act state states united district circuit supreme high secretary "
-    "company judgment order government department tribunal council board county city law courts assistant "
-    "deputy federal public defender attorney general prosecutor solicitor counsel chief senior associate".split()
-)
+OTHER_SHAPE_WEIGHT = 0.6  # a title-less name, or another shape than asked
 
 
 @dataclass(frozen=True)
@@ -218,44 +180,10 @@ def span_kind(question: str) -> str | None:
     return next((kind for kind, pattern in _QUESTION_KINDS if pattern.search(question)), None)
 
 
-def _is_name(span: str) -> bool:
-    """Not a run of capitalised common words ("The Court", "United States"), nor one a sentence opens."""
-    words = [w.strip(".,'’").lower() for w in span.split()]
-    return words[0] not in _OPENERS and any(len(w) > 1 and w not in _NOT_NAMES for w in words)
-
-
-def _proper(span: str, lower_words: set[str]) -> bool:
-    """Holds a proper noun: a word the passages never write in lower case ("Approved Judgment", "Generic
-    Product" are common words capitalised; "Stanley L. Myers" is not), and no title opens it (a place)."""
-    words = [w for w in re.findall(r"[A-Za-z][\w’'-]*", span) if w.lower() not in _OPENERS]
-    return bool(words) and not re.match(_TITLE, span) and any(w.lower() not in lower_words for w in words)
-
-
 def candidates(text: str, kind: str, chinese: bool = False) -> list[tuple[int, int, str]]:
     """(start, end, shape) of the phrases of `text` that can answer a `kind` question, longest first where
     they overlap."""
-    if chinese:
-        return zh_candidates(text, kind)
-    found = []
-    for shape in _TAKES.get(kind, (kind,)):
-        for pattern in _PATTERNS[shape]:
-            for m in pattern.finditer(text):
-                a, b = m.span()
-                while b > a and text[b - 1] in " ,":
-                    b -= 1
-                if shape in ("person", "name"):
-                    while (lead := re.match(r"(\S+)[^\S\n]+", text[a:b])) and lead[1].lower() in _LEADERS:
-                        a += lead.end()
-                    if not _is_name(text[a:b]) or (shape == "name" and len(text[a:b].split()) < 2):
-                        continue  # common words, or one word left once "In" is cut ("In August")
-                    if shape == "name" and _DETERMINER.search(text[:a]):
-                        continue  # "the Effective Date", "the United Kingdom": a defined term or a place
-                if shape == "count" and text[a:b].split()[-1] in stopwords():
-                    continue  # "2 of": a number, not a count of anything
-                if shape == "organisation" and len(text[a:b].split()) <= 2 and _DETERMINER.search(text[:a]):
-                    continue  # "an Affiliated Company", "the Bank": a defined term, not a name
-                found.append((a, b, shape))
-    return non_overlapping(found)
+    return zh_candidates(text, kind) if chinese else en_candidates(text, kind)
 
 
 def _units(text: str) -> list[tuple[int, int]]:
@@ -286,7 +214,7 @@ def head_passages(question: str, passages: list) -> list:
 def _repeats_the_question(span: str, shape: str, q_words: set[str]) -> bool:
     """A name made of the question's own words ("Who represented Mr Konevod?" → not "Mr Konevod"; "Who
     appeared for Mylan?" → not "Mylan UK Healthcare Limited")."""
-    return shape in _NAMED and bool((_words(span) - _NOT_NAMES) & q_words)
+    return shape in _NAMED and bool((_words(span) - NOT_NAMES) & q_words)
 
 
 def _words(text: str) -> set[str]:
@@ -306,7 +234,7 @@ def typed_span(
     question's terms answers; a title-less name or another shape than asked (a firm for a who-question)
     counts OTHER_SHAPE_WEIGHT as much."""
     kind = span_kind(question)
-    q_terms = {t for t, _, _ in term_spans(question)}
+    q_terms = {t for t, _, _ in term_spans(question)} - _ASKING_TERMS
     if kind is None or not q_terms:
         return None
     units = [(sid, text, a, b) for sid, text in passages for a, b in _units(text)]
@@ -321,8 +249,8 @@ def typed_span(
         relevance = [r + ROLE_LINE_BONUS * o for r, o in zip(relevance, owned, strict=True)]
     q_words = _words(question)
     lower_words = {w for _, text in passages for w in re.findall(r"\b[a-z][\w’'-]*", text)}
-    best, best_score = None, 0.0
-    for i, ((sid, text, a, b), phrases) in enumerate(zip(units, found, strict=True)):
+    scored: list[tuple[float, int, int, int, float]] = []  # (score, unit, start, end in it, relevance)
+    for i, ((sid, text, a, _), phrases) in enumerate(zip(units, found, strict=True)):
         # a line also borrows from the sentence before it: "The judgment was handed down remotely. The date
         # for hand-down is 30 June 2020."
         same = i > 0 and units[i - 1][0] == sid
@@ -331,16 +259,44 @@ def typed_span(
             continue
         for ca, cb, shape in phrases:
             span = text[a + ca : a + cb]
-            if {t for t, _, _ in term_spans(span)} <= q_terms or _repeats_the_question(span, shape, q_words):
+            own = {t for t, _, _ in term_spans(span)} <= q_terms - _TYPE_TERMS
+            if own or _repeats_the_question(span, shape, q_words):
                 continue  # the question's own words
-            if shape in ("name", "place") and not _proper(span, lower_words):
+            if shape in ("name", "place") and not is_proper(span, lower_words):
                 continue
             score = rel * (1 + _closeness(a + ca, a + cb, terms[i], idf)) - 1e-6 * i
             score *= 1.0 if shape == kind else OTHER_SHAPE_WEIGHT
-            if score > best_score:
-                best_score = score
-                best = TypedSpan(kind, span, sid, a + ca, a + cb, text[a:b].strip(), round(min(rel, 1.0), 4))
-    return best
+            score *= _placement(question, text[max(0, a + ca - 40) : a + ca], span, shape)
+            scored.append((score, i, ca, cb, rel))
+    if not scored or (best := max(scored))[0] <= 0:
+        return None
+    score, i, ca, cb, rel = best
+    sid, text, a, b = units[i]
+    span = text[a + ca : a + cb]
+    if kind in ("person", "organisation") and _ASKS_MANY.search(question):
+        # "Who are the inventors?": every name near the best line that scores near it, in the text's order
+        near = sorted(
+            (j, x, y) for sc, j, x, y, _ in scored if abs(j - i) <= MANY_REACH and sc >= MANY_SHARE * score
+        )
+        names = list(dict.fromkeys(units[j][1][units[j][2] + x : units[j][2] + y] for j, x, y in near))
+        span = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    return TypedSpan(kind, span, sid, a + ca, a + cb, text[a:b].strip(), round(min(rel, 1.0), 4))
+
+
+def _placement(question: str, before: str, span: str, shape: str) -> float:
+    """OTHER_SHAPE_WEIGHT for a phrase whose place says it answers another question (`before`: the
+    passage's text just before it): the court an appeal came from, unless the question asks about the
+    court below; a place after "to" when the question asks where from, or after "from" when it asks where
+    to; a number labelled otherwise than the one asked for."""
+    if "court" in span.lower() and bool(_APPEAL_FROM.search(before)) != bool(_ASKS_BELOW.search(question)):
+        return OTHER_SHAPE_WEIGHT
+    asked, lead = _ASKS_FROM_TO.search(question), _FROM_TO.search(before)
+    if shape == "place" and asked and lead and asked[1].lower() != lead[1].lower():
+        return OTHER_SHAPE_WEIGHT
+    numbered = _ASKS_NUMBER.search(question)
+    if shape == "number" and numbered and numbered[1][:4].lower() not in before.lower():
+        return OTHER_SHAPE_WEIGHT  # "What is the patent number?": not the line's "Case No:"
+    return 1.0
 
 
 def _relevance(
@@ -358,6 +314,8 @@ def _relevance(
     out = []
     for i, (_, text, a, b) in enumerate(units):
         r = sum(w for t, w in idf.items() if t in held[i]) / total
+        if label := _LABEL.match(text[a:b]):
+            r += sum(idf.get(t, 0.0) for t in {t for t, _, _ in term_spans(label[1])}) / total
         if sims is not None:
             r = (1 - SIMILARITY_WEIGHT) * r + SIMILARITY_WEIGHT * max(float(sims[i]), 0.0)
         out.append(r + ROLE_LINE_BONUS * any(line.search(text[a:b]) for line in roles))

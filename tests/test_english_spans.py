@@ -46,6 +46,11 @@ CONTRACT = (
         ("What law governs the agreement?", "place"),
         ("Which federal court denied the petition?", "organisation"),
         ("Which prosecutor argued for the United States?", "person"),
+        ("What is the patent number?", "number"),
+        ("What is the application no.?", "number"),
+        ("What wavelength does the diode emit?", "measure"),
+        ("How thick is the coating?", "measure"),
+        ("What fraction of the light reaches the cell?", "amount"),
         ("What is the melting point of tungsten?", None),
         ("Did the court allow the appeal?", None),
         ("被告人的辩护人是谁？", "office"),  # a Chinese question: retrieval/chinese_spans.py reads it
@@ -75,6 +80,19 @@ def test_the_question_names_the_type_of_its_answer(question, kind):
         ),
         ("organisation", "ON APPEAL FROM THE COUNTY COURT AT BRADFORD", ["COUNTY COURT AT BRADFORD"]),
         ("organisation", "hosted by T-Mobile Netherlands B.V. on its network", ["T-Mobile Netherlands B.V."]),
+        (
+            "measure",
+            "a lamp at 450 nm, held between 20 °C and 30 °C for 3 s",
+            ["450 nm", "between 20 °C and 30 °C"],
+        ),
+        ("measure", "a film about two millimetres thick", ["about two millimetres"]),
+        ("number", "Patent No.: US 9,876,543 B1 Appl. No.: 16/123,456", ["US 9,876,543 B1", "16/123,456"]),
+        (
+            "number",
+            "Neutral Citation Number: [2021] EWCA Crim 12 Case No: 202001234 B5",
+            ["[2021] EWCA Crim 12"],
+        ),
+        ("place", "carried from Hamburg to Genoa in May 2019", ["Hamburg", "Genoa"]),
     ],
 )
 def test_phrases_of_each_shape_are_found_whole(kind, text, want):
@@ -130,6 +148,48 @@ def test_a_line_of_the_role_asked_about_answers_however_the_question_is_worded()
     assert got is not None and got.text == "Bruce D. Wardinski"
 
 
+def test_where_a_phrase_stands_says_which_question_it_answers():
+    head = "IN THE COURT OF APPEAL (CRIMINAL DIVISION) ON APPEAL FROM THE CROWN COURT AT LEEDS"
+    heard = typed_span("Which court heard the appeal?", [("d:0", head)])
+    assert heard is not None and heard.text == "COURT OF APPEAL"  # its type named, not its own words
+    below = typed_span("Which court was the appeal from?", [("d:0", head)])
+    assert below is not None and below.text == "CROWN COURT AT LEEDS"
+    voyage = [("d:1", "The goods were carried from Hamburg to Genoa in May 2019.")]
+    assert typed_span("Where were the goods carried from?", voyage).text == "Hamburg"
+    assert typed_span("Where were the goods carried to?", voyage).text == "Genoa"
+    numbers = [("d:2", "Case No: 202001234 B5"), ("d:3", "Patent No.: US 9,876,543 B1")]
+    assert typed_span("What is the patent number?", numbers).text == "US 9,876,543 B1"
+
+
+def test_a_label_naming_the_question_makes_its_line_relevant():
+    head = [
+        ("p:0", "United States Patent"),
+        ("p:1", "Date of Patent: Jan. 5, 2021"),
+        ("p:2", "Filed: Mar. 2, 2018"),
+    ]
+    assert typed_span("When was the patent filed?", head).text == "Mar. 2, 2018"
+
+
+def test_a_question_asking_for_several_names_gets_every_name_of_its_lines():
+    head = [
+        ("j:0", "Before:"),
+        ("j:1", "LORD JUSTICE UNDERHILL"),
+        ("j:2", "LADY JUSTICE SIMLER and"),
+        ("j:3", "LORD JUSTICE BAKER"),
+        ("j:4", "Between:"),
+        ("j:5", "HOLLIS ROPE LIMITED Claimant"),
+        ("j:6", "- and -"),
+        ("j:7", "QUAYSIDE CRANES LTD Defendant"),
+        ("j:8", "Mr Ian Dodd (instructed by Penn & Co) for the Claimant"),
+    ]
+    judges = typed_span("Which judges heard the appeal?", head)
+    assert judges.text == "LORD JUSTICE UNDERHILL, LADY JUSTICE SIMLER and LORD JUSTICE BAKER"
+    assert typed_span("Who are the parties?", head).text == "HOLLIS ROPE LIMITED and QUAYSIDE CRANES LTD"
+    assert typed_span("Who was the defendant?", head).text == "QUAYSIDE CRANES LTD"
+    inventors = [("p:0", "Inventors: Ada Quill, Leeds (GB); Piet Vonk, Delft (NL)")]
+    assert typed_span("Who are the inventors?", inventors).text == "Ada Quill and Piet Vonk"
+
+
 def test_a_sentence_borrows_relevance_from_the_one_before_it():
     text = (
         "This judgment was handed down remotely by circulation to the parties. "
@@ -141,7 +201,9 @@ def test_a_sentence_borrows_relevance_from_the_one_before_it():
 
 @given(
     st.text(alphabet="Ab .,()$%159\n-Mr", max_size=80),
-    st.sampled_from(["person", "date", "amount", "duration", "place", "condition", "organisation"]),
+    st.sampled_from(
+        ["person", "date", "amount", "duration", "place", "condition", "organisation", "measure", "number"]
+    ),
 )
 def test_candidates_lie_in_the_text_in_order_without_overlap(text, kind):
     found = candidates(text, kind)

@@ -1,0 +1,167 @@
+"""The shapes of English answers: a titled or capitalised name, a firm, a court, a place, a date, an amount
+of money, a number of days, a measurement, a labelled number, a condition. `en_candidates(text, kind)` finds
+the phrases of `text` that can answer a question of `kind` (retrieval/english_spans.py reads the kind and
+chooses among them).
+"""
+
+from __future__ import annotations
+
+import re
+
+from retrieval.text import non_overlapping, stopwords
+
+_MONTH = (
+    r"(?:January|February|March|April|May|June|July|August|September|October|November|December|"
+    r"Jan\.|Feb\.|Mar\.|Apr\.|Jun\.|Jul\.|Aug\.|Sept?\.|Oct\.|Nov\.|Dec\.|JANUARY|FEBRUARY|MARCH|APRIL|"
+    r"MAY|JUNE|JULY|AUGUST|SEPTEMBER|OCTOBER|NOVEMBER|DECEMBER)"
+)
+_DATE = (
+    rf"(?:\d{{1,2}}(?:st|nd|rd|th)?(?:\s+day\s+of)?\s+{_MONTH},?\s+\d{{4}}"
+    rf"|{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}|{_MONTH}\s+\d{{4}}"
+    r"|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b\d{4}-\d{2}-\d{2}\b)"
+)
+_NUMWORD = (
+    r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|"
+    r"seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|"
+    r"million|billion)"
+)
+_PAREN = (
+    r"(?:\s*\(\s*(?:US)?[$£€]?\d[\d,.]*\s*%?\s*[A-Za-z]{0,3}\s*\))?"  # "five (5)", "thirty percent (30%)"
+)
+_NUM = rf"(?:\d[\d,]*(?:\.\d+)?|\b(?i:{_NUMWORD})(?:(?:[\s-]+|\s+and\s+)(?i:{_NUMWORD}))*\b){_PAREN}"
+_SCALE = r"(?:\s+(?:million|billion|thousand|m|bn)\b)?"
+_QUALIFIER = (
+    r"(?:(?:approximately|about|around|some|at least|at most|not less than|not more than|no less than|"
+    r"no more than|up to|over|just over|just under|more than|less than|a minimum of|a maximum of|nearly|"
+    r"almost)\s+)?"
+)
+_CURRENCY = r"(?:US\$|USD\s?|\$|£|€|GBP\s?|EUR\s?)"
+_UNIT_OF_TIME = (
+    r"(?:business |calendar |working |consecutive )?(?:days?|weeks?|months?|years?|hours?|minutes?)"
+)
+_MEASURE_UNIT = (
+    r"(?:[nµμu]m|mm|cm|km|m|[mµμk]?g|m[lL]|[lL]|°\s?[CF]|K|[kMG]?Hz|[mk]?V|m?A|[mkM]?W|[kMG]?Pa|bar|psi|ppm|"
+    r"ppb|dB|rpm|m?s|inch(?:es)?|feet|foot|ft|miles?|(?:milli|centi|nano|kilo)?met(?:er|re)s?|"
+    r"degrees?(?:\s+(?:C|F|Celsius|Fahrenheit))?|volts?|watts?|amperes?|hertz|(?:kilo|milli)?grams?|"
+    r"lit(?:er|re)s?|percent|%)(?![\w°])"
+)
+# a patent's, an application's or a case's number: what follows its label ("Patent No.: US 12,345,678 B2",
+# "Case No: CA-2023-001234", "Neutral Citation Number: [2024] EWCA Civ 9917")
+_NUMBER_VALUE = r"(?:[A-Z]{1,4}[ -]?)?\[?\d[\w/,.\-\]]*(?: (?:[A-Z]{1,4}\d?|Civ|Crim|\d[\w/,.\-]*)(?![\w.]))*"
+_SHAPES = {
+    "date": [_DATE],
+    "number": [rf"(?:(?<=No\.: )|(?<=No\. )|(?<=No: )|(?<=Number: )|(?<=Number )){_NUMBER_VALUE}"],
+    "measure": [
+        rf"{_QUALIFIER}(?:between\s+)?{_NUM}\s*(?:{_MEASURE_UNIT}\s*)?(?:(?:to|and|or|-|–)\s*{_NUM}\s*)?"
+        rf"{_MEASURE_UNIT}"
+    ],
+    "duration": [
+        rf"{_DATE}\s+(?:to|through|until)\s+{_DATE}",
+        rf"{_QUALIFIER}{_NUM}(?:\s+(?:to|or|and)\s+{_NUM})?(?:[\s-]+){_UNIT_OF_TIME}{_PAREN}",
+    ],
+    "amount": [
+        rf"{_QUALIFIER}{_CURRENCY}\d[\d,]*(?:\.\d+)?{_SCALE}{_PAREN}",
+        rf"{_QUALIFIER}{_NUM}{_SCALE}\s+(?:US\s+)?(?:dollars|pounds|euros|rupees){_PAREN}",
+        rf"{_QUALIFIER}{_NUM}\s*(?:%|percent\b|per cent\b){_PAREN}",
+    ],
+    "count": [rf"{_QUALIFIER}{_NUM}{_SCALE}\s+[a-z]+"],  # "35 hours", "seven thousand (7000) acres"
+    "condition": [
+        r"\b(?i:if|when|where|whenever|once|upon|unless|provided that|in the event(?: that)?|so long as|"
+        r"as long as|on condition that)\b.+?(?=,\s|;|:|\.(?:\s|$)|$)"
+    ],
+}
+_SP = r"[^\S\n]+"  # spaces within a line: a name never runs on into the next line
+_SP0 = r"[^\S\n]*"
+# a capitalised word (never cut inside one: "McLean", not "Mc"), hyphenated ("T-Mobile"), or an initial
+_NAME = r"(?:(?:Mc|O')[A-Z][a-z]+|[A-Z](?:[a-z'’]+|(?=-))(?:-[A-Z]?[a-z'’]+)*(?![A-Za-z])|[A-Z]\.)"
+_CAPS = r"[A-Z][A-Z'’\-]+"
+_TITLE = (
+    r"(?:Mr|Mrs|Ms|Miss|Dr|Sir|Dame|Lord|Lady|Judge|Justice|Professor|Hon\.|Honorable|Lord Justice|"
+    r"Lady Justice|Mr Justice|Mrs Justice|Chief Justice|Master)\.?"
+)
+_ORG_END = (
+    r"(?:Inc\.?|Ltd\.?|Limited|LLP|LLC|L\.L\.C\.|PLC|plc|Corporation|Corp\.?|Company|Co\.|Bank|Council|"
+    r"Authority|N\.V\.|B\.V\.|S\.A\.|S\.L\.|S\.p\.A\.|GmbH|AG|L\.P\.|LP|Pty|INC\.?|LTD\.?|LIMITED|"
+    r"CORPORATION)(?!\w)"
+)
+_SHAPES["person"] = [
+    rf"\b{_TITLE}{_SP}{_NAME}(?:{_SP}{_NAME}){{0,3}}(?:,?{_SP}(?:QC|KC))?",
+    rf"\b(?:LORD|LADY|MR|MRS) JUSTICE{_SP}{_CAPS}(?:{_SP}{_CAPS})?|\bSIR{_SP}{_CAPS}{_SP}{_CAPS}",
+    rf"\b(?:{_CAPS}|{_NAME})(?:{_SP}(?:{_CAPS}|{_NAME})){{0,2}}(?:,?{_SP}(?:and{_SP})?{_CAPS}){{0,4}},{_SP}"
+    rf"(?:Chief{_SP}|Senior{_SP})?(?:Circuit|District|Magistrate|Bankruptcy)?{_SP0}Judges?",
+]
+# capitalised words without a title: a name, or a firm's ("Coldharbour Partners")
+_SHAPES["name"] = [rf"\b{_NAME}(?:{_SP}{_NAME}){{1,3}}(?:,?{_SP}(?:QC|KC|Esq\.?|Jr\.?))?"]
+_SHAPES["organisation"] = [
+    rf"\b(?:{_NAME}|{_CAPS})(?:(?:{_SP}|{_SP0},{_SP0}|{_SP}&{_SP}|{_SP}and{_SP}|{_SP}of{_SP})(?:{_NAME}|{_CAPS}))*,?{_SP}{_ORG_END}",
+    rf"\b(?:the{_SP})?(?:{_NAME}{_SP})*Court(?:{_SP}(?:of|for|at|in){_SP}(?:the{_SP})?{_NAME}(?:{_SP}{_NAME})?)*",
+    rf"\b(?:(?!(?:ON|FROM|THE|IN|OF|AT|TO|AND|APPEAL)\b){_CAPS}{_SP}){{0,3}}COURT(?:{_SP}(?:OF|FOR|AT|IN){_SP}(?:THE{_SP})?{_CAPS}(?:{_SP}{_CAPS})?)*",
+]
+_SHAPES["place"] = [
+    rf"(?:(?<=\b(?:in|at|to|of) )|(?<=\bfrom )|(?<=—)|(?<=– ))"
+    rf"(?:the{_SP})?{_NAME}(?:{_SP}(?:of{_SP})?{_NAME}){{0,3}}"
+    rf"(?:,{_SP}{_NAME}(?:{_SP}{_NAME}){{0,2}})?(?:{_SP}\([A-Z]{{2,4}}\))?",
+]
+# a party may be a company: who-questions take organisations too, a person first where a line has both
+_TAKES = {
+    "person": ("person", "name", "organisation"),
+    "organisation": ("organisation", "name"),  # "Bradford Royal Infirmary": a body without a suffix
+    "amount": ("amount", "count"),  # money and shares first, then a number of anything
+    "measure": ("measure", "amount"),
+}
+_PATTERNS = {kind: [re.compile(p) for p in ps] for kind, ps in _SHAPES.items()}
+_DETERMINER = re.compile(r"\b(the|this|that|such|any|each|its|their|our|your|a|an)[^\S\n]+$", re.I)
+_OPENERS = frozenset("the this that these those in on at for of by and or but a an it if when where".split())
+# words a name may follow on its line ("Appellant Ms X", "Before Sir Y"), cut from a person's front
+_LEADERS = _OPENERS | frozenset(
+    "appellant appellants respondent respondents claimant claimants defendant defendants plaintiff "
+    "plaintiffs petitioner petitioners counsel before between judgment opinion".split()
+)
+# capitalised words that start sentences or name roles, not people
+NOT_NAMES = frozenset(
+    "the this that these those in on at for of by and or but a an it its he she they we i if when where "
+    "court appeal appellant respondent claimant defendant plaintiff judge justice lord lady agreement party "
+    "parties section article clause schedule act state states united district circuit supreme high secretary "
+    "company judgment order government department tribunal council board county city law courts assistant "
+    "deputy federal public defender attorney general prosecutor solicitor counsel chief senior associate".split()
+)
+
+
+def _is_name(span: str) -> bool:
+    """Not a run of capitalised common words ("The Court", "United States"), nor one a sentence opens."""
+    words = [w.strip(".,'’").lower() for w in span.split()]
+    return words[0] not in _OPENERS and any(len(w) > 1 and w not in NOT_NAMES for w in words)
+
+
+def is_proper(span: str, lower_words: set[str]) -> bool:
+    """Holds a proper noun: a word the passages never write in lower case ("Approved Judgment", "Generic
+    Product" are common words capitalised; "Stanley L. Myers" is not), and no title opens it (a place)."""
+    words = [w for w in re.findall(r"[A-Za-z][\w’'-]*", span) if w.lower() not in _OPENERS]
+    return bool(words) and not re.match(_TITLE, span) and any(w.lower() not in lower_words for w in words)
+
+
+def en_candidates(text: str, kind: str) -> list[tuple[int, int, str]]:
+    """(start, end, shape) of the English phrases of `text` that can answer a `kind` question, longest first
+    where they overlap."""
+    found = []
+    for shape in _TAKES.get(kind, (kind,)):
+        for pattern in _PATTERNS[shape]:
+            for m in pattern.finditer(text):
+                a, b = m.span()
+                while b > a and text[b - 1] in " ,":
+                    b -= 1
+                if shape in ("person", "name"):
+                    while (lead := re.match(r"(\S+)[^\S\n]+", text[a:b])) and lead[1].lower() in _LEADERS:
+                        a += lead.end()
+                    if not _is_name(text[a:b]) or (shape == "name" and len(text[a:b].split()) < 2):
+                        continue  # common words, or one word left once "In" is cut ("In August")
+                    if shape == "name" and _DETERMINER.search(text[:a]):
+                        continue  # "the Effective Date", "the United Kingdom": a defined term or a place
+                if shape == "place" and re.fullmatch(_MONTH, text[a:b]):
+                    continue  # "in March 2021": a date's month
+                if shape == "count" and text[a:b].split()[-1] in stopwords():
+                    continue  # "2 of": a number, not a count of anything
+                if shape == "organisation" and len(text[a:b].split()) <= 2 and _DETERMINER.search(text[:a]):
+                    continue  # "an Affiliated Company", "the Bank": a defined term, not a name
+                found.append((a, b, shape))
+    return non_overlapping(found)
