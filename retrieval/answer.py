@@ -36,7 +36,7 @@ from retrieval.sides import (
     is_ruling,
     is_ruling_below,
 )
-from retrieval.text import HAN, sentences, stopwords
+from retrieval.text import HAN, QUESTION_WORDS, sentences, stopwords
 
 # P(answer type) of the reader's best answer below which `ask` says it found no confident answer.
 # Chosen by `choose_threshold` (max F1 of answer-vs-abstain, an answer counting as right at char-F1 >= 0.5)
@@ -363,15 +363,38 @@ def with_dispositions(kind: str, citations: list[Citation], doc_passages: list) 
     ]
 
 
+def section_headings(passages: list) -> dict[str, str]:
+    """Segment id -> the heading it stands under ("The grounds of appeal", "Discussion"), over passages
+    (`retrieval.hybrid.Passage`s) in document order: a question worded like a heading asks about the
+    section under it ("What were the grounds of appeal?")."""
+    out: dict[str, str] = {}
+    heading, doc = "", None
+    for p in passages:
+        if p.doc_id != doc:
+            heading, doc = "", p.doc_id
+        if (
+            is_heading(p.text)
+            and len(p.text.split()) <= HEADING_MAX_WORDS
+            and p.block_type not in NON_ANSWER_BLOCKS
+        ):
+            heading = p.text.strip()
+        elif heading:
+            out[p.segment_id] = heading
+    return out
+
+
 def rank_sentences(
     question: str,
     passages: list[tuple[str, str, str]],
     kind: str,
     similar: Callable[[list[str]], np.ndarray] | None = None,
+    headings: dict[str, str] | None = None,
 ) -> list[ScoredSentence]:
     """Sentences of (segment_id, block_type, text) passages, best first, for a question of `kind`;
-    `similar` (retrieval.evidence.SentenceVectors.similarity) gives each sentence's cosine with the question."""
-    q_terms = {t for t, _, _ in term_spans(question)}
+    `similar` (retrieval.evidence.SentenceVectors.similarity) gives each sentence's cosine with the question;
+    a sentence holds the terms of its passage's heading (`section_headings`) too."""
+    q_terms = {t for t, _, _ in term_spans(question)} - QUESTION_WORDS
+    headings = headings or {}
     decision = kind in ("decision", "ruling below")
     skip = NON_DECISION_BLOCKS if decision else NON_ANSWER_BLOCKS if kind != "span" else ()
     cands = []
@@ -381,7 +404,8 @@ def rank_sentences(
         for a, b in sentences(text):
             s = text[a:b]
             if is_sentence(s) or (kind == "law" and fits_kind(kind, btype, s)):  # 依照…之规定，判决如下：
-                cands.append((sid, btype, a, b, s, {t for t, _, _ in term_spans(s)} | instances(s)))
+                held = {t for t, _, _ in term_spans(s + "\n" + headings.get(sid, ""))}
+                cands.append((sid, btype, a, b, s, held | instances(s)))
     if not cands:
         return []
     n = len(cands)

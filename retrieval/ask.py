@@ -1,20 +1,18 @@
 """Question answering over an indexed run: retrieve segments, read an answer, cite the sources.
 
-`Asker(out_dir)` loads the run's segments, blocks and documents (latest run of each document), builds
-BM25 over the segments, the sentence model's arm over its English segments (retrieval.evidence: the
-vectors `ldx run` stored in OUT_DIR/index/, only what is missing there embedded), the dense arm over the
-segment-state store when OUT_DIR/index exists and its checkpoint loads, and the reader head when one
-exists for the encoder; all of it once, for every question (the document states the reader reads are cached across questions). `asker.ask(question, k, doc_id)`
-returns an `Answer` whose citations carry the block's page and bbox. What it answers (retrieval.answer):
-for an English question naming a contract clause (retrieval.clause_questions) about a contract, the clause
-head's likeliest sentence of that category in it, or "none" with that sentence below the clause rows' bar;
-for a question naming its answer's type (who, when, how much …; 哪个法院, 审判长是谁, 多久, 案号 …;
-retrieval.english_spans, retrieval.chinese_spans) the phrase of that shape nearest its words in the cited
-passages and the document's head; for a question whose answer is a sentence (a decision, a reason) the
-best sentence of the cited passages; otherwise the reader's most confident answer over the cited segments,
+`Asker(out_dir)` loads the run's segments, blocks and documents (latest run of each), builds BM25 over the
+segments, the sentence model's arm over its English segments (retrieval.evidence: the vectors `ldx run`
+stored in OUT_DIR/index/), the dense arm over the segment-state store when its checkpoint loads, and the
+reader head for the encoder; all once, for every question (the states the reader reads are cached too).
+`asker.ask(question, k, doc_id)` returns an `Answer` citing pages and boxes. It answers (retrieval.answer)
+a question naming a contract clause (retrieval.clause_questions) with the clause head's likeliest
+sentence of that category, or "none" with it below the clause rows' bar; one naming its answer's type
+(who, when, how much …; 哪个法院, 审判长是谁, 多久, 案号 …; retrieval.english_spans, retrieval.chinese_spans)
+with the phrase of that shape nearest its words in the cited passages and the document's head; one whose answer is a sentence (a decision, a reason, a patent's claim) with the best
+sentence of the cited passages; any other with the reader's most confident answer over the cited segments,
 grown to a whole phrase, when its confidence reaches ANSWER_THRESHOLD; else "none" with the best evidence
-sentence. Sentences are ranked by their overlap with the question and, for English questions, their cosine
-with it under the sentence model; `Answer.more_evidence` holds the next two.
+sentence. Sentences are ranked by their overlap with the question (and the heading they stand under) and
+for English its cosine under the sentence model; `Answer.more_evidence` holds the next two.
 """
 
 from __future__ import annotations
@@ -43,6 +41,7 @@ from retrieval.answer import (
     is_wh_question,
     question_kind,
     rank_sentences,
+    section_headings,
     term_share,
     with_dispositions,
 )
@@ -125,6 +124,7 @@ class Asker:
             passages.append(Passage(sid, doc_id, text, btype, kind, court, date))
             self.block_of[sid] = block_idx
         self.search_index = HybridIndex(passages, bm25=self.config.bm25, config=self.config)
+        self.headings = section_headings(passages)
         self.sentence_device = "cpu" if device == "auto" else device  # MiniLM is small: CPU unless told
         self.sentences = SentenceVectors(self.config, self.sentence_device)
         self._add_sentence_arm()
@@ -279,6 +279,7 @@ class Asker:
             with_dispositions(kind, citations, self.passages_of(doc) if doc else []),
             kind,
             self.sentences.similarity(question),
+            self.headings,
         )
         answer, answer_type, conf, evidence = self.shape(question, kind, ranked, reading, typed, notes)
         if evidence is not None and all(c.segment_id != evidence.segment_id for c in citations):

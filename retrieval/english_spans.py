@@ -24,7 +24,7 @@ from retrieval.answer import SIMILARITY_WEIGHT
 from retrieval.chinese_spans import ZH_ROLE_LINES, owner_bonus, zh_candidates, zh_span_kind
 from retrieval.english_shapes import NOT_NAMES, en_candidates, is_proper
 from retrieval.reader.runtime import term_spans
-from retrieval.text import HAN, sentences
+from retrieval.text import HAN, QUESTION_WORDS, sentences
 
 CONTEXT_WEIGHT = 0.5  # a unit is at least this share as relevant as the sentence before it in its passage
 CLOSE_CHARS = 40  # a candidate this many characters from the nearest question term counts half as close
@@ -79,8 +79,6 @@ _COUNSEL_END = re.compile(
     re.I,
 )
 ROLE_LINE_BONUS = 1.0  # added to the relevance of such a line for such a question
-# a question's asking words match nothing the answer's line needs to hold ("which" is in many a sentence)
-_ASKING_TERMS = frozenset("what when where which who whom whose why how".split())
 # the type a question names ("Which court heard the appeal?") is no word of its own that an answer may not
 # repeat: "COURT OF APPEAL" answers it
 _TYPE_TERMS = frozenset("court tribun compani firm bank insur parti judg".split())
@@ -234,7 +232,7 @@ def typed_span(
     question's terms answers; a title-less name or another shape than asked (a firm for a who-question)
     counts OTHER_SHAPE_WEIGHT as much."""
     kind = span_kind(question)
-    q_terms = {t for t, _, _ in term_spans(question)} - _ASKING_TERMS
+    q_terms = {t for t, _, _ in term_spans(question)} - QUESTION_WORDS
     if kind is None or not q_terms:
         return None
     units = [(sid, text, a, b) for sid, text in passages for a, b in _units(text)]

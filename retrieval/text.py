@@ -14,6 +14,12 @@ from pipeline.paths import user_cache_dir
 # A run of CJK ideographs, or a run of latin letters/digits; everything else (punctuation, spaces) splits.
 WORD_RUNS = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+|[A-Za-z0-9][A-Za-z0-9'_-]*")
 HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+# an English question's asking words, auxiliaries and pronouns, which the stopword list keeps: "were" and
+# "which" are in many a sentence, and an answer need hold none of them (stemmed as `terms` stems them)
+QUESTION_WORDS = frozenset(
+    "what when where which who whom whose why how is are was were be been do doe did has have had shall will "
+    "would can could may might must he she it they we you i his her its their our your him them".split()
+)
 # a numbered paragraph opens a sentence too ("… insured against". 3. On arrival …), unless the number is a
 # reference's ("see para. 12. The", "s. 4. It")
 _REFERENCE_ABBREVIATIONS = "para paras p pp s ss no art sec cl r rr ch vol fig".split()

@@ -22,6 +22,7 @@ from retrieval.answer import (
     is_sentence,
     question_kind,
     rank_sentences,
+    section_headings,
     with_dispositions,
 )
 from retrieval.config import RetrievalConfig
@@ -152,7 +153,7 @@ def test_a_question_asking_two_things_gets_both_spans_each_whole(asker):
 def test_english_evidence_is_ranked_by_the_sentence_model(asker):
     a = asker.ask(EN_DEMO)
     cited = [(c.segment_id, c.block_type, c.text) for c in a.citations]
-    ranked = rank_sentences(EN_DEMO, cited, "decision", asker.sentences.similarity(EN_DEMO))
+    ranked = rank_sentences(EN_DEMO, cited, "decision", asker.sentences.similarity(EN_DEMO), asker.headings)
     # the answer is the ranker's best
     assert ranked[0].text.strip() == a.answer and ranked[0].similarity > 0.3
     assert asker.sentences.similarity(ZH_DEMO) is None  # Chinese: term overlap alone
@@ -432,3 +433,28 @@ def test_choose_threshold_maximises_answer_vs_abstain_f1():
     # t=0.4: 3 right of 4 given, recall 3/4 -> F1 0.75; t=0.8: P 1, R 0.5 -> 0.667; t=0.3: P 0.6, R 0.75 -> 0.667
     threshold, f1 = choose_threshold(conf, right, answerable)
     assert threshold == 0.4 and abs(f1 - 0.75) < 1e-9
+
+
+def test_a_sentence_holds_the_words_of_the_heading_it_stands_under():
+    """ "What were the grounds of appeal?" is answered under the heading "Grounds of appeal", though no
+    sentence there repeats it; a long line ending in a colon is no heading, and headings stop at the end of
+    their document."""
+    doc = [
+        Passage("e:3", "e", "Background", "FACTS"),
+        Passage("e:4", "e", "The lease was granted in 2011 for a term of ten years.", "FACTS"),
+        Passage("e:5", "e", "Grounds of appeal", "CLAIMS"),
+        Passage("e:6", "e", "The tenant says that the notice was served too late.", "CLAIMS"),
+        Passage(
+            "e:7",
+            "e",
+            "For these reasons the notice was held valid by the judge, and we now turn to it:",
+            "OPINION",
+        ),
+        Passage("f:0", "f", "The appeal was heard in May of that year.", "CLAIMS"),
+    ]
+    headings = section_headings(doc)
+    assert headings == {"e:4": "Background", "e:6": "Grounds of appeal", "e:7": "Grounds of appeal"}
+    passages = [(p.segment_id, p.block_type, p.text) for p in doc]
+    question = "What were the grounds of appeal?"
+    assert rank_sentences(question, passages, "argument", None, headings)[0].segment_id == "e:6"
+    assert rank_sentences(question, passages, "argument")[0].segment_id == "f:0"  # without the headings
