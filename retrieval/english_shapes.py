@@ -49,7 +49,11 @@ _MEASURE_UNIT = (
 # "Case No: CA-2023-001234", "Neutral Citation Number: [2024] EWCA Civ 9917")
 _NUMBER_VALUE = r"(?:[A-Z]{1,4}[ -]?)?\[?\d[\w/,.\-\]]*(?: (?:[A-Z]{1,4}\d?|Civ|Crim|\d[\w/,.\-]*)(?![\w.]))*"
 _SHAPES = {
-    "date": [_DATE],
+    # a date without its year ("issued on March 18") where the text has left it out
+    "date": [
+        _DATE,
+        rf"\b(?:\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}|{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?)\b(?!,?\s+\d)",
+    ],
     "number": [rf"(?:(?<=No\.: )|(?<=No\. )|(?<=No: )|(?<=Number: )|(?<=Number )){_NUMBER_VALUE}"],
     "measure": [
         rf"{_QUALIFIER}(?:between\s+)?{_NUM}\s*(?:{_MEASURE_UNIT}\s*)?(?:(?:to|and|or|-|–)\s*{_NUM}\s*)?"
@@ -57,7 +61,7 @@ _SHAPES = {
     ],
     "duration": [
         rf"{_DATE}\s+(?:to|through|until)\s+{_DATE}",
-        rf"{_QUALIFIER}{_NUM}(?:\s+(?:to|or|and)\s+{_NUM})?(?:[\s-]+){_UNIT_OF_TIME}{_PAREN}",
+        rf"{_QUALIFIER}{_NUM}(?:\s+(?:to|or|and)\s+{_NUM})?(?:[\s-]*){_UNIT_OF_TIME}{_PAREN}",
     ],
     "amount": [
         rf"{_QUALIFIER}{_CURRENCY}\d[\d,]*(?:\.\d+)?{_SCALE}{_PAREN}",
@@ -80,7 +84,7 @@ _TITLE = (
     r"Lady Justice|Mr Justice|Mrs Justice|Chief Justice|Master)\.?"
 )
 _ORG_END = (
-    r"(?:Inc\.?|Ltd\.?|Limited|LLP|LLC|L\.L\.C\.|PLC|plc|Corporation|Corp\.?|Company|Co\.|Bank|Council|"
+    r"(?:Inc\.?|Ltd\.?|Limited|LLP|LLC|L\.L\.C\.|L\.L\.P\.|PLC|plc|Corporation|Corp\.?|Company|Co\.|Bank|Council|"
     r"Authority|N\.V\.|B\.V\.|S\.A\.|S\.L\.|S\.p\.A\.|GmbH|AG|L\.P\.|LP|Pty|INC\.?|LTD\.?|LIMITED|"
     r"CORPORATION)(?!\w)"
 )
@@ -93,7 +97,9 @@ _SHAPES["person"] = [
 # capitalised words without a title: a name, or a firm's ("Coldharbour Partners")
 _SHAPES["name"] = [rf"\b{_NAME}(?:{_SP}{_NAME}){{1,3}}(?:,?{_SP}(?:QC|KC|Esq\.?|Jr\.?))?"]
 _SHAPES["organisation"] = [
-    rf"\b(?:{_NAME}|{_CAPS})(?:(?:{_SP}|{_SP0},{_SP0}|{_SP}&{_SP}|{_SP}and{_SP}|{_SP}of{_SP})(?:{_NAME}|{_CAPS}))*,?{_SP}{_ORG_END}",
+    # never opened by a joining word in capitals ("BETWEEN X INC. AND HARVEST GOLD FARMS INC.")
+    rf"\b(?!(?:AND|OR|OF|THE|BETWEEN|WITH)\b)(?:{_NAME}|{_CAPS})"
+    rf"(?:(?:{_SP}|{_SP0},{_SP0}|{_SP}&{_SP}|{_SP}and{_SP}|{_SP}of{_SP})(?:{_NAME}|{_CAPS}))*,?{_SP}{_ORG_END}",
     rf"\b(?:the{_SP})?(?:{_NAME}{_SP})*Court(?:{_SP}(?:of|for|at|in){_SP}(?:the{_SP})?{_NAME}(?:{_SP}{_NAME})?)*",
     rf"\b(?:(?!(?:ON|FROM|THE|IN|OF|AT|TO|AND|APPEAL)\b){_CAPS}{_SP}){{0,3}}COURT(?:{_SP}(?:OF|FOR|AT|IN){_SP}(?:THE{_SP})?{_CAPS}(?:{_SP}{_CAPS})?)*",
 ]

@@ -60,7 +60,7 @@ _ROLE_LINES = [
     (  # the parties: named where the head lists them ("MARLOWE FREIGHT LIMITED", "X, Plaintiff-Appellant,")
         re.compile(rf"\bpart(y|ies)\b|^\s*who (is|was|are|were) the {_PARTY}s?\W*$", re.I),
         re.compile(
-            rf"^\s*between\b|(?<!\bfor the )(?<!\bfor )\b{_PARTY}s?[,.]?\s*$|"
+            rf"^\s*between\b|(?<!\bthe )(?<!\bfor )(?<!\bby )\b{_PARTY}s?[,.]?\s*$|"
             r"\b(LIMITED|LTD|PLC|INC|LLC|LLP|CORPORATION|COMPANY)\.?\s*$",
             re.I | re.M,
         ),
@@ -94,15 +94,21 @@ _ASKS_BELOW = re.compile(
 # a who-question asking for several (the parties, the inventors, the judges) is answered by every name of
 # the line it finds that scores at least MANY_SHARE of the best
 _ASKS_MANY = re.compile(
-    r"^\s*(who|which|what)\s+(are|were)\b|\b(parties|inventors|judges|justices|barristers|solicitors|"
+    r"^\s*(who\s+(are|were)|(which|what)\s+(\w+\s+)?(parties|inventors|judges|justices|barristers|solicitors|"
     r"lawyers|attorneys|defendants|appellants|respondents|claimants|plaintiffs|petitioners|signatories|"
-    r"arbitrators|witnesses|members|assignees)\b",
+    r"arbitrators|witnesses|members|assignees))\b",
     re.I,
 )
 MANY_SHARE = 0.5
 MANY_REACH = 3  # lines either side: a head lists its judges and parties a line each
-# "Filed: Feb. 17, 2023", "Assignee: …": a line whose label names what the question asks about
-_LABEL = re.compile(r"^\s*([A-Z][^:\n]{0,40}):\s")
+MANY_LINE_SHARE = 0.6  # ... a name making up this share of such a line
+# "Filed: Feb. 17, 2023", "(22) Filed:", "Assignee: …": a line whose label names what the question asks
+# about
+_LABEL = re.compile(r"^\s*(?:\(\d+\)\s*)?([A-Z][^:\n]{0,40}):(?:\s|$)")
+_INLINE_LABEL = re.compile(r"(?:^|\)\s|;\s)\s*(?:\(\d+\)\s*)?([A-Z][\w .,]{0,30}):\s*$")
+LABEL_WEIGHT = 1.5
+# a US caption's counsel: "X, with whom Y and Z were on brief, for appellee" (X argued)
+_WITH_WHOM = re.compile(r"\bwith whom\b", re.I)
 # "Where was the cargo shipped from?": of "from Rotterdam to Lagos", the place after the question's word
 _ASKS_FROM_TO = re.compile(r"\b(from|to)\s*\?*\s*$", re.I)
 _FROM_TO = re.compile(r"\b(from|to)\s+(?:the\s+)?$", re.I)
@@ -110,7 +116,7 @@ _FROM_TO = re.compile(r"\b(from|to)\s+(?:the\s+)?$", re.I)
 _NAMED = frozenset({"person", "name", "organisation", "place"})
 
 _ASKS_NUMBER = re.compile(
-    r"\b(?:what|which) (?:is|was|are|were) the (?:\w+ )?(patent|case|application|publication|serial|docket|"
+    r"\b(?:what|which) (?:is|was|are|were) the (?:\w+ )?(patent|case|application|publication|serial|docket|citation|"
     r"registration|file) (?:numbers?|no\.?)(?!\w)",
     re.I,
 )
@@ -128,7 +134,7 @@ _Q = [
         "measure",
         r"^\s*how (wide|high|tall|thick|deep|heavy|hot|cold|far|fast|big|large|small)\b|"
         r"\b(what|which) (\w+ )?"
-        r"(wavelengths?|temperatures?|frequenc(y|ies)|voltages?|pressures?|weights?|mass|length|width|height|"
+        r"(wavelengths?|temperatures?|frequenc(y|ies)|voltages?|currents?|pressures?|weights?|mass|length|width|height|"
         r"thickness|diameter|depth|speed|velocity|concentrations?|doses?|dosage|distance|size|power|"
         r"resistance|capacity|energy|range)\b",
     ),
@@ -232,7 +238,7 @@ def typed_span(
     question's terms answers; a title-less name or another shape than asked (a firm for a who-question)
     counts OTHER_SHAPE_WEIGHT as much."""
     kind = span_kind(question)
-    q_terms = {t for t, _, _ in term_spans(question)} - QUESTION_WORDS
+    q_terms = _content_terms(question)
     if kind is None or not q_terms:
         return None
     units = [(sid, text, a, b) for sid, text in passages for a, b in _units(text)]
@@ -241,18 +247,18 @@ def typed_span(
     if not any(found):
         return None
     terms = [term_spans(text[a:b]) for _, text, a, b in units]
-    relevance, idf = _relevance(question, q_terms, units, terms, similar)
-    if chinese:  # an agent's line under the party the question names
-        owned = owner_bonus(question, [(sid, text[a:b]) for sid, text, a, b in units])
-        relevance = [r + ROLE_LINE_BONUS * o for r, o in zip(relevance, owned, strict=True)]
+    relevance, idf, on_role = _relevance(question, q_terms, units, terms, similar)
     q_words = _words(question)
     lower_words = {w for _, text in passages for w in re.findall(r"\b[a-z][\w’'-]*", text)}
+    # on a line of the role a who-question asks about ("By: /s/ X") that names nobody with a title, a name
+    # needs none
+    untitled = [
+        r and kind == "person" and all(sh != "person" for *_, sh in f)
+        for r, f in zip(on_role, found, strict=True)
+    ]
     scored: list[tuple[float, int, int, int, float]] = []  # (score, unit, start, end in it, relevance)
-    for i, ((sid, text, a, _), phrases) in enumerate(zip(units, found, strict=True)):
-        # a line also borrows from the sentence before it: "The judgment was handed down remotely. The date
-        # for hand-down is 30 June 2020."
-        same = i > 0 and units[i - 1][0] == sid
-        rel = max(relevance[i], CONTEXT_WEIGHT * relevance[i - 1] if same else 0.0)
+    for i, ((_, text, a, _), phrases) in enumerate(zip(units, found, strict=True)):
+        rel = relevance[i]
         if min(rel, 1.0) < min_relevance:  # the bar reads what the answer's confidence shows
             continue
         for ca, cb, shape in phrases:
@@ -263,61 +269,105 @@ def typed_span(
             if shape in ("name", "place") and not is_proper(span, lower_words):
                 continue
             score = rel * (1 + _closeness(a + ca, a + cb, terms[i], idf)) - 1e-6 * i
-            score *= 1.0 if shape == kind else OTHER_SHAPE_WEIGHT
-            score *= _placement(question, text[max(0, a + ca - 40) : a + ca], span, shape)
+            score *= 1.0 if shape == kind or (shape == "name" and untitled[i]) else OTHER_SHAPE_WEIGHT
+            score *= _placement(question, text[max(0, a + ca - 40) : a + ca], text[a : a + ca], span, shape)
             scored.append((score, i, ca, cb, rel))
-    if not scored or (best := max(scored))[0] <= 0:
+    if not scored or (best := max(scored, key=lambda x: x[0]))[0] <= 0:  # the first of equals
         return None
     score, i, ca, cb, rel = best
     sid, text, a, b = units[i]
     span = text[a + ca : a + cb]
     if kind in ("person", "organisation") and _ASKS_MANY.search(question):
-        # "Who are the inventors?": every name near the best line that scores near it, in the text's order
-        near = sorted(
-            (j, x, y) for sc, j, x, y, _ in scored if abs(j - i) <= MANY_REACH and sc >= MANY_SHARE * score
-        )
-        names = list(dict.fromkeys(units[j][1][units[j][2] + x : units[j][2] + y] for j, x, y in near))
-        span = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+        span = _every_name(best, scored, units, found)
     return TypedSpan(kind, span, sid, a + ca, a + cb, text[a:b].strip(), round(min(rel, 1.0), 4))
 
 
-def _placement(question: str, before: str, span: str, shape: str) -> float:
-    """OTHER_SHAPE_WEIGHT for a phrase whose place says it answers another question (`before`: the
-    passage's text just before it): the court an appeal came from, unless the question asks about the
-    court below; a place after "to" when the question asks where from, or after "from" when it asks where
-    to; a number labelled otherwise than the one asked for."""
-    if "court" in span.lower() and bool(_APPEAL_FROM.search(before)) != bool(_ASKS_BELOW.search(question)):
-        return OTHER_SHAPE_WEIGHT
-    asked, lead = _ASKS_FROM_TO.search(question), _FROM_TO.search(before)
-    if shape == "place" and asked and lead and asked[1].lower() != lead[1].lower():
-        return OTHER_SHAPE_WEIGHT
-    numbered = _ASKS_NUMBER.search(question)
-    if shape == "number" and numbered and numbered[1][:4].lower() not in before.lower():
-        return OTHER_SHAPE_WEIGHT  # "What is the patent number?": not the line's "Case No:"
-    return 1.0
+def _every_name(best, scored, units, found) -> str:
+    """ "Who are the inventors?": the names of the best one's shape that score at least MANY_SHARE of it, in
+    its line, or making up most of a line near it (a head that lists its judges or parties a line each), in
+    the text's order."""
+    score, i, *_ = best
+    shape = next(sh for x, y, sh in found[i] if (x, y) == tuple(best[2:4]))
+    names = []
+    for sc, j, x, y, _ in sorted(scored, key=lambda r: r[1:3]):
+        sid, text, a, b = units[j]
+        whole = (y - x) >= MANY_LINE_SHARE * len(text[a:b].strip())
+        of_shape = next(sh for x2, y2, sh in found[j] if (x2, y2) == (x, y)) == shape
+        if of_shape and sc >= MANY_SHARE * score and (j == i or (abs(j - i) <= MANY_REACH and whole)):
+            names.append(text[a + x : a + y])
+    names = list(dict.fromkeys(names))
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _placement(question: str, before: str, line: str, span: str, shape: str) -> float:
+    """LABEL_WEIGHT for the value of a label that names what the question asks about ("Assignee: iRobot"),
+    times OTHER_SHAPE_WEIGHT for a phrase whose place says it answers another question (`before`: the
+    passage's text just before it, `line`: its line's): the court an appeal came from, unless the question
+    asks about the court below; a place after "to" when the question asks where from, or after "from" when
+    it asks where to; a number labelled otherwise than the one asked for; counsel "with whom" others were
+    on brief."""
+    label = _INLINE_LABEL.search(line)
+    named = label and {t for t, _, _ in term_spans(label[1])} & _content_terms(question)
+    asked, lead, numbered = (
+        _ASKS_FROM_TO.search(question),
+        _FROM_TO.search(before),
+        _ASKS_NUMBER.search(question),
+    )
+    other = (
+        _WITH_WHOM.search(line)
+        or (
+            "court" in span.lower()
+            and bool(_APPEAL_FROM.search(before)) != bool(_ASKS_BELOW.search(question))
+        )
+        or (shape == "place" and asked and lead and asked[1].lower() != lead[1].lower())
+        # "What is the patent number?": not the line's "Case No:"
+        or (shape == "number" and numbered and numbered[1][:4].lower() not in before.lower())
+    )
+    return (LABEL_WEIGHT if named else 1.0) * (OTHER_SHAPE_WEIGHT if other else 1.0)
+
+
+def _content_terms(question: str) -> set[str]:
+    return {t for t, _, _ in term_spans(question)} - QUESTION_WORDS
 
 
 def _relevance(
     question: str, q_terms: set[str], units, terms, similar
-) -> tuple[list[float], dict[str, float]]:
-    """Each unit's relevance: the idf-weighted share of the question's terms it holds (idf over the units),
-    averaged with its cosine with the question when `similar` (retrieval.evidence.SentenceVectors
-    .similarity) gives one, plus ROLE_LINE_BONUS for a line of the role the question asks about; and the
-    idf."""
+) -> tuple[list[float], dict[str, float], list[bool]]:
+    """Each unit's relevance: the idf-weighted share of the question's terms it holds (idf over the units;
+    a label's terms count again), averaged with its cosine with the question when `similar`
+    (retrieval.evidence.SentenceVectors.similarity) gives one, plus ROLE_LINE_BONUS for a line of the role
+    the question asks about, or what its neighbours lend it (`_lent`); the idf; and which units are lines of
+    that role."""
     held = [{t for t, _, _ in ts} for ts in terms]
     idf = {t: math.log(1 + len(units) / (1 + sum(t in h for h in held))) for t in q_terms}
     total = sum(idf.values())
     sims = None if similar is None else similar([text[a:b] for _, text, a, b in units])
     roles = [line for asks, line in _ROLE_LINES if asks.search(question)]
-    out = []
+    own, bonus = [], []
     for i, (_, text, a, b) in enumerate(units):
         r = sum(w for t, w in idf.items() if t in held[i]) / total
         if label := _LABEL.match(text[a:b]):
             r += sum(idf.get(t, 0.0) for t in {t for t, _, _ in term_spans(label[1])}) / total
         if sims is not None:
             r = (1 - SIMILARITY_WEIGHT) * r + SIMILARITY_WEIGHT * max(float(sims[i]), 0.0)
-        out.append(r + ROLE_LINE_BONUS * any(line.search(text[a:b]) for line in roles))
-    return out, idf
+        own.append(r)
+        bonus.append(ROLE_LINE_BONUS * any(line.search(text[a:b]) for line in roles))
+    if HAN.search(question):  # an agent's line under the party the question names
+        owned = owner_bonus(question, [(sid, text[a:b]) for sid, text, a, b in units])
+        bonus = [x + ROLE_LINE_BONUS * o for x, o in zip(bonus, owned, strict=True)]
+    return _lent(units, own, bonus), idf, [x > 0 for x in bonus]
+
+
+def _lent(units, own: list[float], bonus: list[float]) -> list[float]:
+    """Each unit's relevance, its own plus its role bonus, or CONTEXT_WEIGHT of the sentence before it in its
+    passage where more ("The judgment was handed down remotely. The date for hand-down is 30 June 2020.")."""
+    out = []
+    for i, unit in enumerate(units):
+        r = own[i] + bonus[i]
+        if i > 0 and units[i - 1][0] == unit[0]:
+            r = max(r, CONTEXT_WEIGHT * own[i - 1])
+        out.append(r)
+    return out
 
 
 def _closeness(start: int, end: int, terms, idf: dict[str, float]) -> float:

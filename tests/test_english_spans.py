@@ -93,6 +93,10 @@ def test_the_question_names_the_type_of_its_answer(question, kind):
             ["[2021] EWCA Crim 12"],
         ),
         ("place", "carried from Hamburg to Genoa in May 2019", ["Hamburg", "Genoa"]),
+        ("date", "Order 9, issued on April 2, closed the schools.", ["April 2"]),  # its year left out
+        ("organisation", "(74) Attorney, Agent, or Firm—Fish & Rowe L.L.P.", ["Fish & Rowe L.L.P."]),
+        ("organisation", "BETWEEN ACME INC. AND BOLT TOOLS INC.", ["ACME INC.", "BOLT TOOLS INC."]),
+        ("duration", "over a 10month period", ["10month"]),
     ],
 )
 def test_phrases_of_each_shape_are_found_whole(kind, text, want):
@@ -161,6 +165,20 @@ def test_where_a_phrase_stands_says_which_question_it_answers():
     assert typed_span("What is the patent number?", numbers).text == "US 9,876,543 B1"
 
 
+def test_counsel_who_argued_comes_before_those_with_whom_others_were_on_brief():
+    line = (
+        "Ruth B. Okafor, Assistant Attorney General, with whom Paul Quint, Attorney General, was on brief, "
+        "for appellee."
+    )
+    assert typed_span("Who argued for the appellee?", [("c:0", line)]).text == "Ruth B. Okafor"
+
+
+def test_the_value_of_a_label_naming_the_question_answers_it():
+    line = [("p:0", "Inventor: Mara Quist, Ghent (BE) (73) Assignee: Velotec Corporation, Ghent")]
+    assert typed_span("Who is the assignee?", line).text == "Velotec Corporation"
+    assert typed_span("Who is the inventor?", line).text == "Mara Quist"
+
+
 def test_a_label_naming_the_question_makes_its_line_relevant():
     head = [
         ("p:0", "United States Patent"),
@@ -186,6 +204,11 @@ def test_a_question_asking_for_several_names_gets_every_name_of_its_lines():
     assert judges.text == "LORD JUSTICE UNDERHILL, LADY JUSTICE SIMLER and LORD JUSTICE BAKER"
     assert typed_span("Who are the parties?", head).text == "HOLLIS ROPE LIMITED and QUAYSIDE CRANES LTD"
     assert typed_span("Who was the defendant?", head).text == "QUAYSIDE CRANES LTD"
+    # a sentence that ends with a party named by its role is no line of the parties
+    body = [("j:9", "The notice was served on Quayside Cranes Ltd by the defendant.")]
+    assert (
+        typed_span("Who are the parties?", head + body).text == "HOLLIS ROPE LIMITED and QUAYSIDE CRANES LTD"
+    )
     inventors = [("p:0", "Inventors: Ada Quill, Leeds (GB); Piet Vonk, Delft (NL)")]
     assert typed_span("Who are the inventors?", inventors).text == "Ada Quill and Piet Vonk"
 
