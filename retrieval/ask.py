@@ -303,13 +303,10 @@ class Asker:
         """The English phrase of the type the question asks for (retrieval.english_spans) in the cited
         passages and the head of the document asked about (else cited first); its segment is cited."""
         cited = {c.segment_id for c in citations}
-        head = [
-            p
-            for p in head_passages(question, self.passages_of(doc) if doc else [])
-            if p.segment_id not in cited
-        ]
-        # the head first: of two lines alike, the one in the document's head answers a who/when question
-        passages = [(p.segment_id, p.text) for p in head] + [(c.segment_id, c.text) for c in citations]
+        head = [(p.segment_id, p.text) for p in head_passages(question, self.passages_of(doc) if doc else [])]
+        # the head first, whole and in order (a label's value may stand on the line after it): of two lines
+        # alike, the one in the document's head answers a who/when question
+        passages = head + [(c.segment_id, c.text) for c in citations if c.segment_id not in dict(head)]
         found = typed_span(
             question, passages, self.sentences.similarity(question), self.config.typed_min_relevance
         )

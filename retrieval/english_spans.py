@@ -256,6 +256,7 @@ def typed_span(
         r and kind == "person" and all(sh != "person" for *_, sh in f)
         for r, f in zip(on_role, found, strict=True)
     ]
+    labels = _labels_before(units)
     scored: list[tuple[float, int, int, int, float]] = []  # (score, unit, start, end in it, relevance)
     for i, ((_, text, a, _), phrases) in enumerate(zip(units, found, strict=True)):
         rel = relevance[i]
@@ -270,7 +271,8 @@ def typed_span(
                 continue
             score = rel * (1 + _closeness(a + ca, a + cb, terms[i], idf)) - 1e-6 * i
             score *= 1.0 if shape == kind or (shape == "name" and untitled[i]) else OTHER_SHAPE_WEIGHT
-            score *= _placement(question, text[max(0, a + ca - 40) : a + ca], text[a : a + ca], span, shape)
+            line = labels[i] + text[a : a + ca]
+            score *= _placement(question, text[max(0, a + ca - 40) : a + ca], line, span, shape)
             scored.append((score, i, ca, cb, rel))
     if not scored or (best := max(scored, key=lambda x: x[0]))[0] <= 0:  # the first of equals
         return None
@@ -359,14 +361,29 @@ def _relevance(
 
 
 def _lent(units, own: list[float], bonus: list[float]) -> list[float]:
-    """Each unit's relevance, its own plus its role bonus, or CONTEXT_WEIGHT of the sentence before it in its
-    passage where more ("The judgment was handed down remotely. The date for hand-down is 30 June 2020.")."""
+    """Each unit's relevance, its own plus its role bonus, or where more what the unit before lends it: all of
+    its own when that is a label alone ("(22) Filed:" / "Jan. 9, 1998", a PDF head's field), else
+    CONTEXT_WEIGHT of it when in the same passage ("The judgment was handed down remotely. The date for
+    hand-down is 30 June 2020.")."""
+    labels = _labels_before(units)
     out = []
     for i, unit in enumerate(units):
         r = own[i] + bonus[i]
-        if i > 0 and units[i - 1][0] == unit[0]:
+        if labels[i]:
+            r = max(r, own[i - 1])
+        elif i > 0 and units[i - 1][0] == unit[0]:
             r = max(r, CONTEXT_WEIGHT * own[i - 1])
         out.append(r)
+    return out
+
+
+def _labels_before(units) -> list[str]:
+    """Each unit's label where it stands alone on the line before ("(22) Filed:" / "Jan. 9, 1998": a PDF
+    head's field), else ""."""
+    out = [""]
+    for _, text, a, b in units[:-1]:
+        line = text[a:b].strip() + " "
+        out.append(line if _LABEL.fullmatch(line) else "")
     return out
 
 

@@ -186,6 +186,10 @@ def test_a_label_naming_the_question_makes_its_line_relevant():
         ("p:2", "Filed: Mar. 2, 2018"),
     ]
     assert typed_span("When was the patent filed?", head).text == "Mar. 2, 2018"
+    # a PDF head's field with its label alone on the line before its value
+    apart = [("q:0", "(45) Date of Patent: Jan. 5, 2021"), ("q:1", "(22) Filed:"), ("q:2", "Mar. 2, 2018")]
+    found = typed_span("When was the application filed?", apart)
+    assert found.text == "Mar. 2, 2018" and found.segment_id == "q:2"
 
 
 def test_a_question_asking_for_several_names_gets_every_name_of_its_lines():
