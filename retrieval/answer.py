@@ -372,11 +372,8 @@ def section_headings(passages: list) -> dict[str, str]:
     for p in passages:
         if p.doc_id != doc:
             heading, doc = "", p.doc_id
-        if (
-            is_heading(p.text)
-            and len(p.text.split()) <= HEADING_MAX_WORDS
-            and p.block_type not in NON_ANSWER_BLOCKS
-        ):
+        short = len(p.text.split()) <= HEADING_MAX_WORDS
+        if short and is_heading(p.text) and p.block_type not in NON_ANSWER_BLOCKS:
             heading = p.text.strip()
         elif heading:
             out[p.segment_id] = heading

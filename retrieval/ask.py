@@ -8,11 +8,12 @@ reader head for the encoder; all once, for every question (the states the reader
 a question naming a contract clause (retrieval.clause_questions) with the clause head's likeliest
 sentence of that category, or "none" with it below the clause rows' bar; one naming its answer's type
 (who, when, how much …; 哪个法院, 审判长是谁, 多久, 案号 …; retrieval.english_spans, retrieval.chinese_spans)
-with the phrase of that shape nearest its words in the cited passages and the document's head; one whose answer is a sentence (a decision, a reason, a patent's claim) with the best
-sentence of the cited passages; any other with the reader's most confident answer over the cited segments,
-grown to a whole phrase, when its confidence reaches ANSWER_THRESHOLD; else "none" with the best evidence
-sentence. Sentences are ranked by their overlap with the question (and the heading they stand under) and
-for English its cosine under the sentence model; `Answer.more_evidence` holds the next two.
+with the phrase of that shape nearest its words in the cited passages and the document's head; one whose
+answer is a sentence (a decision, a reason, a patent's claim) with the best sentence of the cited passages;
+any other with the reader's most confident answer over the cited segments, grown to a whole phrase, when
+its confidence reaches ANSWER_THRESHOLD; else "none" with the best evidence sentence. Sentences are ranked
+by their overlap with the question (and the heading they stand under) and for English its cosine under the
+sentence model; `Answer.more_evidence` holds the next two.
 """
 
 from __future__ import annotations
@@ -306,7 +307,8 @@ class Asker:
         head = [(p.segment_id, p.text) for p in head_passages(question, self.passages_of(doc) if doc else [])]
         # the head first, whole and in order (a label's value may stand on the line after it): of two lines
         # alike, the one in the document's head answers a who/when question
-        passages = head + [(c.segment_id, c.text) for c in citations if c.segment_id not in dict(head)]
+        in_head = dict(head)
+        passages = head + [(c.segment_id, c.text) for c in citations if c.segment_id not in in_head]
         found = typed_span(
             question, passages, self.sentences.similarity(question), self.config.typed_min_relevance
         )

@@ -84,8 +84,8 @@ _TITLE = (
     r"Lady Justice|Mr Justice|Mrs Justice|Chief Justice|Master)\.?"
 )
 _ORG_END = (
-    r"(?:Inc\.?|Ltd\.?|Limited|LLP|LLC|L\.L\.C\.|L\.L\.P\.|PLC|plc|Corporation|Corp\.?|Company|Co\.|Bank|Council|"
-    r"Authority|N\.V\.|B\.V\.|S\.A\.|S\.L\.|S\.p\.A\.|GmbH|AG|L\.P\.|LP|Pty|INC\.?|LTD\.?|LIMITED|"
+    r"(?:Inc\.?|Ltd\.?|Limited|LLP|LLC|L\.L\.C\.|L\.L\.P\.|PLC|plc|Corporation|Corp\.?|Company|Co\.|Bank|"
+    r"Council|Authority|N\.V\.|B\.V\.|S\.A\.|S\.L\.|S\.p\.A\.|GmbH|AG|L\.P\.|LP|Pty|INC\.?|LTD\.?|LIMITED|"
     r"CORPORATION)(?!\w)"
 )
 _SHAPES["person"] = [

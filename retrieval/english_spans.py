@@ -4,10 +4,12 @@ The shipped reader learned its spans from Chinese (CJRC) and from CUAD's clause 
 English free questions, so for "Who represented the appellant?" it finds no span it trusts. Such a question
 names the type of its answer, and that type has a shape in the text (retrieval/english_shapes.py): a
 titled or capitalised name, a date, an amount of money, a number of days, a measurement, a labelled number.
-`span_kind(question)` reads the type; `typed_span` finds the phrases of that shape in the passages given (`ldx ask`'s cited ones and, from `head_passages`, the document's head and
-signature lines) and answers with the one that stands closest to the question's words in the line or
-sentence most relevant to it. These are rules, written against benchmarks/data/english_spans_dev.json and
-revised against english_spans_test.json; benchmarks/english_spans.py measures them on a held-out set.
+`span_kind(question)` reads the type; `typed_span` finds the phrases of that shape in the passages given
+(`ldx ask`'s cited ones and, from `head_passages`, the document's head and signature lines) and answers
+with the one that stands closest to the question's words in the line or sentence most relevant to it.
+These are rules, written against benchmarks/data/english_spans_dev.json and revised against
+english_spans_test.json; benchmarks/english_spans.py measures them on held-out sets (test2, and the heads
+of patents and judgments in english_heads.json through benchmarks/ask_questions.py).
 A Chinese question's type and phrases are read by retrieval/chinese_spans.py and searched for the same way.
 """
 
@@ -91,8 +93,8 @@ _ASKS_BELOW = re.compile(
     r"\bwhich court\b.*\bfrom\b",
     re.I,
 )
-# a who-question asking for several (the parties, the inventors, the judges) is answered by every name of
-# the line it finds that scores at least MANY_SHARE of the best
+# a who-question asking for several (the parties, the inventors, the judges) is answered by every name that
+# scores at least MANY_SHARE of the best, in its line or making up a line near it (`_every_name`)
 _ASKS_MANY = re.compile(
     r"^\s*(who\s+(are|were)|(which|what)\s+(\w+\s+)?(parties|inventors|judges|justices|barristers|solicitors|"
     r"lawyers|attorneys|defendants|appellants|respondents|claimants|plaintiffs|petitioners|signatories|"
@@ -116,8 +118,8 @@ _FROM_TO = re.compile(r"\b(from|to)\s+(?:the\s+)?$", re.I)
 _NAMED = frozenset({"person", "name", "organisation", "place"})
 
 _ASKS_NUMBER = re.compile(
-    r"\b(?:what|which) (?:is|was|are|were) the (?:\w+ )?(patent|case|application|publication|serial|docket|citation|"
-    r"registration|file) (?:numbers?|no\.?)(?!\w)",
+    r"\b(?:what|which) (?:is|was|are|were) the (?:\w+ )?(patent|case|application|publication|serial|docket|"
+    r"citation|registration|file) (?:numbers?|no\.?)(?!\w)",
     re.I,
 )
 # --- what a question asks for; tried in order, the first match wins ---------------------------------------
@@ -134,9 +136,9 @@ _Q = [
         "measure",
         r"^\s*how (wide|high|tall|thick|deep|heavy|hot|cold|far|fast|big|large|small)\b|"
         r"\b(what|which) (\w+ )?"
-        r"(wavelengths?|temperatures?|frequenc(y|ies)|voltages?|currents?|pressures?|weights?|mass|length|width|height|"
-        r"thickness|diameter|depth|speed|velocity|concentrations?|doses?|dosage|distance|size|power|"
-        r"resistance|capacity|energy|range)\b",
+        r"(wavelengths?|temperatures?|frequenc(y|ies)|voltages?|currents?|pressures?|weights?|mass|length|"
+        r"width|height|thickness|diameter|depth|speed|velocity|concentrations?|doses?|dosage|distance|size|"
+        r"power|resistance|capacity|energy|range)\b",
     ),
     (
         "amount",
@@ -292,7 +294,7 @@ def _every_name(best, scored, units, found) -> str:
     shape = next(sh for x, y, sh in found[i] if (x, y) == tuple(best[2:4]))
     names = []
     for sc, j, x, y, _ in sorted(scored, key=lambda r: r[1:3]):
-        sid, text, a, b = units[j]
+        _, text, a, b = units[j]
         whole = (y - x) >= MANY_LINE_SHARE * len(text[a:b].strip())
         of_shape = next(sh for x2, y2, sh in found[j] if (x2, y2) == (x, y)) == shape
         if of_shape and sc >= MANY_SHARE * score and (j == i or (abs(j - i) <= MANY_REACH and whole)):
