@@ -458,3 +458,27 @@ def test_a_sentence_holds_the_words_of_the_heading_it_stands_under():
     question = "What were the grounds of appeal?"
     assert rank_sentences(question, passages, "argument", None, headings)[0].segment_id == "e:6"
     assert rank_sentences(question, passages, "argument")[0].segment_id == "f:0"  # without the headings
+
+
+@pytest.mark.parametrize(
+    ("question", "want"),
+    [
+        ("Who are the parties to the appeal?", "MARLOWE FREIGHT LIMITED and BRISTOW ANCHOR INSURANCE PLC"),
+        ("Which court heard the appeal?", "COURT OF APPEAL"),
+        ("Which court was the appeal from?", "HIGH COURT OF JUSTICE"),
+        ("Who are the inventors?", "Clara Westbrook and Tomas Leidecker"),
+        ("When was the patent filed?", "Feb. 17, 2023"),
+        ("What is the patent number?", "US 12,345,678 B2"),
+        ("What fraction of the excitation light goes to the reference cell?", "approximately five percent"),
+    ],
+)
+def test_the_demo_heads_and_measures_answer_with_their_phrase(asker, question, want):
+    assert asker.ask(question).answer == want
+
+
+def test_the_demo_claim_and_the_sentence_of_a_numbered_paragraph(asker):
+    claim = asker.ask("What does claim 1 claim?")
+    assert claim.answer.startswith("1. A fluorescence sensor comprising:") and claim.answer_type == "sentence"
+    held = asker.ask("How long was the vessel detained?")
+    assert held.answer == "nineteen days"
+    assert held.evidence.sentence.startswith("3. On arrival the vessel was detained for nineteen days")
