@@ -2,16 +2,15 @@
 answer is a sentence, and an honest "not found" below a confidence threshold chosen on validation data.
 
 `question_kind(q)` tells span questions from sentence questions (decisions, what a court below decided,
-what a party argued or asked for, reasons, the law applied, what a text provides). `complete_span` grows a
-reader span to its clause (or sentence, for a question asking several things; or its line, for part of a
-heading) when the span alone is not a phrase. `rank_sentences` scores the sentences of the retrieved
-passages by lexical overlap with the question (idf-weighted over the candidate sentences), for English
-questions averaged with the sentence model's cosine (retrieval.evidence), plus a prior where the answer
-stands (`fits_kind`, with retrieval.sides: the disposition, or a ruling a case digest reports in its facts,
-for a decision; a lower court's decision for a ruling below; a party's words for an argument; the court's
-reasoning for a reason; the articles applied for the law). `fits_question` drops reader spans that cannot
-be an answer. `choose_threshold` picks the confidence below which the reader's answer is withheld, by F1
-of answer-vs-abstain over questions with known golds.
+what a party argued or asked for, reasons, the law applied, what a text provides, a patent's claim).
+`complete_span` grows a reader span to its clause (or sentence, for a question asking several things; or its
+line, for part of a heading) when the span alone is not a phrase. `rank_sentences` scores the sentences of
+the retrieved passages by overlap with the question (idf-weighted; the heading a sentence stands under
+counts with it), for English averaged with the sentence model's cosine (retrieval.evidence), plus a prior
+where the answer stands (`fits_kind`, with retrieval.sides: the disposition, a ruling below, a party's
+words, the court's reasoning, the articles applied, the claim named). `fits_question` drops reader spans
+that cannot be an answer. `choose_threshold` picks the confidence below which the reader's answer is
+withheld, by F1 of answer-vs-abstain over questions with known golds.
 """
 
 from __future__ import annotations
@@ -26,7 +25,7 @@ import numpy as np
 from retrieval.chinese_spans import asks_law, cites_law_applied, zh_candidates, zh_span_kind
 from retrieval.claim_questions import CLAIM_BLOCKS as PATENT_CLAIM_BLOCKS
 from retrieval.claim_questions import asked_claim, states_claim
-from retrieval.reader.runtime import term_spans
+from retrieval.reader.runtime import content_terms, term_spans
 from retrieval.sides import (
     CLAIM_BLOCKS,
     DECISION_BLOCKS,
@@ -36,7 +35,7 @@ from retrieval.sides import (
     is_ruling,
     is_ruling_below,
 )
-from retrieval.text import HAN, QUESTION_WORDS, sentences, stopwords
+from retrieval.text import HAN, sentences, stopwords
 
 # P(answer type) of the reader's best answer below which `ask` says it found no confident answer.
 # Chosen by `choose_threshold` (max F1 of answer-vs-abstain, an answer counting as right at char-F1 >= 0.5)
@@ -390,19 +389,20 @@ def rank_sentences(
     """Sentences of (segment_id, block_type, text) passages, best first, for a question of `kind`;
     `similar` (retrieval.evidence.SentenceVectors.similarity) gives each sentence's cosine with the question;
     a sentence holds the terms of its passage's heading (`section_headings`) too."""
-    q_terms = {t for t, _, _ in term_spans(question)} - QUESTION_WORDS
-    headings = headings or {}
+    q_terms = content_terms(question)
     decision = kind in ("decision", "ruling below")
     skip = NON_DECISION_BLOCKS if decision else NON_ANSWER_BLOCKS if kind != "span" else ()
     cands = []
     for sid, btype, text in passages:
         if btype in skip:
             continue
+        under = {t for t, _, _ in term_spans((headings or {}).get(sid, ""))}  # its heading's terms
         for a, b in sentences(text):
             s = text[a:b]
-            if is_sentence(s) or (kind == "law" and fits_kind(kind, btype, s)):  # 依照…之规定，判决如下：
-                held = {t for t, _, _ in term_spans(s + "\n" + headings.get(sid, ""))}
-                cands.append((sid, btype, a, b, s, held | instances(s)))
+            fit = fits_kind(kind, btype, s, question)
+            if is_sentence(s) or (kind == "law" and fit):  # 依照…之规定，判决如下： ends in a colon
+                held = {t for t, _, _ in term_spans(s)} | under | instances(s)
+                cands.append((sid, btype, a, b, s, held, fit))
     if not cands:
         return []
     n = len(cands)
@@ -410,7 +410,7 @@ def rank_sentences(
     total = sum(idf.values()) or 1.0
     sims = None if similar is None else [float(x) for x in similar([c[4] for c in cands])]
     out = []
-    for i, (sid, btype, a, b, s, terms) in enumerate(cands):
+    for i, (sid, btype, a, b, s, terms, fit) in enumerate(cands):
         overlap = sum(w for t, w in idf.items() if t in terms) / total
         relevance = overlap
         if sims is not None:
@@ -424,7 +424,7 @@ def rank_sentences(
                 s,
                 round(overlap, 4),
                 None if sims is None else round(sims[i], 4),
-                relevance + BLOCK_PRIOR * fits_kind(kind, btype, s, question),
+                relevance + BLOCK_PRIOR * fit,
             )
         )
     out.sort(key=lambda x: -x.score)  # stable: ties keep retrieval order

@@ -25,8 +25,8 @@ import numpy as np
 from retrieval.answer import SIMILARITY_WEIGHT
 from retrieval.chinese_spans import ZH_ROLE_LINES, owner_bonus, zh_candidates, zh_span_kind
 from retrieval.english_shapes import NOT_NAMES, en_candidates, is_proper
-from retrieval.reader.runtime import term_spans
-from retrieval.text import HAN, QUESTION_WORDS, sentences
+from retrieval.reader.runtime import content_terms, term_spans
+from retrieval.text import HAN, sentences
 
 CONTEXT_WEIGHT = 0.5  # a unit is at least this share as relevant as the sentence before it in its passage
 CLOSE_CHARS = 40  # a candidate this many characters from the nearest question term counts half as close
@@ -240,7 +240,7 @@ def typed_span(
     question's terms answers; a title-less name or another shape than asked (a firm for a who-question)
     counts OTHER_SHAPE_WEIGHT as much."""
     kind = span_kind(question)
-    q_terms = _content_terms(question)
+    q_terms = content_terms(question)
     if kind is None or not q_terms:
         return None
     units = [(sid, text, a, b) for sid, text in passages for a, b in _units(text)]
@@ -259,7 +259,8 @@ def typed_span(
         for r, f in zip(on_role, found, strict=True)
     ]
     labels = _labels_before(units)
-    scored: list[tuple[float, int, int, int, float]] = []  # (score, unit, start, end in it, relevance)
+    # (score, unit, start and end in it, its relevance, shape)
+    scored: list[tuple[float, int, int, int, float, str]] = []
     for i, ((_, text, a, _), phrases) in enumerate(zip(units, found, strict=True)):
         rel = relevance[i]
         if min(rel, 1.0) < min_relevance:  # the bar reads what the answer's confidence shows
@@ -274,44 +275,42 @@ def typed_span(
             score = rel * (1 + _closeness(a + ca, a + cb, terms[i], idf)) - 1e-6 * i
             score *= 1.0 if shape == kind or (shape == "name" and untitled[i]) else OTHER_SHAPE_WEIGHT
             line = labels[i] + text[a : a + ca]
-            score *= _placement(question, text[max(0, a + ca - 40) : a + ca], line, span, shape)
-            scored.append((score, i, ca, cb, rel))
+            score *= _placement(question, q_terms, text[max(0, a + ca - 40) : a + ca], line, span, shape)
+            scored.append((score, i, ca, cb, rel, shape))
     if not scored or (best := max(scored, key=lambda x: x[0]))[0] <= 0:  # the first of equals
         return None
-    score, i, ca, cb, rel = best
+    score, i, ca, cb, rel, _ = best
     sid, text, a, b = units[i]
     span = text[a + ca : a + cb]
     if kind in ("person", "organisation") and _ASKS_MANY.search(question):
-        span = _every_name(best, scored, units, found)
+        span = _every_name(best, scored, units)
     return TypedSpan(kind, span, sid, a + ca, a + cb, text[a:b].strip(), round(min(rel, 1.0), 4))
 
 
-def _every_name(best, scored, units, found) -> str:
+def _every_name(best, scored, units) -> str:
     """ "Who are the inventors?": the names of the best one's shape that score at least MANY_SHARE of it, in
     its line, or making up most of a line near it (a head that lists its judges or parties a line each), in
     the text's order."""
-    score, i, *_ = best
-    shape = next(sh for x, y, sh in found[i] if (x, y) == tuple(best[2:4]))
+    score, i, *_, shape = best
     names = []
-    for sc, j, x, y, _ in sorted(scored, key=lambda r: r[1:3]):
+    for sc, j, x, y, _, sh in sorted(scored, key=lambda r: r[1:3]):
         _, text, a, b = units[j]
         whole = (y - x) >= MANY_LINE_SHARE * len(text[a:b].strip())
-        of_shape = next(sh for x2, y2, sh in found[j] if (x2, y2) == (x, y)) == shape
-        if of_shape and sc >= MANY_SHARE * score and (j == i or (abs(j - i) <= MANY_REACH and whole)):
+        if sh == shape and sc >= MANY_SHARE * score and (j == i or (abs(j - i) <= MANY_REACH and whole)):
             names.append(text[a + x : a + y])
     names = list(dict.fromkeys(names))
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def _placement(question: str, before: str, line: str, span: str, shape: str) -> float:
+def _placement(question: str, q_terms: set[str], before: str, line: str, span: str, shape: str) -> float:
     """LABEL_WEIGHT for the value of a label that names what the question asks about ("Assignee: iRobot"),
-    times OTHER_SHAPE_WEIGHT for a phrase whose place says it answers another question (`before`: the
-    passage's text just before it, `line`: its line's): the court an appeal came from, unless the question
-    asks about the court below; a place after "to" when the question asks where from, or after "from" when
+    times OTHER_SHAPE_WEIGHT for a phrase whose place says it answers another question (`q_terms`: the
+    question's `content_terms`; `before`: the passage's text just before the phrase, `line`: its line's):
+    the court an appeal came from, unless the question asks about the court below; a place after "to" when the question asks where from, or after "from" when
     it asks where to; a number labelled otherwise than the one asked for; counsel "with whom" others were
     on brief."""
     label = _INLINE_LABEL.search(line)
-    named = label and {t for t, _, _ in term_spans(label[1])} & _content_terms(question)
+    named = label and {t for t, _, _ in term_spans(label[1])} & q_terms
     asked, lead, numbered = (
         _ASKS_FROM_TO.search(question),
         _FROM_TO.search(before),
@@ -328,10 +327,6 @@ def _placement(question: str, before: str, line: str, span: str, shape: str) -> 
         or (shape == "number" and numbered and numbered[1][:4].lower() not in before.lower())
     )
     return (LABEL_WEIGHT if named else 1.0) * (OTHER_SHAPE_WEIGHT if other else 1.0)
-
-
-def _content_terms(question: str) -> set[str]:
-    return {t for t, _, _ in term_spans(question)} - QUESTION_WORDS
 
 
 def _relevance(

@@ -30,7 +30,7 @@ from pipeline.records import BLOCK_TYPE_IDS, BlockType, sha256_file
 from pipeline.store import atomic_write_bytes
 from retrieval.reader.polar import PolarHead
 from retrieval.reader.questions import LABELS, POLAR_TYPES, answer_types, question_parts
-from retrieval.text import HAN, WORD_RUNS, jieba_module, stemmer, stopwords
+from retrieval.text import HAN, QUESTION_WORDS, WORD_RUNS, jieba_module, stemmer, stopwords
 
 READER_FILE = MODELS_DIR / "reader.pt"  # the shipped head
 # Reader file sha256 -> the margin `decode` adds to log P(no answer) for questions that cannot be answered
@@ -86,6 +86,12 @@ def term_spans(text: str) -> tuple[tuple[str, int, int], ...]:
         elif (w := run.lower()) not in stop:
             out.append((stemmer().stemWord(w), m.start(), m.end()))
     return tuple(out)
+
+
+def content_terms(question: str) -> set[str]:
+    """The question's terms less its asking words, auxiliaries and pronouns (retrieval.text.QUESTION_WORDS),
+    which any sentence may hold."""
+    return {t for t, _, _ in term_spans(question)} - QUESTION_WORDS
 
 
 def _form(text: str) -> str:
