@@ -3,7 +3,8 @@
     .venv/bin/python benchmarks/pdf_fidelity.py [--data ../shared/data] [--docs 4] [--paragraphs 40]
 
 Rendered: `tests/rendered_pdfs.py` typesets known paragraphs (zh with the builtin china-s font, en in
-one and two columns) under running headers, "Page N" / "第N页 共M页" footers and footnotes, with
+one and two columns, and en as a contract's numbered clauses whose wrapped lines hang under their text,
+with no space between clauses) under running headers, "Page N" / "第N页 共M页" footers and footnotes, with
 paragraphs running over page ends. Printed per language: the share of source paragraphs found whole
 inside one block and the share of blocks merging two, for the parser and for PyMuPDF's own block split
 (the baseline). Real PDFs (text layers, OCR off): the broken-join rate (adjacent non-footnote blocks, the
@@ -42,11 +43,14 @@ _STAMP = re.compile(r"^(?:Case|Appellate Case|USCA\d*\s+Case)\b.*\b(?:Document|P
 _PAGE_NO = re.compile(r"^(?:第\s*\d+\s*页.*|page\s*\d+(?:\s*of\s*\d+)?|-?\s*\d{1,3}\s*-?)$", re.IGNORECASE)
 
 
-def rendered(out: Path, language: str, docs: int, n_paras: int) -> dict[str, tuple[float, float]]:
+def rendered(out: Path, layout: str, docs: int, n_paras: int) -> dict[str, tuple[float, float]]:
+    """`layout`: "zh", "en" or "en clauses" (numbered clauses with hanging lines, as contracts set them)."""
+    language, clauses = layout.split()[0], layout.endswith("clauses")
     truth, ours, raw = [], [], []
     for i in range(docs):
         columns = 2 if language == "en" and i % 2 else 1
-        r = render(out / f"{language}{i}.pdf", language, seed=i, n_paragraphs=n_paras, columns=columns)
+        path = out / f"{layout.replace(' ', '_')}{i}.pdf"
+        r = render(path, language, seed=i, n_paragraphs=n_paras, columns=columns, clauses=clauses)
         truth.append(r.paragraphs)
         ours.append([b.text for b in parse_file(r.path, NO_OCR).blocks])
         with pymupdf.open(r.path) as pdf:
@@ -161,9 +165,11 @@ def main() -> None:
     ap.add_argument("--show", type=int, default=10, help="examples of broken joins and furniture printed")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        for language in ("zh", "en"):
-            for name, (whole, merged) in rendered(Path(tmp), language, args.docs, args.paragraphs).items():
-                print(f"rendered {language} {name:15s} whole {whole:6.1%}  blocks merging two {merged:6.1%}")
+        for layout in ("zh", "en", "en clauses"):
+            for name, (whole, merged) in rendered(Path(tmp), layout, args.docs, args.paragraphs).items():
+                print(
+                    f"rendered {layout:10s} {name:15s} whole {whole:6.1%}  blocks merging two {merged:6.1%}"
+                )
     paths = real_pdfs(args.data.resolve())
     counts, left, examples = real(paths)
     total = [sum(c[i] for c in counts.values()) for i in range(4)]

@@ -1,6 +1,9 @@
 """Ground-truth PDFs: known paragraphs typeset with PyMuPDF under running headers, page footers
 ("Page N", "第N页 共M页"), footnotes, one or two columns, and paragraphs that run across pages; and
-the fidelity of a parse against them (how many source paragraphs come back whole in one block)."""
+the fidelity of a parse against them (how many source paragraphs come back whole in one block).
+
+`clauses=True` sets English paragraphs as a contract does: each opens with its number ("4.2", "(b)") at
+the margin, its wrapped lines hang under its text, and no space parts one clause from the next."""
 
 from __future__ import annotations
 
@@ -56,13 +59,16 @@ def _en_paragraph(rng: random.Random) -> str:
     return " ".join(sentences)
 
 
-def _lines(text: str, font: pymupdf.Font, size: float, width: float, indent: float, cjk: bool) -> list[str]:
-    """Greedy line breaking: CJK at any character, Latin at spaces; the first line is indented."""
+def _lines(
+    text: str, font: pymupdf.Font, size: float, width: float, indent: float, cjk: bool, hang: float = 0.0
+) -> list[str]:
+    """Greedy line breaking: CJK at any character, Latin at spaces; the first line is indented by
+    `indent`, the others by `hang`."""
     units = list(text) if cjk else text.split(" ")
     sep = "" if cjk else " "
     lines, cur = [], ""
     for u in units:
-        room = width - (indent if not lines else 0)
+        room = width - (indent if not lines else hang)
         trial = cur + sep + u if cur else u
         if cur and font.text_length(trial, size) > room:
             lines.append(cur)
@@ -72,7 +78,13 @@ def _lines(text: str, font: pymupdf.Font, size: float, width: float, indent: flo
     return [*lines, cur] if cur else lines
 
 
-def render(path: Path, language: str, seed: int, n_paragraphs: int = 40, columns: int = 1) -> Rendered:
+def _clause_number(rng: random.Random, n: int) -> str:
+    return f"({'abcdefgh'[n % 8]})" if rng.random() < 0.3 else f"{n // 5 + 1}.{n % 5 + 1}"
+
+
+def render(
+    path: Path, language: str, seed: int, n_paragraphs: int = 40, columns: int = 1, clauses: bool = False
+) -> Rendered:
     rng = random.Random(seed)
     cjk = language == "zh"
     fontname = "china-s" if cjk else "helv"
@@ -82,6 +94,14 @@ def render(path: Path, language: str, seed: int, n_paragraphs: int = 40, columns
     gutter = 24.0
     col_w = (width - 2 * margin - (columns - 1) * gutter) / columns
     paras = [(_zh_paragraph if cjk else _en_paragraph)(rng) for _ in range(n_paragraphs)]
+    if clauses:  # a contract's defined terms are capitalised wherever they stand (the Party, this Agreement)
+        paras = [
+            _clause_number(rng, n)
+            + "".join(f" {w.title() if rng.random() < 0.3 else w}" for w in text.split())
+            for n, text in enumerate(paras)
+        ]
+    hang = 3 * size if clauses else 0.0  # wrapped lines of a clause set in under its text
+    indent = 0.0 if clauses else 2 * size
     doc = pymupdf.open()
     truth: list[str] = []
     pages: list[list[str]] = []  # each page's footnotes
@@ -110,17 +130,17 @@ def render(path: Path, language: str, seed: int, n_paragraphs: int = 40, columns
         if note is not None and col == 0 and y + pitch < bottom() - 2 * note_size * 1.3:
             notes.append(note)
             truth.append(f"{len(notes)} {note}")
-        lines = _lines(text, font, size, col_w, 2 * size, cjk)
+        lines = _lines(text, font, size, col_w, indent, cjk, hang)
         for j, line in enumerate(lines):
             if y + pitch > bottom():
                 if col + 1 < columns:
                     col, y = col + 1, margin + 30
                 else:
                     new_page()
-            x = margin + col * (col_w + gutter) + (2 * size if j == 0 else 0)
+            x = margin + col * (col_w + gutter) + (indent if j == 0 else hang)
             page.insert_text((x, y), line, fontname=fontname, fontsize=size)
             y += pitch
-        y += 0.4 * pitch  # paragraph spacing
+        y += 0.0 if clauses else 0.4 * pitch  # paragraph spacing
     for n, notes in enumerate(pages, start=1):
         page = doc[n - 1]  # page objects of earlier pages go stale as pages are added
         header = "某某市人民法院民事判决书" if cjk else "Smith v. Jones Insurance Co., No. 21-50498"

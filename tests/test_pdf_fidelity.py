@@ -16,9 +16,11 @@ from pipeline.records import block_rows, to_table
 NO_OCR = ParseConfig(ocr=False)
 
 
-@pytest.mark.parametrize("language, columns", [("zh", 1), ("en", 1), ("en", 2)])
-def test_rendered_paragraphs_come_back_whole(tmp_path, language, columns):
-    r = render(tmp_path / "doc.pdf", language, seed=7, n_paragraphs=30, columns=columns)
+@pytest.mark.parametrize(
+    "language, columns, clauses", [("zh", 1, False), ("en", 1, False), ("en", 2, False), ("en", 1, True)]
+)
+def test_rendered_paragraphs_come_back_whole(tmp_path, language, columns, clauses):
+    r = render(tmp_path / "doc.pdf", language, seed=7, n_paragraphs=30, columns=columns, clauses=clauses)
     doc = parse_file(r.path, NO_OCR)
     whole, merged = fidelity(r.paragraphs, [b.text for b in doc.blocks])
     assert whole >= 0.97 and merged <= 0.03, (whole, merged)
@@ -81,3 +83,20 @@ def test_clean_line(raw, clean):
 )
 def test_hyphenation_is_conservative(a, b, joined):
     assert join_lines(a, b) == joined
+
+
+def test_contract_clauses_keep_their_hanging_lines(shared_data):
+    """A numbered clause's wrapped lines are set in under its text and no space parts the clauses: the
+    wrapped line is no new paragraph, and the next clause, back at the margin, is one."""
+    pdf = (
+        shared_data
+        / "en/contracts/pdf/ExactSciencesCorp_20180822_8-K_EX-10.1_11331629_EX-10.1_Promotion Agreement.pdf"
+    )
+    texts = [" ".join(b.text.split()) for b in parse_file(pdf, NO_OCR).blocks]
+    law = next(t for t in texts if t.startswith("9.10 Governing Law."))
+    assert law.endswith("the State of New York, without regard to conflict of law principles thereof.")
+    cause = next(t for t in texts if t.startswith("8.4 Termination Without Cause."))
+    assert cause.endswith(
+        "either Party may terminate this Agreement upon six (6) months prior written notice to the other Party."
+    )
+    assert any(t.startswith("8.5 Mutual Termination.") for t in texts)

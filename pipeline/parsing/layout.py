@@ -176,8 +176,20 @@ def _breaks(prev: Line, ln: Line, pitch: float | None, x_left: float, x_right: f
         return True
     em = max(ln.size, 4.0)
     if ln.x0 - x_left > 1.2 * em and prev.x0 - x_left < 0.6 * em:
-        return True  # first-line indent
+        return not _hangs(prev, ln, x_right, span)  # a first-line indent, or a clause's wrapped lines
+    back = prev.x0 - x_left > 1.2 * em and ln.x0 - x_left < 0.6 * em  # back at the margin after a clause
+    if back and _CLAUSE_MARK.match(ln.text) and not _open_end(prev.text):
+        return True  # the next numbered clause
     return span > 20 * em and prev.x1 < x_right - _edge_slack(prev, span) - _carried(prev, ln)
+
+
+def _hangs(prev: Line, ln: Line, x_right: float, span: float) -> bool:
+    """Whether `ln`, set in from the margin that `prev` starts at, carries on `prev`: a numbered clause's
+    wrapped lines hang under its text ("9.10 Governing Law. … the State of New | York, …"), while an
+    indented first line follows a paragraph that ended, or stopped short of the edge."""
+    full = prev.x1 >= x_right - _edge_slack(prev, span)
+    opens = _open_end(prev.text) or _CLAUSE_MARK.match(prev.text)  # a clause's first line wraps on
+    return full and bool(opens) and bool(_LOWER.search(prev.text)) and not _CLAUSE_MARK.match(ln.text)
 
 
 def _edge_slack(ln: Line, span: float) -> float:
@@ -206,6 +218,11 @@ _LATIN_RUN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.,%/-]*")
 _LATIN_ADVANCE = 0.6  # a digit's or Latin letter's width in ems, about, in CJK fonts' Latin glyphs
 # Sentence-final punctuation, possibly closed by quotes or brackets.
 _CLOSED = re.compile(r"[.!?。！？;；:：…][\'\"’”)）\]】」』]*$")
+# what opens a clause or a list item: 4.2, 12., (b), (iv), b), Section 3, a bullet
+_CLAUSE_MARK = re.compile(
+    r"^(\(?[a-zA-Z]{1,4}\)|\(?\d+(\.\d+)*[.)]?\s|(Section|SECTION|Article|ARTICLE)\s+\d|[•▪◦·\-–])"
+)
+_LOWER = re.compile(r"[a-z]")
 
 
 def _near_size(a: float, b: float) -> bool:
@@ -267,8 +284,10 @@ def continues(prev: Paragraph, nxt: Paragraph, indenting: bool) -> bool:
         return True
     if abs(prev.size - nxt.size) > 1.2:
         return False
-    if _open_end(prev.text):
-        return not nxt.indented and (prev.last_full or bool(CJK_CHAR.match(prev.text[-1])))
+    if _open_end(prev.text):  # set in at the top: a new paragraph where first lines are indented, else
+        # a clause's wrapped lines hanging under its text
+        hangs = not indenting and _LOWER.search(prev.text[-20:]) and not _CLAUSE_MARK.match(nxt.text)
+        return (hangs or not nxt.indented) and (prev.last_full or bool(CJK_CHAR.match(prev.text[-1])))
     # a sentence ended at the foot: only a full line at the top that is not indented carries on
     return indenting and prev.last_full and not nxt.indented and nxt.first_full
 
