@@ -54,6 +54,7 @@ from retrieval.english_spans import TypedSpan, head_passages, span_kind, typed_s
 from retrieval.evidence import ARM, SentenceArm, SentenceVectors
 from retrieval.hybrid import Filters, HybridIndex, Passage
 from retrieval.inject import encode_document
+from retrieval.named_documents import DocumentNames
 from retrieval.predict.clauses import ClauseHead
 from retrieval.reader.runtime import READER_FILE, EncodedText, ReaderMismatch, load_reader
 from retrieval.sides import on_asked_side
@@ -126,6 +127,7 @@ class Asker:
             self.block_of[sid] = block_idx
         self.search_index = HybridIndex(passages, bm25=self.config.bm25, config=self.config)
         self.headings = section_headings(passages)
+        self.names = DocumentNames(passages)
         self.sentence_device = "cpu" if device == "auto" else device  # MiniLM is small: CPU unless told
         self.sentences = SentenceVectors(self.config, self.sentence_device)
         self._add_sentence_arm()
@@ -252,6 +254,9 @@ class Asker:
             notes.append(f"k={k} lowered to {MAX_K}")
             k = MAX_K
         filters = filters or Filters()
+        if doc_id is None and (named := self.names.named(question)) is not None:
+            notes.append(f"asked about {named}: the one document whose head names it as the question does")
+            doc_id = named
         if doc_id is not None:
             filters.doc_ids = {doc_id}
             if not self.passages_of(doc_id):
@@ -425,13 +430,8 @@ class Asker:
         self, ranked: list[ScoredSentence], evidence: Evidence | None, n: int = 2
     ) -> list[Evidence]:
         """The `n` best ranked sentences other than the evidence."""
-        out: list[Evidence] = []
-        for s in ranked:
-            if len(out) == n:
-                break
-            if evidence is None or s.text.strip() != evidence.sentence:
-                out.append(self.evidence(s.segment_id, s.text))
-        return out
+        others = [s for s in ranked if evidence is None or s.text.strip() != evidence.sentence]
+        return [self.evidence(s.segment_id, s.text) for s in others[:n]]
 
     def passages_of(self, doc_id: str) -> list[Passage]:
         """The document's passages (segments), in order."""

@@ -25,8 +25,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from retrieval.hybrid import Passage
+from retrieval.predict.clause_spans import every_party
 from retrieval.predict.clauses import ClauseHead, contract_sentences
 from retrieval.predict.config import PredictConfig
+from retrieval.text import joined
 
 CACHED_DOCS = 32  # documents whose sentence scores a session keeps
 MIN_PROBABILITY = PredictConfig().clause_min_probability
@@ -171,6 +173,9 @@ class ClauseReader:
             p, start, end = spans[i]
             hit = self.head.hit(p.text, (start, end), j, float(scores[i, j]))
             answer = p.text[hit.answer[0] : hit.answer[1]].strip()
+            names = every_party(p.text[start:end]) if category == "Parties" else []
+            if len(names) > 1:  # who the parties are: all of them, as the sentence names them
+                answer = joined([p.text[start + a : start + b].strip() for a, b in names])
             out.append(
                 ClauseAnswer(category, p.segment_id, p.text[start:end].strip(), answer, hit.probability)
             )

@@ -26,7 +26,7 @@ from retrieval.answer import SIMILARITY_WEIGHT
 from retrieval.chinese_spans import ZH_ROLE_LINES, owner_bonus, zh_candidates, zh_span_kind
 from retrieval.english_shapes import NOT_NAMES, en_candidates, is_proper
 from retrieval.reader.runtime import content_terms, term_spans
-from retrieval.text import HAN, sentences
+from retrieval.text import HAN, joined, sentences
 
 CONTEXT_WEIGHT = 0.5  # a unit is at least this share as relevant as the sentence before it in its passage
 CLOSE_CHARS = 40  # a candidate this many characters from the nearest question term counts half as close
@@ -298,8 +298,7 @@ def _every_name(best, scored, units) -> str:
         whole = (y - x) >= MANY_LINE_SHARE * len(text[a:b].strip())
         if sh == shape and sc >= MANY_SHARE * score and (j == i or (abs(j - i) <= MANY_REACH and whole)):
             names.append(text[a + x : a + y])
-    names = list(dict.fromkeys(names))
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    return joined(list(dict.fromkeys(names)))
 
 
 def _placement(question: str, q_terms: set[str], before: str, line: str, span: str, shape: str) -> float:

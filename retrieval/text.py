@@ -29,6 +29,11 @@ _EN_SENTENCE = re.compile(
     + r"[.!?](?=\s+\d{1,3}\.\s+[A-Z“\"(])"
 )
 _ZH_SENTENCE = re.compile(r"(?<=[。！？；])")
+# a full stop that ends no sentence: a title before a name (Mr. Hale), a company's suffix before the name it
+# is defined by ("Newegg Inc. (“Newegg”), a Delaware corporation")
+_TITLE_STOP = re.compile(r"\b(Mr|Mrs|Ms|Dr|Messrs|Hon)\.$")
+_COMPANY_STOP = re.compile(r"\b(Inc|Corp|Co|Ltd|Bros|L\.L\.C|L\.P|N\.V|S\.A|A\.G)\.$")
+_DEFINED = re.compile(r"\s*[(“\"]")
 
 
 @cache
@@ -85,13 +90,26 @@ def non_overlapping(found: list[tuple[int, int, str]]) -> list[tuple[int, int, s
     return kept
 
 
+def joined(names: list[str]) -> str:
+    """Names as a sentence lists them: "A", "A and B", "A, B and C"."""
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def ends_sentence(text: str, cut: int) -> bool:
+    """Whether a full stop just before `cut`, followed by what could open a sentence, ends one."""
+    before = text[max(0, cut - 8) : cut]
+    if _TITLE_STOP.search(before):
+        return False
+    return not (_COMPANY_STOP.search(before) and _DEFINED.match(text, cut))
+
+
 def sentences(text: str) -> list[tuple[int, int]]:
     """(start, end) of each sentence of a passage; a leading paragraph number stays with its sentence."""
     cuts = sorted(
         {
             0,
             len(text),
-            *(m.end() for m in _EN_SENTENCE.finditer(text)),
+            *(m.end() for m in _EN_SENTENCE.finditer(text) if ends_sentence(text, m.end())),
             *(m.end() for m in _ZH_SENTENCE.finditer(text)),
         }
     )

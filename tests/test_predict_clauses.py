@@ -16,7 +16,7 @@ from pipeline.config import ParseConfig
 from pipeline.errors import CorruptDocument
 from pipeline.records import DocKind
 from retrieval.eval.cuad import evaluate_clauses, load_cuad
-from retrieval.predict.clause_spans import KINDS, answer_span
+from retrieval.predict.clause_spans import KINDS, answer_span, every_party
 from retrieval.predict.clauses import ClauseHead, contract_sentences, overlapping
 from retrieval.predict.stage import load_heads, predict_stage
 from retrieval.predict.train_clauses import fit_head, sentence_rows
@@ -44,6 +44,40 @@ def test_sentences_break_at_lines_and_full_stops_before_capitals():
         "This lasts two years;",
         "The parties agree. see e.g. below",
     ]
+
+
+def test_a_company_suffix_before_its_defined_name_ends_no_sentence():
+    text = (
+        "by and between Newegg Inc. (“Newegg”), a Delaware corporation, and Allied Esports International, "
+        "Inc., a Nevada corporation. Mr. Hale signed for Newegg Inc. Allied signed later."
+    )
+    assert [text[s:e] for s, e in contract_sentences(text)] == [
+        "by and between Newegg Inc. (“Newegg”), a Delaware corporation, and Allied Esports International, "
+        "Inc., a Nevada corporation.",
+        "Mr. Hale signed for Newegg Inc.",
+        "Allied signed later.",
+    ]
+
+
+@pytest.mark.parametrize(
+    "sentence, parties",
+    [
+        (
+            "This Agreement is made as of May 1, 2019 by and between Driven Deliveries, Inc. (“Company”), a "
+            "Nevada corporation, and TruckThat LLC (“Consultant”).",
+            ["Driven Deliveries, Inc.", "TruckThat LLC"],
+        ),
+        (
+            "by and between Pfizer Inc. (“Pfizer”), a Delaware corporation, and Exact Sciences Corporation, a "
+            "Delaware corporation (“Exact”).",
+            ["Pfizer Inc.", "Exact Sciences Corporation"],
+        ),
+        ("by and between Dova Pharmaceuticals, Inc., a Delaware corporation", ["Dova Pharmaceuticals, Inc."]),
+        ("The Parties agree and acknowledge that Newegg owns its marks.", []),
+    ],
+)
+def test_every_party_a_preamble_names_in_order(sentence, parties):
+    assert [sentence[a:b] for a, b in every_party(sentence)] == parties
 
 
 def test_a_gold_span_labels_the_sentences_it_mostly_covers():

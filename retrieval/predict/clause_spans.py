@@ -36,6 +36,8 @@ _TITLES = (
 _END = r"(?=,?\s+(?:a|an)\s|\s*\(|,?\s+and\s|,\s+with\s)"
 _PARTY = re.compile(rf"\b(?:between|among|BETWEEN|AMONG):?\s+(?P<name>[^\s,(\"“][^()\"“]{{1,80}}?){_END}")
 _OPENING_PARTY = re.compile(rf"^(?P<name>[A-Z0-9][A-Z0-9&.,'\- ]{{1,80}}?){_END}")
+_NEXT_PARTY = re.compile(rf"(?:[,)]\s*|\s)and\s+(?P<name>[A-Z0-9][^()\"“]{{1,80}}?){_END}")
+_MOST_PARTIES = 6
 _LEADING = re.compile(r"^(?:this|the)\s+", re.IGNORECASE)
 
 
@@ -50,6 +52,16 @@ def _title(sentence: str) -> tuple[int, int] | None:
 def _party(sentence: str) -> tuple[int, int] | None:
     m = _PARTY.search(sentence) or _OPENING_PARTY.match(sentence)
     return m.span("name") if m else None
+
+
+def every_party(sentence: str) -> list[tuple[int, int]]:
+    """Each party the sentence names, in order: the one `answer_span` finds for "party", then every name
+    after an "and" that opens with a capital and ends as a party's name does ("…, a Delaware corporation,
+    and Allied Esports International, Inc., a Nevada corporation")."""
+    first = _party(sentence)
+    if first is None:
+        return []
+    return [first, *(m.span("name") for m in _NEXT_PARTY.finditer(sentence, first[1]))][:_MOST_PARTIES]
 
 
 def _date(sentence: str) -> tuple[int, int] | None:

@@ -33,6 +33,7 @@ from pipeline.errors import CorruptDocument
 from pipeline.records import Document, Evidence, Prediction
 from retrieval.predict.clause_spans import KINDS, answer_span
 from retrieval.predict.tfidf import HashedTfidf, load_npz, save_npz
+from retrieval.text import ends_sentence
 
 N_FEATURES = 1 << 16
 NGRAMS = (1, 2)
@@ -46,6 +47,8 @@ def contract_sentences(text: str, start: int = 0, end: int | None = None) -> lis
     end = len(text) if end is None else end
     spans, pos = [], start
     for m in _BOUNDARY.finditer(text, start, end):
+        if not m.group().strip(" ") and not ends_sentence(text, m.start()):  # "Inc. (“Newegg”)"
+            continue
         if text[pos : m.start()].strip():
             spans.append((pos, m.start()))
         pos = m.end()

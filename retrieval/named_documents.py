@@ -1,0 +1,46 @@
+"""The document a question names by what it is: "the sponsorship agreement", "the consulting agreement".
+
+    DocumentNames(passages).named(question) -> doc_id | None
+
+A run of many contracts answers "What is the governing law of the consulting agreement?" from whichever
+contract its search cites first, often another one's clause. A document whose head (its first passages:
+the title, the preamble) holds the words the question names it by is the one asked about, when it is the
+only such document of the run; a name that several documents share, or none, names no one document.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+
+from retrieval.hybrid import Passage
+
+HEAD_PASSAGES = 3  # a contract's title and preamble stand in its first passages
+# "the (Event) Sponsorship Agreement", "this Intellectual Property Agreement": up to four words before
+# the kind of instrument, none of them a word that only joins ("the term of the agreement" names nothing)
+_JOINING = r"(?:of|the|this|that|to|in|for|and|or|under|by|a|an|its|their|any|each)\b"
+_NAMED = re.compile(
+    rf"\b(?:the|this|that)\s+((?:(?!{_JOINING})[a-z][\w&'-]*\s+){{1,4}}"
+    r"(?:agreement|contract|licen[cs]e|lease|amendment))\b",
+    re.IGNORECASE,
+)
+
+
+class DocumentNames:
+    """The heads of a run's documents, lower-cased with their spacing folded, to find a named one in."""
+
+    def __init__(self, passages: list[Passage]):
+        heads: dict[str, list[str]] = defaultdict(list)
+        for p in passages:
+            if len(heads[p.doc_id]) < HEAD_PASSAGES:
+                heads[p.doc_id].append(p.text)
+        self.heads = {doc: " ".join(" ".join(texts).split()).lower() for doc, texts in heads.items()}
+
+    def named(self, question: str) -> str | None:
+        """The one document whose head holds a name the question gives it, else None."""
+        for m in _NAMED.finditer(question):
+            name = " ".join(m.group(1).split()).lower()
+            found = [doc for doc, head in self.heads.items() if name in head]
+            if len(found) == 1:
+                return found[0]
+        return None
