@@ -46,6 +46,7 @@ import numpy as np
 import torch
 
 from flows.run import run_flow
+from pipeline.records import segment_place
 from pipeline.store import open_duckdb
 from retrieval.ask import Answer, Asker
 from retrieval.config import RetrievalConfig
@@ -101,18 +102,23 @@ def same_phrase(golds: list[str], got: str) -> bool:
     return any(g in text and len(text) <= 2 * len(g) + 4 for g in ("".join(p.split()) for p in golds))
 
 
-def score(answer: Answer, gold: list[str], phrases: list[str] | None = None) -> dict:
-    shown = ([answer.evidence.sentence] if answer.evidence else []) + [
-        e.sentence for e in answer.more_evidence
+def score(
+    answer: Answer, gold: list[str], phrases: list[str] | None = None, doc_id: str | None = None
+) -> dict:
+    """The question's figures; with `doc_id`, a sentence of another document is no hit, however like the
+    gold (two contracts' governing-law clauses), and neither is a phrase read from one."""
+    shown = ([answer.evidence] if answer.evidence else []) + list(answer.more_evidence)
+    own = [doc_id is None or segment_place(e.segment_id)[0] == doc_id for e in shown]
+    hit = [
+        ok and any(same_sentence(g, e.sentence) for g in gold) for e, ok in zip(shown[:3], own, strict=False)
     ]
-    hit = [any(same_sentence(g, s) for g in gold) for s in shown[:3]]
     cited = [" ".join(_words(c.text)) for c in answer.citations]
     return {
         "answer@1": bool(hit[:1] and hit[0]),
         "top3": any(hit),
         "cited": any(" ".join(_words(g)) in c for g in gold for c in cited),
         "answered": answer.answer_type != "none",
-        **({"phrase@1": same_phrase(phrases, answer.answer)} if phrases else {}),
+        **({"phrase@1": own[:1] == [True] and same_phrase(phrases, answer.answer)} if phrases else {}),
     }
 
 
@@ -172,20 +178,23 @@ def doc_ids(out: Path, spec: dict) -> dict[str, str]:
     return {key: by_name[name] for key, name in names.items() if name in by_name}
 
 
-def evaluate(out: Path, spec: dict, keep: list[dict], docs: dict[str, str], k: int) -> dict:
+def evaluate(out: Path, spec: dict, keep: list[dict], docs: dict[str, str], k: int, whole_run: bool) -> dict:
+    """Every question asked by each of CONFIGS' Askers: of its own document (`--doc`), or with `whole_run`
+    of the whole run, its answer then counted only from its own document."""
     results = {}
     for name, cfg in CONFIGS.items():
         asker = Asker(out, cfg)
         rows, times = [], []
         for q in keep:
             t = time.perf_counter()
-            answer = asker.ask(q["question"], k=k, doc_id=docs[q["doc"]])
+            doc = docs[q["doc"]]
+            answer = asker.ask(q["question"], k=k, doc_id=None if whole_run else doc)
             times.append(time.perf_counter() - t)
             rows.append(
                 {
                     "id": q["id"],
                     "group": group(q["doc"], spec["documents"][q["doc"]]),
-                    **score(answer, q["gold"], q.get("answer")),
+                    **score(answer, q["gold"], q.get("answer"), doc if whole_run else None),
                     "answer_type": answer.answer_type,
                     "answer": answer.answer[:200],
                 }
@@ -219,14 +228,21 @@ def main() -> None:
     ap.add_argument("--k", type=int, default=10, help="Segments retrieved and cited per question.")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--json", type=Path, help="Write every question's result here.")
+    ap.add_argument(
+        "--whole-run",
+        action="store_true",
+        help="Ask each question of the whole run, as a user asks a corpus (no --doc); an answer counts "
+        "only from the question's own document.",
+    )
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     spec = json.loads(args.questions.read_text(encoding="utf-8"))
     keep = spec["questions"][: args.limit]
     with questions_run(spec, keep, args.data, args.out) as (out, docs):
-        results = evaluate(out, spec, keep, docs, args.k)
+        results = evaluate(out, spec, keep, docs, args.k, args.whole_run)
     report = {
         "questions": len(keep),
+        "asked_of": "the whole run" if args.whole_run else "each question's own document",
         "documents": len({q["doc"] for q in keep}),
         "k": args.k,
         **{

@@ -138,6 +138,12 @@ class Segment:
         return f"{self.doc_id}:{self.seg_idx}"
 
 
+def segment_place(segment_id: str) -> tuple[str, int]:
+    """(doc_id, seg_idx) of a `Segment.segment_id`; (segment_id, 0) for an id without its index."""
+    doc, _, n = segment_id.rpartition(":")
+    return (doc, int(n)) if n.isdigit() else (segment_id, 0)
+
+
 @dataclass
 class Evidence:
     segment_id: str | None

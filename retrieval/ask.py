@@ -25,7 +25,7 @@ import torch
 
 from pipeline.errors import DocumentError
 from pipeline.paths import CLAUSE_HEAD
-from pipeline.records import BlockType, DocKind, Segment
+from pipeline.records import BlockType, DocKind, Segment, segment_place
 from pipeline.store import open_duckdb
 from pipeline.tokenizer import encode_segment
 from retrieval.answer import (
@@ -47,14 +47,20 @@ from retrieval.answer import (
     with_dispositions,
 )
 from retrieval.cache import DocStateCache
-from retrieval.clause_questions import MIN_PROBABILITY, ClauseReader, clause_category
+from retrieval.clause_questions import (
+    MIN_PROBABILITY,
+    ClauseReader,
+    answering_first,
+    clause_category,
+    clause_phrase,
+)
 from retrieval.config import RetrievalConfig
 from retrieval.encoder import checkpoint_file, load_encoder, sha256_file
 from retrieval.english_spans import TypedSpan, head_passages, span_kind, typed_span
 from retrieval.evidence import ARM, SentenceArm, SentenceVectors
 from retrieval.hybrid import Filters, HybridIndex, Passage
 from retrieval.inject import encode_document
-from retrieval.named_documents import DocumentNames
+from retrieval.named_documents import DocumentNames, without_names
 from retrieval.predict.clauses import ClauseHead
 from retrieval.reader.runtime import READER_FILE, EncodedText, ReaderMismatch, load_reader
 from retrieval.sides import on_asked_side
@@ -191,19 +197,7 @@ class Asker:
         passages = self.passages_of(doc_id)
         cached = self.cache.get(doc_id, device)
         if cached is None:
-            segments = [
-                Segment(
-                    p.doc_id,
-                    int(p.segment_id.rsplit(":", 1)[1]),
-                    self.block_of[p.segment_id],
-                    BlockType(p.block_type),
-                    p.text,
-                    0,
-                    0,
-                    0,
-                )
-                for p in passages
-            ]
+            segments = [_segment(p, self.block_of[p.segment_id]) for p in passages]
             ids = [encode_segment(s, self.tokenizer)[0] for s in segments]
             cached = [e.hidden for e in encode_document(model, segments, ids)]
             self.cache.put(doc_id, cached)
@@ -254,9 +248,10 @@ class Asker:
             notes.append(f"k={k} lowered to {MAX_K}")
             k = MAX_K
         filters = filters or Filters()
+        asked = question
         if doc_id is None and (named := self.names.named(question)) is not None:
             notes.append(f"asked about {named}: the one document whose head names it as the question does")
-            doc_id = named
+            doc_id, question = named, without_names(question)  # its name is no word to search for in it
         if doc_id is not None:
             filters.doc_ids = {doc_id}
             if not self.passages_of(doc_id):
@@ -266,7 +261,7 @@ class Asker:
         )
         citations = [self.citation(h.segment_id, h.score) for h in hits]
         doc = doc_id or (citations[0].doc_id if citations else None)  # asked about, else cited first
-        routed = self.clause_answer(question, doc, citations, notes)
+        routed = self.clause_answer(asked, doc, citations, notes)
         if routed is not None:
             return routed
         # a question naming its answer's type asks for a phrase ("Which judge wrote the judgment?")
@@ -291,7 +286,7 @@ class Asker:
         if evidence is not None and all(c.segment_id != evidence.segment_id for c in citations):
             citations.append(self.citation(evidence.segment_id, 0.0))  # a disposition or party's block
         return Answer(
-            question,
+            asked,
             answer,
             answer_type,
             conf,
@@ -324,42 +319,37 @@ class Asker:
     def clause_answer(
         self, question: str, doc: str | None, citations: list[Citation], notes: list[str]
     ) -> Answer | None:
-        """A question about a contract's clause (retrieval.clause_questions) answered by the clause head from
-        `doc` (the contract asked about, else the first cited document): its likeliest sentence of the
-        category, or "none" with that sentence as evidence when the head gives it less than the clause rows'
-        bar (`clause_min_probability`). None when the question names no category or the document is not a
-        contract."""
+        """A contract clause question (retrieval.clause_questions) answered by the clause head from `doc`
+        (asked about, else cited first): its likeliest sentence of the category holding what the question
+        asks for (`answering_first`). None when the question names no category, the document is no
+        contract, or no sentence reaches the clause rows' bar: it is then answered as any other, noted."""
         category = clause_category(question) if self.clauses is not None else None
         if category is None or doc is None:
             return None
         passages = self.passages_of(doc)
         if not passages or passages[0].kind != DocKind.CONTRACT:
             return None
+        typed = self.config.typed_spans
         found = self.clauses.answers(category, doc, passages)
-        if not found:
+        found = answering_first(
+            found, self.clauses.min_probability, lambda f: clause_phrase(question, f, typed)
+        )
+        if not found or found[0].probability < self.clauses.min_probability:
+            p = found[0].probability if found else 0.0
+            bar = self.clauses.min_probability
+            notes.append(f"no {category} clause found: the likeliest sentence has P={p:.2f}, below {bar}")
             return None
         best = found[0]
         notes.append(f"answered by the clause head ({CLAUSE_HEAD.name}), category {category!r}")
-        answer, answer_type, conf = best.answer, "clause", round(best.probability, 4)
-        if best.answer == best.sentence and self.config.typed_spans:
-            # a question naming its answer's type gets that phrase of the clause ("… the State of Illinois")
-            phrase = typed_span(question, [(best.segment_id, best.sentence)], min_relevance=0.0)
-            answer = phrase.text if phrase is not None else answer
-        if best.probability < self.clauses.min_probability:
-            notes.append(
-                f"no {category} clause found: the likeliest sentence has P={best.probability:.2f}, "
-                f"below {self.clauses.min_probability}"
-            )
-            answer, answer_type, conf = "none", "none", None
         cited = {c.segment_id for c in citations}
         # the head's sentences are cited too (after the search's, with no fusion score)
         extra = dict.fromkeys(f.segment_id for f in found if f.segment_id not in cited)
         citations = [*citations, *(self.citation(s, 0.0) for s in extra)]
         return Answer(
             question,
-            answer,
-            answer_type,
-            conf,
+            best.answer,
+            "clause",
+            round(best.probability, 4),
             self.evidence(best.segment_id, best.sentence),
             round(best.probability, 6),
             best.segment_id,
@@ -444,6 +434,12 @@ class Asker:
         p = self.passage(segment_id)
         page, bbox = self.blocks.get((p.doc_id, self.block_of[segment_id]), (None, None))
         return Evidence(sentence.strip(), segment_id, page, bbox)
+
+
+def _segment(p: Passage, block_idx: int) -> Segment:
+    """The segment a passage was cut as, as far as the encoder reads it: its place, type and text."""
+    n = segment_place(p.segment_id)[1]
+    return Segment(p.doc_id, n, block_idx, BlockType(p.block_type), p.text, 0, 0, 0)
 
 
 def parse_date(value: str | None) -> dt.date | None:

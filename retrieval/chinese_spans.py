@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 
+from pipeline.records import segment_place
 from retrieval.text import jieba_module, non_overlapping
 
 _NUMERAL = "〇零一二三四五六七八九十百两"
@@ -129,16 +130,11 @@ def owner_bonus(question: str, units: list[tuple[str, str]]) -> list[float]:
     m = _OWNED.search(question)
     owner = m and _ASKER.sub("", m[1]).strip()
     out, under = [0.0] * len(units), False
-    for i in sorted(range(len(units)), key=lambda i: _place(units[i][0])):
+    for i in sorted(range(len(units)), key=lambda i: segment_place(units[i][0])):
         is_office = bool(_OFFICE.match(units[i][1]))
         under = under if is_office else bool(owner) and owner in units[i][1]
         out[i] = float(is_office and under)
     return out
-
-
-def _place(segment_id: str) -> tuple[str, int]:
-    doc, _, n = segment_id.rpartition(":")
-    return (doc, int(n)) if n.isdigit() else (segment_id, 0)
 
 
 def _court_length(name: str) -> int:

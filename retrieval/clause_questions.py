@@ -20,11 +20,14 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 
 import numpy as np
 
+from retrieval.english_spans import span_kind, typed_span
 from retrieval.hybrid import Passage
+from retrieval.named_documents import without_names
 from retrieval.predict.clause_spans import every_party
 from retrieval.predict.clauses import ClauseHead, contract_sentences
 from retrieval.predict.config import PredictConfig
@@ -40,6 +43,7 @@ _ROLE = (
     r"(licen[cs]or|licen[cs]ee|buyer|seller|vendor|supplier|customer|distributor|reseller|franchis(or|ee)|"
     r"consultant|contractor|company|lessor|lessee|sponsor|agent)"
 )
+_THE = r"(the|this)( [\w-]+){0,3}"  # "the agreement", "the software license agreement"
 _GROUP = r"(affiliates?|subsidiar\w*|parent|sister|group compan\w*|related (companies|entities)|controlled)"
 CUES: dict[str, str] = {
     "Notice Period To Terminate Renewal": r"\b(notice|notify|advance)\b.*\brenew|\brenew\w*\b.*\b(notice|by when)\b|"
@@ -125,11 +129,12 @@ CUES: dict[str, str] = {
     "Effective Date": r"\beffective date\b|\b(take|takes|come|comes|become|becomes|go|goes) (into )?effect\b|"
     r"\b(agreement|contract|term|obligations?)\b.*\b(start|begin|commence)\w*|\b(start|begin|commence)\w*\b.*"
     r"\b(agreement|contract|term|obligations?)\b|\bcommencement\b",
-    "Expiration Date": rf"\bexpir\w*|\bwhen (does|will) (the|this) (agreement|contract|term) {_END}\b|"
-    r"\bhow long (is|does|will) (the|this) (agreement|contract|term)\b|\b(initial )?term of (the|this) "
-    r"(agreement|contract)\b|\bduration of (the|this) (agreement|contract)\b",
-    "Agreement Date": r"\b(what|which) (date|day)\b.*\b(signed|executed|dated|made)\b|\bwhen (was|were|did)\b.*"
-    r"\b(sign|signed|execute|executed|entered into|enter into|made|dated)\b|\bdate of (the|this) "
+    "Expiration Date": rf"\bexpir\w*|\bwhen (does|will) {_THE} (agreement|contract|term) {_END}\b|"
+    rf"\bhow long (is|does|will) {_THE} (agreement|contract|term)\b|\b(initial )?term of {_THE} "
+    rf"(agreement|contract)\b|\bduration of {_THE} (agreement|contract)\b",
+    "Agreement Date": r"\b(what|which) (date|day)\b.*\b(signed|executed|dated|made)\b|"
+    r"\bwhen (is|was|were|did)\b.*\b(sign|signed|execute|executed|entered into|enter into|made|dated)\b|"
+    r"\bdate of (the|this) "
     r"(agreement|contract)\b|\bagreement date\b",
     "Parties": r"\bwho are the parties\b|\bparties to (the|this) (agreement|contract)\b|\bwhich (companies|"
     r"entities|parties)\b.*\b(signed|entered|parties|party)\b|\bbetween whom\b|"
@@ -139,8 +144,42 @@ _PATTERNS = {category: re.compile(cue, re.IGNORECASE) for category, cue in CUES.
 
 
 def clause_category(question: str) -> str | None:
-    """The clause category the question asks about: the first in CUES whose cue it holds."""
-    return next((c for c, p in _PATTERNS.items() if p.search(question)), None)
+    """The clause category the question asks about: the first in CUES whose cue it holds, read first without
+    the names it gives documents (the governing law of "the non-competition agreement" is no Non-Compete
+    question)."""
+    for text in (without_names(question), question):
+        found = next((c for c, p in _PATTERNS.items() if p.search(text)), None)
+        if found is not None:
+            return found
+    return None
+
+
+def clause_phrase(question: str, found: ClauseAnswer, typed: bool) -> str | None:
+    """What of the head's sentence answers the question: every party for a Parties question (None when it
+    names fewer than two), the name or date of the category's answer kind, the phrase of the type a typed
+    question asks for (`typed`: retrieval.english_spans; None when the sentence holds none), else the
+    sentence."""
+    if found.category == "Parties":
+        return found.answer if found.parties > 1 else None
+    if found.answer != found.sentence or not typed or span_kind(question) is None:
+        return found.answer
+    phrase = typed_span(question, [(found.segment_id, found.sentence)], min_relevance=0.0)
+    return phrase.text if phrase is not None else None
+
+
+def answering_first(
+    found: list[ClauseAnswer], bar: float, phrase: Callable[[ClauseAnswer], str | None]
+) -> list[ClauseAnswer]:
+    """The head's sentences with the likeliest one at or above `bar` whose `phrase` answers the question
+    first, that phrase its answer (the preamble naming both parties before a likelier line naming one, the
+    clause holding the period asked for before a likelier one without it); as found when none does."""
+    for i, f in enumerate(found):
+        if f.probability < bar:
+            break
+        answer = phrase(f)
+        if answer is not None:
+            return [replace(f, answer=answer), *found[:i], *found[i + 1 :]]
+    return found
 
 
 @dataclass
@@ -150,6 +189,7 @@ class ClauseAnswer:
     sentence: str  # the likeliest sentence, as cut from its segment's text
     answer: str  # the sentence, or the title, party or date in it (the category's answer kind)
     probability: float  # the head's probability that the sentence is (part of) such a clause
+    parties: int = 0  # the parties the sentence names, for a Parties question
 
 
 class ClauseReader:
@@ -176,9 +216,8 @@ class ClauseReader:
             names = every_party(p.text[start:end]) if category == "Parties" else []
             if len(names) > 1:  # who the parties are: all of them, as the sentence names them
                 answer = joined([p.text[start + a : start + b].strip() for a, b in names])
-            out.append(
-                ClauseAnswer(category, p.segment_id, p.text[start:end].strip(), answer, hit.probability)
-            )
+            sentence = p.text[start:end].strip()
+            out.append(ClauseAnswer(category, p.segment_id, sentence, answer, hit.probability, len(names)))
         return out
 
     def _scored(self, doc_id: str, passages: list[Passage]):

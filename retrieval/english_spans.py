@@ -129,7 +129,10 @@ _Q = [
     ("date", r"^\s*when (was|were|did|is|are|has|had)\b"),
     ("date", r"^\s*when\b.*\b(end|ends|expire|expires|begin|begins|start|starts|commence|commences|due)\b"),
     ("condition", r"^\s*when\b"),
-    ("duration", r"\bhow long\b|\bhow many (days|weeks|months|years|hours|minutes)\b"),
+    (
+        "duration",
+        r"\bhow long\b|\bhow many (days|weeks|months|years|hours|minutes)\b|\bhow much (\w+ )?(notice|time)\b",
+    ),
     ("duration", r"\b(what|which) (\w+ )?(period|term|length|duration)\b|\bwithin what (time|period)\b"),
     ("number", _ASKS_NUMBER.pattern),
     (

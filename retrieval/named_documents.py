@@ -16,14 +16,21 @@ from collections import defaultdict
 from retrieval.hybrid import Passage
 
 HEAD_PASSAGES = 3  # a contract's title and preamble stand in its first passages
-# "the (Event) Sponsorship Agreement", "this Intellectual Property Agreement": up to four words before
-# the kind of instrument, none of them a word that only joins ("the term of the agreement" names nothing)
+# "the (Event) Sponsorship Agreement", "the Non-Competition and Non-Solicitation Agreement": up to five
+# words before the kind of instrument, none of them a word that only joins ("the term of the agreement"
+# names nothing) but an "and" between two of them
 _JOINING = r"(?:of|the|this|that|to|in|for|and|or|under|by|a|an|its|their|any|each)\b"
+_WORD = rf"(?!{_JOINING})[a-z][\w&'-]*"
+_INSTRUMENT = r"(?:agreement|contract|licen[cs]e|lease|amendment)"
 _NAMED = re.compile(
-    rf"\b(?:the|this|that)\s+((?:(?!{_JOINING})[a-z][\w&'-]*\s+){{1,4}}"
-    r"(?:agreement|contract|licen[cs]e|lease|amendment))\b",
-    re.IGNORECASE,
+    rf"\b(?:the|this|that)\s+((?:{_WORD}\s+(?:and\s+)?){{1,5}}{_INSTRUMENT})\b", re.IGNORECASE
 )
+
+
+def without_names(question: str) -> str:
+    """The question with the names it gives documents cut out ("Which law governs the non-competition
+    agreement?" asks about the law, not about competition)."""
+    return _NAMED.sub(" ", question)
 
 
 class DocumentNames:

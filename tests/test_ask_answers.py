@@ -224,6 +224,10 @@ def test_question_kinds_and_phrase_growth():
     assert question_kind("What does clause 4.5 of the policy provide?") == "statement"
     assert question_kind("What happens if the licensee is acquired?") == "statement"
     assert question_kind("What does section 7 of the lease prohibit?") == "statement"
+    # how a thing is done is said by a sentence; how long or how much is a phrase
+    assert question_kind("How can the customer terminate the license?") == "statement"
+    assert question_kind("How are disputes resolved if mediation fails?") == "statement"
+    assert question_kind("How long is the term?") == question_kind("How much is paid?") == "span"
     assert all(map(is_heading, ["Lady Justice Okonjo:", "The grounds of appeal", "判决如下：", "CONCLUSION"]))
     assert not is_heading("12. I also agree.")
     # a reader span that cannot be the answer: a heading's words, or no number for "how much"

@@ -4,6 +4,7 @@ likeliest sentences of one document for it."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pipeline.paths import CLAUSE_HEAD
-from retrieval.clause_questions import CACHED_DOCS, CUES, ClauseReader, clause_category
+from retrieval.clause_questions import (
+    CACHED_DOCS,
+    CUES,
+    ClauseAnswer,
+    ClauseReader,
+    answering_first,
+    clause_category,
+    clause_phrase,
+)
 from retrieval.hybrid import Passage
 from retrieval.predict.clauses import ClauseHead
 
@@ -40,6 +49,11 @@ def test_every_cue_names_a_category_of_the_shipped_head(reader):
         ("Who are the parties to this agreement?", "Parties"),
         ("When was the contract signed?", "Agreement Date"),
         ("How long is the warranty period?", "Warranty Duration"),
+        # a contract named by what it is: its name's words ask nothing
+        ("Which law governs the non-competition and non-solicitation agreement?", "Governing Law"),
+        ("When does the promotion agreement end?", "Expiration Date"),
+        ("How long does the software license agreement remain in effect?", "Expiration Date"),
+        ("When is the non-competition agreement dated?", "Agreement Date"),
     ],
 )
 def test_a_question_is_sent_to_the_category_it_names(question, category):
@@ -102,3 +116,32 @@ def test_documents_are_scored_once_and_the_cache_is_bounded(reader):
     for i in range(CACHED_DOCS + 3):
         reader.answers("Governing Law", f"x{i}", _contract(f"x{i}"))
     assert len(reader._docs) == CACHED_DOCS and "d1" not in reader._docs
+
+
+def _found(answer: str, probability: float, parties: int) -> ClauseAnswer:
+    return ClauseAnswer("Parties", "d:1", f"{answer} agree as follows.", answer, probability, parties)
+
+
+def _sentence(segment_id: str, sentence: str, probability: float) -> ClauseAnswer:
+    return ClauseAnswer("Non-Compete", segment_id, sentence, sentence, probability)
+
+
+def test_the_likeliest_sentence_holding_the_answer_comes_first_above_the_bar():
+    bar, who = 0.5, "Who are the parties?"
+    one, both = _found("Newegg Inc.", 0.9, 1), _found("Newegg Inc. and Allied Esports, Inc.", 0.7, 2)
+    found = answering_first([one, both], bar, lambda f: clause_phrase(who, f, True))
+    assert found[0].answer == "Newegg Inc. and Allied Esports, Inc." and found[1] == one
+    low = replace(both, probability=0.4)  # below the bar: the likeliest stays first
+    assert answering_first([one, low], bar, lambda f: clause_phrase(who, f, True)) == [one, low]
+    period = _sentence(
+        "d:2",
+        "Each Seller agrees that for a period ending two years after the Closing Date (the Non-Compete "
+        "Period), it shall not compete.",
+        0.6,
+    )
+    other = _sentence("d:3", "Gulf Oil shall not compete.", 0.8)
+    ask = "How long does the non-compete period last?"
+    first = answering_first([other, period], bar, lambda f: clause_phrase(ask, f, True))[0]
+    assert first.segment_id == "d:2" and first.answer == "two years after the Closing Date"
+    # typed phrases off: the sentence answers as the head ranks it
+    assert answering_first([other, period], bar, lambda f: clause_phrase(ask, f, False))[0] == other

@@ -37,6 +37,7 @@ CONTRACT = (
         ("In what case is a dispute decided by a single arbitrator?", "condition"),
         ("How long is the initial term?", "duration"),
         ("How many days' notice must the licensee give?", "duration"),
+        ("How much notice is needed to terminate the agreement?", "duration"),
         ("How much was the claimant awarded?", "amount"),
         ("What share of the net profit goes to HGF?", "amount"),
         ("Where will any arbitration be held?", "place"),
@@ -97,6 +98,11 @@ def test_the_question_names_the_type_of_its_answer(question, kind):
         ("organisation", "(74) Attorney, Agent, or Firm—Fish & Rowe L.L.P.", ["Fish & Rowe L.L.P."]),
         ("organisation", "BETWEEN ACME INC. AND BOLT TOOLS INC.", ["ACME INC.", "BOLT TOOLS INC."]),
         ("duration", "over a 10month period", ["10month"]),
+        (
+            "duration",
+            "ending two years after the Closing Date, or sixty (60) calendar\ndays prior to renewal",
+            ["two years after the Closing Date", "sixty (60) calendar\ndays"],
+        ),
     ],
 )
 def test_phrases_of_each_shape_are_found_whole(kind, text, want):

@@ -97,6 +97,7 @@ def test_contract_clauses_keep_their_hanging_lines(shared_data):
     assert law.endswith("the State of New York, without regard to conflict of law principles thereof.")
     cause = next(t for t in texts if t.startswith("8.4 Termination Without Cause."))
     assert cause.endswith(
-        "either Party may terminate this Agreement upon six (6) months prior written notice to the other Party."
+        "either Party may terminate this Agreement upon six (6) months prior written notice "
+        "to the other Party."
     )
     assert any(t.startswith("8.5 Mutual Termination.") for t in texts)

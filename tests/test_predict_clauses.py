@@ -68,8 +68,8 @@ def test_a_company_suffix_before_its_defined_name_ends_no_sentence():
             ["Driven Deliveries, Inc.", "TruckThat LLC"],
         ),
         (
-            "by and between Pfizer Inc. (“Pfizer”), a Delaware corporation, and Exact Sciences Corporation, a "
-            "Delaware corporation (“Exact”).",
+            "by and between Pfizer Inc. (“Pfizer”), a Delaware corporation, and Exact Sciences Corporation, "
+            "a Delaware corporation (“Exact”).",
             ["Pfizer Inc.", "Exact Sciences Corporation"],
         ),
         ("by and between Dova Pharmaceuticals, Inc., a Delaware corporation", ["Dova Pharmaceuticals, Inc."]),

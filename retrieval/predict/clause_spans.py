@@ -37,6 +37,11 @@ _END = r"(?=,?\s+(?:a|an)\s|\s*\(|,?\s+and\s|,\s+with\s)"
 _PARTY = re.compile(rf"\b(?:between|among|BETWEEN|AMONG):?\s+(?P<name>[^\s,(\"“][^()\"“]{{1,80}}?){_END}")
 _OPENING_PARTY = re.compile(rf"^(?P<name>[A-Z0-9][A-Z0-9&.,'\- ]{{1,80}}?){_END}")
 _NEXT_PARTY = re.compile(rf"(?:[,)]\s*|\s)and\s+(?P<name>[A-Z0-9][^()\"“]{{1,80}}?){_END}")
+_BY_PARTY = re.compile(rf"\b(?:entered into|made|executed) by:?\s+(?P<name>[A-Z0-9][^()\"“]{{1,80}}?){_END}")
+# capitalised words after a comma or a bracket, up to the description a party's name is followed by
+_LISTED_PARTY = re.compile(
+    r"[,)]\s+(?:and\s+)?(?P<name>(?:[A-Z][\w.&'-]*,?\s+){0,6}[A-Z][\w.&'-]*)(?=,\s+(?:a|an)\s)"
+)
 _MOST_PARTIES = 6
 _LEADING = re.compile(r"^(?:this|the)\s+", re.IGNORECASE)
 
@@ -55,13 +60,21 @@ def _party(sentence: str) -> tuple[int, int] | None:
 
 
 def every_party(sentence: str) -> list[tuple[int, int]]:
-    """Each party the sentence names, in order: the one `answer_span` finds for "party", then every name
-    after an "and" that opens with a capital and ends as a party's name does ("…, a Delaware corporation,
-    and Allied Esports International, Inc., a Nevada corporation")."""
-    first = _party(sentence)
-    if first is None:
+    """Each party the sentence names, in order: the first as `answer_span` finds a party (or after "entered
+    into by"), then every name after an "and" that ends as a party's name does ("…, a Delaware corporation,
+    and Allied Esports International, Inc., a Nevada corporation"), or after a comma or a bracket that a
+    description follows ("(“Buyer”), Gulf Houghton Lubricants Ltd., a company incorporated …")."""
+    m = _PARTY.search(sentence) or _BY_PARTY.search(sentence) or _OPENING_PARTY.match(sentence)
+    if m is None:
         return []
-    return [first, *(m.span("name") for m in _NEXT_PARTY.finditer(sentence, first[1]))][:_MOST_PARTIES]
+    found = [m.span("name")]
+    later = [
+        n.span("name") for p in (_NEXT_PARTY, _LISTED_PARTY) for n in p.finditer(sentence, m.end("name"))
+    ]
+    for a, b in sorted(later):
+        if a >= found[-1][1]:
+            found.append((a, b))
+    return found[:_MOST_PARTIES]
 
 
 def _date(sentence: str) -> tuple[int, int] | None:

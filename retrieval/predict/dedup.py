@@ -23,7 +23,7 @@ import numpy as np
 from datasketch import MinHash, MinHashLSH
 from filelock import FileLock
 
-from pipeline.records import BlockType, Segment
+from pipeline.records import BlockType, Segment, segment_place
 from pipeline.store import atomic_write_bytes
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
@@ -176,7 +176,7 @@ def duplicates_of(
             "passages",
             passage_threshold,
             num_perm,
-            lambda a, b: a.rsplit(":", 1)[0] == b.rsplit(":", 1)[0],
+            lambda a, b: segment_place(a)[0] == segment_place(b)[0],
         ),
     )
 
