@@ -248,10 +248,12 @@ class Asker:
             notes.append(f"k={k} lowered to {MAX_K}")
             k = MAX_K
         filters = filters or Filters()
-        asked = question
-        if doc_id is None and (named := self.names.named(question)) is not None:
+        asked, named = question, self.names.named(question)
+        if doc_id is None and named is not None:
             notes.append(f"asked about {named}: the one document whose head names it as the question does")
-            doc_id, question = named, without_names(question)  # its name is no word to search for in it
+            doc_id = named
+        if named is not None and named == doc_id:
+            question = without_names(question)  # the document's name is no word to search for in it
         if doc_id is not None:
             filters.doc_ids = {doc_id}
             if not self.passages_of(doc_id):
@@ -329,14 +331,12 @@ class Asker:
         passages = self.passages_of(doc)
         if not passages or passages[0].kind != DocKind.CONTRACT:
             return None
-        typed = self.config.typed_spans
-        found = self.clauses.answers(category, doc, passages)
-        found = answering_first(
-            found, self.clauses.min_probability, lambda f: clause_phrase(question, f, typed)
-        )
-        if not found or found[0].probability < self.clauses.min_probability:
-            p = found[0].probability if found else 0.0
-            bar = self.clauses.min_probability
+        found, bar = self.clauses.answers(category, doc, passages), self.clauses.min_probability
+        if not found:
+            return None
+        found = answering_first(found, bar, lambda f: clause_phrase(question, f, self.config.typed_spans))
+        if found[0].probability < bar:
+            p = found[0].probability
             notes.append(f"no {category} clause found: the likeliest sentence has P={p:.2f}, below {bar}")
             return None
         best = found[0]

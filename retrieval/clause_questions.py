@@ -134,8 +134,7 @@ CUES: dict[str, str] = {
     rf"(agreement|contract)\b|\bduration of {_THE} (agreement|contract)\b",
     "Agreement Date": r"\b(what|which) (date|day)\b.*\b(signed|executed|dated|made)\b|"
     r"\bwhen (is|was|were|did)\b.*\b(sign|signed|execute|executed|entered into|enter into|made|dated)\b|"
-    r"\bdate of (the|this) "
-    r"(agreement|contract)\b|\bagreement date\b",
+    r"\bdate of (the|this) (agreement|contract)\b|\bagreement date\b",
     "Parties": r"\bwho are the parties\b|\bparties to (the|this) (agreement|contract)\b|\bwhich (companies|"
     r"entities|parties)\b.*\b(signed|entered|parties|party)\b|\bbetween whom\b|"
     rf"^\s*who (is|are) the {_ROLE}s?\s*(\?|$|and who)",

@@ -286,7 +286,7 @@ def continues(prev: Paragraph, nxt: Paragraph, indenting: bool) -> bool:
         return False
     if _open_end(prev.text):  # set in at the top: a new paragraph where first lines are indented, else
         # a clause's wrapped lines hanging under its text
-        hangs = not indenting and _LOWER.search(prev.text[-20:]) and not _CLAUSE_MARK.match(nxt.text)
+        hangs = not indenting and bool(_LOWER.search(prev.text[-20:])) and not _CLAUSE_MARK.match(nxt.text)
         return (hangs or not nxt.indented) and (prev.last_full or bool(CJK_CHAR.match(prev.text[-1])))
     # a sentence ended at the foot: only a full line at the top that is not indented carries on
     return indenting and prev.last_full and not nxt.indented and nxt.first_full
