@@ -323,8 +323,9 @@ class Asker:
     ) -> Answer | None:
         """A contract clause question (retrieval.clause_questions) answered by the clause head from `doc`
         (asked about, else cited first): its likeliest sentence of the category holding what the question
-        asks for (`answering_first`). None when the question names no category, the document is no
-        contract, or no sentence reaches the clause rows' bar: it is then answered as any other, noted."""
+        asks for (`answering_first`), or "none" with that sentence as evidence when the head gives it less
+        than the clause rows' bar (`clause_min_probability`). None when the question names no category or
+        the document is no contract."""
         category = clause_category(question) if self.clauses is not None else None
         if category is None or doc is None:
             return None
@@ -335,21 +336,22 @@ class Asker:
         if not found:
             return None
         found = answering_first(found, bar, lambda f: clause_phrase(question, f, self.config.typed_spans))
-        if found[0].probability < bar:
-            p = found[0].probability
-            notes.append(f"no {category} clause found: the likeliest sentence has P={p:.2f}, below {bar}")
-            return None
         best = found[0]
         notes.append(f"answered by the clause head ({CLAUSE_HEAD.name}), category {category!r}")
+        answer, answer_type, conf = best.answer, "clause", round(best.probability, 4)
+        if best.probability < bar:
+            p = best.probability
+            notes.append(f"no {category} clause found: the likeliest sentence has P={p:.2f}, below {bar}")
+            answer, answer_type, conf = "none", "none", None
         cited = {c.segment_id for c in citations}
         # the head's sentences are cited too (after the search's, with no fusion score)
         extra = dict.fromkeys(f.segment_id for f in found if f.segment_id not in cited)
         citations = [*citations, *(self.citation(s, 0.0) for s in extra)]
         return Answer(
             question,
-            best.answer,
-            "clause",
-            round(best.probability, 4),
+            answer,
+            answer_type,
+            conf,
             self.evidence(best.segment_id, best.sentence),
             round(best.probability, 6),
             best.segment_id,
