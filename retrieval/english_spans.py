@@ -156,7 +156,7 @@ _Q = [
     (
         "organisation",
         r"\b(what|which) (\w+ )?(company|firm|court|tribunal|bank|insurer|entity|corporation|employer|"
-        r"hospital|agency|authority|university|school)\b",
+        r"hospital|agency|authority|university|school)\b|^\s*(who|whom) (did|does|do)\b.*\bwork for\b",
     ),
     ("person", r"^\s*(who|whom)\b|\bwho\b"),
     (

@@ -30,6 +30,7 @@ CONTRACT = (
         ("Who represented the appellant?", "person"),
         ("Which judge gave the leading judgment?", "person"),
         ("Which law firm acted for the insurer?", "organisation"),
+        ("Who did Balmert work for before she stopped working?", "organisation"),  # an employer
         ("When was the opinion filed?", "date"),
         ("When does the Development Term end?", "date"),
         ("On what date was the agreement signed?", "date"),
