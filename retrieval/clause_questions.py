@@ -43,7 +43,10 @@ _ROLE = (
     r"(licen[cs]or|licen[cs]ee|buyer|seller|vendor|supplier|customer|distributor|reseller|franchis(or|ee)|"
     r"consultant|contractor|company|lessor|lessee|sponsor|agent)"
 )
-_THE = r"(the|this)( [\w-]+){0,3}"  # "the agreement", "the software license agreement"
+# "the agreement", "the software license agreement" (but "the Development Term" is a term the contract
+# defines, not its own)
+_THE = r"(the|this)( [\w-]+){0,3}"
+_ITS_TERM = rf"({_THE} (agreement|contract)|(the|this) term)"
 _GROUP = r"(affiliates?|subsidiar\w*|parent|sister|group compan\w*|related (companies|entities)|controlled)"
 CUES: dict[str, str] = {
     "Notice Period To Terminate Renewal": r"\b(notice|notify|advance)\b.*\brenew|\brenew\w*\b.*\b(notice|by when)\b|"
@@ -129,9 +132,9 @@ CUES: dict[str, str] = {
     "Effective Date": r"\beffective date\b|\b(take|takes|come|comes|become|becomes|go|goes) (into )?effect\b|"
     r"\b(agreement|contract|term|obligations?)\b.*\b(start|begin|commence)\w*|\b(start|begin|commence)\w*\b.*"
     r"\b(agreement|contract|term|obligations?)\b|\bcommencement\b",
-    "Expiration Date": rf"\bexpir\w*|\bwhen (does|will) {_THE} (agreement|contract|term) {_END}\b|"
-    rf"\bhow long (is|does|will) {_THE} (agreement|contract|term)\b|\b(initial )?term of {_THE} "
-    rf"(agreement|contract)\b|\bduration of {_THE} (agreement|contract)\b",
+    "Expiration Date": rf"\bexpir\w*|\bwhen (does|will) {_ITS_TERM} {_END}\b|"
+    rf"\bhow long (is|does|will) {_ITS_TERM}\b|\b(initial )?term of {_THE} (agreement|contract)\b|"
+    rf"\bduration of {_THE} (agreement|contract)\b",
     "Agreement Date": r"\b(what|which) (date|day)\b.*\b(signed|executed|dated|made)\b|"
     r"\bwhen (is|was|were|did)\b.*\b(sign|signed|execute|executed|entered into|enter into|made|dated)\b|"
     r"\bdate of (the|this) (agreement|contract)\b|\bagreement date\b",

@@ -131,7 +131,8 @@ _Q = [
     ("condition", r"^\s*when\b"),
     (
         "duration",
-        r"\bhow long\b|\bhow many (days|weeks|months|years|hours|minutes)\b|\bhow much (\w+ )?(notice|time)\b",
+        r"\bhow long\b|\bhow many (days|weeks|months|years|hours|minutes)\b|"
+        r"\bhow much (\w+ )?(notice|time)\b",
     ),
     ("duration", r"\b(what|which) (\w+ )?(period|term|length|duration)\b|\bwithin what (time|period)\b"),
     ("number", _ASKS_NUMBER.pattern),

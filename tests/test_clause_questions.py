@@ -68,6 +68,7 @@ def test_a_question_is_sent_to_the_category_it_names(question, category):
         "How many shares are being purchased?",
         "What is the name of the escrow agent for the closing?",
         "被告人犯什么罪，判处什么刑罚？",
+        "When does the Development Term end?",  # a term the contract defines, not its own
     ],
 )
 def test_other_questions_name_no_category(question):
