@@ -60,7 +60,7 @@ from retrieval.english_spans import TypedSpan, head_passages, span_kind, typed_s
 from retrieval.evidence import ARM, SentenceArm, SentenceVectors
 from retrieval.hybrid import Filters, HybridIndex, Passage
 from retrieval.inject import encode_document
-from retrieval.named_documents import DocumentNames, without_names
+from retrieval.named_documents import DocumentNames
 from retrieval.predict.clauses import ClauseHead
 from retrieval.reader.runtime import READER_FILE, EncodedText, ReaderMismatch, load_reader
 from retrieval.sides import on_asked_side
@@ -248,12 +248,7 @@ class Asker:
             notes.append(f"k={k} lowered to {MAX_K}")
             k = MAX_K
         filters = filters or Filters()
-        asked, named = question, self.names.named(question)
-        if doc_id is None and named is not None:
-            notes.append(f"asked about {named}: the one document whose head names it as the question does")
-            doc_id = named
-        if named is not None and named == doc_id:
-            question = without_names(question)  # the document's name is no word to search for in it
+        asked, (question, doc_id) = question, self.names.asked_of(question, doc_id, notes)
         if doc_id is not None:
             filters.doc_ids = {doc_id}
             if not self.passages_of(doc_id):

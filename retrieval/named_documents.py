@@ -43,6 +43,16 @@ class DocumentNames:
                 heads[p.doc_id].append(p.text)
         self.heads = {doc: " ".join(" ".join(texts).split()).lower() for doc, texts in heads.items()}
 
+    def asked_of(self, question: str, doc_id: str | None, notes: list[str]) -> tuple[str, str | None]:
+        """(what to search for, the document asked about): `doc_id`, else the one document the question
+        names (noted); the question without the name once it is asked of the document it names (its words
+        stand in every defined term of that contract: "Sponsorship Fee" outranked its arbitration clause)."""
+        named = self.named(question)
+        if doc_id is None and named is not None:
+            notes.append(f"asked about {named}: the one document whose head names it as the question does")
+            doc_id = named
+        return (without_names(question) if named is not None and named == doc_id else question), doc_id
+
     def named(self, question: str) -> str | None:
         """The one document whose head holds a name the question gives it, else None."""
         for m in _NAMED.finditer(question):

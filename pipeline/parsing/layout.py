@@ -189,7 +189,9 @@ def _hangs(prev: Line, ln: Line, x_right: float, span: float) -> bool:
     indented first line follows a paragraph that ended, or stopped short of the edge."""
     full = prev.x1 >= x_right - _edge_slack(prev, span)
     opens = _open_end(prev.text) or _CLAUSE_MARK.match(prev.text)  # a clause's first line wraps on
-    return full and bool(opens) and bool(_LOWER.search(prev.text)) and not _CLAUSE_MARK.match(ln.text)
+    # a line in capitals set in under a sentence is its own: a court's "AFFIRMED.", a heading
+    cased = _LOWER.search(prev.text) and _LOWER.search(ln.text)
+    return full and bool(opens and cased) and not _CLAUSE_MARK.match(ln.text)
 
 
 def _edge_slack(ln: Line, span: float) -> float:
