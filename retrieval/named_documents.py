@@ -1,6 +1,7 @@
 """The document a question names by what it is: "the sponsorship agreement", "the consulting agreement".
 
     DocumentNames(passages).named(question) -> doc_id | None
+    DocumentNames(passages).asked_of(question, doc_id, notes) -> (what to search for, doc_id)
 
 A run of many contracts answers "What is the governing law of the consulting agreement?" from whichever
 contract its search cites first, often another one's clause. A document whose head (its first passages:
