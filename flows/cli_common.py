@@ -24,7 +24,9 @@ train_app = typer.Typer(help="Train the Transformer-XL language model on documen
 
 ConfigOpt = Annotated[
     Path | None,
-    typer.Option("--config", "-c", help="TOML file with [parse] [segment] [model] [retrieval] [run]."),
+    typer.Option(
+        "--config", "-c", help=r"TOML file with \[parse] \[segment] \[model] \[retrieval] \[run] tables."
+    ),
 ]
 SetOpt = Annotated[
     list[str] | None, typer.Option("--set", "-s", help="Override one key: section.key=value (repeatable).")

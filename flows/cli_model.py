@@ -87,7 +87,7 @@ def train_prepare(
 @train_app.command("run")
 def train_run(
     config: Annotated[
-        Path | None, typer.Option("--config", "-c", help="TOML training config ([train] table).")
+        Path | None, typer.Option("--config", "-c", help=r"TOML training config (its \[train] table).")
     ] = None,
     set_: Annotated[
         list[str] | None, typer.Option("--set", "-s", help="Override one key: key=value, e.g. max_steps=500.")

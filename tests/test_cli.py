@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -42,3 +43,35 @@ def test_errors_are_one_line_and_non_zero(args, message):
     assert message in out.stderr
     assert "Traceback" not in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1
+
+
+def _commands(command, path=()):
+    """Every (argv path, click command) of the CLI tree, groups included."""
+    yield path, command
+    for name, sub in getattr(command, "commands", {}).items():
+        yield from _commands(sub, (*path, name))
+
+
+def test_help_keeps_every_bracketed_word():
+    """Rich reads "[run]" as markup and drops it: a help text's TOML table names must be escaped."""
+    from typer.main import get_command
+    from typer.testing import CliRunner
+
+    from flows.cli import app
+
+    checked = 0
+    for path, command in _commands(get_command(app)):
+        words = {
+            w
+            for p in command.params
+            if getattr(p, "help", None)
+            for w in re.findall(r"\[[a-z]+\]", p.help.replace("\\[", "["))
+        }
+        if not words:
+            continue
+        out = CliRunner().invoke(app, [*path, "--help"], terminal_width=200)
+        assert out.exit_code == 0, out.output
+        for w in words:
+            assert w in out.output, (path, w)
+        checked += 1
+    assert checked >= 2
