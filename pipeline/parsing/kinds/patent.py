@@ -9,7 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-from pipeline.parsing.kinds.en_judgment import parse_date
+from pipeline.parsing.kinds.patent_front import front_page
 from pipeline.parsing.spans import Span, split_spans
 from pipeline.records import BlockType as T
 from pipeline.records import DocKind, DocMeta, Party
@@ -198,13 +198,6 @@ def _one_per_claim(text: str, spans: list[Span]) -> list[Span]:
 
 # ---- metadata ------------------------------------------------------------------------------------
 
-_NUMBER = re.compile(
-    r"\b(?:patent\s+(?:no\.?|number)\s*:?\s*|US\s*)((?:RE|D|PP)?\s?\d{1,2},?\d{3},?\d{3})\b", _I
-)
-_OLD_NUMBER = re.compile(r"\b(?:No\.|Patent\s+No\.)\s*(\d{1,3},\d{3})\b")
-_TITLE = re.compile(r"^\(?54\)?\s*(.+)$", re.MULTILINE)
-_INVENTOR = re.compile(r"^\(?7[56]\)?\s*Inventors?\s*:?\s*(.+)$", re.MULTILINE | _I)
-_ASSIGNEE = re.compile(r"^\(?73\)?\s*Assignee\s*:?\s*(.+)$", re.MULTILINE | _I)
 _CLASS = re.compile(r"Int\.\s*Cl\.?\s*[\d,]*\s*:?\s*([A-H]\d{2}[A-Z]\s*\d+/\d+)", _I)
 
 
@@ -223,16 +216,15 @@ def parse_yyyymmdd(s: str | None) -> dt.date | None:
 
 def extract_meta(text: str, spans: list[Span]) -> tuple[DocMeta, str | None]:
     head = text[: spans[min(len(spans) - 1, 40)].end] if spans else ""
-    meta = DocMeta(doc_type="patent")
-    if m := _NUMBER.search(head) or _OLD_NUMBER.search(head):
-        meta.patent_number = re.sub(r"[\s,]", "", m.group(1))
-    meta.date = parse_date(head)
-    if m := _INVENTOR.search(head):
-        meta.parties += [
-            Party(name=n.strip(), role="inventor") for n in re.split(r";", m.group(1)) if n.strip()
-        ]
-    if m := _ASSIGNEE.search(head):
-        meta.parties.append(Party(name=m.group(1).strip(), role="assignee"))
+    value = {name: f.value for name, f in front_page(text).items()}
+    meta = DocMeta(
+        doc_type="patent",
+        patent_number=value.get("number"),
+        date=value.get("granted"),
+        filing_date=value.get("filed"),
+    )
+    meta.parties = [Party(name=n, role="inventor") for n in value.get("inventors", []) if n]
+    if value.get("assignee"):
+        meta.parties.append(Party(name=value["assignee"], role="assignee"))
     meta.classes = list(dict.fromkeys(re.sub(r"\s+", " ", c) for c in _CLASS.findall(head)))
-    title = _TITLE.search(head)
-    return meta, (title.group(1).strip() if title else None)
+    return meta, value.get("title")
