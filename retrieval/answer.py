@@ -141,7 +141,7 @@ class Evidence:
 class Answer:
     question: str
     answer: str  # the answer text: a phrase, a sentence, "YES", "NO", or "none" (no confident answer)
-    answer_type: str  # span / yes / no / sentence / clause / none
+    answer_type: str  # span / yes / no / sentence / clause / field (a patent's front page) / none
     # span/yes/no: the reader's P(answer type), or for a typed English span (retrieval.english_spans) the
     # relevance of its line to the question; sentence: (question-term overlap + block-type prior) / 2;
     # clause: the clause head's probability of its likeliest sentence of the category

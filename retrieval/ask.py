@@ -46,6 +46,7 @@ from retrieval.answer import (
     term_share,
     with_dispositions,
 )
+from retrieval.ask_models import add_dense_arm, add_sentence_arm, load_asker_reader
 from retrieval.cache import DocStateCache
 from retrieval.clause_questions import (
     MIN_PROBABILITY,
@@ -55,17 +56,16 @@ from retrieval.clause_questions import (
     clause_phrase,
 )
 from retrieval.config import RetrievalConfig
-from retrieval.encoder import checkpoint_file, load_encoder, sha256_file
 from retrieval.english_spans import TypedSpan, head_passages, span_kind, typed_span
-from retrieval.evidence import ARM, SentenceArm, SentenceVectors
+from retrieval.evidence import SentenceVectors
+from retrieval.front_questions import FrontPages, about_patent, asked_field
 from retrieval.hybrid import Filters, HybridIndex, Passage
 from retrieval.inject import encode_document
 from retrieval.named_documents import DocumentNames
 from retrieval.predict.clauses import ClauseHead
-from retrieval.reader.runtime import READER_FILE, EncodedText, ReaderMismatch, load_reader
+from retrieval.reader.runtime import EncodedText
 from retrieval.sides import on_asked_side
 from retrieval.stage import INDEX_DIR
-from retrieval.store_arm import open_store_arm
 from retrieval.text import sentence_around
 
 
@@ -134,61 +134,21 @@ class Asker:
         self.search_index = HybridIndex(passages, bm25=self.config.bm25, config=self.config)
         self.headings = section_headings(passages)
         self.names = DocumentNames(passages)
+        self.fronts = FrontPages(self.out_dir)
         self.sentence_device = "cpu" if device == "auto" else device  # MiniLM is small: CPU unless told
         self.sentences = SentenceVectors(self.config, self.sentence_device)
-        self._add_sentence_arm()
-        self.model = self.tokenizer = None
-        self._add_dense(checkpoint, device)
-        self.reader = self._load_reader(checkpoint, device, reader)
+        index_dir = self.out_dir / INDEX_DIR
+        add_sentence_arm(self.search_index, self.config, self.sentence_device, index_dir, self.sentences)
+        self.model, self.tokenizer = add_dense_arm(
+            self.search_index, self.config, checkpoint, device, index_dir, self.notes
+        )
+        self.reader, self.model, self.tokenizer = load_asker_reader(
+            checkpoint, device, reader, self.notes, (self.model, self.tokenizer)
+        )
         self.cache = DocStateCache(self.config.cache_bytes)
         self.clauses = None
         if self.config.clause_answers and CLAUSE_HEAD.is_file():
             self.clauses = ClauseReader(ClauseHead.load(CLAUSE_HEAD), clause_min_probability)
-
-    def _add_sentence_arm(self) -> None:
-        if not self.config.sentence_model:
-            return
-        arm = SentenceArm(
-            self.search_index.passages,
-            self.config,
-            self.sentence_device,
-            self.out_dir / INDEX_DIR,
-            self.sentences.vector,
-        )
-        if len(arm):  # a Chinese-only run has nothing for it to search
-            self.search_index.add_dense(ARM, arm)
-
-    def _add_dense(self, checkpoint: str | None, device: str) -> None:
-        if not self.config.dense:
-            return
-        arm = open_store_arm(
-            self.out_dir / INDEX_DIR, self.config, checkpoint, device, self.search_index.passages, self.notes
-        )
-        if arm is not None:
-            self.model, self.tokenizer = arm.model, arm.tokenizer
-            self.search_index.add_dense("txl", arm)
-
-    def _load_reader(self, checkpoint: str | None, device: str, reader_file: Path | None):
-        """The reader head for this encoder: the one given (refused with an error when it was trained on
-        another encoder), else the shipped one (left out with a note in that case)."""
-        path = checkpoint_file(checkpoint)
-        if path is None or not path.is_file():
-            return None
-        if reader_file is not None and not reader_file.is_file():
-            raise ReaderMismatch(str(reader_file), "no such reader checkpoint")
-        file = reader_file or READER_FILE
-        if not file.is_file():
-            return None
-        try:
-            reader = load_reader(file, None, None, sha256_file(path))
-        except ReaderMismatch as e:
-            if reader_file is not None:
-                raise
-            self.notes.append(f"reader not used: {e}")
-            return None
-        if self.model is None:
-            self.model, self.tokenizer = load_encoder(path, device)
-        return reader.attach(self.model, self.tokenizer)
 
     def doc_states(self, doc_id: str) -> dict[str, torch.Tensor]:
         """segment_id -> [T, d] states of a document read in order with memory; cached for the session."""
@@ -258,8 +218,7 @@ class Asker:
         )
         citations = [self.citation(h.segment_id, h.score) for h in hits]
         doc = doc_id or (citations[0].doc_id if citations else None)  # asked about, else cited first
-        routed = self.clause_answer(asked, doc, citations, notes)
-        if routed is not None:
+        if (routed := self.route(asked, doc_id, doc, citations, notes)) is not None:
             return routed
         # a question naming its answer's type asks for a phrase ("Which judge wrote the judgment?")
         typed_kind = (
@@ -338,23 +297,68 @@ class Asker:
             p = best.probability
             notes.append(f"no {category} clause found: the likeliest sentence has P={p:.2f}, below {bar}")
             answer, answer_type, conf = "none", "none", None
+        evidence = [self.evidence(f.segment_id, f.sentence) for f in found]
+        return self.routed(
+            question, (answer, answer_type, conf), evidence, round(best.probability, 6), citations, notes
+        )
+
+    def route(
+        self, question: str, doc_id: str | None, doc: str | None, citations: list[Citation], notes: list[str]
+    ) -> Answer | None:
+        """The answer of a question with a route of its own (a contract's clause, a patent's front page)."""
+        return self.clause_answer(question, doc, citations, notes) or self.front_answer(
+            question, doc_id, citations, notes
+        )
+
+    def front_answer(
+        self, question: str, doc_id: str | None, citations: list[Citation], notes: list[str]
+    ) -> Answer | None:
+        """A question about a patent's front page (retrieval.front_questions) answered from the field that
+        states it, in the patent asked about, else the one cited first (when the question speaks of a patent
+        or that patent is cited first of all)."""
+        field = asked_field(question)
+        docs = list(dict.fromkeys([doc_id] if doc_id else [c.doc_id for c in citations]))
+        patents = [d for d in docs if self.passages_of(d)[0].kind == DocKind.PATENT]
+        if field is None or not patents or (patents[0] != docs[0] and not about_patent(question)):
+            return None
+        found = self.fronts.answer(field, patents[0])
+        segs = [
+            p.segment_id
+            for p in self.passages_of(patents[0])
+            if found and self.block_of[p.segment_id] == found.block_idx
+        ]
+        if not segs:
+            return None
+        notes.append(f"read from the patent's front page: its {field} (retrieval/front_questions.py)")
+        evidence = [self.evidence(segs[0], self.passage(segs[0]).text)]
+        return self.routed(question, (found.text, "field", None), evidence, None, citations, notes)
+
+    def routed(
+        self,
+        question: str,
+        answered: tuple[str, str, float | None],
+        evidence: list[Evidence],
+        score: float | None,
+        citations: list[Citation],
+        notes: list[str],
+    ) -> Answer:
+        """An answer read by a route of its own (a clause, a front-page field): `answered` is (answer,
+        answer_type, confidence), `evidence` the sentences it rests on, best first, each cited (after the
+        search's citations, with no fusion score)."""
         cited = {c.segment_id for c in citations}
-        # the head's sentences are cited too (after the search's, with no fusion score)
-        extra = dict.fromkeys(f.segment_id for f in found if f.segment_id not in cited)
+        extra = dict.fromkeys(e.segment_id for e in evidence if e.segment_id not in cited)
         citations = [*citations, *(self.citation(s, 0.0) for s in extra)]
         return Answer(
             question,
-            answer,
-            answer_type,
-            conf,
-            self.evidence(best.segment_id, best.sentence),
-            round(best.probability, 6),
-            best.segment_id,
+            *answered,
+            evidence[0],
+            score,
+            evidence[0].segment_id,
             citations,
             self.search_index.arms,
             getattr(self.reader, "checkpoint", None),
             notes,
-            [self.evidence(f.segment_id, f.sentence) for f in found[1:]],
+            evidence[1:],
         )
 
     def shape(

@@ -480,6 +480,17 @@ def test_the_demo_heads_and_measures_answer_with_their_phrase(asker, question, w
     assert asker.ask(question).answer == want
 
 
+def test_a_patents_front_page_answers_from_the_field_that_states_it(asker):
+    filed = asker.ask("When was the fluorescence sensor patent filed?")
+    assert (filed.answer, filed.answer_type) == ("Feb. 17, 2023", "field")
+    assert "Feb. 17, 2023" in filed.evidence.sentence and filed.evidence.page is not None
+    assert filed.evidence.segment_id in {c.segment_id for c in filed.citations}
+    assert asker.ask("Who owns the patent?").answer == "Riverstone Instruments Inc."
+    assert asker.ask("When was the patent granted?").answer == "Jun. 3, 2025"
+    # a judgment's filing is no patent's: the question takes the usual route
+    assert asker.ask("When was the appeal filed?").answer_type != "field"
+
+
 def test_the_demo_claim_and_the_sentence_of_a_numbered_paragraph(asker):
     claim = asker.ask("What does claim 1 claim?")
     assert claim.answer.startswith("1. A fluorescence sensor comprising:") and claim.answer_type == "sentence"
