@@ -172,8 +172,8 @@ class DocPage:
 
 
 _DOC_SQL = (
-    "SELECT doc_id, kind, language, title, source, n_pages, meta.court, meta.case_number, meta.date "
-    "FROM run_documents ORDER BY source, doc_id LIMIT ?"
+    "SELECT doc_id, kind, language, title, source, n_pages, meta.court, meta.case_number, meta.date, "
+    "meta.patent_number, meta.filing_date, meta.parties FROM run_documents ORDER BY source, doc_id LIMIT ?"
 )
 
 
@@ -184,6 +184,21 @@ def _top_scores(con) -> dict[str, float]:
             [FLAG_LIST],
         ).fetchall()
     )
+
+
+def _meta_facts(court, case_number, date, patent_number, filing_date, parties) -> list[tuple[str, object]]:
+    """The header facts a document states (a judgment's court and case number, a patent's number and
+    filing date, the parties with their roles), those it does not state left out."""
+    named = "; ".join(f"{p['name']} ({p['role']})" if p["role"] else p["name"] for p in parties or [])
+    facts = [
+        ("court", court),
+        ("case number", case_number),
+        ("patent number", patent_number),
+        ("date", date),
+        ("filed", filing_date),
+        ("parties", named),
+    ]
+    return [(k, v) for k, v in facts if v not in (None, "")]
 
 
 def write_document_pages(con, out_dir: Path, cards: dict, max_docs: int, renderer=None) -> set[str]:
@@ -198,19 +213,11 @@ def write_document_pages(con, out_dir: Path, cards: dict, max_docs: int, rendere
         chunk = docs[n : n + CHUNK]
         ids = [d[0] for d in chunk]
         blocks, preds = blocks_by_doc(con, ids), predictions_by_doc(con, ids)
-        for doc_id, kind, language, title, source, n_pages, court, case_number, date in chunk:
+        for doc_id, kind, language, title, source, n_pages, *meta in chunk:
             page = DocPage(blocks[doc_id], preds[doc_id])
             views = page.page_views(renderer, doc_id, source, folder)
-            facts = [
-                ("doc_id", doc_id),
-                ("kind", kind),
-                ("language", language),
-                ("court", court),
-                ("case number", case_number),
-                ("date", date),
-                ("pages", n_pages),
-                ("source", source),
-            ]
+            facts = [("doc_id", doc_id), ("kind", kind), ("language", language), *_meta_facts(*meta)]
+            facts += [("pages", n_pages), ("source", source)]
             html = TEMPLATES.get_template("document.html.j2").render(
                 title=title or source or doc_id,
                 facts=facts,

@@ -293,6 +293,7 @@ def test_document_text_reaches_the_pages_escaped(tmp_path):
     (page,) = (out / "review" / "docs").glob("*.html")
     html = page.read_text(encoding="utf-8")
     assert "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;" in html and "<script>alert" not in html
+    assert "<th>kind</th>" in html and "<th>court</th>" not in html  # what a note does not state is left out
     assert (
         "&amp;" in html
         and "<script" not in (out / "report.html").read_text(encoding="utf-8").split("</main>")[0]
@@ -330,3 +331,27 @@ def test_ask_html_shows_each_citation_on_its_page_with_its_box(out_dir, tmp_path
     ]
     assert page == first["page"]
     _check_marks(img, _first_frame(img), size, rects)
+
+
+def test_a_patents_page_states_its_front_page(tmp_path):
+    src = tmp_path / "in" / "valve.txt"
+    src.parent.mkdir()
+    src.write_text(
+        "United States Patent\n(54) VALVE ASSEMBLY\n(75) Inventor: Ada B. Marsh, Leeds (GB)\n"
+        "(73) Assignee: Northwind Valves Ltd., Leeds (GB)\n(22) Filed:\nMar. 3, 1999\n"
+        "US006000123B1\n(45) Date of Patent: Jun. 5, 2001\n\nABSTRACT\n\nA valve assembly for a pressure "
+        "vessel.\n\nWhat is claimed is:\n\n1. A valve assembly comprising a seat and a stem.\n"
+    )
+    cfg = LdxConfig()
+    out = tmp_path / "out"
+    write_parts(OutputStore(out, "r1"), _work(src, cfg))
+    finish_manifest(
+        out, start_manifest(out, src.parent, "r1", None, cfg, {"id": ""}, "fp", None), "completed", {}, {}
+    )
+    write_report(out)
+    (page,) = (out / "review" / "docs").glob("*.html")
+    rows = dict(re.findall(r"<tr><th>([^<]+)</th><td>([^<]*)</td></tr>", page.read_text(encoding="utf-8")))
+    assert rows["kind"] == "patent" and rows["patent number"] == "6000123"
+    assert (rows["date"], rows["filed"]) == ("2001-06-05", "1999-03-03")
+    assert rows["parties"] == "Ada B. Marsh (inventor); Northwind Valves Ltd. (assignee)"
+    assert "court" not in rows
