@@ -279,24 +279,30 @@ def test_pages_render_lazily_and_only_from_the_bytes_the_run_read(out_dir, tmp_p
     assert "<img" not in text_only and "not a PDF" in text_only and 'id="block-0"' in text_only
 
 
-def test_document_text_reaches_the_pages_escaped(tmp_path):
-    src = tmp_path / "in" / "note.txt"
-    src.parent.mkdir()
-    src.write_text("The court held <script>alert('x')</script> void & \"final\".\n\nAppeal dismissed.\n")
+def _one_document_page(src: Path, out: Path) -> Path:
+    """The review page of the one document in `src`, written through the run's store and report."""
     cfg = LdxConfig()
-    out = tmp_path / "out"
     write_parts(OutputStore(out, "r1"), _work(src, cfg))
     finish_manifest(
         out, start_manifest(out, src.parent, "r1", None, cfg, {"id": ""}, "fp", None), "completed", {}, {}
     )
     write_report(out)
     (page,) = (out / "review" / "docs").glob("*.html")
+    return page
+
+
+def test_document_text_reaches_the_pages_escaped(tmp_path):
+    src = tmp_path / "in" / "note.txt"
+    src.parent.mkdir()
+    src.write_text("The court held <script>alert('x')</script> void & \"final\".\n\nAppeal dismissed.\n")
+    page = _one_document_page(src, tmp_path / "out")
     html = page.read_text(encoding="utf-8")
     assert "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;" in html and "<script>alert" not in html
     assert "<th>kind</th>" in html and "<th>court</th>" not in html  # what a note does not state is left out
     assert (
         "&amp;" in html
-        and "<script" not in (out / "report.html").read_text(encoding="utf-8").split("</main>")[0]
+        and "<script"
+        not in (tmp_path / "out" / "report.html").read_text(encoding="utf-8").split("</main>")[0]
     )
 
 
@@ -342,14 +348,7 @@ def test_a_patents_page_states_its_front_page(tmp_path):
         "US006000123B1\n(45) Date of Patent: Jun. 5, 2001\n\nABSTRACT\n\nA valve assembly for a pressure "
         "vessel.\n\nWhat is claimed is:\n\n1. A valve assembly comprising a seat and a stem.\n"
     )
-    cfg = LdxConfig()
-    out = tmp_path / "out"
-    write_parts(OutputStore(out, "r1"), _work(src, cfg))
-    finish_manifest(
-        out, start_manifest(out, src.parent, "r1", None, cfg, {"id": ""}, "fp", None), "completed", {}, {}
-    )
-    write_report(out)
-    (page,) = (out / "review" / "docs").glob("*.html")
+    page = _one_document_page(src, tmp_path / "out")
     rows = dict(re.findall(r"<tr><th>([^<]+)</th><td>([^<]*)</td></tr>", page.read_text(encoding="utf-8")))
     assert rows["kind"] == "patent" and rows["patent number"] == "6000123"
     assert (rows["date"], rows["filed"]) == ("2001-06-05", "1999-03-03")
