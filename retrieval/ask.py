@@ -5,8 +5,10 @@ segments, the sentence model's arm over its English segments (retrieval.evidence
 stored in OUT_DIR/index/), the dense arm over the segment-state store when its checkpoint loads, and the
 reader head for the encoder; all once, for every question (the states the reader reads are cached too).
 `asker.ask(question, k, doc_id)` returns an `Answer` citing pages and boxes. It answers (retrieval.answer)
-a question naming a contract clause (retrieval.clause_questions) with the clause head's likeliest
-sentence of that category, or "none" with it below the clause rows' bar; one naming its answer's type
+a question naming a contract clause with the clause head's likeliest sentence of that category, or "none"
+with it below the clause rows' bar, one about a patent's front page with the field that states it, and one
+asking whether the court granted what was asked with the ruling's items (retrieval.ask_routes); one naming
+its answer's type
 (who, when, how much …; 哪个法院, 审判长是谁, 多久, 案号 …; retrieval.english_spans, retrieval.chinese_spans)
 with the phrase of that shape nearest its words in the cited passages and the document's head; one whose
 answer is a sentence (a decision, a reason, a patent's claim) with the best sentence of the cited passages;
@@ -25,7 +27,7 @@ import torch
 
 from pipeline.errors import DocumentError
 from pipeline.paths import CLAUSE_HEAD
-from pipeline.records import BlockType, DocKind, Segment, segment_place
+from pipeline.records import BlockType, Segment, segment_place
 from pipeline.store import open_duckdb
 from pipeline.tokenizer import encode_segment
 from retrieval.answer import (
@@ -47,18 +49,16 @@ from retrieval.answer import (
     with_dispositions,
 )
 from retrieval.ask_models import add_dense_arm, add_sentence_arm, load_asker_reader
+from retrieval.ask_routes import AnswerRoutes
 from retrieval.cache import DocStateCache
 from retrieval.clause_questions import (
     MIN_PROBABILITY,
     ClauseReader,
-    answering_first,
-    clause_category,
-    clause_phrase,
 )
 from retrieval.config import RetrievalConfig
 from retrieval.english_spans import TypedSpan, head_passages, span_kind, typed_span
 from retrieval.evidence import SentenceVectors
-from retrieval.front_questions import FrontPages, about_patent, asked_field
+from retrieval.front_questions import FrontPages
 from retrieval.hybrid import Filters, HybridIndex, Passage
 from retrieval.inject import encode_document
 from retrieval.named_documents import DocumentNames
@@ -86,7 +86,7 @@ MAX_K = 100  # citations per answer: the reader reads each, so a huge k only bur
 _LATEST = "QUALIFY row_number() OVER (PARTITION BY {key} ORDER BY run_id DESC) = 1"
 
 
-class Asker:
+class Asker(AnswerRoutes):
     """Answers questions over one indexed run; models, indexes and the document-state cache load once and
     serve every question (`Asker(out_dir).ask(question)`)."""
 
@@ -271,95 +271,6 @@ class Asker:
         if found is not None and found.segment_id not in cited:
             citations.append(self.citation(found.segment_id, 0.0))
         return found
-
-    def clause_answer(
-        self, question: str, doc: str | None, citations: list[Citation], notes: list[str]
-    ) -> Answer | None:
-        """A contract clause question (retrieval.clause_questions) answered by the clause head from `doc`
-        (asked about, else cited first): its likeliest sentence of the category holding what the question
-        asks for (`answering_first`), or "none" with that sentence as evidence when the head gives it less
-        than the clause rows' bar (`clause_min_probability`). None when the question names no category or
-        the document is no contract."""
-        category = clause_category(question) if self.clauses is not None else None
-        if category is None or doc is None:
-            return None
-        passages = self.passages_of(doc)
-        if not passages or passages[0].kind != DocKind.CONTRACT:
-            return None
-        found, bar = self.clauses.answers(category, doc, passages), self.clauses.min_probability
-        if not found:
-            return None
-        found = answering_first(found, bar, lambda f: clause_phrase(question, f, self.config.typed_spans))
-        best = found[0]
-        notes.append(f"answered by the clause head ({CLAUSE_HEAD.name}), category {category!r}")
-        answer, answer_type, conf = best.answer, "clause", round(best.probability, 4)
-        if best.probability < bar:
-            p = best.probability
-            notes.append(f"no {category} clause found: the likeliest sentence has P={p:.2f}, below {bar}")
-            answer, answer_type, conf = "none", "none", None
-        evidence = [self.evidence(f.segment_id, f.sentence) for f in found]
-        return self.routed(
-            question, (answer, answer_type, conf), evidence, round(best.probability, 6), citations, notes
-        )
-
-    def route(
-        self, question: str, doc_id: str | None, doc: str | None, citations: list[Citation], notes: list[str]
-    ) -> Answer | None:
-        """The answer of a question with a route of its own (a contract's clause, a patent's front page)."""
-        return self.clause_answer(question, doc, citations, notes) or self.front_answer(
-            question, doc_id, citations, notes
-        )
-
-    def front_answer(
-        self, question: str, doc_id: str | None, citations: list[Citation], notes: list[str]
-    ) -> Answer | None:
-        """A question about a patent's front page (retrieval.front_questions) answered from the field that
-        states it, in the patent asked about, else the one cited first (when the question speaks of a patent
-        or that patent is cited first of all)."""
-        field = asked_field(question)
-        docs = list(dict.fromkeys([doc_id] if doc_id else [c.doc_id for c in citations]))
-        patents = [d for d in docs if self.passages_of(d)[0].kind == DocKind.PATENT]
-        if field is None or not patents or (patents[0] != docs[0] and not about_patent(question)):
-            return None
-        found = self.fronts.answer(field, patents[0])
-        segs = [
-            p.segment_id
-            for p in self.passages_of(patents[0])
-            if found and self.block_of[p.segment_id] == found.block_idx
-        ]
-        if not segs:
-            return None
-        notes.append(f"read from the patent's front page: its {field} (retrieval/front_questions.py)")
-        evidence = [self.evidence(segs[0], self.passage(segs[0]).text)]
-        return self.routed(question, (found.text, "field", None), evidence, None, citations, notes)
-
-    def routed(
-        self,
-        question: str,
-        answered: tuple[str, str, float | None],
-        evidence: list[Evidence],
-        score: float | None,
-        citations: list[Citation],
-        notes: list[str],
-    ) -> Answer:
-        """An answer read by a route of its own (a clause, a front-page field): `answered` is (answer,
-        answer_type, confidence), `evidence` the sentences it rests on, best first, each cited (after the
-        search's citations, with no fusion score)."""
-        cited = {c.segment_id for c in citations}
-        extra = dict.fromkeys(e.segment_id for e in evidence if e.segment_id not in cited)
-        citations = [*citations, *(self.citation(s, 0.0) for s in extra)]
-        return Answer(
-            question,
-            *answered,
-            evidence[0],
-            score,
-            evidence[0].segment_id,
-            citations,
-            self.search_index.arms,
-            getattr(self.reader, "checkpoint", None),
-            notes,
-            evidence[1:],
-        )
 
     def shape(
         self,

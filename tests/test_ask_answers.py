@@ -491,6 +491,14 @@ def test_a_patents_front_page_answers_from_the_field_that_states_it(asker):
     assert asker.ask("When was the appeal filed?").answer_type != "field"
 
 
+def test_whether_the_court_granted_the_claims_is_read_from_the_ruling(asker):
+    found = asker.ask("法院是否支持了原告李春华的诉讼请求？")
+    assert (found.answer, found.answer_type) == ("部分支持", "span")  # two claims granted, the rest rejected
+    assert found.evidence.sentence == "三、驳回原告李春华的其他诉讼请求。" and found.evidence.page is not None
+    assert [e.sentence[:2] for e in found.more_evidence] == ["一、", "二、"]
+    assert asker.ask("法院是否驳回了原告的全部诉讼请求？").answer == "部分驳回"
+
+
 def test_the_demo_claim_and_the_sentence_of_a_numbered_paragraph(asker):
     claim = asker.ask("What does claim 1 claim?")
     assert claim.answer.startswith("1. A fluorescence sensor comprising:") and claim.answer_type == "sentence"

@@ -1,0 +1,125 @@
+"""The questions an `Asker` (retrieval.ask) answers by a route of their own, before any search-and-read:
+a contract clause's (the clause head, retrieval.clause_questions), a patent's front page
+(retrieval.front_questions) and whether a court granted what was asked (retrieval.ruling_questions).
+
+`AnswerRoutes` is a part of `Asker`: its methods read the Asker's passages, clause reader, front pages,
+citations and evidence.
+"""
+
+from __future__ import annotations
+
+from pipeline.paths import CLAUSE_HEAD
+from pipeline.records import DocKind
+from retrieval.answer import Answer, Citation, Evidence
+from retrieval.clause_questions import answering_first, clause_category, clause_phrase
+from retrieval.front_questions import about_patent, asked_field
+from retrieval.ruling_questions import ruling_answer
+
+
+class AnswerRoutes:
+    """Answers read by a route of their own; a part of `retrieval.ask.Asker`."""
+
+    def clause_answer(
+        self, question: str, doc: str | None, citations: list[Citation], notes: list[str]
+    ) -> Answer | None:
+        """A contract clause question (retrieval.clause_questions) answered by the clause head from `doc`
+        (asked about, else cited first): its likeliest sentence of the category holding what the question
+        asks for (`answering_first`), or "none" with that sentence as evidence when the head gives it less
+        than the clause rows' bar (`clause_min_probability`). None when the question names no category or
+        the document is no contract."""
+        category = clause_category(question) if self.clauses is not None else None
+        if category is None or doc is None:
+            return None
+        passages = self.passages_of(doc)
+        if not passages or passages[0].kind != DocKind.CONTRACT:
+            return None
+        found, bar = self.clauses.answers(category, doc, passages), self.clauses.min_probability
+        if not found:
+            return None
+        found = answering_first(found, bar, lambda f: clause_phrase(question, f, self.config.typed_spans))
+        best = found[0]
+        notes.append(f"answered by the clause head ({CLAUSE_HEAD.name}), category {category!r}")
+        answer, answer_type, conf = best.answer, "clause", round(best.probability, 4)
+        if best.probability < bar:
+            p = best.probability
+            notes.append(f"no {category} clause found: the likeliest sentence has P={p:.2f}, below {bar}")
+            answer, answer_type, conf = "none", "none", None
+        evidence = [self.evidence(f.segment_id, f.sentence) for f in found]
+        return self.routed(
+            question, (answer, answer_type, conf), evidence, round(best.probability, 6), citations, notes
+        )
+
+    def route(
+        self, question: str, doc_id: str | None, doc: str | None, citations: list[Citation], notes: list[str]
+    ) -> Answer | None:
+        """The answer of a question with a route of its own (a contract's clause, a patent's front page)."""
+        return (
+            self.clause_answer(question, doc, citations, notes)
+            or self.front_answer(question, doc_id, citations, notes)
+            or self.ruling_answer(question, doc, citations, notes)
+        )
+
+    def front_answer(
+        self, question: str, doc_id: str | None, citations: list[Citation], notes: list[str]
+    ) -> Answer | None:
+        """A question about a patent's front page (retrieval.front_questions) answered from the field that
+        states it, in the patent asked about, else the one cited first (when the question speaks of a patent
+        or that patent is cited first of all)."""
+        field = asked_field(question)
+        docs = list(dict.fromkeys([doc_id] if doc_id else [c.doc_id for c in citations]))
+        patents = [d for d in docs if self.passages_of(d)[0].kind == DocKind.PATENT]
+        if field is None or not patents or (patents[0] != docs[0] and not about_patent(question)):
+            return None
+        found = self.fronts.answer(field, patents[0])
+        segs = [
+            p.segment_id
+            for p in self.passages_of(patents[0])
+            if found and self.block_of[p.segment_id] == found.block_idx
+        ]
+        if not segs:
+            return None
+        notes.append(f"read from the patent's front page: its {field} (retrieval/front_questions.py)")
+        evidence = [self.evidence(segs[0], self.passage(segs[0]).text)]
+        return self.routed(question, (found.text, "field", None), evidence, None, citations, notes)
+
+    def ruling_answer(
+        self, question: str, doc: str | None, citations: list[Citation], notes: list[str]
+    ) -> Answer | None:
+        """A question whether the court granted what was asked (retrieval.ruling_questions), answered from
+        the ruling of the document asked about, else cited first."""
+        found = ruling_answer(question, self.passages_of(doc)) if doc else None
+        if found is None:
+            return None
+        notes.append(f"read from the ruling's items: {found.answer} (retrieval/ruling_questions.py)")
+        evidence = [self.evidence(segment_id, item) for segment_id, item in found.units]
+        return self.routed(
+            question, (found.answer, found.answer_type, None), evidence, None, citations, notes
+        )
+
+    def routed(
+        self,
+        question: str,
+        answered: tuple[str, str, float | None],
+        evidence: list[Evidence],
+        score: float | None,
+        citations: list[Citation],
+        notes: list[str],
+    ) -> Answer:
+        """An answer read by a route of its own (a clause, a front-page field): `answered` is (answer,
+        answer_type, confidence), `evidence` the sentences it rests on, best first, each cited (after the
+        search's citations, with no fusion score)."""
+        cited = {c.segment_id for c in citations}
+        extra = dict.fromkeys(e.segment_id for e in evidence if e.segment_id not in cited)
+        citations = [*citations, *(self.citation(s, 0.0) for s in extra)]
+        return Answer(
+            question,
+            *answered,
+            evidence[0],
+            score,
+            evidence[0].segment_id,
+            citations,
+            self.search_index.arms,
+            getattr(self.reader, "checkpoint", None),
+            notes,
+            evidence[1:],
+        )

@@ -1,0 +1,125 @@
+"""Questions whether a court granted what was asked of it (法院是否支持原告的诉讼请求, 是否驳回上诉, 是否准许撤诉,
+二审是否维持原判), answered from the items of the ruling.
+
+The yes-no decider weighs a question against the facts, and CJRC, on which it learned, asks mostly about
+facts, where YES is the likelier answer: asked "法院是否支持了再审申请" of a ruling that reads "驳回院某某的再审
+申请", it answered YES. What a court granted stands in its ruling's items: an item grants what was asked (it
+orders the other side to pay, return or stop, allows a withdrawal, sets aside the judgment below) or rejects
+it (驳回, 不予支持, 不予准许); a judgment that grants some claims rejects "the other claims" (驳回…其他诉讼请求),
+and the answer is then "partly" (部分支持). `ruling_answer(question, passages)` reads the question's verb and
+what it asks about, and the ruling (VERDICT passages) of the document.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from retrieval.hybrid import Passage
+
+_ASK = re.compile(
+    r"是否(?:已经?|予以|依法|会|全部)?(支持|采纳|准许|准予|同意|认可|驳回|维持|撤销|改判)"
+    r"|是否(?:得到|获得)了?(?:法院|本院|二审法院|一审法院)?的?(支持|准许)"
+)
+_FLIP = {"驳回": "驳回", "撤销": "维持", "改判": "维持"}  # a verb asking the opposite of another
+
+# what the question asks about, tried in order; a question asking whether the judgment below stands
+# (维持, 撤销, 改判) asks about that judgment whatever it names
+_WHAT = (
+    ("retrial", re.compile(r"再审")),
+    ("withdrawal", re.compile(r"撤诉|撤回")),
+    ("appeal", re.compile(r"上诉")),
+    ("claims", re.compile(r"诉讼请求|诉请|请求|起诉|离婚|主张|诉求")),
+)
+_ITEM_CUT = re.compile(r"(?<=[。；;])|(?=[一二三四五六七八九十]{1,3}、)")
+# what a ruling says besides its decision: interest for late payment, costs, the right to appeal
+_BOILERPLATE = re.compile(r"迟延履行|受理费|诉讼费|保全费|鉴定费|如不服|上诉于|终审|申请执行的期间")
+_REJECT = {
+    "appeal": re.compile(r"驳回[^。；]{0,40}上诉"),
+    "retrial": re.compile(r"驳回[^。；]{0,40}再审申请|不予再审"),
+    "withdrawal": re.compile(r"不[予准]{1,2}[许予][^。；]{0,30}撤"),
+    "claims": re.compile(r"驳回[^。；]{0,60}(?:诉讼请求|起诉|诉请|请求)|不予支持"),
+}
+_GRANT = {
+    "appeal": re.compile(r"撤销|改判|变更"),
+    "retrial": re.compile(r"提审|再审本案|指令[^。；]{0,30}再审|中止原判决"),
+    "withdrawal": re.compile(r"(?:准许|准予)[^。；]{0,40}撤"),
+    "claims": re.compile(
+        r"支付|偿还|给付|赔偿|赔付|返还|归还|退还|停止|承担|履行|解除|确认|准予[^。；]{0,10}离婚|离婚"
+    ),
+}
+_REST = re.compile(r"其他|其余|其它")  # 驳回原告的其他诉讼请求: some claims were granted
+_UPHELD = re.compile(r"维持")
+_CHANGED = re.compile(r"撤销|变更|改判")
+# an item ordering the claimant (原告) to act grants the other side's claim, not the claimant's
+_CLAIMANT_ORDERED = re.compile(r"^[一二三四五六七八九十]{0,3}、?(?:由|限)?原告")
+
+
+@dataclass(frozen=True)
+class Ruling:
+    answer: str  # YES, NO, 部分支持 (partly granted), 部分驳回, 部分维持
+    answer_type: str  # yes / no / span
+    units: list[tuple[str, str]]  # (segment_id, item) the answer rests on, the deciding one first
+
+
+def asked_ruling(question: str) -> tuple[str, str] | None:
+    """(verb, what) of a question whether the court granted something: the verb as asked (支持, 驳回, 维持 …)
+    and what it asks about (appeal, retrial, withdrawal, claims, judgment); None for any other question."""
+    m = _ASK.search(question)
+    if m is None:
+        return None
+    verb = m.group(1) or m.group(2)
+    if verb in ("维持", "撤销", "改判"):
+        return verb, "judgment"
+    rest = question[m.end() :] or question
+    what = next((name for name, p in _WHAT if p.search(rest)), None)
+    what = what or next((name for name, p in _WHAT if p.search(question)), "claims")
+    return verb, what
+
+
+def _items(passages: list[Passage]) -> list[tuple[str, str]]:
+    """(segment_id, item) of every decision item of the ruling, boilerplate left out."""
+    out = []
+    for p in passages:
+        if p.block_type != "VERDICT":
+            continue
+        for item in _ITEM_CUT.split(p.text):
+            item = item.strip()
+            if item and not _BOILERPLATE.search(item):
+                out.append((p.segment_id, item))
+    return out
+
+
+def _outcome(what: str, items: list[tuple[str, str]]) -> tuple[list, list]:
+    """(items granting, items rejecting) what is asked about; for the judgment below, (upheld, changed)."""
+    if what == "judgment":
+        return [i for i in items if _UPHELD.search(i[1])], [i for i in items if _CHANGED.search(i[1])]
+    rejects = [i for i in items if _REJECT[what].search(i[1])]
+    grants = [
+        i
+        for i in items
+        if i not in rejects
+        and _GRANT[what].search(i[1])
+        and not (what == "claims" and _CLAIMANT_ORDERED.search(i[1]))
+    ]
+    if what == "claims" and not grants and any(_REST.search(i[1]) for i in rejects):
+        return [], []  # "the other claims" rejected, but no item says what was granted: undecided
+    return grants, rejects
+
+
+def ruling_answer(question: str, passages: list[Passage]) -> Ruling | None:
+    """The answer to a question whether the court granted what was asked, from the document's ruling; None
+    when the question is no such question or the ruling does not decide it."""
+    asked = asked_ruling(question)
+    if asked is None:
+        return None
+    verb, what = asked
+    granted, rejected = _outcome(what, _items(passages))
+    if not granted and not rejected:
+        return None
+    positive = "维持" if what == "judgment" else "支持"
+    if granted and rejected:
+        partly = "驳回" if verb in _FLIP and what != "judgment" else positive
+        return Ruling(f"部分{partly}", "span", rejected + granted)
+    yes = bool(granted) != (verb in _FLIP)
+    return Ruling("YES" if yes else "NO", "yes" if yes else "no", granted or rejected)

@@ -1,0 +1,76 @@
+"""Whether a court granted what was asked, read from the ruling's items (retrieval/ruling_questions.py).
+The rulings below are made up in the forms of the shared 裁判文书."""
+
+from __future__ import annotations
+
+import pytest
+
+from retrieval.hybrid import Passage
+from retrieval.ruling_questions import asked_ruling, ruling_answer
+
+
+def ruling(*texts: str) -> list[Passage]:
+    facts = Passage("d:0", "d", "原告请求判令被告支付货款。被告辩称已经付清。", "CLAIMS")
+    return [facts, *(Passage(f"d:{i}", "d", t, "VERDICT") for i, t in enumerate(texts, 1))]
+
+
+PARTLY = ruling(
+    "一、被告甲公司于本判决生效之日起十日内支付原告乙货款5000元；二、驳回原告乙的其他诉讼请求。",
+    "如果未按本判决指定的期间履行给付金钱义务，应当加倍支付迟延履行期间的债务利息。案件受理费50元，由被告负担。",
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "asked"),
+    [
+        ("法院是否支持了再审申请？", ("支持", "retrial")),
+        ("二审是否驳回了上诉人的上诉？", ("驳回", "appeal")),
+        ("法院是否准许原告撤回起诉？", ("准许", "withdrawal")),
+        ("原告的诉讼请求是否得到法院支持？", ("支持", "claims")),
+        ("二审法院是否维持了一审判决？", ("维持", "judgment")),
+        ("被告是否支付了货款？", None),  # a question of fact, for the yes-no decider
+        ("被告人是否有自首情节？", None),
+    ],
+)
+def test_the_question_says_its_verb_and_what_it_asks_about(question, asked):
+    assert asked_ruling(question) == asked
+
+
+def test_a_rejected_application_is_no_and_its_rejection_yes():
+    passages = ruling("驳回丙的再审申请。")
+    no = ruling_answer("法院是否支持丙的再审申请？", passages)
+    assert (no.answer, no.answer_type, no.units) == ("NO", "no", [("d:1", "驳回丙的再审申请。")])
+    assert ruling_answer("法院是否驳回了再审申请？", passages).answer == "YES"
+
+
+def test_claims_granted_in_part_are_partly_supported_and_the_boilerplate_is_no_grant():
+    found = ruling_answer("法院是否支持原告乙的诉讼请求？", PARTLY)
+    assert found.answer == "部分支持" and found.units[0] == ("d:1", "二、驳回原告乙的其他诉讼请求。")
+    assert ruling_answer("法院是否驳回了原告的诉讼请求？", PARTLY).answer == "部分驳回"
+    only_costs = ruling(
+        "驳回原告乙的诉讼请求。", "案件受理费50元，由原告负担，加倍支付迟延履行期间的债务利息。"
+    )
+    assert ruling_answer("法院是否支持原告的诉讼请求？", only_costs).answer == "NO"
+
+
+def test_an_order_against_the_claimant_grants_the_other_side_not_the_claimant():
+    passages = ruling(
+        "一、驳回原告丁公司的诉讼请求；二、原告丁公司应于本判决生效之日起三日内支付被告戊工资800元。"
+    )
+    assert ruling_answer("法院是否支持原告丁公司的诉讼请求？", passages).answer == "NO"
+
+
+def test_appeals_withdrawals_and_the_judgment_below():
+    upheld = ruling("驳回上诉，维持原判。")
+    assert ruling_answer("二审法院是否支持上诉人的上诉请求？", upheld).answer == "NO"
+    assert ruling_answer("二审是否维持原判？", upheld).answer == "YES"
+    assert ruling_answer("二审是否改判？", upheld).answer == "NO"
+    changed = ruling("一、维持某区人民法院民事判决第一项；二、撤销某区人民法院民事判决第二项。")
+    assert ruling_answer("二审法院是否维持了一审判决？", changed).answer == "部分维持"
+    assert ruling_answer("法院是否准许原告撤诉？", ruling("准许原告己撤回起诉。")).answer == "YES"
+
+
+def test_a_ruling_that_does_not_decide_the_question_leaves_it_to_the_reader():
+    assert ruling_answer("法院是否支持原告的诉讼请求？", ruling("本案中止诉讼。")) is None
+    assert ruling_answer("法院是否支持原告的诉讼请求？", ruling("驳回原告的其他诉讼请求。")) is None
+    assert ruling_answer("法院是否支持原告的诉讼请求？", ruling()[:1]) is None  # no ruling at all
