@@ -7,7 +7,8 @@ facts, where YES is the likelier answer: asked "法院是否支持了再审申�
 orders the other side to pay, return or stop, allows a withdrawal, sets aside the judgment below) or rejects
 it (驳回, 不予支持, 不予准许); a judgment that grants some claims rejects "the other claims" (驳回…其他诉讼请求),
 and the answer is then "partly" (部分支持). `ruling_answer(question, passages)` reads the question's verb and
-what it asks about, and the ruling (VERDICT passages) of the document.
+what it asks about, and the ruling (VERDICT passages) of the document; an English question ("Was the appeal
+allowed?") is read from the disposition by retrieval.ruling_questions_en.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import re
 from dataclasses import dataclass
 
 from retrieval.hybrid import Passage
+from retrieval.ruling_questions_en import english_ruling
+from retrieval.text import HAN
 
 _ASK = re.compile(
     r"是否(?:已经?|予以|依法|会|全部)?(支持|采纳|准许|准予|同意|认可|驳回|维持|撤销|改判)"
@@ -110,6 +113,9 @@ def _outcome(what: str, items: list[tuple[str, str]]) -> tuple[list, list]:
 def ruling_answer(question: str, passages: list[Passage]) -> Ruling | None:
     """The answer to a question whether the court granted what was asked, from the document's ruling; None
     when the question is no such question or the ruling does not decide it."""
+    if not HAN.search(question):
+        found = english_ruling(question, passages)
+        return Ruling(*found) if found else None
     asked = asked_ruling(question)
     if asked is None:
         return None

@@ -7,6 +7,7 @@ import pytest
 
 from retrieval.hybrid import Passage
 from retrieval.ruling_questions import asked_ruling, ruling_answer
+from retrieval.ruling_questions_en import asked_outcome
 
 
 def ruling(*texts: str) -> list[Passage]:
@@ -74,3 +75,54 @@ def test_a_ruling_that_does_not_decide_the_question_leaves_it_to_the_reader():
     assert ruling_answer("法院是否支持原告的诉讼请求？", ruling("本案中止诉讼。")) is None
     assert ruling_answer("法院是否支持原告的诉讼请求？", ruling("驳回原告的其他诉讼请求。")) is None
     assert ruling_answer("法院是否支持原告的诉讼请求？", ruling()[:1]) is None  # no ruling at all
+
+
+def disposition(*texts: str, block_type: str = "VERDICT") -> list[Passage]:
+    body = Passage(
+        "e:0", "e", "The district court granted summary judgment. On appeal we reversed once.", "OPINION"
+    )
+    return [body, *(Passage(f"e:{i}", "e", t, block_type) for i, t in enumerate(texts, 1))]
+
+
+@pytest.mark.parametrize(
+    ("question", "asked"),
+    [
+        ("Did the Ninth Circuit reverse the grant of summary judgment?", ("judgment", 1)),
+        (
+            "Was the district court's grant of summary judgment affirmed?",
+            ("judgment", -1),
+        ),  # passive: the last
+        ("Was the appeal allowed?", ("judgment", 1)),
+        ("Did the court grant the motion to compel?", ("request", 1)),
+        ("Was the complaint dismissed?", ("request", -1)),
+        ("Was the case remanded?", ("remand", 1)),
+        ("What did the court decide?", None),
+        ("Did the defendant sign the lease?", None),
+    ],
+)
+def test_an_english_question_says_the_axis_and_outcome_it_asks_about(question, asked):
+    assert asked_outcome(question) == asked
+
+
+def test_an_english_disposition_answers_on_its_axis_only():
+    affirmed = disposition("For these reasons, the judgment of the district court is AFFIRMED.")
+    assert ruling_answer("Did the court of appeals reverse the judgment?", affirmed).answer == "NO"
+    assert ruling_answer("Was the judgment affirmed?", affirmed).answer == "YES"
+    assert ruling_answer("Was the case remanded?", affirmed).answer == "NO"  # affirmed: nothing sent back
+    # an affirmance does not say whether the court below granted the motion: left to the reader
+    assert ruling_answer("Did the court grant the motion to dismiss?", affirmed) is None
+    bare = disposition("AFFIRMED.")
+    assert ruling_answer("Did the Sixth Circuit affirm?", bare).units == [("e:1", "AFFIRMED.")]
+
+
+def test_allowing_dismissing_denying_and_in_part():
+    allowed = disposition("92. For the reasons set out above we allow the appeal.")
+    assert ruling_answer("Did the Court of Appeal dismiss the appeal?", allowed).answer == "NO"
+    ordered = disposition(
+        "IT IS ORDERED: 1. The employee's requested relief is denied.", block_type="OPINION"
+    )
+    assert ruling_answer("Did the court grant the employee's request?", ordered).answer == "NO"
+    unable = disposition("The Court is unable to grant the requested benefits, and they are not granted.")
+    assert ruling_answer("Was the request granted?", unable).answer == "NO"
+    mixed = disposition("The judgment is affirmed in part and reversed in part.")
+    assert ruling_answer("Was the judgment reversed?", mixed).answer == "In part"
