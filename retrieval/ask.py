@@ -8,12 +8,12 @@ reader head for the encoder; all once, for every question (the states the reader
 a question naming a contract clause with the clause head's likeliest sentence of that category, or "none"
 with it below the clause rows' bar, one about a patent's front page with the field that states it, and one
 asking whether the court granted what was asked with the ruling's items (retrieval.ask_routes); one naming
-its answer's type
-(who, when, how much …; 哪个法院, 审判长是谁, 多久, 案号 …; retrieval.english_spans, retrieval.chinese_spans)
-with the phrase of that shape nearest its words in the cited passages and the document's head; one whose
-answer is a sentence (a decision, a reason, a patent's claim) with the best sentence of the cited passages;
-any other with the reader's most confident answer over the cited segments, grown to a whole phrase, when
-its confidence reaches ANSWER_THRESHOLD; else "none" with the best evidence sentence. Sentences are ranked
+its answer's type (who, when, how much …; 哪个法院, 审判长是谁, 多久, 案号 …; retrieval.english_spans,
+retrieval.chinese_spans) with the phrase of that shape nearest its words in the cited passages and the
+document's head; one whose answer is a sentence (a decision, a reason, a patent's claim) with the best
+sentence of the cited passages; any other with the reader's most confident answer over the cited segments,
+grown to a whole phrase, when its confidence reaches ANSWER_THRESHOLD; else "none" with the best evidence
+sentence. Sentences are ranked
 by their overlap with the question (and the heading they stand under) and for English its cosine under the
 sentence model; `Answer.more_evidence` holds the next two.
 """
@@ -51,10 +51,7 @@ from retrieval.answer import (
 from retrieval.ask_models import add_dense_arm, add_sentence_arm, load_asker_reader
 from retrieval.ask_routes import AnswerRoutes
 from retrieval.cache import DocStateCache
-from retrieval.clause_questions import (
-    MIN_PROBABILITY,
-    ClauseReader,
-)
+from retrieval.clause_questions import MIN_PROBABILITY, ClauseReader
 from retrieval.config import RetrievalConfig
 from retrieval.english_spans import TypedSpan, head_passages, span_kind, typed_span
 from retrieval.evidence import SentenceVectors

@@ -47,7 +47,6 @@ def about_patent(question: str) -> bool:
 class FrontAnswer:
     text: str  # the answer as shown: the value as printed, names joined, a number with its commas
     block_idx: int  # the block holding (the start of) the value
-    field: FrontField
 
 
 def shown(field: FrontField) -> str:
@@ -66,10 +65,11 @@ class FrontPages:
     def __init__(self, out_dir: str | Path):
         self.out_dir = Path(out_dir)
         self._read: dict[str, tuple[dict[str, FrontField], list[tuple[int, int, int]]]] = {}
+        self._con = None  # one DuckDB connection over the run's tables, opened on the first question
 
     def _front(self, doc_id: str) -> tuple[dict[str, FrontField], list[tuple[int, int, int]]]:
         if doc_id not in self._read:
-            con = open_duckdb(self.out_dir)
+            con = self._con = self._con or open_duckdb(self.out_dir)
             latest = "QUALIFY row_number() OVER (PARTITION BY {} ORDER BY run_id DESC) = 1"
             row = con.execute(
                 "SELECT text FROM documents WHERE doc_id = ? " + latest.format("doc_id"), [doc_id]
@@ -92,4 +92,4 @@ class FrontPages:
         block = next((b for b, start, end in blocks if start <= found.start < end), None)
         if block is None:  # the value stands between blocks (a page's furniture): the next block
             block = next((b for b, start, _ in blocks if start >= found.start), None)
-        return None if block is None else FrontAnswer(shown(found), block, found)
+        return None if block is None else FrontAnswer(shown(found), block)

@@ -1,5 +1,6 @@
-"""English questions whether a court affirmed, reversed, allowed, dismissed, granted or remanded ("Did the Ninth
-Circuit reverse the grant of summary judgment?", "Was the appeal allowed?"), answered from the disposition.
+"""English questions whether a court affirmed, reversed, allowed, dismissed, granted or remanded ("Did the
+Ninth Circuit reverse the grant of summary judgment?", "Was the appeal allowed?"), answered from the
+disposition.
 
 A disposition states an outcome on one of two axes: the judgment below (reversed, vacated, set aside, an
 appeal allowed: the appellant wins; affirmed, upheld, an appeal dismissed: it loses) or a request (granted;
@@ -18,8 +19,8 @@ from retrieval.hybrid import Passage
 from retrieval.text import sentences
 
 _STEM = (
-    r"(affirm|uph[eo]ld|sustain|revers|vacat|overturn|set\s+aside|quash|allow|grant|accept|dismiss|den[yi]|refus"
-    r"|reject|remand|remit)"
+    r"(affirm|uph[eo]ld|sustain|revers|vacat|overturn|set\s+aside|quash|allow|grant|accept|dismiss|den[yi]"
+    r"|refus|reject|remand|remit)"
 )
 # stem -> (axis, outcome): +1 the appellant or the one asking wins, -1 it loses
 _OUTCOME = {
@@ -47,7 +48,8 @@ _STATED = (
         rf"\b(?:is|are|be|been|was|were)\s+(?:not\s+)?(?:hereby\s+|therefore\s+|accordingly\s+)?{_STEM}", re.I
     ),
     re.compile(
-        r"\b(?:we|I|the court|this court)\s+(?:would\s+|will\s+|must\s+|therefore\s+|hereby\s+|accordingly\s+)?"
+        r"\b(?:we|I|the court|this court)\s+"
+        r"(?:would\s+|will\s+|must\s+|therefore\s+|hereby\s+|accordingly\s+)?"
         rf"(?:(?:is\s+)?unable\s+to\s+|cannot\s+|(?:do|does|will|would)\s+not\s+|decline\s+to\s+)?{_STEM}",
         re.I,
     ),

@@ -53,7 +53,6 @@ _LABELLED_NUMBER = re.compile(
 )
 # an old patent's number heads each column of text, a line of its own
 _HEAD_NUMBER = re.compile(r"(?m)^[\W\d]{0,3}\s*(\d,\d{3},\d{3})\W{0,3}$")
-_REFERENCES = re.compile(r"References\s+Cited", _I)
 _OFFICE = re.compile(r"(?i:patent)\W+O[\w?]{3,5}\b|(?i:patent\s+united\s+states)")
 _PREAMBLE = re.compile(r"^([A-Z][A-Za-z.'\- ]{3,60}?),\s+of\s+[A-Z]", _I | re.M)
 _ASSIGNORS = re.compile(r",?\s*ass[il1]gnors?\s+(?:by\s+[^,]+,\s*)?to\s+", _I)
@@ -192,11 +191,14 @@ def _old_front(text: str) -> list[FrontField]:
 def front_page(text: str, head_chars: int = 6000) -> dict[str, FrontField]:
     """The front-page fields the text states, by name (number, granted, filed, title, inventors, assignee)."""
     head = text[:head_chars]
+    inventors_at = _INVENTORS.search(head)
     found = [
         _number(text, head),
         _dated("granted", text, _GRANTED),
         _dated("filed", head, _FILED),
-        _coded("title", head[: _INVENTORS.search(head).start()] if _INVENTORS.search(head) else head, _TITLE),
+        _coded(
+            "title", head[: inventors_at.start()] if inventors_at else head, _TITLE
+        ),  # the title comes first
     ]
     if inventors := _coded("inventors", head, _INVENTORS):
         names = [_person(c) for c in inventors.text.split(";")]
