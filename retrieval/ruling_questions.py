@@ -18,10 +18,10 @@ from dataclasses import dataclass
 
 from retrieval.hybrid import Passage
 from retrieval.ruling_questions_en import english_ruling
-from retrieval.text import HAN
+from retrieval.text import HAN, sentences, terms
 
 _ASK = re.compile(
-    r"是否(?:已经?|予以|依法|会|全部)?(支持|采纳|准许|准予|同意|认可|驳回|维持|撤销|改判)"
+    r"是否(?:已经?|予以|依法|会|全部)?(支持|采纳|采信|准许|准予|同意|认可|驳回|维持|撤销|改判)"
     r"|是否(?:得到|获得)了?(?:法院|本院|二审法院|一审法院)?的?(支持|准许)"
 )
 _FLIP = {"驳回": "驳回", "撤销": "维持", "改判": "维持"}  # a verb asking the opposite of another
@@ -32,7 +32,8 @@ _WHAT = (
     ("retrial", re.compile(r"再审")),
     ("withdrawal", re.compile(r"撤诉|撤回")),
     ("appeal", re.compile(r"上诉")),
-    ("claims", re.compile(r"诉讼请求|诉请|请求|起诉|离婚|主张|诉求")),
+    ("argument", re.compile(r"意见|辩解|抗辩|主张|理由|证据")),
+    ("claims", re.compile(r"诉讼请求|诉请|请求|起诉|离婚|诉求")),
 )
 _ITEM_CUT = re.compile(r"(?<=[。；;])|(?=[一二三四五六七八九十]{1,3}、)")
 # what a ruling says besides its decision: interest for late payment, costs, the right to appeal
@@ -56,6 +57,19 @@ _UPHELD = re.compile(r"维持")
 _CHANGED = re.compile(r"撤销|变更|改判")
 # an item ordering the claimant (原告) to act grants the other side's claim, not the claimant's
 _CLAIMANT_ORDERED = re.compile(r"^[一二三四五六七八九十]{0,3}、?(?:由|限)?原告")
+
+
+# an argument the court weighed in its reasoning ("辩护人关于从犯的意见本院不予采纳", "原告主张3000元合理，故本院予以
+# 支持"); the defence's own words ("指控…罪不能成立") stand in its DEFENSE block, not in the court's
+_WEIGHED_NO = re.compile(r"不予(?:采纳|支持|采信|认可)|(?:意见|辩解|主张)[^。，；]{0,6}不能成立")
+_WEIGHED_YES = re.compile(r"予以(?:采纳|支持|采信|认可)|(?:意见|辩解|主张)[^。，；]{0,6}成立")
+_COURT_BLOCKS = frozenset({"OPINION", "VERDICT"})
+# words every such question and sentence share: the argument is named by the others (从犯, 交通费 …)
+_GENERIC = frozenset(
+    "法院 本院 一审 二审 采纳 支持 采信 认可 意见 辩护 护人 辩护人 辩解 主张 理由 证据 被告 被告人 原告 关于 提出 上述 "
+    "该项".split()
+)
+WEIGHED_SHARE = 0.5  # of the question's own words, the weighing sentence holds at least this share
 
 
 @dataclass(frozen=True)
@@ -110,6 +124,25 @@ def _outcome(what: str, items: list[tuple[str, str]]) -> tuple[list, list]:
     return grants, rejects
 
 
+def _weighed(question: str, passages: list[Passage]) -> tuple[bool, str, str] | None:
+    """(accepted, segment_id, sentence): the court's sentence weighing the argument the question names, the
+    one holding the largest share of the question's own words (WEIGHED_SHARE at least); None without one."""
+    asked = set(terms(question)) - _GENERIC
+    best = None
+    for p in passages if asked else []:
+        if p.block_type not in _COURT_BLOCKS:
+            continue
+        for a, b in sentences(p.text):
+            sentence = p.text[a:b].strip()
+            refused = _WEIGHED_NO.search(sentence)
+            if refused is None and _WEIGHED_YES.search(sentence) is None:
+                continue
+            share = len(asked & set(terms(sentence))) / len(asked)
+            if best is None or share > best[0]:
+                best = (share, refused is None, p.segment_id, sentence)
+    return best[1:] if best is not None and best[0] >= WEIGHED_SHARE else None
+
+
 def ruling_answer(question: str, passages: list[Passage]) -> Ruling | None:
     """The answer to a question whether the court granted what was asked, from the document's ruling; None
     when the question is no such question or the ruling does not decide it."""
@@ -120,6 +153,12 @@ def ruling_answer(question: str, passages: list[Passage]) -> Ruling | None:
     if asked is None:
         return None
     verb, what = asked
+    if what == "argument":
+        weighed = _weighed(question, passages)
+        if weighed is None:
+            return None
+        yes = weighed[0] != (verb in _FLIP)
+        return Ruling("YES" if yes else "NO", "yes" if yes else "no", [weighed[1:]])
     granted, rejected = _outcome(what, _items(passages))
     if not granted and not rejected:
         return None

@@ -126,3 +126,25 @@ def test_allowing_dismissing_denying_and_in_part():
     assert ruling_answer("Was the request granted?", unable).answer == "NO"
     mixed = disposition("The judgment is affirmed in part and reversed in part.")
     assert ruling_answer("Was the judgment reversed?", mixed).answer == "In part"
+
+
+def test_an_argument_is_answered_by_the_courts_sentence_weighing_it():
+    passages = [
+        Passage("c:0", "c", "辩护人提出被告人系从犯，指控的盗窃罪不能成立。", "DEFENSE"),
+        Passage(
+            "c:1",
+            "c",
+            "被告人归案后如实供述，辩护人关于坦白的意见成立，本院予以采纳。"
+            "被告人在共同犯罪中起主要作用，系主犯，辩护人关于从犯的意见本院不予采纳。",
+            "OPINION",
+        ),
+        Passage("c:2", "c", "被告人犯盗窃罪，判处有期徒刑一年。", "VERDICT"),
+    ]
+    no = ruling_answer("法院是否采纳了辩护人关于从犯的意见？", passages)
+    assert (no.answer, no.units) == (
+        "NO",
+        [("c:1", "被告人在共同犯罪中起主要作用，系主犯，辩护人关于从犯的意见本院不予采纳。")],
+    )
+    assert ruling_answer("法院是否采纳辩护人关于坦白的意见？", passages).answer == "YES"
+    # an argument the court's sentences do not weigh is left to the reader, not answered from another
+    assert ruling_answer("法院是否采纳辩护人关于自首的意见？", passages) is None
