@@ -24,7 +24,8 @@ _ASK = re.compile(
     r"是否(?:已经?|予以|依法|会|全部)?(支持|采纳|采信|准许|准予|同意|认可|驳回|维持|撤销|改判)"
     r"|是否(?:得到|获得)了?(?:法院|本院|二审法院|一审法院)?的?(支持|准许)"
 )
-_FLIP = {"驳回": "驳回", "撤销": "维持", "改判": "维持"}  # a verb asking the opposite of another
+# verbs asking the opposite of granting: a rejection, the judgment below falling
+_FLIP = frozenset({"驳回", "撤销", "改判"})
 
 # what the question asks about, tried in order; a question asking whether the judgment below stands
 # (维持, 撤销, 改判) asks about that judgment whatever it names
