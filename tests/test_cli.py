@@ -9,6 +9,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from typer.main import get_command
+from typer.testing import CliRunner
+
+from flows.cli import app
 
 LDX = shutil.which("ldx") or str(Path(sys.executable).with_name("ldx"))
 
@@ -54,11 +58,6 @@ def _commands(command, path=()):
 
 def test_help_keeps_every_bracketed_word():
     """Rich reads "[run]" as markup and drops it: a help text's TOML table names must be escaped."""
-    from typer.main import get_command
-    from typer.testing import CliRunner
-
-    from flows.cli import app
-
     checked = 0
     for path, command in _commands(get_command(app)):
         words = {
