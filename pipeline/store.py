@@ -23,6 +23,8 @@ from pipeline.records import SCHEMA_VERSION, SCHEMAS, to_table
 
 TABLES = tuple(SCHEMAS)
 LOCK_NAME = ".ldx.lock"
+# a view's latest row of each key: a document re-run in a later run replaces its earlier rows
+LATEST = "QUALIFY row_number() OVER (PARTITION BY {key} ORDER BY run_id DESC) = 1"
 
 
 class StoreLocked(RuntimeError):

@@ -13,9 +13,8 @@ retrieval.chinese_spans) with the phrase of that shape nearest its words in the 
 document's head; one whose answer is a sentence (a decision, a reason, a patent's claim) with the best
 sentence of the cited passages; any other with the reader's most confident answer over the cited segments,
 grown to a whole phrase, when its confidence reaches ANSWER_THRESHOLD; else "none" with the best evidence
-sentence. Sentences are ranked
-by their overlap with the question (and the heading they stand under) and for English its cosine under the
-sentence model; `Answer.more_evidence` holds the next two.
+sentence. Sentences are ranked by their overlap with the question (and the heading they stand under) and for
+English its cosine under the sentence model; `Answer.more_evidence` holds the next two.
 """
 
 from __future__ import annotations
@@ -28,7 +27,7 @@ import torch
 from pipeline.errors import DocumentError
 from pipeline.paths import CLAUSE_HEAD
 from pipeline.records import BlockType, Segment, segment_place
-from pipeline.store import open_duckdb
+from pipeline.store import LATEST, open_duckdb
 from pipeline.tokenizer import encode_segment
 from retrieval.answer import (
     ANSWER_THRESHOLD,
@@ -79,10 +78,6 @@ class BadQuestion(DocumentError):
 MAX_K = 100  # citations per answer: the reader reads each, so a huge k only buries the answer
 
 
-# Each segment/block/document once: a document re-run in a later run replaces its earlier rows.
-_LATEST = "QUALIFY row_number() OVER (PARTITION BY {key} ORDER BY run_id DESC) = 1"
-
-
 class Asker(AnswerRoutes):
     """Answers questions over one indexed run; models, indexes and the document-state cache load once and
     serve every question (`Asker(out_dir).ask(question)`)."""
@@ -106,15 +101,15 @@ class Asker(AnswerRoutes):
         con = open_duckdb(self.out_dir)
         seg = con.execute(
             "SELECT segment_id, doc_id, seg_idx, block_idx, CAST(type AS VARCHAR) AS type, text FROM segments "
-            + _LATEST.format(key="segment_id")
+            + LATEST.format(key="segment_id")
             + " ORDER BY doc_id, seg_idx"
         ).fetchall()
         docs = con.execute(
             "SELECT doc_id, kind, meta.court AS court, meta.date AS date FROM documents "
-            + _LATEST.format(key="doc_id")
+            + LATEST.format(key="doc_id")
         ).fetchall()
         blocks = con.execute(
-            "SELECT doc_id, block_idx, page, bbox FROM blocks " + _LATEST.format(key="doc_id, block_idx")
+            "SELECT doc_id, block_idx, page, bbox FROM blocks " + LATEST.format(key="doc_id, block_idx")
         ).fetchall()
         if not seg:
             raise IndexMissing(str(self.out_dir), "the run wrote no segments")

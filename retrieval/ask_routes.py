@@ -13,7 +13,7 @@ from pipeline.records import DocKind
 from retrieval.answer import Answer, Citation, Evidence
 from retrieval.clause_questions import answering_first, clause_category, clause_phrase
 from retrieval.front_questions import about_patent, asked_field
-from retrieval.ruling_questions import ruling_answer
+from retrieval.ruling_questions import asks_ruling, ruling_answer
 
 
 class AnswerRoutes:
@@ -66,9 +66,11 @@ class AnswerRoutes:
         states it, in the patent asked about, else the one cited first (when the question speaks of a patent
         or that patent is cited first of all)."""
         field = asked_field(question)
+        if field is None:
+            return None
         docs = list(dict.fromkeys([doc_id] if doc_id else [c.doc_id for c in citations]))
         patents = [d for d in docs if self.passages_of(d)[0].kind == DocKind.PATENT]
-        if field is None or not patents or (patents[0] != docs[0] and not about_patent(question)):
+        if not patents or (patents[0] != docs[0] and not about_patent(question)):
             return None
         found = self.fronts.answer(field, patents[0])
         segs = [
@@ -87,7 +89,7 @@ class AnswerRoutes:
     ) -> Answer | None:
         """A question whether the court granted what was asked (retrieval.ruling_questions), answered from
         the ruling of the document asked about, else cited first."""
-        found = ruling_answer(question, self.passages_of(doc)) if doc else None
+        found = ruling_answer(question, self.passages_of(doc)) if doc and asks_ruling(question) else None
         if found is None:
             return None
         notes.append(f"read from the ruling's items: {found.answer} (retrieval/ruling_questions.py)")

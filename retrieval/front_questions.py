@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pipeline.parsing.kinds.patent_front import FrontField, front_page
-from pipeline.store import open_duckdb
+from pipeline.store import LATEST, open_duckdb
 from retrieval.text import joined
 
 # what a question asks of the front page; tried in order, the first match wins
@@ -70,13 +70,12 @@ class FrontPages:
     def _front(self, doc_id: str) -> tuple[dict[str, FrontField], list[tuple[int, int, int]]]:
         if doc_id not in self._read:
             con = self._con = self._con or open_duckdb(self.out_dir)
-            latest = "QUALIFY row_number() OVER (PARTITION BY {} ORDER BY run_id DESC) = 1"
             row = con.execute(
-                "SELECT text FROM documents WHERE doc_id = ? " + latest.format("doc_id"), [doc_id]
+                "SELECT text FROM documents WHERE doc_id = ? " + LATEST.format(key="doc_id"), [doc_id]
             ).fetchone()
             blocks = con.execute(
                 "SELECT block_idx, char_start, char_end FROM blocks WHERE doc_id = ? "
-                + latest.format("block_idx")
+                + LATEST.format(key="block_idx")
                 + " ORDER BY block_idx",
                 [doc_id],
             ).fetchall()

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 
 from retrieval.hybrid import Passage
-from retrieval.ruling_questions_en import english_ruling
+from retrieval.ruling_questions_en import asked_outcome, english_ruling
 from retrieval.text import HAN, sentences, terms
 
 _ASK = re.compile(
@@ -93,6 +93,11 @@ def asked_ruling(question: str) -> tuple[str, str] | None:
     what = next((name for name, p in _WHAT if p.search(rest)), None)
     what = what or next((name for name, p in _WHAT if p.search(question)), "claims")
     return verb, what
+
+
+def asks_ruling(question: str) -> bool:
+    """Whether the question asks if the court granted what was asked (Chinese or English)."""
+    return (asked_ruling(question) if HAN.search(question) else asked_outcome(question)) is not None
 
 
 def _items(passages: list[Passage]) -> list[tuple[str, str]]:

@@ -73,12 +73,11 @@ def _axis(stem: str, text: str) -> tuple[str, int]:
 def asked_outcome(question: str) -> tuple[str, int] | None:
     """(axis, outcome) a yes-no question asks about: the first verb of outcome after "did …", the last in a
     passive question ("Was the grant of summary judgment affirmed?"); None for any other question."""
-    if not _ASKS.match(question):
-        return None
-    verbs = list(re.finditer(rf"\b{_STEM}\w*", question, re.I))
+    opening = _ASKS.match(question)
+    verbs = list(re.finditer(rf"\b{_STEM}\w*", question, re.I)) if opening else []
     if not verbs:
         return None
-    verb = verbs[-1] if _ASKS.match(question)[1].lower() in ("was", "were", "is", "are") else verbs[0]
+    verb = verbs[-1] if opening[1].lower() in ("was", "were", "is", "are") else verbs[0]
     return _axis(verb[1], question)
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 _I = re.IGNORECASE
@@ -110,9 +111,7 @@ def _number(text: str, head: str) -> FrontField | None:
     ]
     if not heads:
         return None
-    counts = {}
-    for m in heads:
-        counts[m[1]] = counts.get(m[1], 0) + 1
+    counts = Counter(m[1] for m in heads)
     m = next(m for m in heads if counts[m[1]] == max(counts.values()))
     return _field("number", m, 1, m[1].replace(",", ""))
 
