@@ -3,6 +3,7 @@ LegalDocML cover page (citation, date, judges, parties) against the files' own m
 
 from __future__ import annotations
 
+import datetime as dt
 import gzip
 import json
 
@@ -118,9 +119,15 @@ def test_us_opinion_cover(shared_data):
         shared_data / "en/judgments/us_opinions_pdf/ca1_20-1507_opinion.pdf", ParseConfig(ocr=False)
     )
     assert doc.kind is DocKind.EN_JUDGMENT
-    assert doc.meta.court == "United States Court of Appeals"
-    roles = {p.role for p in doc.meta.parties}
-    assert {"appellant", "appellee"} <= roles
+    # the caption read whole: the circuit on the next line, the roles as printed, the panel, the short name
+    assert doc.meta.court == "United States Court of Appeals for the First Circuit"
+    assert doc.meta.case_number == "20-1507" and doc.meta.date == dt.date(2020, 12, 22)
+    assert [(p.name, p.role) for p in doc.meta.parties] == [
+        ("CALVARY CHAPEL OF BANGOR", "plaintiff-appellant"),
+        ("JANET T. MILLS", "defendant-appellee"),
+    ]
+    assert doc.meta.judges == ["Howard", "Selya", "Barron"]
+    assert doc.title == "Calvary Chapel of Bangor v. Mills"
     assert doc.blocks[0].type is T.HEADER
     # footnotes (set tighter than the double-spaced body, under it, opened by their number) are APPENDIX
     note = next(b for b in doc.blocks if b.text.startswith("1 The Chapel claimed violations"))

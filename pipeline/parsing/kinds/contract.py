@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from pipeline.parsing.kinds.en_judgment import parse_date
+from pipeline.parsing.kinds.dates import parse_date
 from pipeline.parsing.spans import Span
 from pipeline.records import BlockType as T
 from pipeline.records import DocKind, DocMeta, Party

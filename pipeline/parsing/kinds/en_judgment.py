@@ -8,9 +8,10 @@ The cover page (court, citation, parties, judges, counsel) is typed by its own l
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 
+from pipeline.parsing.kinds.dates import parse_date
+from pipeline.parsing.kinds.en_caption import read_caption
 from pipeline.parsing.spans import Span
 from pipeline.records import BlockType as T
 from pipeline.records import DocKind, DocMeta, Party
@@ -243,20 +244,6 @@ def _cover_type(piece: str) -> T | None:
 
 # ---- metadata ------------------------------------------------------------------------------------
 
-_DATE_DMY = re.compile(
-    r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(January|February|March|April|May|June|July|August|September|October|November|December),?\s+(\d{4})\b"
-)
-_DATE_MDY = re.compile(
-    r"\b(January|February|March|April|May|June|July|August|September|October|November|December)\s+(\d{1,2}),\s+(\d{4})\b"
-)
-_DATE_NUM = re.compile(r"\b(\d{1,2})/(\d{1,2})/(\d{4})\b")
-_MONTHS = {
-    m: i
-    for i, m in enumerate(
-        ("January February March April May June July August September October November December").split(),
-        start=1,
-    )
-}
 _CASE_NO = re.compile(
     r"\b(?:case|claim|appeal|docket)\s+no\.?\s*:?\s*([A-Z0-9][\w/.\-]*(?:\s*[,&]\s*[A-Z0-9][\w/.\-]*)*)", _I
 )
@@ -273,19 +260,6 @@ _JUDGE_NAME = re.compile(
     r"\b(?:(?:LORD|LADY)\s+JUSTICE\s+[A-Z][A-Za-z\-’']+(?:\s+[A-Z][A-Za-z\-’']+)?|SIR\s+[A-Z][A-Za-z\-’']+(?:\s+[A-Z][A-Za-z\-’']+)*"
     r"|[A-Z][a-z]+\s+(?:LJ|J|MR)\b|THE\s+MASTER\s+OF\s+THE\s+ROLLS|(?:Circuit|District|Chief)\s+Judge\s+[A-Z][a-z]+)"
 )
-
-
-def parse_date(s: str) -> dt.date | None:
-    try:
-        if m := _DATE_DMY.search(s):
-            return dt.date(int(m.group(3)), _MONTHS[m.group(2)], int(m.group(1)))
-        if m := _DATE_MDY.search(s):
-            return dt.date(int(m.group(3)), _MONTHS[m.group(1)], int(m.group(2)))
-        if m := _DATE_NUM.search(s):
-            return dt.date(int(m.group(3)), int(m.group(2)), int(m.group(1)))
-    except ValueError:
-        return None
-    return None
 
 
 def extract_meta(text: str, spans: list[Span]) -> tuple[DocMeta, str | None]:
@@ -310,7 +284,37 @@ def extract_meta(text: str, spans: list[Span]) -> tuple[DocMeta, str | None]:
     )
     meta.parties = _parties(cover)
     title = f"{meta.parties[0].name} v {meta.parties[-1].name}" if len(meta.parties) >= 2 else None
-    return meta, title
+    lines = _cover_lines(text, spans)
+    if meta.citation or any(_ENGLISH_COVER.match(line) for line in lines):
+        return meta, title  # an English cover: "Between :", each name over its role
+    openings = [text[sp.start : sp.start + 120] for sp in spans[:80]]
+    cap = read_caption(lines, openings)
+    meta.court = cap.court or meta.court
+    meta.case_number = cap.number or meta.case_number
+    meta.date = cap.date or meta.date
+    meta.judges = cap.judges or meta.judges
+    meta.parties = cap.parties or meta.parties
+    return meta, cap.title or title
+
+
+_COVER_CHARS = 6000
+_ENGLISH_COVER = re.compile(r"between\b|neutral\s+citation|royal\s+courts|case\s+no\s*:|-\s-\s-\s-", _I)
+_CAPS_START = re.compile(r"[A-Z][A-Z.,'’&\- ]{20}")  # a caption's list of parties, not the opinion
+
+
+def _cover_lines(text: str, spans: list[Span]) -> list[str]:
+    """The document's opening lines up to the opinion's first paragraph (kept cut short: it may open with
+    the author's name)."""
+    lines: list[str] = []
+    for s in spans[:60]:
+        piece = text[s.start : s.end]
+        if len(piece) > 400 and not _COUNSEL.search(piece[:300]) and not _CAPS_START.match(piece):
+            lines.append(piece[:200])
+            break
+        lines += [line.strip() for line in piece.split("\n") if line.strip()]
+        if sum(map(len, lines)) > _COVER_CHARS:
+            break
+    return lines
 
 
 def _parties(lines: list[str]) -> list[Party]:

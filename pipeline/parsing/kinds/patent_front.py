@@ -11,20 +11,13 @@ its value stands in the text, so an answer can cite it.
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 from collections import Counter
 from dataclasses import dataclass
 
-_I = re.IGNORECASE
-_MONTH = (
-    r"Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sept?(?:ember)?"
-    r"|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?"
-)
-# "Sep. 4, 2001", "March 7,1876", "Nov.-14, 1967", "Aug 20: 1996": OCR keeps the month's word
-DATE = re.compile(rf"\b({_MONTH})\.?[\s\-.]*(\d{{1,2}})(?:st|nd|rd|th)?[,.:]?\s*((?:1[789]|20)\d\d)\b", _I)
-_MONTHS = {m: i for i, m in enumerate("jan feb mar apr may jun jul aug sep oct nov dec".split(), 1)}
+from pipeline.parsing.kinds.dates import MDY, MONTH, mdy_date
 
+_I = re.IGNORECASE
 # where one coded field ends: the next code, or the label of a field whose code OCR dropped
 _NEXT = re.compile(
     r"[\[(]\s*\d\d\s*[\])]|\(\s*\*\s*\)|(?m:^\d\d(?:\)|\s|$))|\b(?:Inventors?|Inventory|Assignee|Notice|"
@@ -37,14 +30,14 @@ _INVENTORS = re.compile(r"\bInvent(?:ory|ors?)\s*[:;]?\s*")
 _ASSIGNEE = re.compile(r"\bAssignee\s*[:;]?\s*")
 _FILED = re.compile(
     r"\bFiled\b\s*[:;]?\s*(?:on\s+)?|\b[Aa]pplication\s+(?:fi|\?)led\s+(?:on\s+)?|"
-    rf"\b[Aa]pplication\s+(?=(?:{_MONTH})\.?\s*\d{{1,2}},\s*\d{{4}},?\s+Ser)"
+    rf"\b[Aa]pplication\s+(?=(?:{MONTH})\.?\s*\d{{1,2}},\s*\d{{4}},?\s+Ser)"
 )
 # the grant date: labelled, in a modern drawing sheet's head ("U.S. Patent Sep. 4, 2001 Sheet 3 of 3"), or
 # opening an old one's ("Aug. 11, 1942 H. K. MARKEY ET AL …", the text's first line)
 _GRANTED = re.compile(
     r"Date\s+of\s+Patent\s*[:;]?\s*|[\[(]\s*45\s*[\])]\s*|(?m:^45\s)|\bPatented\s+|"
     r"\bU\.?\s?S\.?\s+Patent\s*[-—]?\s*(?=\S+\.?\s*\d{1,2},\s*\d{4}\s+Sheet)|"
-    rf"\A\W{{0,3}}(?=(?:{_MONTH})\.?[\s\-.]*\d)"
+    rf"\A\W{{0,3}}(?=(?:{MONTH})\.?[\s\-.]*\d)"
 )
 # group 1 the number as printed ("US 6,285,999 B1"), group 2 its digits
 _BARCODE = re.compile(r"\b(US0*(\d{6,8})[ABE]\d?)\b")
@@ -72,13 +65,6 @@ class FrontField:
     start: int
     end: int
     value: object  # str, dt.date, or list[str] for inventors
-
-
-def _date(m: re.Match) -> dt.date | None:
-    try:
-        return dt.date(int(m[3]), _MONTHS[m[1][:3].lower()], int(m[2]))
-    except ValueError:
-        return None
 
 
 def _organisation(value: str) -> str:
@@ -126,11 +112,11 @@ def _dated(name: str, text: str, labels: re.Pattern) -> FrontField | None:
         line_start = text.rfind("\n", 0, lab.start()) + 1
         before = [
             m
-            for m in DATE.finditer(text, line_start, lab.start())
+            for m in MDY.finditer(text, line_start, lab.start())
             if re.fullmatch(r"\W*(?:[\[(]\s*\d\d\s*[\])]\W*)?", text[m.end() : lab.start()])
         ]
-        for m in [DATE.search(text, lab.end(), end)] + before[-1:]:
-            if m and (d := _date(m)):
+        for m in [MDY.search(text, lab.end(), end)] + before[-1:]:
+            if m and (d := mdy_date(m)):
                 return _field(name, m, 0, d)
     return None
 
