@@ -33,7 +33,7 @@ _ROLE = (
     r"(?:原审|一审|二审)?(?:附带民事诉讼)?"
     r"(?:公诉机关|抗诉机关|自诉人|被告人|原告人|原告|被告|被上诉人|上诉人|再审申请人|申请再审人|被申请人|申请人"
     r"|申请执行人|被执行人|第三人|案外人|申诉人|被申诉人|异议人|法定代表人|法定代理人|委托诉讼代理人|委托代理人"
-    r"|诉讼代理人|指定代理人|辩护人|负责人|诉讼代表人|代表人|经营者|投资人)"
+    r"|诉讼代理人|指定代理人|辩护人|负责人|诉讼代表人|代表人|经营者|投资人|罪犯)"
 )
 _PARTY = re.compile(rf"^({_ROLE})(?:[（(][^）)]{{0,30}}[）)])?[:：]?\s*([^，,。；;：:（(\s]{{1,40}})")
 _NOT_PARTY = re.compile(
@@ -215,12 +215,15 @@ def _requote(spans: list[Span], pieces: list[str]) -> None:
 _COURT = re.compile(r"[\u4e00-\u9fff]{2,30}?(?:人民法院|法院|法庭)")
 _CASE_NO = re.compile(r"[（(〔\[]\d{4}[）)〕\]][^\s，。,；;、]{1,30}?号")
 _DOC_TYPE = re.compile(DOC_TYPES)
-_CAUSE = re.compile(r"([^\s，。、；与和诉及（(）)]{2,20}?(?:纠纷|罪))")
+# 案由 as the court site files it: 生命权、健康权、身体权纠纷, 劳动争议, 执行异议之诉, 盗窃(罪)
+_CAUSE = re.compile(r"([^\s，。、；与和诉及（(）)][^\s，。；与和诉及（(）)]{1,24}?(?:纠纷|争议|之诉|罪))")
 _ORG_END = re.compile(
     r"^.*(?:有限公司|公司|分公司|支公司|银行|支行|分行|集团|委员会|合作社|中心|厂|局|院|所|店|处)"
 )
 _ASIDE = re.compile(r"[（(]以下简称[^）)]*[）)]")
-_CAUSE_IN_TEXT = re.compile(r"(?:犯|涉嫌)([^\s，。、；]{1,20}?罪)|因?([^\s，。、；与和诉及]{2,20}?纠纷)一案")
+_CAUSE_IN_TEXT = re.compile(
+    r"(?:犯|涉嫌)([^\s，。、；]{1,20}?罪)|因?([^\s，。；与和诉及][^\s，。；与和诉及]{1,24}?(?:纠纷|争议|之诉))一案"
+)
 _CN_DATE_PARTS = re.compile(
     r"([〇○零一二三四五六七八九]{4})年([一二三四五六七八九十]{1,2})月([一二三四五六七八九十]{1,3})日"
 )
@@ -287,17 +290,26 @@ def extract_meta(text: str, spans: list[Span]) -> tuple[DocMeta, str | None]:
 
 
 def _cause(title: str | None, procedure: list[str], parties: list[Party]) -> str | None:
+    names = sorted({p.name for p in parties if p.name}, key=len, reverse=True)  # 袁某甲 before 袁某
     if title:
         stripped = title
-        for p in parties:
-            stripped = stripped.replace(p.name, " ")
+        for name in names:
+            stripped = stripped.replace(name, " ")
         if m := _CAUSE.search(stripped):
-            # an organisation the party lines did not name exactly still ends in 公司/银行/… before the cause
-            return _ORG_END.split(m.group(1))[-1] or m.group(1)
-    names = "|".join(re.escape(p.name) for p in parties if p.name)
-    splitter = re.compile(rf"{_ROLE}|{names}" if names else _ROLE)
+            return _bare_cause(m.group(1))
+    splitter = re.compile("|".join([_ROLE, *map(re.escape, names)]))
     for para in procedure:
         if m := _CAUSE_IN_TEXT.search(_ASIDE.sub("", para)):
             # 因与被申请人何某某民间借贷纠纷一案 → 民间借贷纠纷: drop the parties named before it
-            return splitter.split(m.group(1) or m.group(2))[-1] or None
+            return _bare_cause(splitter.split(m.group(1) or m.group(2))[-1]) or None
     return None
+
+
+def _bare_cause(found: str) -> str:
+    """The cause alone: not the parties run into it (…有限公司劳动争议, 张三等离婚纠纷, 罪犯某某运输毒品罪), and
+    a charge as the court site files it, without 犯 … 罪."""
+    cause = _ORG_END.split(found)[-1] or found  # an organisation the party lines did not name exactly
+    cause = re.split(r"等|罪犯[^、]{1,4}?(?=[^、]{2,}罪$)", cause)[-1].lstrip("、")
+    if cause.endswith("罪"):
+        cause = re.sub(r"^(?:犯|涉嫌)", "", cause)[:-1]
+    return cause
