@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from pipeline.parsing.kinds.dates import parse_date
+from pipeline.parsing.kinds.en_caption import opens_with_caption
 from pipeline.parsing.spans import Span
 from pipeline.records import BlockType as T
 from pipeline.records import DocKind, DocMeta, Party
@@ -51,7 +52,8 @@ def score(text: str, language: str) -> float:
     head = text[:12000]
     hits = len(_SCORE_CUES.findall(head))
     named = bool(re.search(r"\bagreement\b", text[:3000], _I))
-    return min(1.0, hits / 20) * (1.0 if named else 0.5)
+    judged = opens_with_caption(text)  # a judgment about an agreement
+    return min(1.0, hits / 20) * (1.0 if named else 0.5) * (0.5 if judged else 1.0)
 
 
 def type_spans(text: str, spans: list[Span]) -> list[Span]:

@@ -26,16 +26,22 @@ _ROLE_WORD = (
 # "Plaintiff, Appellant", "Plaintiffs-Appellants/Cross-Respondents", "Petitioner - Appellant", "(defendant)"
 _ROLE = re.compile(rf"\b{_ROLE_WORD}(?:\s*(?:[\-–—/,]|\s-\s|\band\b)\s*{_ROLE_WORD})*\b\.?", _I)
 _VERSUS = re.compile(r"(?:(?<=\s)|(?<=^)|(?<=[,.A-Z]))(?:v|vs|versus)\.?(?=\s|$|[A-Z])", re.M)
+_VERSUS_LINE = re.compile(r"(?:v|vs|versus)\.?", _I)
+_ROLE_VERSUS = re.compile(rf"\b{_ROLE_WORD}\W{{0,12}}(?:v|vs|versus)\.?$", _I)
 _COURT = re.compile(r"^(?:in\s+the\s+)?(?P<c>(?:[A-Z][\w.’']*\s+){0,6}?(?:court|tribunal|board)\b.*)$", _I)
 _COURT_TAIL = re.compile(
     r"^(?:for\s+the\s+[\w\s.]{3,40}|(?:\w+\s+){0,2}(?:circuit|district|division))\.?$", _I
 )
 # the lines around the caption: headings of the cover, never a party
+# a reporter's citation or page mark heading the text: "100 A.3d 1004", "[153 Conn.App. 267]", "2018 IL App (1st) 152522"
+_REPORTER = (
+    r"\[?\d{1,4}\s+[A-Z][\w.\s’']{0,20}\s+\d{1,5}\]?(?:\s*\(mem\))?$|\d{4}\s+[A-Z][\w.\s()]{1,20}\s+\d+$"
+)
+REPORTER_CITATION = re.compile(_REPORTER, _I)
 _NOT_CAPTION = re.compile(
     r"^(?:(?:in\s+the\s+)?(?:\w+\s+){0,6}?(?:court|tribunal)\b|for\s+the\s+\w+\s+circuit|(?:\w+\s+)?circuit$"
     r"|for\s+publication|not\s+for\s+publication|\[?unpublished\]?|(?:non-?)?precedential|file\s+name|recommended\s+for"
-    r"|\[?\d{1,4}\s+[A-Z][\w.\s’']{0,20}\s+\d{1,5}\]?(?:\s*\(mem\))?$|\d{4}\s+[A-Z][\w.\s()]{1,20}\s+\d+$"
-    r"|(?:docket|record|case|misc\.)?\s*(?:ag\s+)?nos?\.\s*\S+\.?$|division\s+\w+$|t\.c\.\s+memo)",
+    rf"|{_REPORTER}|(?:docket|record|case|misc\.)?\s*(?:ag\s+)?nos?\.\s*\S+\.?$|division\s+\w+$|t\.c\.\s+memo)",
     _I,
 )
 _NUMBERED = re.compile(r"(?:¶\s*)?\d{1,3}\.?\s+[A-Z]")  # the opinion's first numbered paragraph
@@ -106,6 +112,14 @@ class Caption:
     parties: list[Party] = field(default_factory=list)
     judges: list[str] = field(default_factory=list)
     title: str | None = None
+
+
+def opens_with_caption(text: str) -> bool:
+    """A court's name and a caption ("v." standing alone, or a party's role before it) in the opening
+    lines: a judgment, whatever else its text speaks of (a divorce's "agreement")."""
+    lines = [line.strip() for line in text[:2000].split("\n") if line.strip()][:25]
+    court = any(_COURT.match(line) for line in lines)
+    return court and any(_VERSUS_LINE.fullmatch(line) or _ROLE_VERSUS.search(line) for line in lines)
 
 
 def read_caption(lines: list[str], openings: list[str]) -> Caption:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from pipeline.parsing.kinds.dates import parse_date
-from pipeline.parsing.kinds.en_caption import read_caption
+from pipeline.parsing.kinds.en_caption import REPORTER_CITATION, opens_with_caption, read_caption
 from pipeline.parsing.spans import Span
 from pipeline.records import BlockType as T
 from pipeline.records import DocKind, DocMeta, Party
@@ -56,7 +56,9 @@ _PARTY_LINE = re.compile(
 )
 # The line naming who delivers the opinion closes the cover page: "E. GRADY JOLLY, Circuit Judge:", "PER CURIAM."
 _AUTHOR = re.compile(
-    r"(?:per\s+curiam|circuit\s+judge|district\s+judge|justice|judge|j\.)\s*[:.]\s*\*?\s*$", _I
+    r"(?:(?:per\s+curiam|circuit\s+judge|district\s+judge|justice|judge|j\.)\s*[:.]"
+    r"|,\s*(?:[cp]\.\s?)?j(?:\.a\.d)?\.)\s*\*?\s*$",
+    _I,
 )
 _BODY_START = re.compile(
     r"^(?:\d{1,3}\.?\s+\S|\(\d{1,3}\)\s+\S|judgment\b.*:|[A-Z][a-z]+(?:\s+\w+){0,3}\s*(?:LJ|J|MR)\s*:)"
@@ -141,11 +143,15 @@ _SIGNATURE = re.compile(
 )
 
 
+_CAPTIONED = 0.6  # the least a document opening with a court and a caption scores
+
+
 def score(text: str, language: str) -> float:
     if language != "en":
         return 0.0
     cues = [m.group(0).lower() for m in _SCORE_CUES.finditer(text[:12000])]
-    return min(1.0, len(cues) / 16) * min(1.0, len(set(cues)) / 5)
+    found = min(1.0, len(cues) / 16) * min(1.0, len(set(cues)) / 5)
+    return max(found, _CAPTIONED) if opens_with_caption(text) else found
 
 
 _CUE_ORDER = (
@@ -227,6 +233,8 @@ def type_spans(text: str, spans: list[Span]) -> list[Span]:
 
 def _cover_type(piece: str) -> T | None:
     """HEADER/PARTIES for the lines of a cover page; None once the body begins."""
+    if REPORTER_CITATION.match(piece):
+        return T.HEADER  # "100 A.3d 1004" opens a reporter's text; no numbered paragraph
     if len(piece) > 300 or _BODY_START.match(piece):
         return None
     if _PARTY_LINE.match(piece):
