@@ -244,8 +244,8 @@ def score(gold: dict, doc: Document) -> dict[str, list[int]]:
             role_of = {_norm(p.name): _norm(p.role) for p in meta.parties}
             out["roles"] = [sum(role_of.get(_norm(g["name"])) == _norm(g["role"]) for g in roled), len(roled)]
     if gold.get("judges"):
-        have = " ".join(meta.judges).lower()
-        surnames = [g.split()[-1].lower() for g in gold["judges"]]
+        have = _norm(" ".join(meta.judges))
+        surnames = [_norm(g.split()[-1]) for g in gold["judges"]]
         out["judges"] = [sum(s in have for s in surnames), len(surnames)]
     return out
 

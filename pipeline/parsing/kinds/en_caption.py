@@ -60,7 +60,7 @@ _AFTER_CAPTION = re.compile(
 )
 _NUMBER = re.compile(
     r"\b(?:docket|record|case|misc\.\s+docket\s+ag)?\s*nos?\.\s*:?\s*"
-    r"(?P<n>[A-Z]{0,6}[\-–]?\d[\w\-–—:./]*(?:\s+[A-Z]{2,4}\s+\d{4}|(?:\s*,\s*|\s+(?:&|and)\s+)\d[\w\-–—:./]*\d)*)",
+    r"(?P<n>(?:MDL\s+)?[A-Z]{0,6}[\-–]?\d[\w\-–—:./]*(?:\s+[A-Z]{2,4}\s+\d{4}|(?:\s*,\s*|\s+(?:&|and)\s+)\d[\w\-–—:./]*\d)*)",
     _I,
 )
 _LOWER_NUMBER = re.compile(
@@ -148,7 +148,9 @@ def _court(lines: list[str]) -> str | None:
             nxt = lines[i + 1].strip() if i + 1 < len(lines) else ""
             if _COURT_TAIL.match(nxt) and not re.search(r"\bcourt\b", nxt, _I):
                 court = f"{court} {titled(nxt)}".rstrip(" .,")
-            court = re.sub(r"\s+(?:for\s+the\s+)?(\w+\s+circuit)$", r" for the \1", court, flags=_I)
+            court = re.sub(r"\bfor\s+the\b", "for the", court, flags=_I)
+            if "for the" not in court:  # "UNITED STATES COURT OF APPEALS TENTH CIRCUIT"
+                court = re.sub(r"\s+(\w+\s+circuit)$", r" for the \1", court, flags=_I)
             return court if len(court) <= 120 else None
     return None
 
@@ -219,6 +221,8 @@ def _caption_text(lines: list[str]) -> str:
         )
         if re.match(r"\s*(?:appeals?\s+from|honorable)\b", line, _I) and _VERSUS.search(line[-6:]):
             line = " v."  # a column's "vs." set beside the appeal line
+        elif re.match(r"\s*\[?\s*hon(?:orable|\.)\s", line, _I):
+            continue  # the judge below, set in the caption's other column
         line = re.sub(r"(?<=[A-Za-z.]),\d{1,2}(?=\s)", ",", _DOCKETISH.sub(" ", line)).strip()
         if not line:
             continue
