@@ -1,5 +1,5 @@
-"""XML inputs: patents of every USPTO era and EP, and UK LegalDocML judgments, told apart by the root
-element. A weekly USPTO bulk file is many XML documents concatenated; each becomes its own document."""
+"""XML inputs: patents of every USPTO era and EP, UK LegalDocML judgments and US case-law publishers'
+opinions, told apart by the root element. A weekly USPTO bulk file is many XML documents concatenated; each becomes its own document."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from pathlib import Path
 from lxml import etree
 
 from pipeline.errors import CorruptDocument, EmptyDocument, UnsupportedFormat
+from pipeline.parsing.case_xml import is_case, read_case
 from pipeline.parsing.legaldocml import read_akn
 from pipeline.parsing.limits import read_capped
 from pipeline.parsing.patent_xml import SCHEMAS, read_patent
@@ -70,6 +71,8 @@ def extract(data: bytes, source: str) -> Extracted:
         extracted = read_patent(root, SCHEMAS[name])
     elif name == "akomaNtoso":
         extracted = read_akn(root)
+    elif name == "Case" and is_case(root):
+        extracted = read_case(root)
     else:
         raise UnsupportedFormat(source, f"XML with root <{name}> is not a format the parser reads")
     if not extracted.spans:

@@ -1,0 +1,103 @@
+"""American opinions as case-law publishers deliver them (Fastcase's `<Case>` XML).
+
+The record states the case's facts in fields of its own — `ShortName`, `CourtName`, `DocketNumber`,
+`DecisionDate`, `Citations`, `PartyHeader` — and carries the printed page as escaped HTML: the
+header as published (citations, caption, court, dates) in `HeaderHtml`, the opinion in `CaseHtml`. The page
+becomes the document's text, one line per printed paragraph or line break, typed by the English-judgment
+rules like any opinion; the fields are stated outright and win over what those rules read.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from html import unescape as html_text
+
+from lxml import html
+
+from pipeline.parsing.kinds.en_caption import read_caption
+from pipeline.parsing.spans import Extracted, TextBuilder
+from pipeline.records import DocKind, DocMeta
+
+_BLOCKS = ("p", "div", "center", "h1", "h2", "h3", "h4", "blockquote", "li", "tr")
+_WS = re.compile(r"[ \t\u00a0]+")
+
+
+def is_case(root) -> bool:
+    return root.find("CaseHtml") is not None or root.find("HeaderHtml") is not None
+
+
+def read_case(root) -> Extracted:
+    b = TextBuilder("\n")
+    for field in ("HeaderHtml", "CaseHtml"):
+        for line in _printed_lines(_markup(root, field)):
+            b.add(line)
+    meta = DocMeta(doc_type="judgment")
+    meta.court = _field(root, "Jurisdiction/CourtName")
+    meta.case_number = _docket(_field(root, "DocketNumbers/DocketNumber"))
+    meta.date = _decision_date(_field(root, "DecisionDate"))
+    cites = [
+        " ".join(filter(None, (c.findtext("Volume"), c.findtext("Reporter"), c.findtext("Page"))))
+        for c in root.iterfind("Citations/Citation")
+    ]
+    meta.citation = cites[0] if cites else None
+    caption = read_caption(_printed_lines(_markup(root, "PartyHeader")), [])
+    meta.parties = caption.parties  # the panel and author are read from the page (Before …, LAVINE, J.)
+    title = _field(root, "ShortName")
+    return Extracted(
+        text=b.text(),
+        spans=b.spans,
+        title=re.sub(r"\s+", " ", title) if title else caption.title,
+        meta=meta,
+        kind=DocKind.EN_JUDGMENT,
+        language="en",
+    )
+
+
+def _markup(root, name: str) -> str:
+    """A field's HTML, whole: publishers leave some tags unescaped (a footnote's <A>) inside the escaped ones."""
+    el = root.find(name)
+    return "".join(el.itertext()) if el is not None else ""
+
+
+def _field(root, path: str) -> str | None:
+    value = html_text(
+        root.findtext(path) or ""
+    )  # the fields are escaped HTML text ("Fin. Oversight &amp; …")
+    return _WS.sub(" ", value).strip(" .") or None
+
+
+def _printed_lines(fragment: str) -> list[str]:
+    """The lines of an HTML fragment as printed: a line per block element or line break; footnote
+    markers (superscripts) left out."""
+    if not fragment.strip():
+        return []
+    root = html.fragment_fromstring(fragment, create_parent="div")
+    for sup in root.iter("sup"):
+        sup.drop_tree()
+    for br in root.iter("br"):
+        br.tail = "\n" + (br.tail or "")
+    for el in root.iter(*_BLOCKS):
+        el.tail = "\n" + (el.tail or "")
+        el.text = "\n" + (el.text or "")
+    lines = (_WS.sub(" ", line).strip() for line in root.text_content().split("\n"))
+    return [line for line in lines if line]
+
+
+def _docket(value: str | None) -> str | None:
+    if not value:
+        return None
+    found = read_caption([value], []).number
+    return found or value
+
+
+def _decision_date(value: str | None) -> dt.date | None:
+    """ "5-22-2008" (month first) or "2013-05-14"."""
+    parts = [int(x) for x in re.findall(r"\d+", value or "")[:3]]
+    if len(parts) < 3:
+        return None
+    year, month, day = parts if parts[0] > 31 else (parts[2], parts[0], parts[1])
+    try:
+        return dt.date(year, month, day)
+    except ValueError:
+        return None
