@@ -84,6 +84,38 @@ def test_zh_pdf_watermark_and_page_headers_found(shared_data):
     assert "杨某海驾驶汽车搭载朋友刘某荧" in doc.text  # a paragraph joined over its line breaks
 
 
+@pytest.mark.parametrize(
+    ("name", "court", "number", "date", "cause"),
+    [
+        (
+            "杨某海交通肇事案",
+            "广西壮族自治区玉林市中级人民法院",
+            "（2023）桂09刑终328号",
+            "2023-11-24",
+            "交通肇事",
+        ),
+        (
+            "沈某帅盗窃、王某抢劫案",
+            "山东省菏泽市中级人民法院",
+            "(2018)鲁17刑终75号",
+            "2018-05-16",
+            "盗窃、抢劫",
+        ),
+        (
+            "唐某纯诉陈某智、陈某勇等赡养纠纷案",
+            "重庆市第五中级人民法院",
+            "（2024）渝05民终11440号",
+            "2024-12-31",
+            "赡养纠纷",
+        ),
+    ],
+)
+def test_a_case_report_names_its_deciding_court_in_its_index(shared_data, name, court, number, date, cause):
+    """案例库 reports state court, number and date only in 关联索引 (一审 …, 二审 …): the last instance decided."""
+    meta = parse_file(shared_data / f"zh/pdf/{name}.pdf", NO_OCR).meta
+    assert (meta.court, meta.case_number, str(meta.date), meta.cause) == (court, number, date, cause)
+
+
 def test_ocr_fills_image_only_page(shared_data):
     doc = parse_file(
         shared_data / "en/judgments/us_opinions_pdf/opinion_image_only.pdf", ParseConfig(ocr_language="eng")

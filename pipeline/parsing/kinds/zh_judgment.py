@@ -215,6 +215,15 @@ def _requote(spans: list[Span], pieces: list[str]) -> None:
 _COURT = re.compile(r"[\u4e00-\u9fff]{2,30}?(?:人民法院|法院|法庭)")
 _CASE_NO = re.compile(r"[（(〔\[]\d{4}[）)〕\]][^\s，。,；;、]{1,30}?号")
 _DOC_TYPE = re.compile(DOC_TYPES)
+# 关联索引: "二审：重庆市第五中级人民法院（2024）渝05民终11440号民事判决（2024年12月31日）"
+_INSTANCE = re.compile(
+    r"(?m)^(?:一审|二审|再审|再审审查|复核|执行|终审)[:：]\s*([\u4e00-\u9fff]{2,30}?人民法院)\s*"
+    r"([（(]\d{4}[）)][^\s，。；]{1,30}?号)[^\n（(]{0,12}[（(](\d{4})年(\d{1,2})月(\d{1,2})日[）)]"
+)
+# a case report's people as its text names them: "被告人王某，", "被告人沈某帅犯盗窃罪"
+_REPORTED_NAME = re.compile(
+    r"(?:被告人|罪犯|原告|被告|上诉人|申请人)([\u4e00-\u9fff]{1,2}某[\u4e00-\u9fff]{0,2}?)(?=[，,。、（(：:\s]|犯|因|与|诉|系)"
+)
 # 案由 as the court site files it: 生命权、健康权、身体权纠纷, 劳动争议, 执行异议之诉, 盗窃(罪)
 _CAUSE = re.compile(r"([^\s，。、；与和诉及（(）)][^\s，。；与和诉及（(）)]{1,24}?(?:纠纷|争议|之诉|罪))")
 _ORG_END = re.compile(
@@ -286,7 +295,33 @@ def extract_meta(text: str, spans: list[Span]) -> tuple[DocMeta, str | None]:
             meta.date = d
             break
     meta.cause = _cause(title, by_type.get(T.PROCEDURE, []), meta.parties)
+    if instances := _INSTANCE.findall(text[-3000:]):
+        # a case report (案例库) names its courts only in 关联索引: the last instance decided the case
+        court, number, year, month, day = instances[-1]
+        meta.court = meta.court or court
+        meta.case_number = number
+        meta.date = meta.date or _day(year, month, day)
+        meta.cause = meta.cause or _reported_charge(title, text)
     return meta, title
+
+
+def _reported_charge(title: str | None, text: str) -> str | None:
+    """A criminal case report's charges from its title, its people taken out: "沈某帅盗窃、王某抢劫案" →
+    盗窃、抢劫."""
+    if not title or not title.endswith("案"):
+        return None
+    rest = title[:-1]
+    for name in sorted(set(_REPORTED_NAME.findall(text)), key=len, reverse=True):
+        rest = rest.replace(name, "")
+    rest = re.sub(r"^、+|、+$", "", re.sub(r"、{2,}", "、", rest))
+    return rest if 2 <= len(rest) <= 20 and "某" not in rest else None
+
+
+def _day(year: str, month: str, day: str) -> dt.date | None:
+    try:
+        return dt.date(int(year), int(month), int(day))
+    except ValueError:
+        return None
 
 
 def _cause(title: str | None, procedure: list[str], parties: list[Party]) -> str | None:
