@@ -65,6 +65,7 @@ def test_short_names_as_citations_write_them():
     assert short_name("UNITED STATES OF AMERICA") == "United States"
     assert short_name("COMMONWEALTH of Pennsylvania") == "Commonwealth"
     assert short_name("JERROLD MARTIN, JR.") == "Martin"
+    assert short_name("Vanessa St. Pierre") == "St. Pierre"
     assert short_name("Eastern Mutual Insurance Company") == "Eastern Mut. Ins. Co."
     assert short_name("ATTORNEY GRIEVANCE COMMISSION OF MARYLAND") == "Attorney Grievance Comm'n of Md."
     assert short_name("STATE OF OHIO, ex rel. DANA WILCOX") == "State ex rel. Wilcox"

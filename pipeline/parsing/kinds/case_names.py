@@ -46,6 +46,7 @@ _ORGANISATION = re.compile(
     _I,
 )
 _UPPER = {"llc", "l.l.c", "llp", "plc", "lp", "n.a", "p.c", "p.a", "usa", "u.s", "ii", "iii", "iv", "d.c"}
+_PARTICLES = {"st.", "de", "del", "della", "di", "da", "du", "la", "le", "van", "von", "der", "den", "ten", "mac"}
 _SMALL = {"of", "the", "and", "for", "in", "on", "at", "to", "by", "ex", "rel."}
 
 
@@ -91,4 +92,6 @@ def short_name(name: str) -> str:
         name = re.sub(r"^the\s+", "", titled(name), flags=_I)
         return _ABBREVIABLE.sub(lambda m: _WORDS[m[1].capitalize()], name).replace("..", ".")
     words = _PERSON_SUFFIX.sub("", name).split()
+    if len(words) >= 3 and words[-2].lower() in _PARTICLES:  # "Vanessa St. Pierre", "Anna van Dijk"
+        return titled(" ".join(words[-2:]))
     return titled(words[-1]) if words else titled(name)
