@@ -50,6 +50,7 @@ from retrieval.answer import (
 from retrieval.ask_models import add_dense_arm, add_sentence_arm, load_asker_reader
 from retrieval.ask_routes import AnswerRoutes
 from retrieval.cache import DocStateCache
+from retrieval.caption_questions import Covers
 from retrieval.clause_questions import MIN_PROBABILITY, ClauseReader
 from retrieval.config import RetrievalConfig
 from retrieval.english_spans import TypedSpan, head_passages, span_kind, typed_span
@@ -127,6 +128,7 @@ class Asker(AnswerRoutes):
         self.headings = section_headings(passages)
         self.names = DocumentNames(passages)
         self.fronts = FrontPages(self.out_dir)
+        self.covers = Covers(self.out_dir)
         self.sentence_device = "cpu" if device == "auto" else device  # MiniLM is small: CPU unless told
         self.sentences = SentenceVectors(self.config, self.sentence_device)
         index_dir = self.out_dir / INDEX_DIR

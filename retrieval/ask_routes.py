@@ -1,6 +1,7 @@
 """The questions an `Asker` (retrieval.ask) answers by a route of their own, before any search-and-read:
 a contract clause's (the clause head, retrieval.clause_questions), a patent's front page
-(retrieval.front_questions) and whether a court granted what was asked (retrieval.ruling_questions).
+(retrieval.front_questions), an opinion's cover (retrieval.caption_questions) and whether a court granted
+what was asked (retrieval.ruling_questions).
 
 `AnswerRoutes` is a part of `Asker`: its methods read the Asker's passages, clause reader, front pages,
 citations and evidence.
@@ -11,6 +12,7 @@ from __future__ import annotations
 from pipeline.paths import CLAUSE_HEAD
 from pipeline.records import DocKind
 from retrieval.answer import Answer, Citation, Evidence
+from retrieval.caption_questions import asked_part
 from retrieval.clause_questions import answering_first, clause_category, clause_phrase
 from retrieval.front_questions import about_patent, asked_field
 from retrieval.ruling_questions import asks_ruling, ruling_answer
@@ -56,6 +58,7 @@ class AnswerRoutes:
         return (
             self.clause_answer(question, doc, citations, notes)
             or self.front_answer(question, doc_id, citations, notes)
+            or self.cover_answer(question, doc_id, doc, citations, notes)
             or self.ruling_answer(question, doc, citations, notes)
         )
 
@@ -81,6 +84,28 @@ class AnswerRoutes:
         if not segs:
             return None
         notes.append(f"read from the patent's front page: its {field} (retrieval/front_questions.py)")
+        evidence = [self.evidence(segs[0], self.passage(segs[0]).text)]
+        return self.routed(question, (found.text, "field", None), evidence, None, citations, notes)
+
+    def cover_answer(
+        self, question: str, doc_id: str | None, doc: str | None, citations: list[Citation], notes: list[str]
+    ) -> Answer | None:
+        """A question about an opinion's cover (retrieval.caption_questions: its court, docket, date, judges,
+        author, parties) answered from what the parser read there, in the judgment asked about, else the one
+        the question names by its parties, else the one cited first."""
+        asked = asked_part(question)
+        if asked is None:
+            return None
+        target = doc_id or self.covers.named(question) or doc
+        found = self.covers.answer(*asked, target) if target else None
+        segs = [
+            p.segment_id
+            for p in self.passages_of(target)
+            if found and self.block_of[p.segment_id] == found.block_idx
+        ]
+        if not segs:
+            return None
+        notes.append(f"read from the opinion's cover: its {asked[0]} (retrieval/caption_questions.py)")
         evidence = [self.evidence(segs[0], self.passage(segs[0]).text)]
         return self.routed(question, (found.text, "field", None), evidence, None, citations, notes)
 

@@ -78,15 +78,16 @@ _HEARD = re.compile(r"\b(?:argued|submitted|heard|reconsideration|rehearing|cale
 _BEFORE = re.compile(
     r"(?:^|(?<=[\s(]))before\s*:?\s*(?:judges\s+)?(?P<j>.{3,300}?(?:judges?|justices?|JJ|Js)\.)", _I
 )
+_AFTER_PANEL = re.compile(r"(?i:judges?|JJ)\.\*?\s+")
 _JUDGE_LIST = re.compile(r"\b(?:[PC]\.J\.|J\.)(?:,|\s+and|$)")
 _PANEL = re.compile(
     r"^(?P<j>[A-Z].{0,200}\band\b.{0,60}?,?\s+(?:JJ|Js)\.)$"
 )  # "LAVINE, PRESCOTT and WEST, Js."
 _AUTHOR = re.compile(
-    r"^(?:opinion\s+(?:of\s+the\s+court\s+)?by\s+(?:chief\s+)?(?:judge|justice)?\s*(?P<a>[A-Z][\w’'\-]+)"
+    r"(?:opinion\s+(?:of\s+the\s+court\s+)?by\s+(?:chief\s+)?(?:judge|justice)?\s*(?P<a>[A-Z][\w’'\-]+)"
     r"|(?:chief\s+)?justice\s+(?P<c>[A-Z][\w’'\-]+)\s+delivered"
-    r"|(?P<b>[A-Z][\w’'\-]+(?:\s+[A-Z][\w’'\-]+){0,2}),\s+(?:(?:chief|senior|circuit|district|associate)\s+)*"
-    r"(?:judge|justice|j\.(?:a\.d\.)?|c\.j\.|p\.j\.)\s*(?:[:.]|,\s+delivered))",
+    r"|(?P<b>[A-Z][\w’'\-.]*(?:\s+[A-Z][\w’'\-.]*){0,3}),\s+(?:(?:chief|senior|circuit|district|associate)\s+)*"
+    r"(?:(?:judge|justice)\s*(?:[:.]|,\s+delivered)|(?:j|c\.j|p\.j|j\.a\.d)\.(?=[\s:,]|$)))",
     _I,
 )
 _JUDGE_TITLES = re.compile(
@@ -189,13 +190,22 @@ def _judges(lines: list[str], openings: list[str]) -> list[str]:
             (re.match(r"(?P<j>.+)", x) for x in lines if _JUDGE_LIST.search(x) and x.count(",") >= 2), None
         )
     names = _names(m["j"]) if m else []
-    for opening in openings:
-        if a := _AUTHOR.match(opening):
-            author = titled(a["a"] or a["b"] or a["c"])
-            if not any(author.split()[-1].lower() in n.lower() for n in names):
-                names.append(author)
-            break
+    author = author_of(openings)
+    if author and not any(author.split()[-1].lower() in n.lower() for n in names):
+        names.append(author)
     return names
+
+
+def author_of(openings: list[str]) -> str | None:
+    """Who wrote the opinion, from the openings of its first paragraphs ("SELYA, Circuit Judge. This …",
+    "JUSTICE SOTOMAYOR delivered the opinion of the Court.", "Opinion by Judge Callahan")."""
+    for opening in openings:
+        # at the paragraph's start, or after the panel in the same line ("…, District Judge.* E. GRADY JOLLY,
+        # Circuit Judge:")
+        for start in [0, *(m.end() for m in _AFTER_PANEL.finditer(opening))]:
+            if a := _AUTHOR.match(opening, start):
+                return titled(a["a"] or a["b"] or a["c"])
+    return None
 
 
 def _names(panel: str) -> list[str]:

@@ -1,0 +1,183 @@
+"""Questions about an opinion's cover ("Which court decided Mortimer v. Baca?", "What is the docket number?",
+"When was the opinion filed?", "Who wrote it?", "Which judges sat?", "Who are the parties?", "Who is the
+appellant?"), answered from what the parser read there (pipeline.parsing.kinds.en_caption: the court, the
+docket, the date of decision, the panel and the caption's parties with their roles in `documents.meta`).
+
+A search cannot answer these: the cover's words are few and set apart (the court on one line, "Filed" and its
+date on another), counsel's names stand beside the parties', and in a corpus of opinions every cover looks
+alike. The judgment asked about is the one the question names by its parties ("the Bordelon case",
+"United States v. Vinton"), else the one asked about (--doc) or cited first.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from pipeline.parsing.kinds.case_names import titled
+from pipeline.parsing.kinds.dates import dates
+from pipeline.parsing.kinds.en_caption import author_of
+from pipeline.store import LATEST, open_duckdb
+from retrieval.text import joined
+
+_I = re.IGNORECASE
+_ROLES = r"appellants?|appellees?|plaintiffs?|defendants?|petitioners?|respondents?"
+# what a question asks of the cover; tried in order, the first match wins
+_ASKS = tuple(
+    (name, re.compile(pattern, _I))
+    for name, pattern in (
+        (
+            "author",
+            r"\bwho\s+(?:wrote|authored|delivered|penned)\b|\bauthor\s+of\s+the\s+(?:opinion|judgment)",
+        ),
+        (
+            "judges",
+            r"\b(?:which|what)\s+judges\b|\bon\s+the\s+panel\b|\bwho\s+(?:sat|heard\s+the\s+(?:appeal|case))\b",
+        ),
+        (
+            "court",
+            r"\b(?:which|what)\s+court\b(?!\s+(?:below|of\s+first|did\s+the\s+(?:case|appeal)\s+come))",
+        ),
+        ("number", r"\b(?:docket|case)\s+(?:number|no)\b"),
+        (
+            "date",
+            r"\bwhen\s+(?:was|were)\s+(?:the|this|that)\s+(?:\S+\s+){0,3}?(?:opinion|judgment|decision|case|order|appeal)\b"
+            r".{0,80}?\b(?:decided|filed|issued|entered|handed\s+down|delivered)\b|\bwhen\s+did\s+the\s+court\s+(?:decide|rule)"
+            r"|\bdate\s+of\s+(?:the\s+)?(?:decision|judgment|opinion|order)\b",
+        ),
+        ("role", rf"\bwho\s+(?:is|was|are|were)\s+the\s+({_ROLES})\b"),
+        ("parties", r"\bwho\s+(?:are|were)\s+the\s+parties\b|\bparties\s+(?:to|in|of)\s+(?:the|this)\b"),
+    )
+)
+# the words of a question that cannot name a case
+_COMMON = re.compile(
+    r"^(?:who|whom|which|what|when|where|why|how|the|this|that|in|of|for|and|is|was|were|are|did|does|court|case"
+    r"|opinion|judgment|decision|appeal|judge|judges|panel|united|states|state|people|commonwealth|america|v|vs"
+    r"|docket|number|filed|decided|wrote|parties|appellant|appellee|plaintiff|defendant|petitioner|respondent)$",
+    _I,
+)
+
+
+def asked_part(question: str) -> tuple[str, str | None] | None:
+    """(what the question asks of a cover, the role it asks about), or None."""
+    for name, pattern in _ASKS:
+        if m := pattern.search(question):
+            return name, (m.group(1).lower() if name == "role" else None)
+    return None
+
+
+@dataclass(frozen=True)
+class CoverAnswer:
+    text: str
+    block_idx: int
+
+
+@dataclass
+class _Cover:
+    title: str
+    meta: dict
+    blocks: list[tuple[int, str]]  # (block_idx, text) of the opening blocks
+
+
+class Covers:
+    """The covers of a run's English judgments, read from its tables on the first question."""
+
+    OPENING = 80  # blocks read per document: the cover and the opinion's first paragraphs
+
+    def __init__(self, out_dir: str | Path):
+        self.out_dir = Path(out_dir)
+        self._covers: dict[str, _Cover] | None = None
+
+    def _all(self) -> dict[str, _Cover]:
+        if self._covers is None:
+            con = open_duckdb(self.out_dir)
+            docs = con.execute(
+                "SELECT doc_id, coalesce(title, ''), to_json(meta) FROM documents WHERE kind = 'en_judgment' "
+                + LATEST.format(key="doc_id")
+            ).fetchall()
+            blocks = con.execute(
+                "SELECT doc_id, block_idx, text FROM blocks WHERE block_idx < ? "
+                + LATEST.format(key="doc_id, block_idx")
+                + " ORDER BY doc_id, block_idx",
+                [self.OPENING],
+            ).fetchall()
+            self._covers = {d: _Cover(t, json.loads(m), []) for d, t, m in docs}
+            for doc_id, idx, text in blocks:
+                if doc_id in self._covers:
+                    self._covers[doc_id].blocks.append((idx, text))
+        return self._covers
+
+    def named(self, question: str) -> str | None:
+        """The one judgment whose short name holds the most of the question's own names ("Bordelon")."""
+        words = {w.lower() for w in re.findall(r"[A-Z][\w'’\-]+", question) if not _COMMON.match(w)}
+        if not words:
+            return None
+        scores = {
+            doc: len(words & {w.lower() for w in re.findall(r"[\w'’\-]+", cover.title)})
+            for doc, cover in self._all().items()
+        }
+        best = max(scores.values(), default=0)
+        found = [doc for doc, score in scores.items() if score == best]
+        return found[0] if best and len(found) == 1 else None
+
+    def answer(self, part: str, role: str | None, doc_id: str) -> CoverAnswer | None:
+        """The cover's answer to `part` in the judgment and the block that states it, or None."""
+        cover = self._all().get(doc_id)
+        if cover is None:
+            return None
+        meta, text, anchor = cover.meta, None, None
+        if part == "author":
+            return next((CoverAnswer(a, idx) for idx, t in cover.blocks if (a := author_of([t[:120]]))), None)
+        if part == "judges" and meta.get("judges"):
+            text, anchor = joined(meta["judges"]), meta["judges"][0].split()[-1]
+        elif part in ("court", "number") and meta.get(_FIELD[part]):
+            text = anchor = meta[_FIELD[part]]
+        elif part == "date" and meta.get("date"):
+            return _dated(cover, meta["date"])
+        elif part in ("parties", "role"):
+            text, anchor = _parties(meta.get("parties") or [], role)
+        block = _block_of(cover.blocks, anchor) if text else None
+        return CoverAnswer(text, block) if block is not None else None
+
+
+_FIELD = {"court": "court", "number": "case_number"}
+
+
+def _parties(parties: list[dict], role: str | None) -> tuple[str | None, str | None]:
+    """The caption's parties, each side with its role ("Rock Bordelon and Torie Bordelon (petitioners);
+    Commissioner of Internal Revenue (respondent)"), or those in `role`."""
+    if role:
+        stem = role.rstrip("s")
+        names = [titled(p["name"]) for p in parties if re.search(rf"\b{stem}s?\b", p["role"] or "", _I)]
+        return (joined(names), names[0]) if names else (None, None)
+    sides: dict[str, list[str]] = {}
+    for p in parties:
+        sides.setdefault(p["role"] or "", []).append(titled(p["name"]))
+    shown = "; ".join(f"{joined(names)} ({r})" if r else joined(names) for r, names in sides.items())
+    return (shown or None), (titled(parties[0]["name"]) if parties else None)
+
+
+def _fold(s: str) -> str:
+    return " ".join(s.lower().replace("–", "-").replace("—", "-").split())
+
+
+def _block_of(blocks: list[tuple[int, str]], value: str) -> int | None:
+    """The first opening block that holds `value` (or, for a value printed over two lines, its first words)."""
+    words = _fold(value).split()
+    for n in range(len(words), min(2, len(words)) - 1, -1):
+        probe = " ".join(words[:n])
+        found = next((idx for idx, text in blocks if probe in _fold(text)), None)
+        if found is not None:
+            return found
+    return None
+
+
+def _dated(cover: _Cover, iso: str) -> CoverAnswer | None:
+    """The date of decision as printed, in the block that prints it."""
+    for idx, text in cover.blocks:
+        for _, day in dates(text):
+            if day.isoformat() == iso:
+                return CoverAnswer(f"{day:%B} {day.day}, {day.year}", idx)
+    return None

@@ -1,0 +1,67 @@
+"""Questions about an opinion's cover, answered from what the parser read there, in the judgment the question
+names by its parties, with the block that states the answer."""
+
+from __future__ import annotations
+
+import pytest
+from run_tables import write_run_tables
+
+from retrieval.caption_questions import Covers, asked_part
+
+OPINIONS = "en/judgments/us_opinions_pdf"
+
+
+@pytest.mark.parametrize(
+    ("question", "asked"),
+    [
+        ("Which court decided Mortimer v. Baca?", ("court", None)),
+        ("What is the docket number of the Jagels case?", ("number", None)),
+        ("When was the opinion in State v. Dyous decided?", ("date", None)),
+        ("When was the Jagels opinion filed?", ("date", None)),
+        ("Who wrote the opinion in United States v. Vinton?", ("author", None)),
+        ("Which judges sat on the panel?", ("judges", None)),
+        ("Who is the appellant in Jagels v. State?", ("role", "appellant")),
+        ("Who were the parties to the appeal?", ("parties", None)),
+        ("When did St. Pierre file her lawsuit?", None),  # the suit, not the opinion
+        ("Which court below dismissed the claim?", None),  # the lower court's ruling is in the opinion
+        ("Why was the appeal dismissed?", None),
+    ],
+)
+def test_what_a_question_asks_of_a_cover(question, asked):
+    assert asked_part(question) == asked
+
+
+@pytest.fixture(scope="module")
+def two_opinions(tmp_path_factory, shared_data):
+    out = tmp_path_factory.mktemp("covers")
+    ids = {}
+    for name in ("tax_court_tc_memo_2020-26.pdf", "ca1_20-1507_opinion.pdf"):
+        doc, _ = write_run_tables(out, shared_data / OPINIONS / name)
+        ids[name[:3]] = doc.doc_id
+    return Covers(out), ids
+
+
+def test_the_judgment_a_question_names(two_opinions):
+    covers, ids = two_opinions
+    assert covers.named("Which court decided the Bordelon case?") == ids["tax"]
+    assert covers.named("Who is the appellee in Calvary Chapel v. Mills?") == ids["ca1"]
+    assert covers.named("Which court decided the case?") is None  # names no one judgment
+
+
+def test_each_part_of_a_cover_with_the_block_that_states_it(two_opinions):
+    covers, ids = two_opinions
+    blocks = {i: t for i, t in covers._all()[ids["tax"]].blocks}
+    for asked, text, printed in [
+        (("court", None), "United States Tax Court", "UNITED STATES TAX COURT"),
+        (("date", None), "February 20, 2020", "Filed February 20, 2020"),
+        (("role", "petitioner"), "Rock Bordelon and Torie Bordelon", "ROCK BORDELON AND TORIE BORDELON"),
+        (("role", "respondent"), "Commissioner of Internal Revenue", "COMMISSIONER OF INTERNAL REVENUE"),
+        (("author", None), "Gustafson", "GUSTAFSON, Judge:"),
+    ]:
+        found = covers.answer(*asked, ids["tax"])
+        assert found.text == text and printed in blocks[found.block_idx], asked
+    number = covers.answer("number", None, ids["ca1"])
+    assert number.text == "20-1507" and "No. 20-1507" in covers._all()[ids["ca1"]].blocks[number.block_idx][1]
+    parties = covers.answer("parties", None, ids["ca1"]).text
+    assert parties == "Calvary Chapel of Bangor (plaintiff-appellant); Janet T. Mills (defendant-appellee)"
+    assert covers.answer("judges", None, ids["ca1"]).text == "Howard, Selya and Barron"
