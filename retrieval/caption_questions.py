@@ -51,6 +51,7 @@ _ASKS = tuple(
         ("parties", r"\bwho\s+(?:are|were)\s+the\s+parties\b|\bparties\s+(?:to|in|of)\s+(?:the|this)\b"),
     )
 )
+_BELOW = re.compile(r"\b(?:from|below|lower|trial|first\s+instance)\b", _I)
 # the words of a question that cannot name a case
 _COMMON = re.compile(
     r"^(?:who|whom|which|what|when|where|why|how|the|this|that|in|of|for|and|is|was|were|are|did|does|court|case"
@@ -61,8 +62,11 @@ _COMMON = re.compile(
 
 
 def asked_part(question: str) -> tuple[str, str | None] | None:
-    """(what the question asks of a cover, the role it asks about), or None."""
+    """(what the question asks of a cover, the role it asks about), or None. A question about the court
+    below ("Which court was the appeal from?") is the opinion's to answer, not its cover's."""
     for name, pattern in _ASKS:
+        if name == "court" and _BELOW.search(question):
+            continue
         if m := pattern.search(question):
             return name, (m.group(1).lower() if name == "role" else None)
     return None
@@ -175,9 +179,10 @@ def _block_of(blocks: list[tuple[int, str]], value: str) -> int | None:
 
 
 def _dated(cover: _Cover, iso: str) -> CoverAnswer | None:
-    """The date of decision as printed, in the block that prints it."""
+    """The date of decision as the document prints it ("Sept. 30, 2014", "11 February 2022"), in the block
+    that prints it."""
     for idx, text in cover.blocks:
-        for _, day in dates(text):
+        for _, printed, day in dates(text):
             if day.isoformat() == iso:
-                return CoverAnswer(f"{day:%B} {day.day}, {day.year}", idx)
+                return CoverAnswer(printed.strip(" .,"), idx)
     return None

@@ -24,6 +24,7 @@ OPINIONS = "en/judgments/us_opinions_pdf"
         ("Who were the parties to the appeal?", ("parties", None)),
         ("When did St. Pierre file her lawsuit?", None),  # the suit, not the opinion
         ("Which court below dismissed the claim?", None),  # the lower court's ruling is in the opinion
+        ("Which court was the appeal taken from?", None),
         ("Why was the appeal dismissed?", None),
     ],
 )
@@ -53,7 +54,7 @@ def test_each_part_of_a_cover_with_the_block_that_states_it(two_opinions):
     blocks = {i: t for i, t in covers._all()[ids["tax"]].blocks}
     for asked, text, printed in [
         (("court", None), "United States Tax Court", "UNITED STATES TAX COURT"),
-        (("date", None), "February 20, 2020", "Filed February 20, 2020"),
+        (("date", None), "February 20, 2020", "Filed February 20, 2020"),  # as printed
         (("role", "petitioner"), "Rock Bordelon and Torie Bordelon", "ROCK BORDELON AND TORIE BORDELON"),
         (("role", "respondent"), "Commissioner of Internal Revenue", "COMMISSIONER OF INTERNAL REVENUE"),
         (("author", None), "Gustafson", "GUSTAFSON, Judge:"),

@@ -46,7 +46,23 @@ _ORGANISATION = re.compile(
     _I,
 )
 _UPPER = {"llc", "l.l.c", "llp", "plc", "lp", "n.a", "p.c", "p.a", "usa", "u.s", "ii", "iii", "iv", "d.c"}
-_PARTICLES = {"st.", "de", "del", "della", "di", "da", "du", "la", "le", "van", "von", "der", "den", "ten", "mac"}
+_PARTICLES = {
+    "st.",
+    "de",
+    "del",
+    "della",
+    "di",
+    "da",
+    "du",
+    "la",
+    "le",
+    "van",
+    "von",
+    "der",
+    "den",
+    "ten",
+    "mac",
+}
 _SMALL = {"of", "the", "and", "for", "in", "on", "at", "to", "by", "ex", "rel."}
 
 

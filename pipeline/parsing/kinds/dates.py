@@ -31,17 +31,18 @@ def mdy_date(m: re.Match) -> dt.date | None:
     return _made(m[3], m[1], m[2])
 
 
-def dates(s: str) -> list[tuple[int, dt.date]]:
-    """(where it starts, the date) for every date in `s` with the month in words, in text order."""
-    found = [(m.start(), mdy_date(m)) for m in MDY.finditer(s)]
-    found += [(m.start(), _made(m[3], m[2], m[1])) for m in _DMY.finditer(s)]
-    return sorted((at, d) for at, d in found if d is not None)
+def dates(s: str) -> list[tuple[int, str, dt.date]]:
+    """(where it starts, the date as printed, the date) for every date in `s` with the month in words, in
+    text order."""
+    found = [(m.start(), m[0], mdy_date(m)) for m in MDY.finditer(s)]
+    found += [(m.start(), m[0], _made(m[3], m[2], m[1])) for m in _DMY.finditer(s)]
+    return sorted((at, printed, d) for at, printed, d in found if d is not None)
 
 
 def parse_date(s: str) -> dt.date | None:
     """The first date in `s`: one with its month in words, else a day-first numeric one."""
     if found := dates(s):
-        return found[0][1]
+        return found[0][2]
     if m := _NUMERIC.search(s):
         return _made(m[3], int(m[2]), m[1])
     return None

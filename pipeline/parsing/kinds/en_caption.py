@@ -171,7 +171,7 @@ def _decided(lines: list[str]) -> dt.date | None:
     argument's or a rehearing's."""
     text = "\n".join(lines)
     alone = None
-    for at, d in dates(text):
+    for at, _, d in dates(text):
         before = text[max(0, at - 40) : at]
         line_start = text.rfind("\n", 0, at) + 1
         if _DECIDED.search(before):
