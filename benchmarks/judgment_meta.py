@@ -9,7 +9,8 @@ Sets (gold, and the text the parser is given):
 - fastcase: the 34 US appellate opinions of `en/judgments/us_opinions_fastcase_xml`; gold from the
   publisher's own fields (CourtName, DocketNumber, DecisionDate, PartyHeader, ShortName); the parser reads
   the plain text of the printed header (HeaderHtml) and opinion (CaseHtml), as a user's text export would be.
-- pdf: the shared US opinion PDFs, gold written by hand from their covers (`benchmarks/data/judgment_meta_pdf.json`).
+- pdf: the shared US opinion PDFs, gold written by hand from their covers
+  (`benchmarks/data/judgment_meta_pdf.json`).
 - wenshu: the 103 裁判文书网 documents of `zh/judgments/wenshu_mixed.jsonl`; gold from the site's own
   fields (审理法院, 案由, 裁判日期, 当事人), counted only where the document's text states the value (a
   withheld document's text is its title alone).

@@ -34,7 +34,8 @@ _ASKS = tuple(
         ),
         (
             "judges",
-            r"\b(?:which|what)\s+judges\b|\bon\s+the\s+panel\b|\bwho\s+(?:sat|heard\s+the\s+(?:appeal|case))\b",
+            r"\b(?:which|what)\s+judges\b|\bon\s+the\s+panel\b|\bwho\s+(?:sat|heard\s+the\s+(?:appeal"
+            r"|case))\b",
         ),
         (
             "court",
@@ -43,8 +44,10 @@ _ASKS = tuple(
         ("number", r"\b(?:docket|case)\s+(?:number|no)\b"),
         (
             "date",
-            r"\bwhen\s+(?:was|were)\s+(?:the|this|that)\s+(?:\S+\s+){0,3}?(?:opinion|judgment|decision|case|order|appeal)\b"
-            r".{0,80}?\b(?:decided|filed|issued|entered|handed\s+down|delivered)\b|\bwhen\s+did\s+the\s+court\s+(?:decide|rule)"
+            r"\bwhen\s+(?:was|were)\s+(?:the|this|that)\s+(?:\S+\s+){0,3}?(?:opinion|judgment|decision|case"
+            r"|order|appeal)\b"
+            r".{0,80}?\b(?:decided|filed|issued|entered|handed\s+down|delivered)\b"
+            r"|\bwhen\s+did\s+the\s+court\s+(?:decide|rule)"
             r"|\bdate\s+of\s+(?:the\s+)?(?:decision|judgment|opinion|order)\b",
         ),
         ("role", rf"\bwho\s+(?:is|was|are|were)\s+the\s+({_ROLES})\b"),
@@ -54,9 +57,12 @@ _ASKS = tuple(
 _BELOW = re.compile(r"\b(?:from|below|lower|trial|first\s+instance)\b", _I)
 # the words of a question that cannot name a case
 _COMMON = re.compile(
-    r"^(?:who|whom|which|what|when|where|why|how|the|this|that|in|of|for|and|is|was|were|are|did|does|court|case"
-    r"|opinion|judgment|decision|appeal|judge|judges|panel|united|states|state|people|commonwealth|america|v|vs"
-    r"|docket|number|filed|decided|wrote|parties|appellant|appellee|plaintiff|defendant|petitioner|respondent)$",
+    r"^(?:who|whom|which|what|when|where|why|how|the|this|that|in|of|for|and|is|was|were|are|did|does|court"
+    r"|case"
+    r"|opinion|judgment|decision|appeal|judge|judges|panel|united|states|state|people|commonwealth|america|v"
+    r"|vs"
+    r"|docket|number|filed|decided|wrote|parties|appellant|appellee|plaintiff|defendant|petitioner"
+    r"|respondent)$",
     _I,
 )
 
@@ -168,7 +174,8 @@ def _fold(s: str) -> str:
 
 
 def _block_of(blocks: list[tuple[int, str]], value: str) -> int | None:
-    """The first opening block that holds `value` (or, for a value printed over two lines, its first words)."""
+    """The first opening block that holds `value` (or, for a value printed over two lines, its first
+    words)."""
     words = _fold(value).split()
     for n in range(len(words), min(2, len(words)) - 1, -1):
         probe = " ".join(words[:n])

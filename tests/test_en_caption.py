@@ -83,7 +83,8 @@ def test_an_english_cover_keeps_its_own_reading():
         "Neutral Citation Number: [2020] EWCA Civ 999\nCase No: A1/2019/0001\n"
         "IN THE COURT OF APPEAL (CIVIL DIVISION)\nDate: 03/02/2020\nBefore :\nLORD JUSTICE HALDANE\n"
         "Between :\nALPHA LIMITED\nAppellant\n- and -\nBETA PLC\nRespondent\n"
-        "1. This appeal concerns a contract for the carriage of goods between the parties, and the judge below "
+        "1. This appeal concerns a contract for the carriage of goods between the parties, and the judge "
+        "below "
         "held that the claim failed on the facts found at trial in the High Court."
     )
     doc = build(from_text(text, "x"), "x", "0" * 16, ParseConfig(kind="en_judgment"))

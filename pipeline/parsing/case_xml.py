@@ -55,7 +55,8 @@ def read_case(root) -> Extracted:
 
 
 def _markup(root, name: str) -> str:
-    """A field's HTML, whole: publishers leave some tags unescaped (a footnote's <A>) inside the escaped ones."""
+    """A field's HTML, whole: publishers leave some tags unescaped (a footnote's <A>) inside the escaped
+    ones."""
     el = root.find(name)
     return "".join(el.itertext()) if el is not None else ""
 

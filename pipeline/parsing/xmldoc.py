@@ -1,5 +1,6 @@
 """XML inputs: patents of every USPTO era and EP, UK LegalDocML judgments and US case-law publishers'
-opinions, told apart by the root element. A weekly USPTO bulk file is many XML documents concatenated; each becomes its own document."""
+opinions, told apart by the root element. A weekly USPTO bulk file is many XML documents concatenated;
+each becomes its own document."""
 
 from __future__ import annotations
 

@@ -22,13 +22,16 @@ _WORDS = dict(
     pair.split("=")
     for pair in (
         "Association=Ass'n Associates=Assocs. Company=Co. Corporation=Corp. Incorporated=Inc. Insurance=Ins. "
-        "Mutual=Mut. Laboratories=Labs. Commission=Comm'n Commissioner=Comm'r Department=Dep't University=Univ. "
+        "Mutual=Mut. Laboratories=Labs. Commission=Comm'n Commissioner=Comm'r Department=Dep't "
+        "University=Univ. "
         "Street=St. Properties=Props. Industries=Indus. Services=Servs. National=Nat'l International=Int'l "
-        "Manufacturing=Mfg. Limited=Ltd. Brothers=Bros. Hospital=Hosp. Government=Gov't Board=Bd. County=Cnty. "
+        "Manufacturing=Mfg. Limited=Ltd. Brothers=Bros. Hospital=Hosp. Government=Gov't Board=Bd. "
+        "County=Cnty. "
         "Authority=Auth. Education=Educ. Development=Dev. Federal=Fed. Financial=Fin. Management=Mgmt. "
         "Medical=Med. Transportation=Transp. Secretary=Sec'y Administration=Admin. Technology=Tech. "
         "Equipment=Equip. Enterprises=Enters. Partnership=P'ship American=Am. America=Am. Center=Ctr. "
-        "Litigation=Litig. Products=Prods. Liability=Liab. District=Dist. Division=Div. Engineering=Eng'g Public=Pub. Regional=Reg'l Resources=Res. "
+        "Litigation=Litig. Products=Prods. Liability=Liab. District=Dist. Division=Div. Engineering=Eng'g "
+        "Public=Pub. Regional=Reg'l Resources=Res. "
         "Alabama=Ala. Arizona=Ariz. Arkansas=Ark. California=Cal. Colorado=Colo. Connecticut=Conn. "
         "Delaware=Del. Florida=Fla. Georgia=Ga. Illinois=Ill. Indiana=Ind. Kansas=Kan. Kentucky=Ky. "
         "Louisiana=La. Maryland=Md. Massachusetts=Mass. Michigan=Mich. Minnesota=Minn. Mississippi=Miss. "
@@ -40,8 +43,10 @@ _ABBREVIABLE = re.compile(r"\b(" + "|".join(sorted(_WORDS, key=len, reverse=True
 _EX_REL = re.compile(r",?\s+ex\s+rel\.\s*", _I)
 _PERSON_SUFFIX = re.compile(r",?\s+(?:jr|sr|ii|iii|iv|m\.d|esq)\.?$", _I)
 _ORGANISATION = re.compile(
-    r"\b(?:inc|llc|ltd|co|corp|corporation|company|bank|association|commission|department|board|university|trust"
-    r"|county|city|town|village|district|authority|agency|society|church|chapel|services?|insurance|group|partners"
+    r"\b(?:inc|llc|ltd|co|corp|corporation|company|bank|association|commission|department|board|university"
+    r"|trust"
+    r"|county|city|town|village|district|authority|agency|society|church|chapel|services?|insurance|group"
+    r"|partners"
     r"|committee|council|school|hospital|office|bureau|union|laboratories|properties|industries|l\.?l\.?c)\b",
     _I,
 )

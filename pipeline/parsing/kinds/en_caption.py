@@ -21,7 +21,8 @@ from pipeline.records import Party
 _I = re.IGNORECASE
 _ROLE_WORD = (
     r"(?:cross[\s\-–—]*)?(?:plaintiffs?|defendants?|petitioners?|respondents?|appellants?|appellees?|movants?"
-    r"|claimants?|interven[eo]rs?|relators?|complainants?|garnishees?|creditors?|debtors?|counter[\s\-–—]*(?:plaintiffs?|defendants?))"
+    r"|claimants?|interven[eo]rs?|relators?|complainants?|garnishees?|creditors?|debtors?"
+    r"|counter[\s\-–—]*(?:plaintiffs?|defendants?))"
 )
 # "Plaintiff, Appellant", "Plaintiffs-Appellants/Cross-Respondents", "Petitioner - Appellant", "(defendant)"
 _ROLE = re.compile(rf"\b{_ROLE_WORD}(?:\s*(?:[\-–—/,]|\s-\s|\band\b)\s*{_ROLE_WORD})*\b\.?", _I)
@@ -33,34 +34,41 @@ _COURT_TAIL = re.compile(
     r"^(?:for\s+the\s+[\w\s.]{3,40}|(?:\w+\s+){0,2}(?:circuit|district|division))\.?$", _I
 )
 # the lines around the caption: headings of the cover, never a party
-# a reporter's citation or page mark heading the text: "100 A.3d 1004", "[153 Conn.App. 267]", "2018 IL App (1st) 152522"
+# a reporter's citation or page mark heading the text: "100 A.3d 1004", "[153 Conn.App. 267]",
+# "2018 IL App (1st) 152522"
 _REPORTER = (
     r"\[?\d{1,4}\s+[A-Z][\w.\s’']{0,20}\s+\d{1,5}\]?(?:\s*\(mem\))?$|\d{4}\s+[A-Z][\w.\s()]{1,20}\s+\d+$"
 )
 REPORTER_CITATION = re.compile(_REPORTER, _I)
 _NOT_CAPTION = re.compile(
     r"^(?:(?:in\s+the\s+)?(?:\w+\s+){0,6}?(?:court|tribunal)\b|for\s+the\s+\w+\s+circuit|(?:\w+\s+)?circuit$"
-    r"|for\s+publication|not\s+for\s+publication|\[?unpublished\]?|(?:non-?)?precedential|file\s+name|recommended\s+for"
-    rf"|{_REPORTER}|(?:docket|record|case|misc\.)?\s*(?:ag\s+)?nos?\.\s*\S+\.?$|division\s+\w+$|t\.c\.\s+memo)",
+    r"|for\s+publication|not\s+for\s+publication|\[?unpublished\]?|(?:non-?)?precedential|file\s+name"
+    r"|recommended\s+for"
+    rf"|{_REPORTER}|(?:docket|record|case|misc\.)?\s*(?:ag\s+)?nos?\.\s*\S+\.?$|division\s+\w+$"
+    rf"|t\.c\.\s+memo)",
     _I,
 )
 _NUMBERED = re.compile(r"(?:¶\s*)?\d{1,3}\.?\s+[A-Z]")  # the opinion's first numbered paragraph
 _ONE_SIDED = re.compile(r"(?:in\s+re|in\s+the\s+(?:matter|interest)\s+of)\b", _I)
 _COUNSEL = re.compile(
-    r"\bfor\s+(?:the\s+)?(?:appellants?|appellees?|respondents?|petitioners?|plaintiffs?|defendants?|people|state|claimant)"
+    r"\bfor\s+(?:the\s+)?(?:appellants?|appellees?|respondents?|petitioners?|plaintiffs?|defendants?|people"
+    r"|state|claimant)"
     r"\b|\bon\s+(?:the\s+)?briefs?\b|\bof\s+counsel\b|^present\s*:|^\(?\w+\.?\s+\d{1,2},\s+\d{4}\.?\)?$",
     _I,
 )
 # the first line after the caption: where the cover goes on to the appeal, the panel, the dates, counsel
 _AFTER_CAPTION = re.compile(
-    r"^(?:appeals?\s+from|on\s+(?:appeal|petition|writ|review|discretionary|certiorari|remand|motion)|petitions?\s+for"
-    r"|before\b|argued|submitted|(?:opinion\s+|date\s+)?filed|decided|date\b|counsel|(?:order|opinion|judgment|memorandum"
+    r"^(?:appeals?\s+from|on\s+(?:appeal|petition|writ|review|discretionary|certiorari|remand|motion)"
+    r"|petitions?\s+for"
+    r"|before\b|argued|submitted|(?:opinion\s+|date\s+)?filed|decided|date\b|counsel|(?:order|opinion"
+    r"|judgment|memorandum"
     r"|syllabus)\b|per\s+curiam|honorable|appearances)",
     _I,
 )
 _NUMBER = re.compile(
     r"\b(?:docket|record|case|misc\.\s+docket\s+ag)?\s*nos?\.\s*:?\s*"
-    r"(?P<n>(?:MDL\s+)?[A-Z]{0,6}[\-–]?\d[\w\-–—:./]*(?:\s+[A-Z]{2,4}\s+\d{4}|(?:\s*,\s*|\s+(?:&|and)\s+)\d[\w\-–—:./]*\d)*)",
+    r"(?P<n>(?:MDL\s+)?[A-Z]{0,6}[\-–]?\d[\w\-–—:./]*(?:\s+[A-Z]{2,4}\s+\d{4}|(?:\s*,\s*|\s+(?:&"
+    r"|and)\s+)\d[\w\-–—:./]*\d)*)",
     _I,
 )
 _LOWER_NUMBER = re.compile(
@@ -68,10 +76,12 @@ _LOWER_NUMBER = re.compile(
     _I,
 )
 _DOCKETISH = re.compile(
-    r"(?<![\w\-–—:])(?=[\w:\-–—]*\d)(?=[\w:\-–—]*[\-–—:])[\w:\-–—]{5,}|\(\s*[A-Z][\w.\s]{1,14}\.\s*\)|[\ue000-\uf8ff*]"
+    r"(?<![\w\-–—:])(?=[\w:\-–—]*\d)(?=[\w:\-–—]*[\-–—:])[\w:\-–—]{5,}|\(\s*[A-Z][\w.\s]{1,14}\.\s*\)"
+    r"|[\ue000-\uf8ff*]"
 )
 _DECIDED = re.compile(
-    r"\b(?:decided(?:\s+and\s+filed)?|(?:opinion\s+|date\s+)?filed|entered|issued|dated?|decision\s+date)\s*:?\s*$",
+    r"\b(?:decided(?:\s+and\s+filed)?|(?:opinion\s+|date\s+)?filed|entered|issued|dated?"
+    r"|decision\s+date)\s*:?\s*$",
     _I,
 )
 _HEARD = re.compile(r"\b(?:argued|submitted|heard|reconsideration|rehearing|calendared)\b[^.]{0,40}$", _I)
@@ -86,7 +96,8 @@ _PANEL = re.compile(
 _AUTHOR = re.compile(
     r"(?:opinion\s+(?:of\s+the\s+court\s+)?by\s+(?:chief\s+)?(?:judge|justice)?\s*(?P<a>[A-Z][\w’'\-]+)"
     r"|(?:chief\s+)?justice\s+(?P<c>[A-Z][\w’'\-]+)\s+delivered"
-    r"|(?P<b>[A-Z][\w’'\-.]*(?:\s+[A-Z][\w’'\-.]*){0,3}),\s+(?:(?:chief|senior|circuit|district|associate)\s+)*"
+    r"|(?P<b>[A-Z][\w’'\-.]*(?:\s+[A-Z][\w’'\-.]*){0,3}),\s+(?:(?:chief|senior|circuit|district"
+    r"|associate)\s+)*"
     r"(?:(?:judge|justice)\s*(?:[:.]|,\s+delivered)|(?:j|c\.j|p\.j|j\.a\.d)\.(?=[\s:,]|$)))",
     _I,
 )
@@ -96,9 +107,11 @@ _JUDGE_TITLES = re.compile(
     _I,
 )
 _DESCRIPTOR = re.compile(
-    r",\s*(?:in\s+(?:his|her|their|its)\s|individually|as\s|an?\s|by\s+and\s+through|on\s+behalf|d/b/a|doing\s+business"
+    r",\s*(?:in\s+(?:his|her|their|its)\s|individually|as\s|an?\s|by\s+and\s+through|on\s+behalf|d/b/a"
+    r"|doing\s+business"
     r"|also\s+known|a/k/a|f/k/a|formerly|et\s+al|(?i:(?:acting\s+|former\s+)?(?:chair(?:man|person)?|director"
-    r"|secretary|commissioner|warden|governor|sheriff|superintendent|administrator|executor|trustee|president|mayor"
+    r"|secretary|commissioner|warden|governor|sheriff|superintendent|administrator|executor|trustee"
+    r"|president|mayor"
     r"|attorney\s+general))\b)|\s+(?i:also\s+known\s+as|a/k/a|d/b/a|et\s+al\b)|,\s*[A-Z][a-z]+\s*$",
 )
 _COMPANY = re.compile(r",\s*(?:Inc|LLC|L\.L\.C|Ltd|Co|Corp|P\.C|N\.A|LLP|L\.P|P\.A|PLLC)\.?(?=\W|$)", _I)
@@ -125,7 +138,8 @@ def opens_with_caption(text: str) -> bool:
 
 def read_caption(lines: list[str], openings: list[str]) -> Caption:
     """The cover's facts from its lines (the document's first lines, up to where the opinion begins); the
-    author from the `openings` of the paragraphs after them ("SELYA, Circuit Judge.", "JUSTICE X delivered")."""
+    author from the `openings` of the paragraphs after them ("SELYA, Circuit Judge.", "JUSTICE X
+    delivered")."""
     cap = Caption()
     cap.court = _court(lines)
     cap.number = _number(lines)
@@ -223,7 +237,8 @@ def _caption_text(lines: list[str]) -> str:
     for line in lines[:30]:
         line = _LOWER_NUMBER.sub(" ", line)
         line = re.sub(
-            r"\b(?:(?:misc\.\s+)?(?:docket|record|case)\s+)?(?:ag\s+)?nos?\.\s*\S+(?:,?\s+\w+\.?\s+term,\s+\d{4})?"
+            r"\b(?:(?:misc\.\s+)?(?:docket|record"
+            r"|case)\s+)?(?:ag\s+)?nos?\.\s*\S+(?:,?\s+\w+\.?\s+term,\s+\d{4})?"
             r"|^\s*(?:opinion|division\s+\w+)\b",
             " ",
             line,
