@@ -12,9 +12,9 @@ from __future__ import annotations
 from pipeline.paths import CLAUSE_HEAD
 from pipeline.records import DocKind
 from retrieval.answer import Answer, Citation, Evidence
-from retrieval.caption_questions import asked_part
+from retrieval.caption_questions import CoverAnswer, asked_part
 from retrieval.clause_questions import answering_first, clause_category, clause_phrase
-from retrieval.front_questions import about_patent, asked_field
+from retrieval.front_questions import FrontAnswer, about_patent, asked_field
 from retrieval.ruling_questions import asks_ruling, ruling_answer
 
 
@@ -76,16 +76,8 @@ class AnswerRoutes:
         if not patents or (patents[0] != docs[0] and not about_patent(question)):
             return None
         found = self.fronts.answer(field, patents[0])
-        segs = [
-            p.segment_id
-            for p in self.passages_of(patents[0])
-            if found and self.block_of[p.segment_id] == found.block_idx
-        ]
-        if not segs:
-            return None
-        notes.append(f"read from the patent's front page: its {field} (retrieval/front_questions.py)")
-        evidence = [self.evidence(segs[0], self.passage(segs[0]).text)]
-        return self.routed(question, (found.text, "field", None), evidence, None, citations, notes)
+        note = f"read from the patent's front page: its {field} (retrieval/front_questions.py)"
+        return self.field_answer(question, patents[0], found, note, citations, notes)
 
     def cover_answer(
         self, question: str, doc_id: str | None, doc: str | None, citations: list[Citation], notes: list[str]
@@ -98,14 +90,28 @@ class AnswerRoutes:
             return None
         target = doc_id or self.covers.named(question) or doc
         found = self.covers.answer(*asked, target) if target else None
+        note = f"read from the opinion's cover: its {asked[0]} (retrieval/caption_questions.py)"
+        return self.field_answer(question, target, found, note, citations, notes)
+
+    def field_answer(
+        self,
+        question: str,
+        doc: str,
+        found: FrontAnswer | CoverAnswer | None,
+        note: str,
+        citations: list[Citation],
+        notes: list[str],
+    ) -> Answer | None:
+        """A value read from a document's head (`found`: its text and the block stating it), answered with
+        that block's first segment as evidence; None when nothing was found or no segment holds the block."""
         segs = [
             p.segment_id
-            for p in self.passages_of(target)
-            if found and self.block_of[p.segment_id] == found.block_idx
+            for p in (self.passages_of(doc) if found else [])
+            if self.block_of[p.segment_id] == found.block_idx
         ]
         if not segs:
             return None
-        notes.append(f"read from the opinion's cover: its {asked[0]} (retrieval/caption_questions.py)")
+        notes.append(note)
         evidence = [self.evidence(segs[0], self.passage(segs[0]).text)]
         return self.routed(question, (found.text, "field", None), evidence, None, citations, notes)
 
