@@ -191,5 +191,6 @@ def _dated(cover: _Cover, iso: str) -> CoverAnswer | None:
     for idx, text in cover.blocks:
         for _, printed, day in dates(text):
             if day.isoformat() == iso:
-                return CoverAnswer(printed.strip(" .,"), idx)
+                shown = printed.strip(" .,")
+                return CoverAnswer(shown.title() if shown.isupper() else shown, idx)  # not "FEBRUARY 5, 2010"
     return None
