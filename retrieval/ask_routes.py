@@ -16,6 +16,7 @@ from retrieval.caption_questions import CoverAnswer, asked_part
 from retrieval.clause_questions import answering_first, clause_category, clause_phrase
 from retrieval.front_questions import FrontAnswer, about_patent, asked_field
 from retrieval.ruling_questions import asks_ruling, ruling_answer
+from retrieval.text import sentence_around
 
 
 class AnswerRoutes:
@@ -103,7 +104,8 @@ class AnswerRoutes:
         notes: list[str],
     ) -> Answer | None:
         """A value read from a document's head (`found`: its text and the block stating it), answered with
-        that block's first segment as evidence; None when nothing was found or no segment holds the block."""
+        the sentence of the block that holds `found.anchor` as evidence, else the block's first segment;
+        None when nothing was found or no segment holds the block."""
         segs = [
             p.segment_id
             for p in (self.passages_of(doc) if found else [])
@@ -113,6 +115,11 @@ class AnswerRoutes:
             return None
         notes.append(note)
         evidence = [self.evidence(segs[0], self.passage(segs[0]).text)]
+        for seg in segs if found.anchor else []:
+            text = self.passage(seg).text
+            if (at := text.lower().find(found.anchor.lower())) >= 0:
+                evidence = [self.evidence(seg, sentence_around(text, at, at + len(found.anchor)))]
+                break
         return self.routed(question, (found.text, "field", None), evidence, None, citations, notes)
 
     def ruling_answer(

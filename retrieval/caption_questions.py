@@ -82,6 +82,7 @@ def asked_part(question: str) -> tuple[str, str | None] | None:
 class CoverAnswer:
     text: str
     block_idx: int
+    anchor: str | None = None  # words of the block the answer stands on, to cite their sentence
 
 
 @dataclass
@@ -139,7 +140,8 @@ class Covers:
             return None
         meta, text, anchor = cover.meta, None, None
         if part == "author":
-            return next((CoverAnswer(a, idx) for idx, t in cover.blocks if (a := author_of([t[:120]]))), None)
+            found = ((a, idx) for idx, t in cover.blocks if (a := author_of([t[:120]])))
+            return next((CoverAnswer(a, idx, a.split()[-1]) for a, idx in found), None)
         if part == "judges" and meta.get("judges"):
             text, anchor = joined(meta["judges"]), meta["judges"][0].split()[-1]
         elif part in ("court", "number") and meta.get(_FIELD[part]):
@@ -149,7 +151,7 @@ class Covers:
         elif part in ("parties", "role"):
             text, anchor = _parties(meta.get("parties") or [], role)
         block = _block_of(cover.blocks, anchor) if text else None
-        return CoverAnswer(text, block) if block is not None else None
+        return CoverAnswer(text, block, anchor) if block is not None else None
 
 
 _FIELD = {"court": "court", "number": "case_number"}
@@ -192,5 +194,6 @@ def _dated(cover: _Cover, iso: str) -> CoverAnswer | None:
         for _, printed, day in dates(text):
             if day.isoformat() == iso:
                 shown = printed.strip(" .,")
-                return CoverAnswer(shown.title() if shown.isupper() else shown, idx)  # not "FEBRUARY 5, 2010"
+                # in a reader's case, not "FEBRUARY 5, 2010"
+                return CoverAnswer(shown.title() if shown.isupper() else shown, idx, shown)
     return None

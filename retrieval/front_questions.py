@@ -47,6 +47,7 @@ def about_patent(question: str) -> bool:
 class FrontAnswer:
     text: str  # the answer as shown: the value as printed, names joined, a number with its commas
     block_idx: int  # the block holding (the start of) the value
+    anchor: str | None = None  # the evidence is the block's whole first segment
 
 
 def shown(field: FrontField) -> str:
