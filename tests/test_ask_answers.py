@@ -467,8 +467,12 @@ def test_a_sentence_holds_the_words_of_the_heading_it_stands_under():
 @pytest.mark.parametrize(
     ("question", "want"),
     [
-        ("Who are the parties to the appeal?", "MARLOWE FREIGHT LIMITED and BRISTOW ANCHOR INSURANCE PLC"),
-        ("Which court heard the appeal?", "COURT OF APPEAL"),
+        # a cover's parties with their roles, its court whole (retrieval/caption_questions.py)
+        (
+            "Who are the parties to the appeal?",
+            "Marlowe Freight Limited (appellant); Bristow Anchor Insurance PLC (respondent)",
+        ),
+        ("Which court heard the appeal?", "COURT OF APPEAL (CIVIL DIVISION)"),
         ("Which court was the appeal from?", "HIGH COURT OF JUSTICE"),
         ("Who are the inventors?", "Clara Westbrook and Tomas Leidecker"),
         ("When was the patent filed?", "Feb. 17, 2023"),

@@ -13,13 +13,14 @@ import datetime as dt
 import re
 from html import unescape as html_text
 
-from lxml import html
+from lxml import etree, html
 
 from pipeline.parsing.kinds.en_caption import read_caption
 from pipeline.parsing.spans import Extracted, TextBuilder
 from pipeline.records import DocKind, DocMeta
 
-_BLOCKS = ("p", "div", "center", "h1", "h2", "h3", "h4", "blockquote", "li", "tr")
+_BREAKS = re.compile(r"<\s*(?:br\b[^>]*|/?(?:p|div|center|h[1-6]|blockquote|li|tr)\b[^>]*)>", re.IGNORECASE)
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _WS = re.compile(r"[ \t\u00a0]+")
 
 
@@ -71,16 +72,16 @@ def _field(root, path: str) -> str | None:
 def _printed_lines(fragment: str) -> list[str]:
     """The lines of an HTML fragment as printed: a line per block element or line break; footnote
     markers (superscripts) left out."""
+    # control characters are no text (and lxml refuses them); a block's edges and a break end a line
+    fragment = _BREAKS.sub("\n", _CONTROL.sub(" ", fragment))
     if not fragment.strip():
         return []
-    root = html.fragment_fromstring(fragment, create_parent="div")
+    try:
+        root = html.fragment_fromstring(fragment, create_parent="div")
+    except (etree.ParserError, ValueError):
+        return []  # nothing readable: the record is refused as one without text
     for sup in root.iter("sup"):
         sup.drop_tree()
-    for br in root.iter("br"):
-        br.tail = "\n" + (br.tail or "")
-    for el in root.iter(*_BLOCKS):
-        el.tail = "\n" + (el.tail or "")
-        el.text = "\n" + (el.text or "")
     lines = (_WS.sub(" ", line).strip() for line in root.text_content().split("\n"))
     return [line for line in lines if line]
 

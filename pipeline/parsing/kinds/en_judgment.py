@@ -278,7 +278,8 @@ def extract_meta(text: str, spans: list[Span]) -> tuple[DocMeta, str | None]:
     if m := CITATION.search(head_text):
         meta.citation = m.group(0)
     if m := _COURT.search(head_text):
-        meta.court = re.sub(r"^in\s+the\s+", "", m.group(0).strip(), flags=_I)
+        court = re.sub(r"^in\s+the\s+", "", m.group(0).strip(), flags=_I)
+        meta.court = re.split(r"\s+(?:on\s+appeal|appeal\s+from|from\s+the)\b", court, flags=_I)[0]
     if m := _CASE_NO.search(head_text):
         meta.case_number = m.group(1)
     for line in header:
