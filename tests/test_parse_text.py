@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from pipeline.config import ParseConfig
 from pipeline.parsing import build, corpus_windows, iter_documents, parse_file
+from pipeline.parsing.kinds.zh_judgment import _bare_cause
 from pipeline.parsing.text import from_text
 from pipeline.records import BlockType as T
 from pipeline.records import DocKind, doc_id_for_bytes, doc_id_for_file
@@ -178,3 +179,10 @@ def test_empty_text_is_typed_error(tmp_path, name):
     path.write_text("" if name == "empty.txt" else "  \n\n ", encoding="utf-8")
     with pytest.raises(EmptyDocument, match=name):
         parse_file(path)
+
+
+def test_a_cause_is_read_without_the_parties_run_into_it():
+    assert _bare_cause("张某、李某等离婚纠纷") == "离婚纠纷"
+    assert _bare_cause("沂水县某超市有限公司劳动争议") == "劳动争议"
+    assert _bare_cause("平等就业权纠纷") == "平等就业权纠纷"  # 等 inside a cause's own name
+    assert _bare_cause("犯盗窃罪") == "盗窃"

@@ -344,7 +344,9 @@ def _bare_cause(found: str) -> str:
     """The cause alone: not the parties run into it (…有限公司劳动争议, 张三等离婚纠纷, 罪犯某某运输毒品罪), and
     a charge as the court site files it, without 犯 … 罪."""
     cause = _ORG_END.split(found)[-1] or found  # an organisation the party lines did not name exactly
-    cause = re.split(r"等|罪犯[^、]{1,4}?(?=[^、]{2,}罪$)", cause)[-1].lstrip("、")
+    cause = re.split(r"(?<!平)等|罪犯[^、]{1,4}?(?=[^、]{2,}罪$)", cause)[-1].lstrip(
+        "、"
+    )  # 平等就业权纠纷 whole
     if cause.endswith("罪"):
         cause = re.sub(r"^(?:犯|涉嫌)", "", cause)[:-1]
     return cause
