@@ -15,7 +15,7 @@ from html import unescape as html_text
 
 from lxml import etree, html
 
-from pipeline.parsing.kinds.en_caption import read_caption
+from pipeline.parsing.kinds.en_caption import docket_number, read_caption
 from pipeline.parsing.spans import Extracted, TextBuilder
 from pipeline.records import DocKind, DocMeta
 
@@ -89,7 +89,7 @@ def _printed_lines(fragment: str) -> list[str]:
 def _docket(value: str | None) -> str | None:
     if not value:
         return None
-    found = read_caption([value], []).number
+    found = docket_number([value])
     return found or value
 
 

@@ -142,7 +142,7 @@ def read_caption(lines: list[str], openings: list[str]) -> Caption:
     delivered")."""
     cap = Caption()
     cap.court = _court(lines)
-    cap.number = _number(lines)
+    cap.number = docket_number(lines)
     cap.date = _decided(lines)
     cap.judges = _judges(lines, openings)
     cap.parties = _parties(_caption_text(lines))
@@ -170,7 +170,8 @@ def _court(lines: list[str]) -> str | None:
     return None
 
 
-def _number(lines: list[str]) -> str | None:
+def docket_number(lines: list[str]) -> str | None:
+    """This court's docket number in the cover's lines, never the court below's."""
     for line in lines[:25]:
         if re.match(r"(?:appeals?|on\s+appeal|petitions?)\s+(?:from|for)", line, _I):
             continue
