@@ -186,3 +186,25 @@ def test_a_cause_is_read_without_the_parties_run_into_it():
     assert _bare_cause("沂水县某超市有限公司劳动争议") == "劳动争议"
     assert _bare_cause("平等就业权纠纷") == "平等就业权纠纷"  # 等 inside a cause's own name
     assert _bare_cause("犯盗窃罪") == "盗窃"
+
+
+def test_a_long_title_naming_every_party_is_the_header_not_a_party():
+    text = (
+        "原告贺付忠与被告陈益明、南京市江宁区邦邦物流货运中心、中华联合财产保险股份有限公司南京中心支公司等"
+        "机动车交通事故责任纠纷一审民事判决书\n南京市栖霞区人民法院\n民 事 判 决 书\n(2017)苏0113民初284号\n"
+        "原告：贺付忠，男，1970年10月4日出生，汉族。\n被告：陈益明，男，1977年5月20日出生，汉族。\n"
+        "原告贺付忠与被告陈益明机动车交通事故责任纠纷一案，本院于2017年1月9日立案后，依法适用简易程序审理。\n"
+    )
+    doc = build(from_text(text, "title.txt"), "title.txt", "0" * 16, ParseConfig())
+    assert doc.blocks[0].type is T.HEADER
+    assert [(p.name, p.role) for p in doc.meta.parties] == [("贺付忠", "原告"), ("陈益明", "被告")]
+
+
+def test_a_cause_read_from_the_procedure_leaves_out_the_number_of_the_case_executed():
+    text = (
+        "陈国强与苗根表执行裁定书\n浙江省慈溪市人民法院\n执 行 裁 定 书\n（2015）甬慈执民字第112-2号\n"
+        "申请执行人：陈国强。\n被执行人：苗根表。\n"
+        "本院在执行陈国强与苗根表（2014）甬慈浒商初字第21号民间借贷纠纷一案中，申请执行人陈国强自愿撤回申请。\n"
+    )
+    doc = build(from_text(text, "exec.txt"), "exec.txt", "0" * 16, ParseConfig())
+    assert doc.meta.cause == "民间借贷纠纷"

@@ -44,6 +44,8 @@ _NOT_PARTY = re.compile(
 _HEADER = re.compile(
     rf"^(?:.{{0,60}}(?:{DOC_TYPES})|.{{2,40}}?(?:人民法院|法院|法庭)|[（(〔\[]\d{{4}}[）)〕\]].{{1,30}}?号.?)$"
 )
+# a title naming every party before the document's kind: "原告贺付忠与被告陈益明、…等机动车交通事故责任纠纷一审民事判决书"
+_LONG_TITLE = re.compile(rf"^[^。；：:]{{60,200}}(?:{DOC_TYPES})$")
 _PROCEDURE = re.compile(
     r"^(?:原审|一审|原判|原一审)|一案|审理终结|提起公诉|提起上诉|提出上诉|立案|受理|组成合议庭|开庭|简易程序|普通程序"
 )
@@ -148,8 +150,9 @@ def _classify(piece: str, state: T) -> T:
     if state in (T.VERDICT, T.OPINION):
         return state  # the reasoning discusses claims, defences and facts without leaving the reasoning
     if state in (T.HEADER, T.PARTIES):
-        if state is T.HEADER and len(piece) <= 60 and _HEADER.match(clean_line(piece)):  # 民 事 判 决 书
-            return T.HEADER
+        line = clean_line(piece)
+        if state is T.HEADER and (len(piece) <= 60 and _HEADER.match(line) or _LONG_TITLE.match(line)):
+            return T.HEADER  # 民 事 判 决 书; the site's title of a suit with many parties
         if _PARTY.match(head) and not _NOT_PARTY.search(piece[:200]):
             return T.PARTIES
         if _CLAIMS.match(head) and not _PROCEDURE.search(piece[:120]):
@@ -213,7 +216,7 @@ def _requote(spans: list[Span], pieces: list[str]) -> None:
 # ---- metadata ------------------------------------------------------------------------------------
 
 _COURT = re.compile(r"[\u4e00-\u9fff]{2,30}?(?:人民法院|法院|法庭)")
-_CASE_NO = re.compile(r"[（(〔\[]\d{4}[）)〕\]][^\s，。,；;、]{1,30}?号")
+CASE_NO = re.compile(r"[（(〔\[]\d{4}[）)〕\]][^\s，。,；;、]{1,30}?号")
 _DOC_TYPE = re.compile(DOC_TYPES)
 # 关联索引: "二审：重庆市第五中级人民法院（2024）渝05民终11440号民事判决（2024年12月31日）"
 _INSTANCE = re.compile(
@@ -233,7 +236,7 @@ _ASIDE = re.compile(r"[（(]以下简称[^）)]*[）)]")
 _CAUSE_IN_TEXT = re.compile(
     r"(?:犯|涉嫌)([^\s，。、；]{1,20}?罪)|因?([^\s，。；与和诉及][^\s，。；与和诉及]{1,24}?(?:纠纷|争议|之诉))一案"
 )
-_CN_DATE_PARTS = re.compile(
+CN_DATE_PARTS = re.compile(
     r"([〇○零一二三四五六七八九]{4})年([一二三四五六七八九十]{1,2})月([一二三四五六七八九十]{1,3})日"
 )
 _HAN = re.compile(r"[\u4e00-\u9fff]")
@@ -249,7 +252,7 @@ def _cn_number(s: str) -> int:
 
 
 def cn_date(s: str) -> dt.date | None:
-    m = _CN_DATE_PARTS.search(s)
+    m = CN_DATE_PARTS.search(s)
     if not m:
         return None
     try:
@@ -272,12 +275,10 @@ def extract_meta(text: str, spans: list[Span]) -> tuple[DocMeta, str | None]:
         title = court_line + kind_line  # 内蒙古自治区高级人民法院 + 民事裁定书
     if title is None:  # a case report's heading, or the first short line with Chinese in it
         first = [clean_line(text[s.start : s.end]) for s in spans[:5]]
-        title = next(
-            (t for t in first if len(t) <= 60 and _HAN.search(t) and not _CASE_NO.fullmatch(t)), None
-        )
+        title = next((t for t in first if len(t) <= 60 and _HAN.search(t) and not CASE_NO.fullmatch(t)), None)
     if m := _COURT.search(head_text):
         meta.court = m.group(0)
-    if m := _CASE_NO.search(head_text) or _CASE_NO.search(text[:2000]):
+    if m := CASE_NO.search(head_text) or CASE_NO.search(text[:2000]):
         meta.case_number = m.group(0)
     if m := _DOC_TYPE.search(head_text):
         meta.doc_type = m.group(0)
@@ -336,7 +337,8 @@ def _cause(title: str | None, procedure: list[str], parties: list[Party]) -> str
     for para in procedure:
         if m := _CAUSE_IN_TEXT.search(_ASIDE.sub("", para)):
             # 因与被申请人何某某民间借贷纠纷一案 → 民间借贷纠纷: drop the parties named before it
-            return _bare_cause(splitter.split(m.group(1) or m.group(2))[-1]) or None
+            # … and the number of the case it was decided in: 陈国强与苗根表（2014）甬慈浒商初字第21号民间借贷纠纷
+            return _bare_cause(CASE_NO.split(splitter.split(m.group(1) or m.group(2))[-1])[-1]) or None
     return None
 
 
