@@ -50,15 +50,15 @@ from retrieval.answer import (
 from retrieval.ask_models import add_dense_arm, add_sentence_arm, load_asker_reader
 from retrieval.ask_routes import AnswerRoutes
 from retrieval.cache import DocStateCache
-from retrieval.caption_questions import Covers
 from retrieval.clause_questions import MIN_PROBABILITY, ClauseReader
 from retrieval.config import RetrievalConfig
+from retrieval.covers import Covers
 from retrieval.english_spans import TypedSpan, head_passages, span_kind, typed_span
 from retrieval.evidence import SentenceVectors
 from retrieval.front_questions import FrontPages
 from retrieval.hybrid import Filters, HybridIndex, Passage
 from retrieval.inject import encode_document
-from retrieval.named_documents import DocumentNames
+from retrieval.named_documents import AGENTS, DocumentNames
 from retrieval.predict.clauses import ClauseHead
 from retrieval.reader.runtime import EncodedText
 from retrieval.sides import on_asked_side
@@ -106,8 +106,8 @@ class Asker(AnswerRoutes):
             + " ORDER BY doc_id, seg_idx"
         ).fetchall()
         docs = con.execute(
-            "SELECT doc_id, kind, meta.court AS court, meta.date AS date FROM documents "
-            + LATEST.format(key="doc_id")
+            "SELECT doc_id, kind, meta.court AS court, meta.date AS date, meta.parties AS parties "
+            "FROM documents " + LATEST.format(key="doc_id")
         ).fetchall()
         blocks = con.execute(
             "SELECT doc_id, block_idx, page, bbox FROM blocks " + LATEST.format(key="doc_id, block_idx")
@@ -117,7 +117,10 @@ class Asker(AnswerRoutes):
         self.blocks = {
             (d, b): (page, list(bbox) if bbox is not None else None) for d, b, page, bbox in blocks
         }
-        doc_meta = {d: (kind, court, date) for d, kind, court, date in docs}
+        doc_meta = {d: (kind, court, date) for d, kind, court, date, _ in docs}
+        parties = {
+            d: [p["name"] for p in ps or [] if not AGENTS.search(p["role"] or "")] for d, *_, ps in docs
+        }
         self.block_of: dict[str, int] = {}
         passages = []
         for sid, doc_id, _, block_idx, btype, text in seg:
@@ -126,7 +129,7 @@ class Asker(AnswerRoutes):
             self.block_of[sid] = block_idx
         self.search_index = HybridIndex(passages, bm25=self.config.bm25, config=self.config)
         self.headings = section_headings(passages)
-        self.names = DocumentNames(passages)
+        self.names = DocumentNames(passages, parties)
         self.fronts = FrontPages(self.out_dir)
         self.covers = Covers(self.out_dir)
         self.sentence_device = "cpu" if device == "auto" else device  # MiniLM is small: CPU unless told

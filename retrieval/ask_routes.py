@@ -12,11 +12,13 @@ from __future__ import annotations
 from pipeline.paths import CLAUSE_HEAD
 from pipeline.records import DocKind
 from retrieval.answer import Answer, Citation, Evidence
-from retrieval.caption_questions import CoverAnswer, asked_part
+from retrieval.caption_questions import answer_cover, asked_part, named_case
 from retrieval.clause_questions import answering_first, clause_category, clause_phrase
+from retrieval.covers import CoverAnswer
 from retrieval.front_questions import FrontAnswer, about_patent, asked_field
 from retrieval.ruling_questions import asks_ruling, ruling_answer
-from retrieval.text import sentence_around
+from retrieval.text import HAN, sentence_around
+from retrieval.zh_cover_questions import answer_zh_cover, zh_asked_part
 
 
 class AnswerRoutes:
@@ -84,14 +86,23 @@ class AnswerRoutes:
         self, question: str, doc_id: str | None, doc: str | None, citations: list[Citation], notes: list[str]
     ) -> Answer | None:
         """A question about an opinion's cover (retrieval.caption_questions: its court, docket, date, judges,
-        author, parties) answered from what the parser read there, in the judgment asked about, else the one
-        the question names by its parties, else the one cited first."""
-        asked = asked_part(question)
+        author, parties) or a Chinese judgment's head and signature (retrieval.zh_cover_questions: 法院, 案号,
+        案由, 日期, 审判长, 当事人) answered from what the parser read there, in the judgment asked about,
+        else the one the question names by its parties, else the one cited first."""
+        zh = HAN.search(question) is not None
+        if zh:  # the judgment's own title in a question names it ("…移送执行…裁定书的审理法院"), asks nothing
+            title = self.covers.heads().get(doc_id or doc or "", ("", "", {}))[1]
+            asked = zh_asked_part(question.replace(title, " ") if title else question)
+        else:
+            asked = asked_part(question)
         if asked is None:
             return None
-        target = doc_id or self.covers.named(question) or doc
-        found = self.covers.answer(*asked, target) if target else None
-        note = f"read from the opinion's cover: its {asked[0]} (retrieval/caption_questions.py)"
+        target = doc_id or (None if zh else named_case(question, self.covers.heads())) or doc
+        cover = self.covers.cover(target, "zh_judgment" if zh else "en_judgment") if target else None
+        found = (answer_zh_cover if zh else answer_cover)(cover, *asked) if cover else None
+        place = "judgment's head and signature" if zh else "opinion's cover"
+        module = "zh_cover_questions" if zh else "caption_questions"
+        note = f"read from the {place}: its {asked[0]} (retrieval/{module}.py)"
         return self.field_answer(question, target, found, note, citations, notes)
 
     def field_answer(

@@ -11,15 +11,12 @@ alike. The judgment asked about is the one the question names by its parties ("t
 
 from __future__ import annotations
 
-import json
 import re
-from dataclasses import dataclass
-from pathlib import Path
 
 from pipeline.parsing.kinds.case_names import titled
 from pipeline.parsing.kinds.dates import dates
 from pipeline.parsing.kinds.en_caption import author_of
-from pipeline.store import LATEST, open_duckdb
+from retrieval.covers import Cover, CoverAnswer
 from retrieval.text import joined
 
 _I = re.IGNORECASE
@@ -78,80 +75,39 @@ def asked_part(question: str) -> tuple[str, str | None] | None:
     return None
 
 
-@dataclass(frozen=True)
-class CoverAnswer:
-    text: str
-    block_idx: int
-    anchor: str | None = None  # words of the block the answer stands on, to cite their sentence
+def named_case(question: str, heads: dict[str, tuple[str, str, dict]]) -> str | None:
+    """The one English judgment of `heads` (retrieval.covers.Covers.heads) whose short name holds the most
+    of the question's own names ("Bordelon")."""
+    words = {w.lower() for w in re.findall(r"[A-Z][\w'’\-]+", question) if not _COMMON.match(w)}
+    if not words:
+        return None
+    scores = {
+        doc: len(words & {w.lower() for w in re.findall(r"[\w'’\-]+", title)})
+        for doc, (kind, title, _) in heads.items()
+        if kind == "en_judgment"
+    }
+    best = max(scores.values(), default=0)
+    found = [doc for doc, score in scores.items() if score == best]
+    return found[0] if best and len(found) == 1 else None
 
 
-@dataclass
-class _Cover:
-    title: str
-    meta: dict
-    blocks: list[tuple[int, str]]  # (block_idx, text) of the opening blocks
-
-
-class Covers:
-    """The covers of a run's English judgments, read from its tables on the first question."""
-
-    OPENING = 80  # blocks read per document: the cover and the opinion's first paragraphs
-
-    def __init__(self, out_dir: str | Path):
-        self.out_dir = Path(out_dir)
-        self._covers: dict[str, _Cover] | None = None
-
-    def _all(self) -> dict[str, _Cover]:
-        if self._covers is None:
-            con = open_duckdb(self.out_dir)
-            docs = con.execute(
-                "SELECT doc_id, coalesce(title, ''), to_json(meta) FROM documents WHERE kind = 'en_judgment' "
-                + LATEST.format(key="doc_id")
-            ).fetchall()
-            blocks = con.execute(
-                "SELECT doc_id, block_idx, text FROM blocks WHERE block_idx < ? "
-                + LATEST.format(key="doc_id, block_idx")
-                + " ORDER BY doc_id, block_idx",
-                [self.OPENING],
-            ).fetchall()
-            self._covers = {d: _Cover(t, json.loads(m), []) for d, t, m in docs}
-            for doc_id, idx, text in blocks:
-                if doc_id in self._covers:
-                    self._covers[doc_id].blocks.append((idx, text))
-        return self._covers
-
-    def named(self, question: str) -> str | None:
-        """The one judgment whose short name holds the most of the question's own names ("Bordelon")."""
-        words = {w.lower() for w in re.findall(r"[A-Z][\w'’\-]+", question) if not _COMMON.match(w)}
-        if not words:
-            return None
-        scores = {
-            doc: len(words & {w.lower() for w in re.findall(r"[\w'’\-]+", cover.title)})
-            for doc, cover in self._all().items()
-        }
-        best = max(scores.values(), default=0)
-        found = [doc for doc, score in scores.items() if score == best]
-        return found[0] if best and len(found) == 1 else None
-
-    def answer(self, part: str, role: str | None, doc_id: str) -> CoverAnswer | None:
-        """The cover's answer to `part` in the judgment and the block that states it, or None."""
-        cover = self._all().get(doc_id)
-        if cover is None:
-            return None
-        meta, text, anchor = cover.meta, None, None
-        if part == "author":
-            found = ((a, idx) for idx, t in cover.blocks if (a := author_of([t[:120]])))
-            return next((CoverAnswer(a, idx, a.split()[-1]) for a, idx in found), None)
-        if part == "judges" and meta.get("judges"):
-            text, anchor = joined(meta["judges"]), meta["judges"][0].split()[-1]
-        elif part in ("court", "number") and meta.get(_FIELD[part]):
-            text = anchor = meta[_FIELD[part]]
-        elif part == "date" and meta.get("date"):
-            return _dated(cover, meta["date"])
-        elif part in ("parties", "role"):
-            text, anchor = _parties(meta.get("parties") or [], role)
-        block = _block_of(cover.blocks, anchor) if text else None
-        return CoverAnswer(text, block, anchor) if block is not None else None
+def answer_cover(cover: Cover, part: str, role: str | None) -> CoverAnswer | None:
+    """The cover's answer to `part` (asked_part) in an English judgment and the block that states it, or
+    None."""
+    meta, text, anchor = cover.meta, None, None
+    if part == "author":
+        found = ((a, idx) for idx, _, t in cover.blocks if (a := author_of([t[:120]])))
+        return next((CoverAnswer(a, idx, a.split()[-1]) for a, idx in found), None)
+    if part == "judges" and meta.get("judges"):
+        text, anchor = joined(meta["judges"]), meta["judges"][0].split()[-1]
+    elif part in ("court", "number") and meta.get(_FIELD[part]):
+        text = anchor = meta[_FIELD[part]]
+    elif part == "date" and meta.get("date"):
+        return _dated(cover, meta["date"])
+    elif part in ("parties", "role"):
+        text, anchor = _parties(meta.get("parties") or [], role)
+    block = cover.block_of(anchor) if text else None
+    return CoverAnswer(text, block, anchor) if block is not None else None
 
 
 _FIELD = {"court": "court", "number": "case_number"}
@@ -171,26 +127,10 @@ def _parties(parties: list[dict], role: str | None) -> tuple[str | None, str | N
     return (shown or None), (titled(parties[0]["name"]) if parties else None)
 
 
-def _fold(s: str) -> str:
-    return " ".join(s.lower().replace("–", "-").replace("—", "-").split())
-
-
-def _block_of(blocks: list[tuple[int, str]], value: str) -> int | None:
-    """The first opening block that holds `value` (or, for a value printed over two lines, its first
-    words)."""
-    words = _fold(value).split()
-    for n in range(len(words), min(2, len(words)) - 1, -1):
-        probe = " ".join(words[:n])
-        found = next((idx for idx, text in blocks if probe in _fold(text)), None)
-        if found is not None:
-            return found
-    return None
-
-
-def _dated(cover: _Cover, iso: str) -> CoverAnswer | None:
+def _dated(cover: Cover, iso: str) -> CoverAnswer | None:
     """The date of decision as the document prints it ("Sept. 30, 2014", "11 February 2022"), in the block
     that prints it."""
-    for idx, text in cover.blocks:
+    for idx, _, text in cover.blocks:
         for _, printed, day in dates(text):
             if day.isoformat() == iso:
                 shown = printed.strip(" .,")

@@ -1,12 +1,16 @@
-"""The document a question names by what it is: "the sponsorship agreement", "the consulting agreement".
+"""The document a question names by what it is ("the sponsorship agreement", "the consulting agreement"),
+or a Chinese judgment named by its case number or its parties ("（2019）鄂0381刑初59号案", "陈清立与李红军一案").
 
-    DocumentNames(passages).named(question) -> doc_id | None
-    DocumentNames(passages).asked_of(question, doc_id, notes) -> (what to search for, doc_id)
+    DocumentNames(passages, parties).named(question) -> doc_id | None
+    DocumentNames(passages, parties).asked_of(question, doc_id, notes) -> (what to search for, doc_id)
 
 A run of many contracts answers "What is the governing law of the consulting agreement?" from whichever
 contract its search cites first, often another one's clause. A document whose head (its first passages:
 the title, the preamble) holds the words the question names it by is the one asked about, when it is the
 only such document of the run; a name that several documents share, or none, names no one document.
+A corpus of 裁判文书 is asked about a case by its number or by the names of its parties, which every other
+judgment's head lacks; the number must be the head's own, the parties' names (`parties`: the run's
+`documents.meta.parties`, without their agents; Chinese names only) must be found whole in the question.
 """
 
 from __future__ import annotations
@@ -14,7 +18,9 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
+from pipeline.parsing.kinds.zh_judgment import CASE_NO
 from retrieval.hybrid import Passage
+from retrieval.text import HAN
 
 HEAD_PASSAGES = 3  # a contract's title and preamble stand in its first passages
 # "the (Event) Sponsorship Agreement", "the Non-Competition and Non-Solicitation Agreement": up to five
@@ -26,6 +32,8 @@ _INSTRUMENT = r"(?:agreement|contract|licen[cs]e|lease|amendment)"
 _NAMED = re.compile(
     rf"\b(?:the|this|that)\s+((?:{_WORD}\s+(?:and\s+)?){{1,5}}{_INSTRUMENT})\b", re.IGNORECASE
 )
+# the roles of those who act for a party: their names name no case (one lawyer acts in many)
+AGENTS = re.compile(r"代理人|代表人|辩护人|负责人|经营者|投资人")
 
 
 def without_names(question: str) -> str:
@@ -37,12 +45,16 @@ def without_names(question: str) -> str:
 class DocumentNames:
     """The heads of a run's documents, lower-cased with their spacing folded, to find a named one in."""
 
-    def __init__(self, passages: list[Passage]):
+    def __init__(self, passages: list[Passage], parties: dict[str, list[str]] | None = None):
         heads: dict[str, list[str]] = defaultdict(list)
         for p in passages:
             if len(heads[p.doc_id]) < HEAD_PASSAGES:
                 heads[p.doc_id].append(p.text)
         self.heads = {doc: " ".join(" ".join(texts).split()).lower() for doc, texts in heads.items()}
+        # Chinese names only: an English party ("United States", "State") is named in questions about others
+        self.parties = {
+            doc: [n for n in names if len(n) >= 2 and HAN.search(n)] for doc, names in (parties or {}).items()
+        }
 
     def asked_of(self, question: str, doc_id: str | None, notes: list[str]) -> tuple[str, str | None]:
         """(what to search for, the document asked about): `doc_id`, else the one document the question
@@ -61,4 +73,29 @@ class DocumentNames:
             found = [doc for doc, head in self.heads.items() if name in head]
             if len(found) == 1:
                 return found[0]
+        return self.numbered(question) or self.by_parties(question)
+
+    def numbered(self, question: str) -> str | None:
+        """The one judgment whose head prints the case number the question gives, brackets and spacing
+        aside."""
+        for m in CASE_NO.finditer("".join(question.split())):
+            number = _plain_number(m.group(0))
+            found = [doc for doc, head in self.heads.items() if number.lower() in _plain_number(head)]
+            if len(found) == 1:
+                return found[0]
         return None
+
+    def by_parties(self, question: str) -> str | None:
+        """The one judgment more of whose parties the question names than any other's ("黄某甲、黄某乙掩饰、
+        隐瞒犯罪所得案"); a name shared by the best two (a bank in many suits) names neither."""
+        held = {doc: sum(len(n) for n in set(names) if n in question) for doc, names in self.parties.items()}
+        best = sorted(held.items(), key=lambda kv: -kv[1])[:2]
+        if not best or best[0][1] == 0 or (len(best) > 1 and best[1][1] == best[0][1]):
+            return None
+        return best[0][0]
+
+
+def _plain_number(text: str) -> str:
+    """A case number as compared: Chinese brackets as ASCII, no spaces ("（2016）皖1503执660-2号" ==
+    "(2016)皖1503执660-2号")."""
+    return "".join(text.translate(str.maketrans("（）〔〕[]", "()()()")).split())

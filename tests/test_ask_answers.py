@@ -94,8 +94,9 @@ def test_a_question_the_corpus_cannot_answer_says_so_with_its_best_evidence(demo
         ("案件受理费是多少？", ["2,450"], "span"),
         ("原告与被告签订的是什么合同？", ["家庭居室装饰装修施工合同"], "span"),
         # Chinese questions naming their answer's type: typed phrases (retrieval/chinese_spans.py)
-        ("本案的审判长是谁？", ["顾远"], "span"),
         ("不服判决可以上诉到哪个法院？", ["江南省临川市中级人民法院"], "span"),
+        # who presided: the signature's line (retrieval/zh_cover_questions.py)
+        ("本案的审判长是谁？", ["顾远"], "field"),
         ("工期是多少天？", ["九十日"], "span"),
         # the law a ruling rests on: the sentence citing the articles applied, though it ends in a colon
         ("本案依据哪些法律条文？", ["依照《中华人民共和国"], "sentence"),
