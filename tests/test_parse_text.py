@@ -185,6 +185,7 @@ def test_a_cause_is_read_without_the_parties_run_into_it():
     assert _bare_cause("张某、李某等离婚纠纷") == "离婚纠纷"
     assert _bare_cause("沂水县某超市有限公司劳动争议") == "劳动争议"
     assert _bare_cause("平等就业权纠纷") == "平等就业权纠纷"  # 等 inside a cause's own name
+    assert _bare_cause("卫德平等机动车交通事故责任纠纷") == "机动车交通事故责任纠纷"  # a name ending in 平
     assert _bare_cause("犯盗窃罪") == "盗窃"
 
 
@@ -208,3 +209,13 @@ def test_a_cause_read_from_the_procedure_leaves_out_the_number_of_the_case_execu
     )
     doc = build(from_text(text, "exec.txt"), "exec.txt", "0" * 16, ParseConfig())
     assert doc.meta.cause == "民间借贷纠纷"
+
+
+def test_a_reports_court_and_cause_are_not_run_into_from_the_text_or_its_series():
+    text = (
+        "指导案例19号：赵春明等诉烟台市福山区汽车运输公司卫德平等机动车交通事故责任纠纷案\n"
+        "2003年7月2日汕尾市人民检察院向汕尾市中级人民法院提起公诉，指控被告人马某犯贪污罪。\n"
+    )
+    doc = build(from_text(text, "report.txt"), "report.txt", "0" * 16, ParseConfig())
+    assert doc.meta.court == "汕尾市中级人民法院"
+    assert doc.meta.cause == "机动车交通事故责任纠纷"

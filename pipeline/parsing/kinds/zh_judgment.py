@@ -215,7 +215,10 @@ def _requote(spans: list[Span], pieces: list[str]) -> None:
 
 # ---- metadata ------------------------------------------------------------------------------------
 
-_COURT = re.compile(r"[\u4e00-\u9fff]{2,30}?(?:人民法院|法院|法庭)")
+# a court's name, never run from a date or a prosecutor into it: "…2日汕尾市人民检察院向汕尾市中级人民法院"
+_COURT = re.compile(
+    r"(?<![\d０-９〇○零一二三四五六七八九十])(?:(?![院向由被])[\u4e00-\u9fff]){2,30}?(?:人民法院|法院|法庭)"
+)
 CASE_NO = re.compile(r"[（(〔\[]\d{4}[）)〕\]][^\s，。,；;、]{1,30}?号")
 _DOC_TYPE = re.compile(DOC_TYPES)
 # 关联索引: "二审：重庆市第五中级人民法院（2024）渝05民终11440号民事判决（2024年12月31日）"
@@ -295,7 +298,9 @@ def extract_meta(text: str, spans: list[Span]) -> tuple[DocMeta, str | None]:
         if d := cn_date(line):
             meta.date = d
             break
-    meta.cause = _cause(title, by_type.get(T.PROCEDURE, []), meta.parties)
+    # a report's title names its series before the case: "指导案例19号：赵春明等诉…纠纷案"
+    case_title = re.split(r"[：:]", title)[-1] if title else None
+    meta.cause = _cause(case_title, by_type.get(T.PROCEDURE, []), meta.parties)
     if instances := _INSTANCE.findall(text[-3000:]):
         # a case report (案例库) names its courts only in 关联索引: the last instance decided the case
         court, number, year, month, day = instances[-1]
@@ -346,9 +351,9 @@ def _bare_cause(found: str) -> str:
     """The cause alone: not the parties run into it (…有限公司劳动争议, 张三等离婚纠纷, 罪犯某某运输毒品罪), and
     a charge as the court site files it, without 犯 … 罪."""
     cause = _ORG_END.split(found)[-1] or found  # an organisation the party lines did not name exactly
-    cause = re.split(r"(?<!平)等|罪犯[^、]{1,4}?(?=[^、]{2,}罪$)", cause)[-1].lstrip(
+    cause = re.split(r"等(?!就业)|罪犯[^、]{1,4}?(?=[^、]{2,}罪$)", cause)[-1].lstrip(
         "、"
-    )  # 平等就业权纠纷 whole
+    )  # 平等就业权纠纷 whole, 卫德平等机动车… cut
     if cause.endswith("罪"):
         cause = re.sub(r"^(?:犯|涉嫌)", "", cause)[:-1]
     return cause
