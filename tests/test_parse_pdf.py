@@ -116,6 +116,20 @@ def test_a_case_report_names_its_deciding_court_in_its_index(shared_data, name, 
     assert (meta.court, meta.case_number, str(meta.date), meta.cause) == (court, number, date, cause)
 
 
+@pytest.mark.parametrize(
+    ("name", "parties"),
+    [
+        ("唐某纯诉陈某智、陈某勇等赡养纠纷案", [("唐某纯", "原告"), ("陈某智", "被告"), ("陈某勇", "被告")]),
+        ("郭某华诉李某希等机动车交通事故责任纠纷案", [("郭某华", "原告"), ("李某希", "被告")]),
+        ("杨某海交通肇事案", [("杨某海", "被告人")]),
+    ],
+)
+def test_a_case_reports_parties_from_its_title_or_its_defendants(shared_data, name, parties):
+    """A report names its parties only in its title (A诉B、C等…案) or, anonymised, as 被告人某某 in its text."""
+    meta = parse_file(shared_data / f"zh/pdf/{name}.pdf", NO_OCR).meta
+    assert [(p.name, p.role) for p in meta.parties] == parties
+
+
 def test_ocr_fills_image_only_page(shared_data):
     doc = parse_file(
         shared_data / "en/judgments/us_opinions_pdf/opinion_image_only.pdf", ParseConfig(ocr_language="eng")

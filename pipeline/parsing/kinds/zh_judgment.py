@@ -228,7 +228,7 @@ _INSTANCE = re.compile(
 )
 # a case report's people as its text names them: "被告人王某，", "被告人沈某帅犯盗窃罪"
 _REPORTED_NAME = re.compile(
-    r"(?:被告人|罪犯|原告|被告|上诉人|申请人)([\u4e00-\u9fff]{1,2}某[\u4e00-\u9fff]{0,2}?)(?=[，,。、（(：:\s]|犯|因|与|诉|系)"
+    r"(被告人|罪犯|原告|被告|上诉人|申请人)([\u4e00-\u9fff]{1,2}某[\u4e00-\u9fff]{0,2}?)(?=[，,。、（(：:\s]|犯|因|与|诉|系)"
 )
 # 案由 as the court site files it: 生命权、健康权、身体权纠纷, 劳动争议, 执行异议之诉, 盗窃(罪)
 _CAUSE = re.compile(r"([^\s，。、；与和诉及（(）)][^\s，。；与和诉及（(）)]{1,24}?(?:纠纷|争议|之诉|罪))")
@@ -308,7 +308,22 @@ def extract_meta(text: str, spans: list[Span]) -> tuple[DocMeta, str | None]:
         meta.case_number = number
         meta.date = meta.date or _day(year, month, day)
         meta.cause = meta.cause or _reported_charge(title, text)
+        meta.parties = meta.parties or _reported_parties(title, meta.cause, text)
     return meta, title
+
+
+def _reported_parties(title: str | None, cause: str | None, text: str) -> list[Party]:
+    """A case report's parties, whose names it gives only in its title and text, anonymised: the suit's
+    sides from its title ("唐某纯诉陈某智、陈某勇等赡养纠纷案": 原告 唐某纯; 被告 陈某智, 陈某勇), else the
+    defendants its text names (被告人沈某帅)."""
+    if title and cause and (m := re.match(rf"^(.+?)诉(.+?)(?:{re.escape(cause)})", title)):
+        sides = [
+            (role, re.sub("等$", "", names).split("、"))
+            for role, names in zip(("原告", "被告"), m.groups(), strict=True)
+        ]
+        return [Party(name=n, role=role) for role, names in sides for n in names if 2 <= len(n) <= 20]
+    found = dict.fromkeys(name for role, name in _REPORTED_NAME.findall(text) if role == "被告人")
+    return [Party(name=n, role="被告人") for n in found]
 
 
 def _reported_charge(title: str | None, text: str) -> str | None:
@@ -317,7 +332,7 @@ def _reported_charge(title: str | None, text: str) -> str | None:
     if not title or not title.endswith("案"):
         return None
     rest = title[:-1]
-    for name in sorted(set(_REPORTED_NAME.findall(text)), key=len, reverse=True):
+    for name in sorted({name for _, name in _REPORTED_NAME.findall(text)}, key=len, reverse=True):
         rest = rest.replace(name, "")
     rest = re.sub(r"^、+|、+$", "", re.sub(r"、{2,}", "、", rest))
     return rest if 2 <= len(rest) <= 20 and "某" not in rest else None
