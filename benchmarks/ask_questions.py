@@ -193,7 +193,7 @@ def evaluate(out: Path, spec: dict, keep: list[dict], docs: dict[str, str], k: i
             rows.append(
                 {
                     "id": q["id"],
-                    "group": group(q["doc"], spec["documents"][q["doc"]]),
+                    "group": q.get("group") or group(q["doc"], spec["documents"][q["doc"]]),
                     **score(answer, q["gold"], q.get("answer"), doc if whole_run else None),
                     "answer_type": answer.answer_type,
                     "answer": answer.answer[:200],
@@ -212,9 +212,11 @@ def summary(rows: list[dict]) -> dict:
         out["phrase_questions"] = len(phrased)
     for group in sorted({r["group"] for r in rows}):
         part = [r for r in rows if r["group"] == group]
+        phrases = [r["phrase@1"] for r in part if "phrase@1" in r]
         out[group] = {
             "n": len(part),
             **{m: round(float(np.mean([r[m] for r in part])), 3) for m in metrics[:2]},
+            **({"phrase@1": round(float(np.mean(phrases)), 3)} if phrases else {}),
         }
     return out
 
