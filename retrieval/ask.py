@@ -106,7 +106,7 @@ class Asker(AnswerRoutes):
             + " ORDER BY doc_id, seg_idx"
         ).fetchall()
         docs = con.execute(
-            "SELECT doc_id, kind, meta.court AS court, meta.date AS date, meta.parties AS parties "
+            "SELECT doc_id, kind, meta.court AS court, meta.date AS date, meta.parties AS parties, title "
             "FROM documents " + LATEST.format(key="doc_id")
         ).fetchall()
         blocks = con.execute(
@@ -117,10 +117,11 @@ class Asker(AnswerRoutes):
         self.blocks = {
             (d, b): (page, list(bbox) if bbox is not None else None) for d, b, page, bbox in blocks
         }
-        doc_meta = {d: (kind, court, date) for d, kind, court, date, _ in docs}
+        doc_meta = {d: (kind, court, date) for d, kind, court, date, *_ in docs}
         parties = {
-            d: [p["name"] for p in ps or [] if not AGENTS.search(p["role"] or "")] for d, *_, ps in docs
+            d: [p["name"] for p in ps or [] if not AGENTS.search(p["role"] or "")] for d, *_, ps, _ in docs
         }
+        titles = {d: title for d, kind, *_, title in docs if kind == "en_judgment" and title}
         self.block_of: dict[str, int] = {}
         passages = []
         for sid, doc_id, _, block_idx, btype, text in seg:
@@ -129,7 +130,7 @@ class Asker(AnswerRoutes):
             self.block_of[sid] = block_idx
         self.search_index = HybridIndex(passages, bm25=self.config.bm25, config=self.config)
         self.headings = section_headings(passages)
-        self.names = DocumentNames(passages, parties)
+        self.names = DocumentNames(passages, parties, titles)
         self.fronts = FrontPages(self.out_dir)
         self.covers = Covers(self.out_dir)
         self.sentence_device = "cpu" if device == "auto" else device  # MiniLM is small: CPU unless told

@@ -12,10 +12,11 @@ from __future__ import annotations
 from pipeline.paths import CLAUSE_HEAD
 from pipeline.records import DocKind
 from retrieval.answer import Answer, Citation, Evidence
-from retrieval.caption_questions import answer_cover, asked_part, named_case
+from retrieval.caption_questions import answer_cover, asked_part
 from retrieval.clause_questions import answering_first, clause_category, clause_phrase
 from retrieval.covers import CoverAnswer
 from retrieval.front_questions import FrontAnswer, about_patent, asked_field
+from retrieval.named_documents import case_named
 from retrieval.ruling_questions import asks_ruling, ruling_answer
 from retrieval.text import HAN, sentence_around
 from retrieval.zh_cover_questions import answer_zh_cover, zh_asked_part
@@ -97,7 +98,7 @@ class AnswerRoutes:
             asked = asked_part(question)
         if asked is None:
             return None
-        target = doc_id or (None if zh else named_case(question, self.covers.heads())) or doc
+        target = doc_id or (None if zh else case_named(question, self.names.titles, loose=True)) or doc
         cover = self.covers.cover(target, "zh_judgment" if zh else "en_judgment") if target else None
         found = (answer_zh_cover if zh else answer_cover)(cover, *asked) if cover else None
         place = "judgment's head and signature" if zh else "opinion's cover"

@@ -52,16 +52,6 @@ _ASKS = tuple(
     )
 )
 _BELOW = re.compile(r"\b(?:from|below|lower|trial|first\s+instance)\b", _I)
-# the words of a question that cannot name a case
-_COMMON = re.compile(
-    r"^(?:who|whom|which|what|when|where|why|how|the|this|that|in|of|for|and|is|was|were|are|did|does|court"
-    r"|case"
-    r"|opinion|judgment|decision|appeal|judge|judges|panel|united|states|state|people|commonwealth|america|v"
-    r"|vs"
-    r"|docket|number|filed|decided|wrote|parties|appellant|appellee|plaintiff|defendant|petitioner"
-    r"|respondent)$",
-    _I,
-)
 
 
 def asked_part(question: str) -> tuple[str, str | None] | None:
@@ -73,22 +63,6 @@ def asked_part(question: str) -> tuple[str, str | None] | None:
         if m := pattern.search(question):
             return name, (m.group(1).lower() if name == "role" else None)
     return None
-
-
-def named_case(question: str, heads: dict[str, tuple[str, str, dict]]) -> str | None:
-    """The one English judgment of `heads` (retrieval.covers.Covers.heads) whose short name holds the most
-    of the question's own names ("Bordelon")."""
-    words = {w.lower() for w in re.findall(r"[A-Z][\w'’\-]+", question) if not _COMMON.match(w)}
-    if not words:
-        return None
-    scores = {
-        doc: len(words & {w.lower() for w in re.findall(r"[\w'’\-]+", title)})
-        for doc, (kind, title, _) in heads.items()
-        if kind == "en_judgment"
-    }
-    best = max(scores.values(), default=0)
-    found = [doc for doc, score in scores.items() if score == best]
-    return found[0] if best and len(found) == 1 else None
 
 
 def answer_cover(cover: Cover, part: str, role: str | None) -> CoverAnswer | None:

@@ -1,8 +1,9 @@
 """The document a question names by what it is ("the sponsorship agreement", "the consulting agreement"),
-or a Chinese judgment named by its case number or its parties ("（2019）鄂0381刑初59号案", "陈清立与李红军一案").
+a Chinese judgment named by its case number or its parties ("（2019）鄂0381刑初59号案", "陈清立与李红军一案"), or
+an English one by the name it is cited by ("Mortimer v. Baca", "the Bordelon case").
 
-    DocumentNames(passages, parties).named(question) -> doc_id | None
-    DocumentNames(passages, parties).asked_of(question, doc_id, notes) -> (what to search for, doc_id)
+    DocumentNames(passages, parties, titles).named(question) -> doc_id | None
+    DocumentNames(passages, parties, titles).asked_of(question, doc_id, notes) -> (what to search for, doc_id)
 
 A run of many contracts answers "What is the governing law of the consulting agreement?" from whichever
 contract its search cites first, often another one's clause. A document whose head (its first passages:
@@ -34,6 +35,21 @@ _NAMED = re.compile(
 )
 # the roles of those who act for a party: their names name no case (one lawyer acts in many)
 AGENTS = re.compile(r"代理人|代表人|辩护人|负责人|经营者|投资人")
+# an English case as a question names it: "Mortimer v. Baca", "the St. Pierre case", "In re Jagels"
+_NAME = r"[A-Z][\w.'’&-]*"
+_CASE_NAME = re.compile(
+    rf"\b{_NAME}(?:\s+{_NAME}){{0,4}}\s+v\.?\s+{_NAME}(?:\s+{_NAME}){{0,4}}"
+    rf"|\bthe\s+{_NAME}(?:\s+{_NAME}){{0,2}}\s+(?:case|opinion|judgment|decision|appeal)\b"
+    rf"|\bIn\s+re\s+{_NAME}(?:\s+{_NAME}){{0,2}}"
+)
+# the words of a question that cannot name a case
+_COMMON = re.compile(
+    r"^(?:who|whom|which|what|when|where|why|how|the|this|that|in|re|of|for|and|is|was|were|are|did|does"
+    r"|court|case|opinion|judgment|decision|appeal|judge|judges|panel|united|states|state|people"
+    r"|commonwealth|america|v|vs|docket|number|filed|decided|wrote|parties|appellant|appellee|plaintiff"
+    r"|defendant|petitioner|respondent)$",
+    re.IGNORECASE,
+)
 
 
 def without_names(question: str) -> str:
@@ -45,12 +61,18 @@ def without_names(question: str) -> str:
 class DocumentNames:
     """The heads of a run's documents, lower-cased with their spacing folded, to find a named one in."""
 
-    def __init__(self, passages: list[Passage], parties: dict[str, list[str]] | None = None):
+    def __init__(
+        self,
+        passages: list[Passage],
+        parties: dict[str, list[str]] | None = None,
+        titles: dict[str, str] | None = None,
+    ):
         heads: dict[str, list[str]] = defaultdict(list)
         for p in passages:
             if len(heads[p.doc_id]) < HEAD_PASSAGES:
                 heads[p.doc_id].append(p.text)
         self.heads = {doc: " ".join(" ".join(texts).split()).lower() for doc, texts in heads.items()}
+        self.titles = titles or {}  # an English judgment's short name: "Mortimer v. Baca"
         # Chinese names only: an English party ("United States", "State") is named in questions about others
         self.parties = {
             doc: [n for n in names if len(n) >= 2 and HAN.search(n)] for doc, names in (parties or {}).items()
@@ -73,7 +95,7 @@ class DocumentNames:
             found = [doc for doc, head in self.heads.items() if name in head]
             if len(found) == 1:
                 return found[0]
-        return self.numbered(question) or self.by_parties(question)
+        return self.numbered(question) or self.by_parties(question) or case_named(question, self.titles)
 
     def numbered(self, question: str) -> str | None:
         """The one judgment whose head prints the case number the question gives, brackets and spacing
@@ -93,6 +115,22 @@ class DocumentNames:
         if not best or best[0][1] == 0 or (len(best) > 1 and best[1][1] == best[0][1]):
             return None
         return best[0][0]
+
+
+def case_named(question: str, titles: dict[str, str], loose: bool = False) -> str | None:
+    """The one English judgment of `titles` whose short name holds the most of the names the question gives
+    a case ("Mortimer v. Baca", "the Bordelon case"), or with `loose` of any of the question's capitalised
+    words (a question about a cover names its case by whatever it calls it: "Who is the appellee in
+    Calvary Chapel?")."""
+    named = [question] if loose else _CASE_NAME.findall(question)
+    found = (re.sub(r"['’]s$", "", w) for text in named for w in re.findall(r"[A-Z][\w'’\-]+", text))
+    words = {w.lower() for w in found if not _COMMON.match(w)}  # the Chapel's appeal: Chapel
+    if not words:
+        return None
+    scores = {doc: len(words & {w.lower() for w in re.findall(r"[\w'’\-]+", t)}) for doc, t in titles.items()}
+    best = max(scores.values(), default=0)
+    found = [doc for doc, score in scores.items() if score == best]
+    return found[0] if best and len(found) == 1 else None
 
 
 def _plain_number(text: str) -> str:

@@ -42,7 +42,10 @@ _OUTCOME = {
     "remand": ("remand", 1),
     "remit": ("remand", 1),
 }
-_ASKS = re.compile(r"^\s*(did|does|do|has|have|had|will|would|was|were|is|are)\b", re.I)
+# a yes-no question, after the case it names if it names it first: "In Mortimer v. Baca, did the court …"
+_ASKS = re.compile(
+    r"^\s*(?:in\s+[^,?]{2,80},\s*)?(did|does|do|has|have|had|will|would|was|were|is|are)\b", re.I
+)
 _STATED = (
     re.compile(
         rf"\b(?:is|are|be|been|was|were)\s+(?:not\s+)?(?:hereby\s+|therefore\s+|accordingly\s+)?{_STEM}", re.I
@@ -74,11 +77,12 @@ def asked_outcome(question: str) -> tuple[str, int] | None:
     """(axis, outcome) a yes-no question asks about: the first verb of outcome after "did …", the last in a
     passive question ("Was the grant of summary judgment affirmed?"); None for any other question."""
     opening = _ASKS.match(question)
-    verbs = list(re.finditer(rf"\b{_STEM}\w*", question, re.I)) if opening else []
+    # after the case it names: "In Grant v. Smith, was the appeal dismissed?"
+    verbs = list(re.finditer(rf"\b{_STEM}\w*", question[opening.start(1) :], re.I)) if opening else []
     if not verbs:
         return None
     verb = verbs[-1] if opening[1].lower() in ("was", "were", "is", "are") else verbs[0]
-    return _axis(verb[1], question)
+    return _axis(verb[1], question[opening.start(1) :])
 
 
 def _statements(passages: list[Passage]) -> list[tuple[str, str]]:

@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 from run_tables import write_run_tables
 
-from retrieval.caption_questions import answer_cover, asked_part, named_case
+from retrieval.caption_questions import answer_cover, asked_part
 from retrieval.covers import Covers
+from retrieval.named_documents import case_named
 
 OPINIONS = "en/judgments/us_opinions_pdf"
 
@@ -45,9 +46,14 @@ def two_opinions(tmp_path_factory, shared_data):
 
 def test_the_judgment_a_question_names(two_opinions):
     covers, ids = two_opinions
-    assert named_case("Which court decided the Bordelon case?", covers.heads()) == ids["tax"]
-    assert named_case("Who is the appellee in Calvary Chapel v. Mills?", covers.heads()) == ids["ca1"]
-    assert named_case("Which court decided the case?", covers.heads()) is None  # names no one judgment
+    titles = {doc: title for doc, (_, title, _) in covers.heads().items()}
+    assert case_named("Which court decided the Bordelon case?", titles) == ids["tax"]
+    assert case_named("Who is the appellee in Calvary Chapel v. Mills?", titles) == ids["ca1"]
+    assert case_named("Was the Chapel's appeal dismissed?", titles) == ids["ca1"]
+    assert case_named("Which court decided the case?", titles, loose=True) is None  # names no one judgment
+    # a cover question names its case by whatever it calls it; any other question by a case's name
+    assert case_named("Who is the appellee in Calvary Chapel?", titles, loose=True) == ids["ca1"]
+    assert case_named("Did Calvary Chapel ask for an injunction?", titles) is None
 
 
 def test_each_part_of_a_cover_with_the_block_that_states_it(two_opinions):

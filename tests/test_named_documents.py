@@ -64,3 +64,43 @@ def test_a_company_suffix_before_its_defined_name_ends_no_sentence():
         "Mr. Hale signed for Newegg Inc.",
         "It ended.",
     ]
+
+
+def _passages(heads: dict[str, str]) -> list[Passage]:
+    return [Passage(f"{doc}:0", doc, text) for doc, text in heads.items()]
+
+
+def test_a_chinese_judgment_named_by_its_number_or_its_parties():
+    heads = {
+        "a": "河南省浚县人民法院\n民 事 判 决 书\n（2017）豫0621民初2700号\n原告：陈清立，男",
+        "b": "湖北省丹江口市人民法院\n刑 事 判 决 书\n（2019）鄂0381刑初59号\n被告人王富贵",
+        "c": "某某人民法院\n民 事 判 决 书\n（2018）辽0191民初3105号\n原告：杨斌",
+    }
+    parties = {
+        "a": ["陈清立", "李红军", "中国平安财产保险股份有限公司"],
+        "b": ["王富贵"],
+        "c": ["杨斌", "中国平安财产保险股份有限公司"],
+    }
+    names = DocumentNames(_passages(heads), parties)
+    assert names.named("(2017)豫0621民初2700号案件由哪个法院审理？") == "a"  # brackets aside
+    assert names.named("（2019） 鄂0381刑初59号的审判长是谁？") == "b"
+    assert names.named("陈清立与李红军一案的原告是谁？") == "a"
+    assert names.named("王富贵危险驾驶案的罪名是什么？") == "b"
+    assert names.named("中国平安财产保险股份有限公司是哪个案件的被告？") is None  # two cases share it
+    assert names.named("（2020）京01民终1号案件的案由是什么？") is None  # no judgment of the run
+    assert names.named("本案的案由是什么？") is None
+
+
+def test_an_english_judgment_named_by_the_name_it_is_cited_by():
+    titles = {
+        "a": "Mortimer v. Baca",
+        "b": "United States v. Vinton",
+        "c": "United States v. Martin",
+        "d": "St. Pierre v. Standard Ins. Co.",
+    }
+    names = DocumentNames(_passages(dict.fromkeys(titles, "opinion")), titles=titles)
+    assert names.named("Did the Ninth Circuit reverse in Mortimer v. Baca?") == "a"
+    assert names.named("Was the judgment affirmed in United States v. Vinton?") == "b"
+    assert names.named("What is the docket number of the St. Pierre case?") == "d"
+    assert names.named("Did the United States appeal?") is None  # names no case
+    assert names.named("What did Baca argue?") is None  # a party's name alone names no case

@@ -98,6 +98,9 @@ def disposition(*texts: str, block_type: str = "VERDICT") -> list[Passage]:
         ("Was the case remanded?", ("remand", 1)),
         ("What did the court decide?", None),
         ("Did the defendant sign the lease?", None),
+        ("In Mortimer v. Baca, did the Ninth Circuit reverse?", ("judgment", 1)),  # naming its case first
+        ("In Grant v. Smith, was the appeal dismissed?", ("judgment", -1)),  # not the case's "Grant"
+        ("In what year was the appeal dismissed?", None),
     ],
 )
 def test_an_english_question_says_the_axis_and_outcome_it_asks_about(question, asked):

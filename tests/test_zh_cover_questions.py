@@ -1,5 +1,5 @@
 """Questions about a Chinese judgment's head and signature, answered from what the parser read there, with the
-block that states the answer; and the judgment a question names by its number or its parties."""
+block that states the answer."""
 
 from __future__ import annotations
 
@@ -9,8 +9,6 @@ import pytest
 from run_tables import write_run_tables
 
 from retrieval.covers import Covers
-from retrieval.hybrid import Passage
-from retrieval.named_documents import DocumentNames
 from retrieval.zh_cover_questions import answer_zh_cover, zh_asked_part
 
 WENSHU = "zh/judgments/wenshu_mixed.jsonl"
@@ -89,28 +87,3 @@ def test_each_part_of_a_head_with_the_block_that_states_it(two_judgments):
     )  # 法定代理人 acts for a party
     assert answer_zh_cover(criminal, "role", "原告") is None  # no one in that role
     assert answer_zh_cover(criminal, "cause", None).text == "危险驾驶"  # 案由 as the court site files it
-
-
-def _passages(heads: dict[str, str]) -> list[Passage]:
-    return [Passage(f"{doc}:0", doc, text) for doc, text in heads.items()]
-
-
-def test_a_chinese_judgment_named_by_its_number_or_its_parties():
-    heads = {
-        "a": "河南省浚县人民法院\n民 事 判 决 书\n（2017）豫0621民初2700号\n原告：陈清立，男",
-        "b": "湖北省丹江口市人民法院\n刑 事 判 决 书\n（2019）鄂0381刑初59号\n被告人王富贵",
-        "c": "某某人民法院\n民 事 判 决 书\n（2018）辽0191民初3105号\n原告：杨斌",
-    }
-    parties = {
-        "a": ["陈清立", "李红军", "中国平安财产保险股份有限公司"],
-        "b": ["王富贵"],
-        "c": ["杨斌", "中国平安财产保险股份有限公司"],
-    }
-    names = DocumentNames(_passages(heads), parties)
-    assert names.named("(2017)豫0621民初2700号案件由哪个法院审理？") == "a"  # brackets aside
-    assert names.named("（2019） 鄂0381刑初59号的审判长是谁？") == "b"
-    assert names.named("陈清立与李红军一案的原告是谁？") == "a"
-    assert names.named("王富贵危险驾驶案的罪名是什么？") == "b"
-    assert names.named("中国平安财产保险股份有限公司是哪个案件的被告？") is None  # two cases share it
-    assert names.named("（2020）京01民终1号案件的案由是什么？") is None  # no judgment of the run
-    assert names.named("本案的案由是什么？") is None
