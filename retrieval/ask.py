@@ -79,6 +79,17 @@ class BadQuestion(DocumentError):
 MAX_K = 100  # citations per answer: the reader reads each, so a huge k only buries the answer
 
 
+def _case_names(docs: list[tuple]) -> tuple[dict[str, list[str]], dict[str, str]]:
+    """(doc_id -> its parties' names, those acting for a party left out; doc_id -> an English judgment's
+    short name) of the run's `documents` rows: what a question names a case by (retrieval.named_documents).
+    """
+    parties = {
+        d: [p["name"] for p in ps or [] if not AGENTS.search(p["role"] or "")] for d, *_, ps, _ in docs
+    }
+    titles = {d: title for d, kind, *_, title in docs if kind == "en_judgment" and title}
+    return parties, titles
+
+
 class Asker(AnswerRoutes):
     """Answers questions over one indexed run; models, indexes and the document-state cache load once and
     serve every question (`Asker(out_dir).ask(question)`)."""
@@ -118,10 +129,6 @@ class Asker(AnswerRoutes):
             (d, b): (page, list(bbox) if bbox is not None else None) for d, b, page, bbox in blocks
         }
         doc_meta = {d: (kind, court, date) for d, kind, court, date, *_ in docs}
-        parties = {
-            d: [p["name"] for p in ps or [] if not AGENTS.search(p["role"] or "")] for d, *_, ps, _ in docs
-        }
-        titles = {d: title for d, kind, *_, title in docs if kind == "en_judgment" and title}
         self.block_of: dict[str, int] = {}
         passages = []
         for sid, doc_id, _, block_idx, btype, text in seg:
@@ -130,7 +137,7 @@ class Asker(AnswerRoutes):
             self.block_of[sid] = block_idx
         self.search_index = HybridIndex(passages, bm25=self.config.bm25, config=self.config)
         self.headings = section_headings(passages)
-        self.names = DocumentNames(passages, parties, titles)
+        self.names = DocumentNames(passages, *_case_names(docs))
         self.fronts = FrontPages(self.out_dir)
         self.covers = Covers(self.out_dir)
         self.sentence_device = "cpu" if device == "auto" else device  # MiniLM is small: CPU unless told

@@ -129,8 +129,8 @@ def case_named(question: str, titles: dict[str, str], loose: bool = False) -> st
         return None
     scores = {doc: len(words & {w.lower() for w in re.findall(r"[\w'’\-]+", t)}) for doc, t in titles.items()}
     best = max(scores.values(), default=0)
-    found = [doc for doc, score in scores.items() if score == best]
-    return found[0] if best and len(found) == 1 else None
+    tied = [doc for doc, score in scores.items() if score == best]
+    return tied[0] if best and len(tied) == 1 else None
 
 
 def _plain_number(text: str) -> str:
