@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import hashlib
 import json
 import re
 from pathlib import Path
+
+from judgment_meta import half
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "benchmarks" / "data" / "zh_cover_questions.json"
@@ -46,10 +47,6 @@ _ASK = {
     "presiding": ["{n}的审判长是谁？"],
     "role": ["{n}的{r}是谁？", "{n}中{r}有哪些？"],
 }
-
-
-def half(key: str) -> str:
-    return "dev" if hashlib.sha1(key.encode()).digest()[0] % 2 == 0 else "test"
 
 
 def _cn_year(n: int, zero: str) -> str:

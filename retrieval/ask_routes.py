@@ -15,7 +15,7 @@ from retrieval.answer import Answer, Citation, Evidence
 from retrieval.caption_questions import answer_cover, asked_part
 from retrieval.clause_questions import answering_first, clause_category, clause_phrase
 from retrieval.covers import CoverAnswer
-from retrieval.front_questions import FrontAnswer, about_patent, asked_field
+from retrieval.front_questions import about_patent, asked_field
 from retrieval.named_documents import case_named
 from retrieval.ruling_questions import asks_ruling, ruling_answer
 from retrieval.text import HAN, sentence_around
@@ -110,7 +110,7 @@ class AnswerRoutes:
         self,
         question: str,
         doc: str,
-        found: FrontAnswer | CoverAnswer | None,
+        found: CoverAnswer | None,
         note: str,
         citations: list[Citation],
         notes: list[str],

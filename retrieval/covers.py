@@ -18,9 +18,13 @@ CLOSING = 40  # and from its end: the signature, the date, the clerk
 
 @dataclass(frozen=True)
 class CoverAnswer:
-    text: str
-    block_idx: int
-    anchor: str | None = None  # words of the block the answer stands on, to cite their sentence
+    """A value read from a document's head (a judgment's cover, a patent's front page) and the block
+    stating it."""
+
+    text: str  # the answer as shown: the value as printed, names joined
+    block_idx: int  # the block holding (the start of) the value
+    anchor: str | None = None  # words of the block the answer stands on, to cite their sentence; else the
+    # block's whole first segment is the evidence
 
 
 @dataclass

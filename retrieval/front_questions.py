@@ -10,11 +10,11 @@ document's text, once per document, and says which block holds the value, for th
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 from pipeline.parsing.kinds.patent_front import FrontField, front_page
 from pipeline.store import LATEST, open_duckdb
+from retrieval.covers import CoverAnswer
 from retrieval.text import joined
 
 # what a question asks of the front page; tried in order, the first match wins
@@ -41,13 +41,6 @@ def asked_field(question: str) -> str | None:
 def about_patent(question: str) -> bool:
     """The question speaks of a patent (or its inventors, its assignee), not just of something filed."""
     return _ABOUT_PATENT.search(question) is not None
-
-
-@dataclass(frozen=True)
-class FrontAnswer:
-    text: str  # the answer as shown: the value as printed, names joined, a number with its commas
-    block_idx: int  # the block holding (the start of) the value
-    anchor: str | None = None  # the evidence is the block's whole first segment
 
 
 def shown(field: FrontField) -> str:
@@ -83,7 +76,7 @@ class FrontPages:
             self._read[doc_id] = (front_page(row[0] or "") if row else {}, blocks)
         return self._read[doc_id]
 
-    def answer(self, field: str, doc_id: str) -> FrontAnswer | None:
+    def answer(self, field: str, doc_id: str) -> CoverAnswer | None:
         """The field's value in the document's front page and the block it stands in, or None."""
         fields, blocks = self._front(doc_id)
         found = fields.get(field)
@@ -92,4 +85,4 @@ class FrontPages:
         block = next((b for b, start, end in blocks if start <= found.start < end), None)
         if block is None:  # the value stands between blocks (a page's furniture): the next block
             block = next((b for b, start, _ in blocks if start >= found.start), None)
-        return None if block is None else FrontAnswer(shown(found), block)
+        return None if block is None else CoverAnswer(shown(found), block)
