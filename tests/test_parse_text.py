@@ -201,6 +201,15 @@ def test_a_long_title_naming_every_party_is_the_header_not_a_party():
     assert [(p.name, p.role) for p in doc.meta.parties] == [("贺付忠", "原告"), ("陈益明", "被告")]
 
 
+def test_a_name_the_defendant_gave_is_read_without_the_words_saying_so():
+    text = (
+        "上海市长宁区人民法院\n刑事判决书\n（2018）沪0105刑初655号\n公诉机关上海市长宁区人民检察院。\n"
+        "被告人自报安旭，男，1993年2月12日出生，土家族，户籍地贵州省。\n"
+    )
+    doc = build(from_text(text, "self.txt"), "self.txt", "0" * 16, ParseConfig())
+    assert ("安旭", "被告人") in [(p.name, p.role) for p in doc.meta.parties]
+
+
 def test_a_cause_read_from_the_procedure_leaves_out_the_number_of_the_case_executed():
     text = (
         "陈国强与苗根表执行裁定书\n浙江省慈溪市人民法院\n执 行 裁 定 书\n（2015）甬慈执民字第112-2号\n"
