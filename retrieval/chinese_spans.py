@@ -96,7 +96,8 @@ _LAW_Q = re.compile(
     r"(哪些|哪|什么)(法律|法条|条文)"
 )
 _LAW_CITED = re.compile(r"《[^》]{2,40}》[^。；]{0,30}?第[^，。；、]{1,12}条")
-_LAW_BASIS = re.compile(r"^[^《。]{0,8}?(依照|依据|根据|按照)《|^\W*《(?!.*规定)")
+# the basis opens the sentence or one of its clauses (根据本案的犯罪事实，…，依照《刑法》第…条之规定，判决如下)
+_LAW_BASIS = re.compile(r"(?:^|[，,；;])[^《。，,]{0,8}?(依照|依据|根据|按照)《|^\W*《(?!.*规定)")
 
 
 def zh_span_kind(question: str) -> str | None:

@@ -21,6 +21,8 @@ DECISION_BLOCKS = frozenset({"VERDICT"})  # the disposition: 判决如下 items,
 # (…作出…刑事判决：被告人…犯交通肇事罪，判处有期徒刑七个月；…民事裁定：驳回上诉，维持原判), or an item of one
 # quoted there (二、陈某智于本判决生效之日起十日内…)
 _ZH_RULING = re.compile(r"(判决|裁定|决定)[：:]|判处|维持原判|于本判决生效之日")
+# …but not the sentence a prosecutor proposes (建议对其判处有期徒刑六个月至八个月, 量刑建议)
+_ZH_PROPOSED = re.compile(r"建议[^，。；]{0,8}判处|量刑建议")
 # …and an English court's own: "we affirm", "I would order", "the appeal is dismissed"
 _RULES = "order|affirm|reverse|vacate|remand|dismiss|allow|refuse|quash|set aside"
 _RULED = "affirmed|reversed|vacated|remanded|dismissed|allowed|refused|quashed|set aside"
@@ -31,7 +33,9 @@ _EN_RULING = re.compile(
 RULING_BLOCKS = frozenset({"FACTS", "PROCEDURE", "OPINION"})  # not CLAIMS: a party asks for 撤销 … 改判
 CLAIM_BLOCKS = frozenset({"CLAIMS", "DEFENSE"})
 # a party's request or argument reported in another block (郭某华遂诉至法院，请求判令…, "the appellant contends")
-_ZH_CLAIMED = re.compile(r"请求|诉请|要求|诉至|诉称|辩称|上诉称|申请再审称|主张|抗辩|辩护意见|指控|提出")
+_ZH_CLAIMED = re.compile(
+    r"请求|诉请|要求|诉至|诉称|辩称|上诉称|抗诉称|申请再审称|主张|抗辩|辩护意见|指控|提出|建议"
+)
 # …but not where the court answers one (辩护人提出的辩护意见…本院予以采纳)
 _ZH_COURT_ANSWERS = re.compile(
     r"本院(认为|予以|不予|采纳|支持|酌)|法院(认为|认定|予以|不予)|予以(采纳|支持)|不予(采纳|支持)|"
@@ -59,7 +63,7 @@ _ZH_ASKS_RULING = re.compile(
     r"判决|判令|判处|判赔|裁定|法院|本院|酌定|支持|驳回|最终|应当?(支付|赔偿|返还|承担|给付|偿还|负担)"
 )
 _ZH_ASKS_CLAIM = re.compile(
-    r"要求|请求|诉请|主张|诉称|辩称|起诉|索赔|索要|指控|(上诉|再审申请|申请再审|抗辩|辩护|答辩)的?(理由|意见)|"
+    r"要求|请求|诉请|主张|诉称|辩称|起诉|索赔|索要|指控|(上诉|抗诉|再审申请|申请再审|抗辩|辩护|答辩)的?(理由|意见)|"
     r"(提出|发表)了?(什么|哪些)(意见|理由|主张)"
 )
 _EN_ASKS_RULING = re.compile(r"\b(ordered|awarded|sentenced|judgment for)\b", re.I)
@@ -79,8 +83,13 @@ _ASKS_PHRASE = re.compile(r"多少|几|谁|何时|哪一?天|\b(how much|how man
 
 def is_ruling(block_type: str, sentence: str) -> bool:
     """The disposition, or a ruling reported in the facts, the proceedings or the reasons."""
-    ruling = _ZH_RULING if HAN.search(sentence) else _EN_RULING
-    return block_type in DECISION_BLOCKS or (block_type in RULING_BLOCKS and bool(ruling.search(sentence)))
+    if block_type in DECISION_BLOCKS:
+        return True
+    if HAN.search(sentence):
+        return block_type in RULING_BLOCKS and bool(
+            _ZH_RULING.search(sentence) and not _ZH_PROPOSED.search(sentence)
+        )
+    return block_type in RULING_BLOCKS and bool(_EN_RULING.search(sentence))
 
 
 def asks_ruling_below(question: str) -> bool:

@@ -140,6 +140,9 @@ def test_the_law_a_ruling_rests_on_is_the_sentence_citing_the_articles_applied()
     assert question_kind("判决的理由是什么？") == "reason"
     applied = "据此，依照《中华人民共和国刑法》第二百六十四条、第六十七条第三款之规定，判决如下："
     assert fits_kind("law", "OPINION", applied)
+    # the basis may open a later clause of the sentence, after what the court weighed
+    weighed = "根据本案的犯罪事实、性质、情节，依照《中华人民共和国刑法》第二百六十六条、第五十二条之规定，判决如下："
+    assert fits_kind("law", "OPINION", weighed)
     assert fits_kind("law", "APPENDIX", "《中华人民共和国刑法》第263条、第264条、第269条")  # a digest's index
     assert not fits_kind("law", "OPINION", "《中华人民共和国刑法》第二百六十九条规定：“犯盗窃罪……”")  # quoted
     assert not fits_kind("law", "OPINION", "本院认为，被告构成违约。")
