@@ -1,7 +1,8 @@
 """The questions an `Asker` (retrieval.ask) answers by a route of their own, before any search-and-read:
 a contract clause's (the clause head, retrieval.clause_questions), a patent's front page
-(retrieval.front_questions), an opinion's cover (retrieval.caption_questions) and whether a court granted
-what was asked (retrieval.ruling_questions).
+(retrieval.front_questions), an opinion's cover (retrieval.caption_questions), what a criminal verdict
+imposed (retrieval.verdict_questions) and whether a court granted what was asked
+(retrieval.ruling_questions).
 
 `AnswerRoutes` is a part of `Asker`: its methods read the Asker's passages, clause reader, front pages,
 citations and evidence.
@@ -19,6 +20,7 @@ from retrieval.front_questions import about_patent, asked_field
 from retrieval.named_documents import case_named
 from retrieval.ruling_questions import asks_ruling, ruling_answer
 from retrieval.text import HAN, sentence_around
+from retrieval.verdict_questions import answer_verdict, verdict_part
 from retrieval.zh_cover_questions import answer_zh_cover, zh_asked_part
 
 
@@ -63,6 +65,7 @@ class AnswerRoutes:
             self.clause_answer(question, doc, citations, notes)
             or self.front_answer(question, doc_id, citations, notes)
             or self.cover_answer(question, doc_id, doc, citations, notes)
+            or self.verdict_answer(question, doc_id, doc, citations, notes)
             or self.ruling_answer(question, doc, citations, notes)
         )
 
@@ -106,6 +109,22 @@ class AnswerRoutes:
         note = f"read from the {place}: its {asked[0]} (retrieval/{module}.py)"
         return self.field_answer(question, target, found, note, citations, notes)
 
+    def verdict_answer(
+        self, question: str, doc_id: str | None, doc: str | None, citations: list[Citation], notes: list[str]
+    ) -> Answer | None:
+        """A question about what a Chinese criminal verdict imposed (retrieval.verdict_questions: charges,
+        penalty, fine, probation, term) answered from the item of the defendant it names, in the judgment
+        asked about (or named by its parties), else in the one cited first when it names one of its
+        defendants."""
+        part = verdict_part(question) if HAN.search(question) else None
+        target = doc_id or doc
+        cover = self.covers.cover(target, "zh_judgment") if part and target else None
+        found = answer_verdict(cover, part, question, named_only=doc_id is None) if cover else None
+        if found is None:
+            return None
+        note = f"read from the verdict's item: its {part} (retrieval/verdict_questions.py)"
+        return self.field_answer(question, target, found[0], note, citations, notes, answer_type=found[1])
+
     def field_answer(
         self,
         question: str,
@@ -114,6 +133,7 @@ class AnswerRoutes:
         note: str,
         citations: list[Citation],
         notes: list[str],
+        answer_type: str = "field",
     ) -> Answer | None:
         """A value read from a document's head (`found`: its text and the block stating it), answered with
         the sentence of the block that holds `found.anchor` as evidence, else the block's first segment;
@@ -132,7 +152,7 @@ class AnswerRoutes:
             if (at := text.lower().find(found.anchor.lower())) >= 0:
                 evidence = [self.evidence(seg, sentence_around(text, at, at + len(found.anchor)))]
                 break
-        return self.routed(question, (found.text, "field", None), evidence, None, citations, notes)
+        return self.routed(question, (found.text, answer_type, None), evidence, None, citations, notes)
 
     def ruling_answer(
         self, question: str, doc: str | None, citations: list[Citation], notes: list[str]

@@ -97,6 +97,10 @@ def test_a_question_the_corpus_cannot_answer_says_so_with_its_best_evidence(demo
         ("不服判决可以上诉到哪个法院？", ["江南省临川市中级人民法院"], "span"),
         # who presided: the signature's line (retrieval/zh_cover_questions.py)
         ("本案的审判长是谁？", ["顾远"], "field"),
+        # what the verdict imposed on the defendant named (retrieval/verdict_questions.py)
+        ("周明远犯什么罪？", ["盗窃罪"], "field"),
+        ("周明远被判处罚金多少？", ["五千元"], "field"),
+        ("周明远是否被宣告缓刑？", ["NO"], "no"),
         ("工期是多少天？", ["九十日"], "span"),
         # the law a ruling rests on: the sentence citing the articles applied, though it ends in a colon
         ("本案依据哪些法律条文？", ["依照《中华人民共和国"], "sentence"),
@@ -260,6 +264,12 @@ def test_the_side_a_span_question_asks_about():
     # the disposition is the court's even where it names the claims it dismisses; a party's block is its own
     assert not on_asked_side(claim_q, "VERDICT", "三、驳回原告唐某纯其他诉讼请求。")
     assert on_asked_side(claim_q, "CLAIMS", "判令被告返还装修款人民币86,000元")
+    # a prosecutor's proposed sentence reported in the facts is its word, not a ruling; a protest is argued
+    proposed = "据此认为被告人史某的行为已构成盗窃罪，并建议对其判处有期徒刑六个月至八个月，并处罚金。"
+    assert not is_ruling("FACTS", proposed) and is_claim("FACTS", proposed)
+    assert is_ruling("VERDICT", "被告人史某犯盗窃罪，判处有期徒刑七个月，并处罚金人民币2000元。")
+    assert asked_side("抗诉机关的抗诉理由是什么？") == "claim"
+    assert is_claim("PROCEDURE", "某某区人民检察院抗诉称：原审判决罚金刑明显过高，量刑不均衡。")
     assert not on_asked_side("案件受理费是多少？", "VERDICT", award)
 
 

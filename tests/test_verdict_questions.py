@@ -1,0 +1,146 @@
+"""Questions about what a Chinese criminal verdict imposed on a defendant, answered from that defendant's item
+of the verdict."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from run_tables import write_run_tables
+
+from retrieval.covers import Cover, Covers
+from retrieval.verdict_questions import answer_verdict, convictions, verdict_part
+
+CRIMINAL = "zh/judgments/judge_criminal.jsonl.gz"
+# two defendants; several charges joined (数罪并罚); a second instance restating the first's verdict
+RECORDS = {"two": "3783b8c2", "joined": "4de720c1", "appeal": "996a2d25"}
+
+
+@pytest.mark.parametrize(
+    ("question", "part"),
+    [
+        ("叶志敏犯什么罪？", "charges"),
+        ("何新碧犯了哪些罪？", "charges"),
+        ("法院认定王某构成什么罪？", "charges"),
+        ("叶志敏被判处什么刑罚？", "penalty"),
+        ("被告人李某被判了什么刑？", "penalty"),
+        ("张朝伟被判处有期徒刑几年？", "penalty"),
+        ("刘辉的有期徒刑是多长时间？", "penalty"),
+        ("何新碧数罪并罚决定执行什么刑罚？", "penalty"),
+        ("陈金煜被判处罚金多少？", "fine"),
+        ("唐珊是否被判处缓刑？", "probation"),
+        ("黄琴的缓刑考验期是多长？", "probation"),
+        ("叶志敏的刑期从何时起至何时止？", "term"),
+        ("陈金煜犯什么罪，判处什么刑罚？", None),  # a sentence's worth: the verdict's sentence answers
+        ("本判决是什么时候作出的？", None),
+        ("本案的审判长是谁？", None),
+        ("涉案毒品如何处理？", None),
+        ("王富贵的缓刑期限是多长？", "probation"),
+        ("罚金应在何时缴纳？", None),  # when to pay, not how much
+        ("为什么对王富贵适用缓刑？", None),  # why: the court's reasoning
+        ("法院依据什么判处被告人有期徒刑？", None),
+    ],
+)
+def test_what_a_question_asks_of_a_verdict(question, part):
+    assert verdict_part(question) == part
+
+
+def _cover(*verdict: str) -> Cover:
+    blocks = [(0, "HEADER", "某某市人民法院"), *[(i + 1, "VERDICT", t) for i, t in enumerate(verdict)]]
+    return Cover("zh_judgment", "", {}, blocks)
+
+
+def test_each_defendant_is_answered_from_their_own_item():
+    cover = _cover(
+        "一、被告人赵甲犯强奸罪，判处有期徒刑四年（刑期从判决执行之日起计算，即自2017年6月20日起至2021年6月19日止）。",
+        "二、被告人钱乙犯强奸罪，判处有期徒刑三年六个月，缓刑四年，并处罚金人民币二万元，限判决生效后十日内缴纳。",
+    )
+    for question, text, kind in [
+        ("钱乙被判处有期徒刑几年？", "有期徒刑三年六个月", "field"),
+        ("钱乙被判处什么刑罚？", "有期徒刑三年六个月，缓刑四年，并处罚金人民币二万元", "field"),
+        ("赵甲的刑期从何时起至何时止？", "自2017年6月20日起至2021年6月19日止", "field"),
+        ("钱乙被判处罚金多少？", "人民币二万元", "field"),
+        ("钱乙是否被宣告缓刑？", "YES", "yes"),
+        ("赵甲是否被宣告缓刑？", "NO", "no"),
+        ("钱乙的缓刑考验期是多长？", "四年", "field"),
+    ]:
+        found, answer_type = answer_verdict(cover, verdict_part(question), question, named_only=True)
+        assert (found.text, answer_type) == (text, kind), question
+        assert found.block_idx == (1 if "赵甲" in question else 2), question
+    # neither named: the verdict has two defendants, and a name it lacks is some other case's
+    assert answer_verdict(cover, "charges", "被告人犯什么罪？", named_only=False) is None
+    assert answer_verdict(cover, "charges", "孙丙犯什么罪？", named_only=False) is None
+    assert answer_verdict(cover, "fine", "赵甲被判处罚金多少？", named_only=True) is None  # none imposed
+
+
+def test_the_only_defendant_is_answered_when_the_judgment_was_named_otherwise():
+    cover = _cover(
+        "被告人周某犯盗窃罪，判处有期徒刑十个月；并处罚金人民币五千元，限本判决生效后一个月内缴纳。"
+    )
+    found, _ = answer_verdict(cover, "penalty", "本案被告人被判处什么刑罚？", named_only=False)
+    assert found.text == "有期徒刑十个月，并处罚金人民币五千元"  # the fine after the semicolon is part of it
+    assert answer_verdict(cover, "penalty", "本案被告人被判处什么刑罚？", named_only=True) is None
+
+
+_NAMES = st.text(alphabet="赵钱孙李周吴郑王冯陈褚卫蒋沈韩杨", min_size=2, max_size=3)
+_CHARGES = st.sampled_from(
+    ["盗窃罪", "诈骗罪", "走私、贩卖、运输、制造毒品罪", "提供侵入、非法控制计算机信息系统程序、工具罪"]
+)
+_TERMS = st.sampled_from(["有期徒刑一年", "有期徒刑三年六个月", "拘役五个月", "管制六个月"])
+
+
+@given(st.lists(st.tuples(_NAMES, _CHARGES, _TERMS), min_size=1, max_size=4, unique_by=lambda t: t[0]))
+def test_a_verdict_written_from_its_items_reads_back_as_them(items):
+    """Whatever the names, charges and terms, each defendant's item reads back whole, in one block or one
+    block per item."""
+    written = [
+        f"{i + 1}、被告人{name}犯{charge}，判处{term}。" for i, (name, charge, term) in enumerate(items)
+    ]
+    for cover in (_cover("".join(written)), _cover(*written)):
+        read = {c.defendant: (c.charges, c.penalty) for c in convictions(cover.blocks)}
+        assert read == {name: ((charge,), term) for name, charge, term in items}
+
+
+@pytest.fixture(scope="module")
+def judgments(tmp_path_factory, shared_data):
+    out = tmp_path_factory.mktemp("verdicts")
+    with gzip.open(shared_data / CRIMINAL, "rt", encoding="utf-8") as f:
+        rows = [json.loads(line) for line in f]
+    ids = {}
+    for name, prefix in RECORDS.items():
+        row = next(r for r in rows if r["text_id"].startswith(prefix))
+        path = out / f"{prefix}.txt"
+        path.write_text(row["fd"], encoding="utf-8")
+        doc, _ = write_run_tables(out, path)
+        ids[name] = doc.doc_id
+    covers = Covers(out)
+    return {name: covers.cover(doc_id, "zh_judgment") for name, doc_id in ids.items()}
+
+
+def test_verdicts_of_real_judgments(judgments):
+    for name, question, text in [
+        ("two", "张朝伟被判处有期徒刑几年？", "有期徒刑三年六个月"),
+        ("two", "赵高银犯什么罪？", "强奸罪"),
+        ("joined", "何新碧犯了哪些罪？", "盗窃罪、贩卖毒品罪"),
+        ("joined", "何新碧数罪并罚决定执行什么刑罚？", "有期徒刑一年四个月，并处罚金5000元"),
+        ("joined", "何新碧被判处罚金多少？", "5000元"),  # the fine 决定执行, not one charge's
+        ("appeal", "冯新楼被判处罚金多少？", "五万元人民币"),  # this court's, not the first instance's 九万元
+    ]:
+        cover = judgments[name]
+        found, _ = answer_verdict(cover, verdict_part(question), question, named_only=True)
+        blocks = {idx: (kind, t) for idx, kind, t in cover.blocks}
+        assert found.text == text, question
+        assert blocks[found.block_idx][0] == "VERDICT" and found.anchor in blocks[found.block_idx][1]
+
+
+def test_a_term_whose_note_is_a_block_of_its_own_is_cited_there():
+    cover = _cover(
+        "被告人孙丙犯盗窃罪，判处有期徒刑七个月，并处罚金人民币2000元。",
+        "（刑期从判决执行之日起计算，即自2017年9月15日起至2018年4月14日止，罚金于判决生效后三十日内缴纳。）",
+    )
+    found, _ = answer_verdict(cover, "term", "孙丙的刑期从哪天起到哪天止？", named_only=True)
+    assert (found.text, found.block_idx) == ("自2017年9月15日起至2018年4月14日止", 2)
+    assert answer_verdict(cover, "fine", "孙丙被判处罚金多少？", named_only=True)[0].block_idx == 1
