@@ -33,6 +33,7 @@ pdf and ZH judgments). `--limit 3` checks the whole path at tiny size.
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import shutil
 import tempfile
@@ -135,17 +136,22 @@ def prepare_run(spec: dict, keep: list[dict], data: Path, out: Path | None, work
 
 
 def input_file(data: Path, document: str, folder: Path) -> Path:
-    """The question set's document (a path under `data`, or `path#docid` for one record of a JSONL file) as
-    a file in `folder`, as `ldx run` is to read it: a copy, or a one-record JSONL file `docid.jsonl`."""
+    """The question set's document (a path under `data`, or `path#docid` for one record of a JSONL file,
+    gzipped or not) as a file in `folder`, as `ldx run` is to read it: a copy, or a one-record JSONL file
+    `docid.jsonl`."""
     path, _, record = document.partition("#")
     src = data / path
     if not src.is_file():
         raise SystemExit(f"{src}: missing from the shared data (see ../shared/data/README.md)")
     if not record:
         return Path(shutil.copy(src, folder / src.name))
-    lines = [line for line in src.read_text(encoding="utf-8").splitlines() if record in line[:80]]
-    if not lines or json.loads(lines[0]).get("docid") != record:
+    raw = gzip.decompress(src.read_bytes()) if src.suffix == ".gz" else src.read_bytes()
+    lines = [line for line in raw.decode("utf-8").splitlines() if record in line[:80]]
+    found = json.loads(lines[0]) if lines else {}
+    if record not in (found.get("docid"), found.get("text_id")):
         raise SystemExit(f"{src}: no record with docid {record}")
+    if "fd" in found:  # a judge_criminal record: its whole judgment is `fd`, `text` only the facts
+        lines[0] = json.dumps({"text_id": record, "text": found["fd"]}, ensure_ascii=False)
     out = folder / f"{record}.jsonl"
     out.write_text(lines[0] + "\n", encoding="utf-8")
     return out
