@@ -54,7 +54,8 @@ _ASKS = (
     ),
 )
 # 犯盗窃罪, 犯走私、贩卖、运输、制造毒品罪 (one charge), 犯盗窃罪、诈骗罪 (two)
-_CHARGE = r"[^\s，,。；;：:（）()“”犯罪]{1,30}罪"  # 提供侵入、非法控制计算机信息系统程序、工具罪 is one
+# 提供侵入、非法控制计算机信息系统程序、工具罪 is one; 掩饰、隐瞒犯罪所得罪 holds 犯罪
+_CHARGE = r"(?:[^\s，,。；;：:（）()“”犯罪]|犯罪){1,30}?罪"
 _CHARGES = re.compile(rf"犯({_CHARGE}(?:、{_CHARGE})*)")
 _HOW_LONG = re.compile(r"多久|多长|几年|几个月|多少(?:年|个月)")
 # what ends a penalty as printed: its note in brackets, the next item, the next sentence
@@ -113,8 +114,8 @@ def _split(charges: str) -> list[str]:
 
 def _penalty(item: str) -> str:
     """The penalty of an item as printed: after 决定执行 when it joins several, else after the first 判处, to
-    the item's note in brackets; a fine printed after a semicolon (；并处罚金…) is part of it, when to pay
-    is not. 免予刑事处罚 when the item says so."""
+    the item's note in brackets; a fine printed after a semicolon or a note (；并处罚金…) is part of it, when
+    to pay is not. 免予刑事处罚 when the item says so."""
     at = item.rfind("决定执行")
     start = at + len("决定执行") if at >= 0 else item.find("判处") + len("判处")
     if start < len("判处"):
@@ -124,7 +125,10 @@ def _penalty(item: str) -> str:
     while text:
         m = _PENALTY_END.search(text)
         parts.append(text[: m.start()] if m else text)
-        text = text[m.end() :] if m and m.group(0) in "；;" else ""
+        text = text[m.end() :] if m and m.group(0) != "。" else ""
+        if m and m.group(0) in "（(":  # a note inside: 缓刑三个月（缓刑考验期限，从…计算），并处罚金…
+            close = re.search(r"[）)]", text)
+            text = text[close.end() :].lstrip("，, ") if close else ""
         if not text.lstrip().startswith(("并处", "罚金", "缓刑")):
             break
     return _PAYMENT.sub("", "，".join(p.strip() for p in parts if p.strip()))

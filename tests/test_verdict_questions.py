@@ -83,11 +83,22 @@ def test_the_only_defendant_is_answered_when_the_judgment_was_named_otherwise():
     found, _ = answer_verdict(cover, "penalty", "本案被告人被判处什么刑罚？", named_only=False)
     assert found.text == "有期徒刑十个月，并处罚金人民币五千元"  # the fine after the semicolon is part of it
     assert answer_verdict(cover, "penalty", "本案被告人被判处什么刑罚？", named_only=True) is None
+    noted = _cover(
+        "被告人王某犯危险驾驶罪，判处拘役二个月，缓刑三个月（缓刑考验期限，从本判决确定之日起计算），"
+        "并处罚金人民币四千元（罚金已缴纳）。"
+    )
+    found, _ = answer_verdict(noted, "penalty", "王某被判处什么刑罚？", named_only=True)
+    assert found.text == "拘役二个月，缓刑三个月，并处罚金人民币四千元"  # the fine after the note too
 
 
 _NAMES = st.text(alphabet="赵钱孙李周吴郑王冯陈褚卫蒋沈韩杨", min_size=2, max_size=3)
 _CHARGES = st.sampled_from(
-    ["盗窃罪", "诈骗罪", "走私、贩卖、运输、制造毒品罪", "提供侵入、非法控制计算机信息系统程序、工具罪"]
+    [
+        "盗窃罪",
+        "走私、贩卖、运输、制造毒品罪",
+        "提供侵入、非法控制计算机信息系统程序、工具罪",
+        "掩饰、隐瞒犯罪所得罪",
+    ]
 )
 _TERMS = st.sampled_from(["有期徒刑一年", "有期徒刑三年六个月", "拘役五个月", "管制六个月"])
 
