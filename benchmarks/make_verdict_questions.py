@@ -7,14 +7,14 @@ probation, the days a term runs), each naming the defendant, over complete 刑�
 
 The records are every third of the file's first 330 (the last 60 were read while the answering rules of
 retrieval/verdict_questions.py were written). The gold is read here from the judgment's own text by this
-script's patterns, not by the parser: the verdict is the text after the last 判决如下 up to 如不服; a
-defendant's item runs from 被告人X犯 to the next defendant's (the last item naming them); the charges are what
-follows 犯 up to 罪; the penalty is what follows 决定执行, else the first 判处, up to the item's note in
-brackets or the end of its sentence, a fine after a semicolon (；并处罚金…) included and when to pay it left
-out; the fine is the sum after 罚金, probation the term after 缓刑, the days a term runs the 自…起至…止 of the
-item. A defendant whose name is masked (张某, 朱×) or shared by two of the records is left out: a question
-cannot name them. The printed set was read over by eye. Each record falls in the dev or test half by the
-sha1 of its text_id (benchmarks.judgment_meta.half).
+script's patterns, not by the parser: the verdict is the text after the last 判决如下 up to 如不服; a defendant's
+item runs from 被告人X犯 to the next defendant's (the last item naming them); the charges are what follows 犯 up to
+罪 (犯罪 inside a name kept: 掩饰、隐瞒犯罪所得罪); the penalty is what follows 决定执行, else the first 判处, up to the item's
+note in brackets or the end of its sentence, a fine after a semicolon or a note (；并处罚金…) included and when to
+pay it left out; the fine is the sum after 罚金, probation the term after 缓刑, the days a term runs the 自…起至…止 of
+the item. A defendant whose name is masked (张某, 朱×) or shared by two of the records is left out: a question
+cannot name them. The printed set was read over by eye. Each record falls in the dev or test half by the sha1
+of its text_id (benchmarks.judgment_meta.half).
 """
 
 from __future__ import annotations
@@ -39,7 +39,8 @@ ABOUT = (
     "question's group is its record's half (dev or test, by the sha1 of its text_id) and what it asks."
 )
 _ITEM = re.compile(r"被告人([\u4e00-\u9fff·]{2,8}?)犯")
-_CHARGES = re.compile(r"犯([^，。；（）：\s]{1,20}?罪)((?:、[^，。；（）：\s犯]{1,20}?罪)*)")
+_NAME_CHAR = r"(?:犯罪|[^，。；（）：\s罪])"  # 掩饰、隐瞒犯罪所得罪 holds 犯罪
+_CHARGES = re.compile(rf"犯({_NAME_CHAR}+罪)((?:、{_NAME_CHAR}+罪)*)")
 _PRINCIPAL = re.compile(
     r"^(有期徒刑|拘役|管制)([〇零一二三四五六七八九十两]+(?:年|个月)(?:[零又]?[一二三四五六七八九十]+个月)?)"
 )
@@ -80,7 +81,10 @@ def penalty(item: str) -> str:
     while text:
         m = re.search(r"[（(；;。]", text)
         parts.append(text[: m.start()] if m else text)
-        text = text[m.end() :] if m and m.group(0) in "；;" and text[m.end() :].startswith("并处") else ""
+        rest = text[m.end() :] if m and m.group(0) != "。" else ""
+        if m and m.group(0) in "（(":  # a note inside the penalty, the fine after it
+            rest = rest[rest.find("）") + 1 :].lstrip("，") if "）" in rest else ""
+        text = rest if rest.startswith("并处") else ""
     joined = "，".join(p.strip() for p in parts if p.strip())
     return re.sub(r"[，,](?:罚金)?(?:限|于|自)[^，,]*缴纳", "", joined)
 
