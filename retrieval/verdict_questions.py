@@ -114,13 +114,15 @@ def _split(charges: str) -> list[str]:
 
 def _penalty(item: str) -> str:
     """The penalty of an item as printed: after 决定执行 when it joins several, else after the first 判处, to
-    the item's note in brackets; a fine printed after a semicolon or a note (；并处罚金…) is part of it, when
-    to pay is not. 免予刑事处罚 when the item says so."""
-    at = item.rfind("决定执行")
-    start = at + len("决定执行") if at >= 0 else item.find("判处") + len("判处")
-    if start < len("判处"):
+    the item's note in brackets (单处罚金… as printed); a fine printed after a semicolon or a note (；并处罚金…)
+    is part of it, when to pay is not. 免予刑事处罚 when the item says so."""
+    at, imposed = item.rfind("决定执行"), re.search("判处|单处", item)
+    if at >= 0:
+        text = item[at + len("决定执行") :]
+    elif imposed:  # 单处罚金人民币五千元: a fine alone, shown with the word saying so
+        text = item[imposed.end() if imposed.group(0) == "判处" else imposed.start() :]
+    else:
         return "免予刑事处罚" if "免予刑事处罚" in item else ""
-    text = item[start:]
     parts = []
     while text:
         m = _PENALTY_END.search(text)

@@ -89,6 +89,16 @@ def test_the_only_defendant_is_answered_when_the_judgment_was_named_otherwise():
     )
     found, _ = answer_verdict(noted, "penalty", "王某被判处什么刑罚？", named_only=True)
     assert found.text == "拘役二个月，缓刑三个月，并处罚金人民币四千元"  # the fine after the note too
+    alone = _cover("被告人王某犯拒不支付劳动报酬罪，单处罚金人民币五千元（罚金已缴纳）。")
+    assert (
+        answer_verdict(alone, "penalty", "王某被判处什么刑罚？", named_only=True)[0].text
+        == "单处罚金人民币五千元"
+    )
+    assert answer_verdict(alone, "fine", "王某被判处罚金多少？", named_only=True)[0].text == "人民币五千元"
+    exempt = _cover("被告人王某犯盗窃罪，免予刑事处罚。")
+    assert (
+        answer_verdict(exempt, "penalty", "王某被判处什么刑罚？", named_only=True)[0].text == "免予刑事处罚"
+    )
 
 
 _NAMES = st.text(alphabet="赵钱孙李周吴郑王冯陈褚卫蒋沈韩杨", min_size=2, max_size=3)
