@@ -57,6 +57,9 @@ _ASKS = (
 # 提供侵入、非法控制计算机信息系统程序、工具罪 is one; 掩饰、隐瞒犯罪所得罪 holds 犯罪
 _CHARGE = r"(?:[^\s，,。；;：:（）()“”犯罪]|犯罪){1,30}?罪"
 _CHARGES = re.compile(rf"犯({_CHARGE}(?:、{_CHARGE})*)")
+# a ruling reported in the facts or proceedings, up to the end of its sentence
+_REPORTING = ("FACTS", "PROCEDURE")
+_RULED = re.compile(r"判决(?:如下)?[：:]")
 _HOW_LONG = re.compile(r"多久|多长|几年|几个月|多少(?:年|个月)")
 # what ends a penalty as printed: its note in brackets, the next item, the next sentence
 _PENALTY_END = re.compile(r"[（(；;。]")
@@ -86,13 +89,30 @@ class Conviction:
 
 
 def convictions(blocks: list[tuple[int, str, str]]) -> list[Conviction]:
-    """The convictions of the VERDICT blocks among `blocks` ((block_idx, type, text)), the last item naming
-    each defendant (a later instance restates the first's verdict before its own)."""
+    """The convictions of the VERDICT blocks among `blocks` ((block_idx, type, text)), else of the rulings
+    their facts or proceedings report (a second instance upholding the first, 驳回上诉，维持原判; a case
+    report: …作出…刑事判决：一、被告人王某犯抢劫罪，…). The last item naming each defendant is theirs (a later
+    instance restates the first's verdict before its own)."""
     verdict = [(idx, text) for idx, kind, text in blocks if kind == "VERDICT"]
-    starts, text = [], ""  # (block_idx, offset) where each block starts in the verdict's text
-    for idx, block in verdict:
+    return _items(verdict) or _items(_reported(blocks))
+
+
+def _reported(blocks: list[tuple[int, str, str]]) -> list[tuple[int, str]]:
+    """(block_idx, ruling) of each ruling a FACTS or PROCEDURE block reports, from 判决： to its sentence's end."""
+    out = []
+    for idx, kind, text in blocks:
+        for m in _RULED.finditer(text) if kind in _REPORTING else ():
+            end = text.find("。", m.end())
+            out.append((idx, text[m.end() : end if end >= 0 else len(text)]))
+    return out
+
+
+def _items(parts: list[tuple[int, str]]) -> list[Conviction]:
+    """The convictions of `parts` ((block_idx, text)) read as one text."""
+    starts, text = [], ""  # (block_idx, offset) where each part starts in the text
+    for idx, part in parts:
         starts.append((idx, len(text)))
-        text += block + "\n"
+        text += part + "\n"
     found: dict[str, Conviction] = {}
     items = list(CRIMINAL_PARTY.finditer(text))
     for i, m in enumerate(items):

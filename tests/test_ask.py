@@ -32,7 +32,8 @@ def test_ask_json_answers_from_a_cited_segment(indexed_case, shared_data):
     from flows.cli import app
 
     out, doc = indexed_case
-    res = CliRunner().invoke(app, ["ask", "杨某海犯什么罪？", "--index", str(out), "--k", "5", "--json"])
+    # naming no defendant, the question is the reader's (杨某海犯什么罪 is read from the ruling the report quotes)
+    res = CliRunner().invoke(app, ["ask", "被告人犯什么罪？", "--index", str(out), "--k", "5", "--json"])
     assert res.exit_code == 0, res.output
     answer = json.loads(res.output)
     assert answer["reader"].endswith("reader.pt") and answer["answer"] != "none"

@@ -157,6 +157,32 @@ def test_verdicts_of_real_judgments(judgments):
         assert blocks[found.block_idx][0] == "VERDICT" and found.anchor in blocks[found.block_idx][1]
 
 
+def test_a_ruling_the_facts_report_answers_where_the_verdict_has_no_item():
+    """A case report quotes the rulings of the instances in its facts; a second instance that upholds the
+    first has no item of its own."""
+    facts = (
+        "山东省某县人民法院于2017年12月22日作出（2017）鲁1724刑初316号刑事判决：一、被告人王某犯抢劫罪，判处有期徒刑八年，"
+        "并处罚金人民币五千元；二、被告人沈某帅犯盗窃罪，判处有期徒刑九个月。宣判后，被告人王某以量刑过重为由提出上诉，"
+        "称其不构成抢劫罪。某市中级人民法院作出刑事裁定：驳回上诉，维持原判。"
+    )
+    report = Cover("zh_judgment", "", {}, [(0, "HEADER", "沈某帅盗窃、王某抢劫案"), (1, "FACTS", facts)])
+    read = {c.defendant: (c.charges, c.penalty) for c in convictions(report.blocks)}
+    assert read == {
+        "王某": (("抢劫罪",), "有期徒刑八年，并处罚金人民币五千元"),
+        "沈某帅": (("盗窃罪",), "有期徒刑九个月"),
+    }
+    upheld = Cover("zh_judgment", "", {}, [(0, "FACTS", facts), (1, "VERDICT", "驳回上诉，维持原判。")])
+    assert (
+        answer_verdict(upheld, "penalty", "沈某帅被判处什么刑罚？", named_only=True)[0].text
+        == "有期徒刑九个月"
+    )
+    # a judgment's own verdict is read before anything its facts report
+    own = Cover(
+        "zh_judgment", "", {}, [(0, "FACTS", facts), (1, "VERDICT", "被告人王某犯抢劫罪，判处有期徒刑七年。")]
+    )
+    assert [c.penalty for c in convictions(own.blocks)] == ["有期徒刑七年"]
+
+
 def test_a_term_whose_note_is_a_block_of_its_own_is_cited_there():
     cover = _cover(
         "被告人孙丙犯盗窃罪，判处有期徒刑七个月，并处罚金人民币2000元。",
