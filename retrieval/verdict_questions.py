@@ -98,7 +98,8 @@ def convictions(blocks: list[tuple[int, str, str]]) -> list[Conviction]:
 
 
 def _reported(blocks: list[tuple[int, str, str]]) -> list[tuple[int, str]]:
-    """(block_idx, ruling) of each ruling a FACTS or PROCEDURE block reports, from 判决： to its sentence's end."""
+    """(block_idx, ruling) of each ruling a FACTS or PROCEDURE block reports, from 判决： to the end of its
+    sentence."""
     out = []
     for idx, kind, text in blocks:
         for m in _RULED.finditer(text) if kind in _REPORTING else ():
