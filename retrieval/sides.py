@@ -85,11 +85,11 @@ def is_ruling(block_type: str, sentence: str) -> bool:
     """The disposition, or a ruling reported in the facts, the proceedings or the reasons."""
     if block_type in DECISION_BLOCKS:
         return True
+    if block_type not in RULING_BLOCKS:
+        return False
     if HAN.search(sentence):
-        return block_type in RULING_BLOCKS and bool(
-            _ZH_RULING.search(sentence) and not _ZH_PROPOSED.search(sentence)
-        )
-    return block_type in RULING_BLOCKS and bool(_EN_RULING.search(sentence))
+        return bool(_ZH_RULING.search(sentence)) and not _ZH_PROPOSED.search(sentence)
+    return bool(_EN_RULING.search(sentence))
 
 
 def asks_ruling_below(question: str) -> bool:
