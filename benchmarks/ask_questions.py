@@ -148,7 +148,7 @@ def input_file(data: Path, document: str, folder: Path) -> Path:
     raw = gzip.decompress(src.read_bytes()) if src.suffix == ".gz" else src.read_bytes()
     lines = [line for line in raw.decode("utf-8").splitlines() if record in line[:80]]
     found = json.loads(lines[0]) if lines else {}
-    if record not in (found.get("docid"), found.get("text_id")):
+    if record not in (found.get("docid"), found.get("text_id"), found.get("id")):
         raise SystemExit(f"{src}: no record with docid {record}")
     if "fd" in found:  # a judge_criminal record: its whole judgment is `fd`, `text` only the facts
         lines[0] = json.dumps({"text_id": record, "text": found["fd"]}, ensure_ascii=False)

@@ -1,20 +1,21 @@
-"""Writes benchmarks/data/verdict_questions.json: questions a user asks of a corpus of criminal judgments
+"""Writes benchmarks/data/verdict_questions.json (and with `--corpus clcr`, verdict_questions_clcr.json): questions a user asks of a corpus of criminal judgments
 about what the verdict imposed on a defendant (the charges, the penalty, a term's length, the fine,
 probation, the days a term runs), each naming the defendant, over complete 刑事判决书 of the shared data
-(`zh/judgments/judge_criminal.jsonl.gz`, the whole judgment in `fd`).
+(`zh/judgments/judge_criminal.jsonl.gz`, the whole judgment in `fd`; with `--corpus clcr`, every fourth
+刑事判决书 of `zh/judgments/clcr_cases.jsonl.gz`, a source the answering rules were not written reading).
 
-    .venv/bin/python benchmarks/make_verdict_questions.py [--data ../shared/data]
+    .venv/bin/python benchmarks/make_verdict_questions.py [--data ../shared/data] [--corpus clcr]
 
-The records are every third of the file's first 330 (the last 60 were read while the answering rules of
-retrieval/verdict_questions.py were written). The gold is read here from the judgment's own text by this
-script's patterns, not by the parser: the verdict is the text after the last 判决如下 up to 如不服; a defendant's
-item runs from 被告人X犯 to the next defendant's (the last item naming them); the charges are what follows 犯 up to
-罪 (犯罪 inside a name kept: 掩饰、隐瞒犯罪所得罪); the penalty is what follows 决定执行, else the first 判处, up to the item's
-note in brackets or the end of its sentence, a fine after a semicolon or a note (；并处罚金…) included and when to
-pay it left out; the fine is the sum after 罚金, probation the term after 缓刑, the days a term runs the 自…起至…止 of
-the item. A defendant whose name is masked (张某, 朱×) or shared by two of the records is left out: a question
-cannot name them. The printed set was read over by eye. Each record falls in the dev or test half by the sha1
-of its text_id (benchmarks.judgment_meta.half).
+The judge_criminal records are every third of the file's first 330 (the last 60 were read while the answering
+rules of retrieval/verdict_questions.py were written). The gold is read here from the judgment's own text by
+this script's patterns, not by the parser: the verdict is the text after the last 判决如下 up to 如不服; a
+defendant's item runs from 被告人X犯 to the next defendant's (the last item naming them); the charges are each 犯…罪
+of the item (犯罪 inside a name kept: 掩饰、隐瞒犯罪所得罪); the penalty is what follows 决定执行, else the first 判处, up to
+the item's note in brackets or the end of its sentence, a fine after a semicolon or a note (；并处罚金…) included
+and when to pay it left out; the fine is the sum after 罚金, probation the term after 缓刑, the days a term runs
+the 自…起至…止 of the item. A defendant whose name is masked (张某, 朱×) or shared by two of the records is left out:
+a question cannot name them. The printed set was read over by eye. Each record falls in the dev or test half
+by the sha1 of its id (benchmarks.judgment_meta.half).
 """
 
 from __future__ import annotations
@@ -24,19 +25,50 @@ import gzip
 import json
 import re
 from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from judgment_meta import half
 
 ROOT = Path(__file__).resolve().parents[1]
-OUT = ROOT / "benchmarks" / "data" / "verdict_questions.json"
-SOURCE = "zh/judgments/judge_criminal.jsonl.gz"
-SEEN = 60  # the file's last records, read while writing the rules
+SEEN = 60  # judge_criminal's last records, read while writing the rules
+
+
+@dataclass(frozen=True)
+class Corpus:
+    source: str
+    id_field: str
+    text_field: str
+    key: str  # the question documents' key prefix
+    out: str  # the question file under benchmarks/data
+    chosen: Callable[[list[dict]], list[dict]]
+
+
+CORPORA = {
+    "judge_criminal": Corpus(
+        "zh/judgments/judge_criminal.jsonl.gz",
+        "text_id",
+        "fd",
+        "zh-jc",
+        "verdict_questions.json",
+        lambda records: records[: len(records) - SEEN][::3],
+    ),
+    # the 刑事判决书 of CLCR, a source the rules were not written reading: every fourth
+    "clcr": Corpus(
+        "zh/judgments/clcr_cases.jsonl.gz",
+        "id",
+        "text",
+        "zh-clcr",
+        "verdict_questions_clcr.json",
+        lambda records: [r for r in records if "刑事判决书" in r["title"]][::4],
+    ),
+}
 ABOUT = (
     "Questions about what a criminal verdict imposed on a defendant named in the question, over complete "
-    "刑事判决书 of the shared data; written by benchmarks/make_verdict_questions.py (its docstring says "
-    "where each gold answer comes from). Only phrase@1 is meaningful (no gold sentences are marked); each "
-    "question's group is its record's half (dev or test, by the sha1 of its text_id) and what it asks."
+    "刑事判决书 of the shared data ({source}); written by benchmarks/make_verdict_questions.py (its docstring "
+    "says where each gold answer comes from). Only phrase@1 is meaningful (no gold sentences are marked); "
+    "each question's group is its record's half (dev or test, by the sha1 of its {id_field}) and what it asks."
 )
 _ITEM = re.compile(r"被告人([\u4e00-\u9fff·]{2,8}?)犯")
 _NAME_CHAR = r"(?:犯罪|[^，。；（）：\s罪])"  # 掩饰、隐瞒犯罪所得罪 holds 犯罪
@@ -92,9 +124,8 @@ def penalty(item: str) -> str:
 def questions_of(name: str, item: str, turn: int) -> list[tuple[str, str, str]]:
     """(part, question, gold answer) about one defendant."""
     out = []
-    m = _CHARGES.search(item)
-    if m:
-        charges = [m.group(1)] + [c for c in m.group(2).split("、") if c]
+    charges = [c for m in _CHARGES.finditer(item) for c in [m.group(1), *m.group(2).split("、")] if c]
+    if charges:  # each 犯…罪 of the item: one defendant may be convicted of several, each with its penalty
         out.append(("charges", "、".join(dict.fromkeys(charges))))
     shown = penalty(item)
     if shown:
@@ -121,34 +152,37 @@ def questions_of(name: str, item: str, turn: int) -> list[tuple[str, str, str]]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
+    ap.add_argument("--corpus", choices=sorted(CORPORA), default="judge_criminal")
     args = ap.parse_args()
-    with gzip.open(args.data / SOURCE, "rt", encoding="utf-8") as f:
+    corpus = CORPORA[args.corpus]
+    with gzip.open(args.data / corpus.source, "rt", encoding="utf-8") as f:
         records = [json.loads(line) for line in f if line.strip()]
-    chosen = records[: len(records) - SEEN][::3]
-    by_record = {r["text_id"]: items(r["fd"]) for r in chosen}
+    by_record = {r[corpus.id_field]: items(r[corpus.text_field]) for r in corpus.chosen(records)}
     shared = Counter(name for found in by_record.values() for name in found)
     documents, questions, turn = {}, [], 0
-    for text_id, found in by_record.items():
-        key = f"zh-jc-{text_id[:8]}"
+    for record, found in by_record.items():
+        key = f"{corpus.key}-{record[:8]}"
         for name, item in list(found.items())[:2]:
             if _MASKED.search(name) or shared[name] > 1:
                 continue
             for part, question, gold in questions_of(name, item, turn):
-                documents[key] = f"{SOURCE}#{text_id}"
-                group = f"{half(text_id)} {part}"
+                documents[key] = f"{corpus.source}#{record}"
+                group = f"{half(record)} {part}"
                 questions.append(
                     {"id": f"{key}-{len(questions)}", "doc": key, "group": group, "question": question}
                     | {"answer": [gold], "gold": []}
                 )
             turn += 1
-    OUT.write_text(
+    about = ABOUT.format(source=corpus.source, id_field=corpus.id_field)
+    out = ROOT / "benchmarks" / "data" / corpus.out
+    out.write_text(
         json.dumps(
-            {"about": ABOUT, "documents": documents, "questions": questions}, ensure_ascii=False, indent=1
+            {"about": about, "documents": documents, "questions": questions}, ensure_ascii=False, indent=1
         )
         + "\n",
         encoding="utf-8",
     )
-    print(f"{OUT}: {len(questions)} questions over {len(documents)} judgments")
+    print(f"{out}: {len(questions)} questions over {len(documents)} judgments")
     print(Counter(q["group"] for q in questions))
 
 

@@ -20,7 +20,7 @@ from retrieval.front_questions import about_patent, asked_field
 from retrieval.named_documents import case_named
 from retrieval.ruling_questions import asks_ruling, ruling_answer
 from retrieval.text import HAN, sentence_around
-from retrieval.verdict_questions import answer_verdict, verdict_part
+from retrieval.verdict_questions import VERDICT_BLOCKS, answer_verdict, verdict_part
 from retrieval.zh_cover_questions import answer_zh_cover, zh_asked_part
 
 
@@ -118,8 +118,8 @@ class AnswerRoutes:
         defendants."""
         part = verdict_part(question) if HAN.search(question) else None
         target = doc_id or doc
-        cover = self.covers.cover(target, "zh_judgment") if part and target else None
-        found = answer_verdict(cover, part, question, named_only=doc_id is None) if cover else None
+        blocks = self.covers.blocks(target, "zh_judgment", VERDICT_BLOCKS) if part and target else []
+        found = answer_verdict(blocks, part, question, named_only=doc_id is None) if blocks else None
         if found is None:
             return None
         note = f"read from the verdict's item: its {part} (retrieval/verdict_questions.py)"

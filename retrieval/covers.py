@@ -74,18 +74,28 @@ class Covers:
             self._heads = {d: (kind, title, json.loads(meta)) for d, kind, title, meta in rows}
         return self._heads
 
+    def _blocks(self, doc_id: str) -> list[tuple[int, str, str]]:
+        """(block_idx, type, text) of every block of `doc_id`, as the latest run wrote it, in order."""
+        return self._query(
+            "SELECT block_idx, CAST(type AS VARCHAR), text FROM blocks WHERE doc_id = ? "
+            + LATEST.format(key="block_idx")
+            + " ORDER BY block_idx",
+            [doc_id],
+        )
+
+    def blocks(self, doc_id: str, kind: str, types: tuple[str, ...]) -> list[tuple[int, str, str]]:
+        """The blocks of `types` of `doc_id` when it is a judgment of `kind`, wherever they stand (a long
+        judgment's verdict may begin before its last CLOSING blocks), else []."""
+        head = self.heads().get(doc_id)
+        return [r for r in self._blocks(doc_id) if r[1] in types] if head and head[0] == kind else []
+
     def cover(self, doc_id: str, kind: str) -> Cover | None:
         """The cover of `doc_id` when it is a judgment of `kind`, else None."""
         head = self.heads().get(doc_id)
         if head is None or head[0] != kind:
             return None
         if doc_id not in self._covers:
-            rows = self._query(
-                "SELECT block_idx, CAST(type AS VARCHAR), text FROM blocks WHERE doc_id = ? "
-                + LATEST.format(key="block_idx")
-                + " ORDER BY block_idx",
-                [doc_id],
-            )
+            rows = self._blocks(doc_id)
             last = rows[-1][0] if rows else 0
             # an English cover is all at the opening; a Chinese judgment is signed and dated at its end
             closing = kind == "zh_judgment"

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 
 from pipeline.analysis.consistency import CRIMINAL_PARTY
-from retrieval.covers import Cover, CoverAnswer
+from retrieval.covers import CoverAnswer
 
 _POLAR = r"是否|有没有|有无|是不是|吗"
 _ASKED_WHETHER = r"(?:是否|有没有|有无|是不是)[^，。？?]{0,8}"  # …whether it was imposed (是否被宣告缓刑)
@@ -54,11 +54,12 @@ _ASKS = (
     ),
 )
 # 犯盗窃罪, 犯走私、贩卖、运输、制造毒品罪 (one charge), 犯盗窃罪、诈骗罪 (two)
-# 提供侵入、非法控制计算机信息系统程序、工具罪 is one; 掩饰、隐瞒犯罪所得罪 holds 犯罪
-_CHARGE = r"(?:[^\s，,。；;：:（）()“”犯罪]|犯罪){1,30}?罪"
+# 提供侵入、非法控制计算机信息系统程序、工具罪 is one; 掩饰、隐瞒犯罪所得罪 holds 犯罪, 侵犯公民个人信息罪 犯
+_CHARGE = r"(?:犯罪|[^\s，,。；;：:（）()“”罪]){1,30}?罪"
 _CHARGES = re.compile(rf"犯({_CHARGE}(?:、{_CHARGE})*)")
 # a ruling reported in the facts or proceedings, up to the end of its sentence
 _REPORTING = ("FACTS", "PROCEDURE")
+VERDICT_BLOCKS = ("VERDICT", *_REPORTING)  # the blocks a verdict question reads
 _RULED = re.compile(r"判决(?:如下)?[：:]")
 _HOW_LONG = re.compile(r"多久|多长|几年|几个月|多少(?:年|个月)")
 # what ends a penalty as printed: its note in brackets, the next item, the next sentence
@@ -168,12 +169,12 @@ def verdict_part(question: str) -> str | None:
 
 
 def answer_verdict(
-    cover: Cover, part: str, question: str, named_only: bool
+    blocks: list[tuple[int, str, str]], part: str, question: str, named_only: bool
 ) -> tuple[CoverAnswer, str] | None:
     """(the answer to `part` for the defendant the question names, else the verdict's only one unless
     `named_only`; its answer type), or None. A fine or probation is read from the penalty (决定执行's,
     not one charge's), the days a term runs from the item."""
-    found = convictions(cover.blocks)
+    found = convictions(blocks)
     named = [c for c in found if c.defendant in question]
     if len(named) != 1 and (named_only or len(found) != 1):
         return None

@@ -11,8 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from run_tables import write_run_tables
 
-from retrieval.covers import Cover, Covers
-from retrieval.verdict_questions import answer_verdict, convictions, verdict_part
+from retrieval.covers import Covers
+from retrieval.verdict_questions import VERDICT_BLOCKS, answer_verdict, convictions, verdict_part
 
 CRIMINAL = "zh/judgments/judge_criminal.jsonl.gz"
 # two defendants; several charges joined (数罪并罚); a second instance restating the first's verdict
@@ -48,13 +48,12 @@ def test_what_a_question_asks_of_a_verdict(question, part):
     assert verdict_part(question) == part
 
 
-def _cover(*verdict: str) -> Cover:
-    blocks = [(0, "HEADER", "某某市人民法院"), *[(i + 1, "VERDICT", t) for i, t in enumerate(verdict)]]
-    return Cover("zh_judgment", "", {}, blocks)
+def _verdict(*items: str) -> list[tuple[int, str, str]]:
+    return [(0, "HEADER", "某某市人民法院"), *[(i + 1, "VERDICT", t) for i, t in enumerate(items)]]
 
 
 def test_each_defendant_is_answered_from_their_own_item():
-    cover = _cover(
+    verdict = _verdict(
         "一、被告人赵甲犯强奸罪，判处有期徒刑四年（刑期从判决执行之日起计算，即自2017年6月20日起至2021年6月19日止）。",
         "二、被告人钱乙犯强奸罪，判处有期徒刑三年六个月，缓刑四年，并处罚金人民币二万元，限判决生效后十日内缴纳。",
     )
@@ -67,35 +66,35 @@ def test_each_defendant_is_answered_from_their_own_item():
         ("赵甲是否被宣告缓刑？", "NO", "no"),
         ("钱乙的缓刑考验期是多长？", "四年", "field"),
     ]:
-        found, answer_type = answer_verdict(cover, verdict_part(question), question, named_only=True)
+        found, answer_type = answer_verdict(verdict, verdict_part(question), question, named_only=True)
         assert (found.text, answer_type) == (text, kind), question
         assert found.block_idx == (1 if "赵甲" in question else 2), question
     # neither named: the verdict has two defendants, and a name it lacks is some other case's
-    assert answer_verdict(cover, "charges", "被告人犯什么罪？", named_only=False) is None
-    assert answer_verdict(cover, "charges", "孙丙犯什么罪？", named_only=False) is None
-    assert answer_verdict(cover, "fine", "赵甲被判处罚金多少？", named_only=True) is None  # none imposed
+    assert answer_verdict(verdict, "charges", "被告人犯什么罪？", named_only=False) is None
+    assert answer_verdict(verdict, "charges", "孙丙犯什么罪？", named_only=False) is None
+    assert answer_verdict(verdict, "fine", "赵甲被判处罚金多少？", named_only=True) is None  # none imposed
 
 
 def test_the_only_defendant_is_answered_when_the_judgment_was_named_otherwise():
-    cover = _cover(
+    verdict = _verdict(
         "被告人周某犯盗窃罪，判处有期徒刑十个月；并处罚金人民币五千元，限本判决生效后一个月内缴纳。"
     )
-    found, _ = answer_verdict(cover, "penalty", "本案被告人被判处什么刑罚？", named_only=False)
+    found, _ = answer_verdict(verdict, "penalty", "本案被告人被判处什么刑罚？", named_only=False)
     assert found.text == "有期徒刑十个月，并处罚金人民币五千元"  # the fine after the semicolon is part of it
-    assert answer_verdict(cover, "penalty", "本案被告人被判处什么刑罚？", named_only=True) is None
-    noted = _cover(
+    assert answer_verdict(verdict, "penalty", "本案被告人被判处什么刑罚？", named_only=True) is None
+    noted = _verdict(
         "被告人王某犯危险驾驶罪，判处拘役二个月，缓刑三个月（缓刑考验期限，从本判决确定之日起计算），"
         "并处罚金人民币四千元（罚金已缴纳）。"
     )
     found, _ = answer_verdict(noted, "penalty", "王某被判处什么刑罚？", named_only=True)
     assert found.text == "拘役二个月，缓刑三个月，并处罚金人民币四千元"  # the fine after the note too
-    alone = _cover("被告人王某犯拒不支付劳动报酬罪，单处罚金人民币五千元（罚金已缴纳）。")
+    alone = _verdict("被告人王某犯拒不支付劳动报酬罪，单处罚金人民币五千元（罚金已缴纳）。")
     assert (
         answer_verdict(alone, "penalty", "王某被判处什么刑罚？", named_only=True)[0].text
         == "单处罚金人民币五千元"
     )
     assert answer_verdict(alone, "fine", "王某被判处罚金多少？", named_only=True)[0].text == "人民币五千元"
-    exempt = _cover("被告人王某犯盗窃罪，免予刑事处罚。")
+    exempt = _verdict("被告人王某犯盗窃罪，免予刑事处罚。")
     assert (
         answer_verdict(exempt, "penalty", "王某被判处什么刑罚？", named_only=True)[0].text == "免予刑事处罚"
     )
@@ -120,8 +119,8 @@ def test_a_verdict_written_from_its_items_reads_back_as_them(items):
     written = [
         f"{i + 1}、被告人{name}犯{charge}，判处{term}。" for i, (name, charge, term) in enumerate(items)
     ]
-    for cover in (_cover("".join(written)), _cover(*written)):
-        read = {c.defendant: (c.charges, c.penalty) for c in convictions(cover.blocks)}
+    for verdict in (_verdict("".join(written)), _verdict(*written)):
+        read = {c.defendant: (c.charges, c.penalty) for c in convictions(verdict)}
         assert read == {name: ((charge,), term) for name, charge, term in items}
 
 
@@ -138,7 +137,7 @@ def judgments(tmp_path_factory, shared_data):
         doc, _ = write_run_tables(out, path)
         ids[name] = doc.doc_id
     covers = Covers(out)
-    return {name: covers.cover(doc_id, "zh_judgment") for name, doc_id in ids.items()}
+    return {name: covers.blocks(doc_id, "zh_judgment", VERDICT_BLOCKS) for name, doc_id in ids.items()}
 
 
 def test_verdicts_of_real_judgments(judgments):
@@ -150,9 +149,8 @@ def test_verdicts_of_real_judgments(judgments):
         ("joined", "何新碧被判处罚金多少？", "5000元"),  # the fine 决定执行, not one charge's
         ("appeal", "冯新楼被判处罚金多少？", "五万元人民币"),  # this court's, not the first instance's 九万元
     ]:
-        cover = judgments[name]
-        found, _ = answer_verdict(cover, verdict_part(question), question, named_only=True)
-        blocks = {idx: (kind, t) for idx, kind, t in cover.blocks}
+        found, _ = answer_verdict(judgments[name], verdict_part(question), question, named_only=True)
+        blocks = {idx: (kind, t) for idx, kind, t in judgments[name]}
         assert found.text == text, question
         assert blocks[found.block_idx][0] == "VERDICT" and found.anchor in blocks[found.block_idx][1]
 
@@ -165,29 +163,27 @@ def test_a_ruling_the_facts_report_answers_where_the_verdict_has_no_item():
         "并处罚金人民币五千元；二、被告人沈某帅犯盗窃罪，判处有期徒刑九个月。宣判后，被告人王某以量刑过重为由提出上诉，"
         "称其不构成抢劫罪。某市中级人民法院作出刑事裁定：驳回上诉，维持原判。"
     )
-    report = Cover("zh_judgment", "", {}, [(0, "HEADER", "沈某帅盗窃、王某抢劫案"), (1, "FACTS", facts)])
-    read = {c.defendant: (c.charges, c.penalty) for c in convictions(report.blocks)}
+    report = [(0, "HEADER", "沈某帅盗窃、王某抢劫案"), (1, "FACTS", facts)]
+    read = {c.defendant: (c.charges, c.penalty) for c in convictions(report)}
     assert read == {
         "王某": (("抢劫罪",), "有期徒刑八年，并处罚金人民币五千元"),
         "沈某帅": (("盗窃罪",), "有期徒刑九个月"),
     }
-    upheld = Cover("zh_judgment", "", {}, [(0, "FACTS", facts), (1, "VERDICT", "驳回上诉，维持原判。")])
+    upheld = [(0, "FACTS", facts), (1, "VERDICT", "驳回上诉，维持原判。")]
     assert (
         answer_verdict(upheld, "penalty", "沈某帅被判处什么刑罚？", named_only=True)[0].text
         == "有期徒刑九个月"
     )
     # a judgment's own verdict is read before anything its facts report
-    own = Cover(
-        "zh_judgment", "", {}, [(0, "FACTS", facts), (1, "VERDICT", "被告人王某犯抢劫罪，判处有期徒刑七年。")]
-    )
-    assert [c.penalty for c in convictions(own.blocks)] == ["有期徒刑七年"]
+    own = [(0, "FACTS", facts), (1, "VERDICT", "被告人王某犯抢劫罪，判处有期徒刑七年。")]
+    assert [c.penalty for c in convictions(own)] == ["有期徒刑七年"]
 
 
 def test_a_term_whose_note_is_a_block_of_its_own_is_cited_there():
-    cover = _cover(
+    verdict = _verdict(
         "被告人孙丙犯盗窃罪，判处有期徒刑七个月，并处罚金人民币2000元。",
         "（刑期从判决执行之日起计算，即自2017年9月15日起至2018年4月14日止，罚金于判决生效后三十日内缴纳。）",
     )
-    found, _ = answer_verdict(cover, "term", "孙丙的刑期从哪天起到哪天止？", named_only=True)
+    found, _ = answer_verdict(verdict, "term", "孙丙的刑期从哪天起到哪天止？", named_only=True)
     assert (found.text, found.block_idx) == ("自2017年9月15日起至2018年4月14日止", 2)
-    assert answer_verdict(cover, "fine", "孙丙被判处罚金多少？", named_only=True)[0].block_idx == 1
+    assert answer_verdict(verdict, "fine", "孙丙被判处罚金多少？", named_only=True)[0].block_idx == 1
