@@ -70,7 +70,7 @@ ABOUT = (
     "says where each gold answer comes from). Only phrase@1 is meaningful (no gold sentences are marked); "
     "each question's group is its record's half (dev or test, by the sha1 of its {id_field}) and what it asks."
 )
-_ITEM = re.compile(r"被告人([\u4e00-\u9fff·]{2,8}?)犯")
+_ITEM = re.compile(r"被告人[）)]?([\u4e00-\u9fff·]{2,8}?)犯")  # 上诉人（原审被告人）吴传忠犯
 _NAME_CHAR = r"(?:犯罪|[^，。；（）：\s罪])"  # 掩饰、隐瞒犯罪所得罪 holds 犯罪
 _CHARGES = re.compile(rf"犯({_NAME_CHAR}+罪)((?:、{_NAME_CHAR}+罪)*)")
 _PRINCIPAL = re.compile(
@@ -111,7 +111,7 @@ def penalty(item: str) -> str:
     text = item[at + 4 :] if at >= 0 else item[item.find("判处") + 2 :] if "判处" in item else ""
     parts = []
     while text:
-        m = re.search(r"[（(；;。]", text)
+        m = re.search(r"[（(；;。”]", text)
         parts.append(text[: m.start()] if m else text)
         rest = text[m.end() :] if m and m.group(0) != "。" else ""
         if m and m.group(0) in "（(":  # a note inside the penalty, the fine after it

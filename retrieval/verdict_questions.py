@@ -14,9 +14,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from pipeline.analysis.consistency import CRIMINAL_PARTY
 from retrieval.covers import CoverAnswer
 
+# 被告人安旭犯, 上诉人（原审被告人）吴传忠犯: the name is what stands between the role and 犯
+_DEFENDANT = re.compile(r"被告(?:人|单位)[）)]?([\u4e00-\u9fff·•．A-Za-z0-9×（）()]{1,30}?)犯")
 _POLAR = r"是否|有没有|有无|是不是|吗"
 _ASKED_WHETHER = r"(?:是否|有没有|有无|是不是)[^，。？?]{0,8}"  # …whether it was imposed (是否被宣告缓刑)
 # why a verdict is what it is, or on what law, is the court's reasoning: a sentence question
@@ -63,7 +64,7 @@ VERDICT_BLOCKS = ("VERDICT", *_REPORTING)  # the blocks a verdict question reads
 _RULED = re.compile(r"判决(?:如下)?[：:]")
 _HOW_LONG = re.compile(r"多久|多长|几年|几个月|多少(?:年|个月)")
 # what ends a penalty as printed: its note in brackets, the next item, the next sentence
-_PENALTY_END = re.compile(r"[（(；;。]")
+_PENALTY_END = re.compile(r"[（(；;。”\"]")  # a quoted item's closing quote ends it too
 _PAYMENT = re.compile(r"[，,]\s*(?:罚金)?(?:限|于|自|在)[^，,]*(?:缴纳|缴清)")  # ，限判决生效后十日内缴纳
 _FINE = re.compile(
     r"罚金((?:人民币)?\s*(?:[\d,，.]+\s*万?元|[〇零一二三四五六七八九十百千万两]+元)(?:人民币)?)"
@@ -116,7 +117,7 @@ def _items(parts: list[tuple[int, str]]) -> list[Conviction]:
         starts.append((idx, len(text)))
         text += part + "\n"
     found: dict[str, Conviction] = {}
-    items = list(CRIMINAL_PARTY.finditer(text))
+    items = list(_DEFENDANT.finditer(text))
     for i, m in enumerate(items):
         a, b = m.start(), items[i + 1].start() if i + 1 < len(items) else len(text)
         item = text[a:b].strip()

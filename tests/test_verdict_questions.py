@@ -187,3 +187,18 @@ def test_a_term_whose_note_is_a_block_of_its_own_is_cited_there():
     found, _ = answer_verdict(verdict, "term", "孙丙的刑期从哪天起到哪天止？", named_only=True)
     assert (found.text, found.block_idx) == ("自2017年9月15日起至2018年4月14日止", 2)
     assert answer_verdict(verdict, "fine", "孙丙被判处罚金多少？", named_only=True)[0].block_idx == 1
+
+
+def test_a_second_instance_that_changes_one_sentence_is_read_for_its_new_item():
+    verdict = _verdict(
+        "一、维持某区人民法院刑事判决的第一项，即：“一、被告人汪某仲犯抢劫罪，判处有期徒刑七年，并处罚金人民币10000元；”",
+        "二、撤销某区人民法院刑事判决的第二项，即：“二、被告人吴某忠犯抢劫罪，判处有期徒刑十一年，并处罚金人民币20000元”；",
+        "三、上诉人（原审被告人）吴某忠犯抢劫罪，判处有期徒刑九年，并处罚金人民币20000元。（即自2013年7月14日起至2022年7月13日止。）",
+    )
+    read = {c.defendant: c.penalty for c in convictions(verdict)}
+    assert read == {
+        "汪某仲": "有期徒刑七年，并处罚金人民币10000元",
+        "吴某忠": "有期徒刑九年，并处罚金人民币20000元",
+    }
+    found, _ = answer_verdict(verdict, "term", "吴某忠的刑期自何时起至何时止？", named_only=True)
+    assert (found.text, found.block_idx) == ("自2013年7月14日起至2022年7月13日止", 3)
