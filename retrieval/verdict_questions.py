@@ -1,6 +1,8 @@
 """Questions about what a Chinese criminal verdict imposed on a defendant (张某犯什么罪？被判处什么刑罚？罚金多少？
 是否宣告缓刑？刑期自何时起至何时止？数罪并罚决定执行什么刑罚？), answered from the verdict's item for the
-defendant the question names (被告人赵高银犯强奸罪，判处有期徒刑四年（…即自…起至…止）), else the only one.
+defendant the question names (被告人赵高银犯强奸罪，判处有期徒刑四年（…即自…起至…止）), else the only one;
+where the judgment's own verdict has no item (a case report, a second instance upholding the first), from the
+ruling its facts report (…作出…刑事判决：一、被告人王某犯抢劫罪，…).
 
 The search-and-read path answers these from whichever sentence looks most like the question: in a verdict of
 two defendants "张朝伟被判处有期徒刑几年？" got the other's 四年, "犯什么罪" got 其行为已构成…罪 or a line of the
@@ -18,7 +20,7 @@ from retrieval.covers import CoverAnswer
 
 # 被告人安旭犯, 上诉人（原审被告人）吴传忠犯: the name is what stands between the role and 犯
 _DEFENDANT = re.compile(r"被告(?:人|单位)[）)]?([\u4e00-\u9fff·•．A-Za-z0-9×（）()]{1,30}?)犯")
-_POLAR = r"是否|有没有|有无|是不是|吗"
+_POLAR = re.compile(r"是否|有没有|有无|是不是|吗")
 _ASKED_WHETHER = r"(?:是否|有没有|有无|是不是)[^，。？?]{0,8}"  # …whether it was imposed (是否被宣告缓刑)
 # why a verdict is what it is, or on what law, is the court's reasoning: a sentence question
 _WHY = re.compile(r"为什么|为何|何以|理由|原因|依据|根据")
@@ -55,7 +57,7 @@ _ASKS = (
     ),
 )
 # 犯盗窃罪, 犯走私、贩卖、运输、制造毒品罪 (one charge), 犯盗窃罪、诈骗罪 (two)
-# 提供侵入、非法控制计算机信息系统程序、工具罪 is one; 掩饰、隐瞒犯罪所得罪 holds 犯罪, 侵犯公民个人信息罪 犯
+# 提供侵入、非法控制计算机信息系统程序、工具罪 is one; 掩饰、隐瞒犯罪所得罪 holds 犯罪, 侵犯公民个人信息罪 犯 alone
 _CHARGE = r"(?:犯罪|[^\s，,。；;：:（）()“”罪]){1,30}?罪"
 _CHARGES = re.compile(rf"犯({_CHARGE}(?:、{_CHARGE})*)")
 # a ruling reported in the facts or proceedings, up to the end of its sentence
@@ -72,7 +74,7 @@ _FINE = re.compile(
 _PROBATION = re.compile(
     r"缓刑([〇零一二三四五六七八九十两]+(?:年|个月)(?:[零又]?[一二三四五六七八九十]+个月)?)"
 )
-_TERM = re.compile(r"即?(自.{6,16}?起至.{6,16}?止)")
+_TERM = re.compile(r"(自.{6,16}?起至.{6,16}?止)")  # 即自2017年6月20日起至2021年6月19日止
 
 
 @dataclass(frozen=True)
@@ -180,7 +182,7 @@ def answer_verdict(
     if len(named) != 1 and (named_only or len(found) != 1):
         return None
     c = named[0] if named else found[0]
-    polar = re.search(_POLAR, question) is not None
+    polar = _POLAR.search(question) is not None
     if part == "charges":
         value = "、".join(c.charges)
     elif part == "penalty":
