@@ -9,7 +9,7 @@ import json
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from run_tables import write_run_tables
+from run_tables import write_texts
 
 from retrieval.covers import Covers
 from retrieval.verdict_questions import VERDICT_BLOCKS, answer_verdict, convictions, verdict_part
@@ -129,14 +129,8 @@ def judgments(tmp_path_factory, shared_data):
     out = tmp_path_factory.mktemp("verdicts")
     with gzip.open(shared_data / CRIMINAL, "rt", encoding="utf-8") as f:
         rows = [json.loads(line) for line in f]
-    ids = {}
-    for name, prefix in RECORDS.items():
-        row = next(r for r in rows if r["text_id"].startswith(prefix))
-        path = out / f"{prefix}.txt"
-        path.write_text(row["fd"], encoding="utf-8")
-        doc, _ = write_run_tables(out, path)
-        ids[name] = doc.doc_id
-    covers = Covers(out)
+    texts = {name: next(r["fd"] for r in rows if r["text_id"].startswith(p)) for name, p in RECORDS.items()}
+    ids, covers = write_texts(out, texts), Covers(out)
     return {name: covers.blocks(doc_id, "zh_judgment", VERDICT_BLOCKS) for name, doc_id in ids.items()}
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from run_tables import write_run_tables
+from run_tables import write_texts
 
 from retrieval.covers import Covers
 from retrieval.zh_cover_questions import answer_zh_cover, zh_asked_part
@@ -50,14 +50,8 @@ def test_what_a_question_asks_of_a_judgments_head(question, asked):
 def two_judgments(tmp_path_factory, shared_data):
     out = tmp_path_factory.mktemp("zh_covers")
     rows = [json.loads(line) for line in (shared_data / WENSHU).read_text(encoding="utf-8").splitlines()]
-    ids = {}
-    for name, prefix in RECORDS.items():
-        row = next(r for r in rows if r["docid"].startswith(prefix))
-        path = out / f"{prefix}.txt"
-        path.write_text(row["text"], encoding="utf-8")
-        doc, _ = write_run_tables(out, path)
-        ids[name] = doc.doc_id
-    covers = Covers(out)
+    texts = {name: next(r["text"] for r in rows if r["docid"].startswith(p)) for name, p in RECORDS.items()}
+    ids, covers = write_texts(out, texts), Covers(out)
     return {name: covers.cover(doc_id, "zh_judgment") for name, doc_id in ids.items()}
 
 
