@@ -1,6 +1,7 @@
-"""Writes benchmarks/data/verdict_questions.json (and with `--corpus clcr`, verdict_questions_clcr.json): questions a user asks of a corpus of criminal judgments
-about what the verdict imposed on a defendant (the charges, the penalty, a term's length, the fine,
-probation, the days a term runs), each naming the defendant, over complete 刑事判决书 of the shared data
+"""Writes benchmarks/data/verdict_questions.json (with `--corpus clcr`, verdict_questions_clcr.json):
+questions a user asks of a corpus of criminal judgments about what the verdict imposed on a defendant (the
+charges, the penalty, a term's length, the fine, probation, the days a term runs), each naming the
+defendant, over complete 刑事判决书 of the shared data
 (`zh/judgments/judge_criminal.jsonl.gz`, the whole judgment in `fd`; with `--corpus clcr`, every fourth
 刑事判决书 of `zh/judgments/clcr_cases.jsonl.gz`, a source the answering rules were not written reading).
 
@@ -68,7 +69,8 @@ ABOUT = (
     "Questions about what a criminal verdict imposed on a defendant named in the question, over complete "
     "刑事判决书 of the shared data ({source}); written by benchmarks/make_verdict_questions.py (its docstring "
     "says where each gold answer comes from). Only phrase@1 is meaningful (no gold sentences are marked); "
-    "each question's group is its record's half (dev or test, by the sha1 of its {id_field}) and what it asks."
+    "each question's group is its record's half (dev or test, by the sha1 of its {id_field}) and what it "
+    "asks."
 )
 _ITEM = re.compile(r"被告人[）)]?([\u4e00-\u9fff·]{2,8}?)犯")  # 上诉人（原审被告人）吴传忠犯
 _NAME_CHAR = r"(?:犯罪|[^，。；（）：\s罪])"  # 掩饰、隐瞒犯罪所得罪 holds 犯罪
