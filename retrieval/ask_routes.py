@@ -135,9 +135,9 @@ class AnswerRoutes:
         notes: list[str],
         answer_type: str = "field",
     ) -> Answer | None:
-        """A value read from a document's head (`found`: its text and the block stating it), answered with
-        the sentence of the block that holds `found.anchor` as evidence, else the block's first segment;
-        None when nothing was found or no segment holds the block."""
+        """A value read from a document's head or verdict (`found`: its text and the block stating it),
+        answered with the sentence of the block that holds `found.anchor` as evidence, else the block's first
+        segment; None when nothing was found or no segment holds the block."""
         segs = [
             p.segment_id
             for p in (self.passages_of(doc) if found else [])
