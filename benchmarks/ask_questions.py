@@ -41,6 +41,7 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -135,6 +136,13 @@ def prepare_run(spec: dict, keep: list[dict], data: Path, out: Path | None, work
     return work / "out"
 
 
+@cache
+def _lines(src: Path) -> tuple[str, ...]:
+    """The lines of a JSONL file, gzipped or not, read once however many of its records a set asks about."""
+    raw = gzip.decompress(src.read_bytes()) if src.suffix == ".gz" else src.read_bytes()
+    return tuple(raw.decode("utf-8").splitlines())
+
+
 def input_file(data: Path, document: str, folder: Path) -> Path:
     """The question set's document (a path under `data`, or `path#docid` for one record of a JSONL file,
     gzipped or not) as a file in `folder`, as `ldx run` is to read it: a copy, or a one-record JSONL file
@@ -145,8 +153,7 @@ def input_file(data: Path, document: str, folder: Path) -> Path:
         raise SystemExit(f"{src}: missing from the shared data (see ../shared/data/README.md)")
     if not record:
         return Path(shutil.copy(src, folder / src.name))
-    raw = gzip.decompress(src.read_bytes()) if src.suffix == ".gz" else src.read_bytes()
-    lines = [line for line in raw.decode("utf-8").splitlines() if record in line[:80]]
+    lines = [line for line in _lines(src) if record in line[:80]]
     found = json.loads(lines[0]) if lines else {}
     if record not in (found.get("docid"), found.get("text_id"), found.get("id")):
         raise SystemExit(f"{src}: no record with docid {record}")
