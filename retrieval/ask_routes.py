@@ -1,7 +1,8 @@
 """The questions an `Asker` (retrieval.ask) answers by a route of their own, before any search-and-read:
 a contract clause's (the clause head, retrieval.clause_questions), a patent's front page
 (retrieval.front_questions), an opinion's cover (retrieval.caption_questions), what a criminal verdict
-imposed (retrieval.verdict_questions) and whether a court granted what was asked
+imposed (retrieval.verdict_questions), what a Chinese court decided and the costs it ordered
+(retrieval.outcome_questions) and whether a court granted what was asked
 (retrieval.ruling_questions).
 
 `AnswerRoutes` is a part of `Asker`: its methods read the Asker's passages, clause reader, front pages,
@@ -18,6 +19,7 @@ from retrieval.clause_questions import answering_first, clause_category, clause_
 from retrieval.covers import CoverAnswer
 from retrieval.front_questions import about_patent, asked_field
 from retrieval.named_documents import case_named
+from retrieval.outcome_questions import blockwise, outcome_answer, outcome_part
 from retrieval.ruling_questions import asks_ruling, ruling_answer
 from retrieval.text import HAN, sentence_around
 from retrieval.verdict_questions import VERDICT_BLOCKS, answer_verdict, verdict_part
@@ -66,6 +68,7 @@ class AnswerRoutes:
             or self.front_answer(question, doc_id, citations, notes)
             or self.cover_answer(question, doc_id, doc, citations, notes)
             or self.verdict_answer(question, doc_id, doc, citations, notes)
+            or self.outcome_answer(question, doc, citations, notes)
             or self.ruling_answer(question, doc, citations, notes)
         )
 
@@ -153,6 +156,26 @@ class AnswerRoutes:
                 evidence = [self.evidence(seg, sentence_around(text, at, at + len(found.anchor)))]
                 break
         return self.routed(question, (found.text, answer_type, None), evidence, None, citations, notes)
+
+    def outcome_answer(
+        self, question: str, doc: str | None, citations: list[Citation], notes: list[str]
+    ) -> Answer | None:
+        """A question about what a Chinese court decided or the costs it ordered
+        (retrieval.outcome_questions), answered from the ruling of the judgment asked about, else cited
+        first: its own, or the one of an earlier instance that it reports."""
+        part = outcome_part(question) if doc and HAN.search(question) else None
+        head = self.covers.heads().get(doc) if part else None
+        if head is None or head[0] != DocKind.ZH_JUDGMENT:
+            return None
+        blocks = blockwise(self.passages_of(doc), self.block_of.__getitem__)
+        found = outcome_answer(question, part, blocks, head[2].get("case_number") or "")
+        if found is None:
+            return None
+        notes.append(f"read from the ruling: its {part} (retrieval/outcome_questions.py)")
+        evidence = [self.evidence(segment_id, unit) for segment_id, unit in found.units]
+        return self.routed(
+            question, (found.answer, found.answer_type, None), evidence, None, citations, notes
+        )
 
     def ruling_answer(
         self, question: str, doc: str | None, citations: list[Citation], notes: list[str]

@@ -36,9 +36,13 @@ _WHAT = (
     ("argument", re.compile(r"意见|辩解|抗辩|主张|理由|证据")),
     ("claims", re.compile(r"诉讼请求|诉请|请求|起诉|离婚|诉求")),
 )
-_ITEM_CUT = re.compile(r"(?<=[。；;])|(?=[一二三四五六七八九十]{1,3}、)")
+# an item's number where an item can start (判决：一、 …；十二、), not in 第二、三项
+_ITEM_MARK = re.compile(r"(?:^|(?<=[\s：:；;。]))[一二三四五六七八九十]{1,3}、")
 # what a ruling says besides its decision: interest for late payment, costs, the right to appeal
-_BOILERPLATE = re.compile(r"迟延履行|受理费|诉讼费|保全费|鉴定费|如不服|上诉于|终审|申请执行的期间")
+# (由徐某负担三万元（已交纳）； opens the second half of a costs line cut at its semicolon)
+_BOILERPLATE = re.compile(
+    r"迟延履行|受理费|诉讼费|保全费|鉴定费|如不服|上诉于|终审|申请执行的期间|^由[^。；，]{1,40}(?:负担|承担)"
+)
 _REJECT = {
     "appeal": re.compile(r"驳回[^。；]{0,40}上诉"),
     "retrial": re.compile(r"驳回[^。；]{0,40}再审申请|不予再审"),
@@ -100,17 +104,32 @@ def asks_ruling(question: str) -> bool:
     return (asked_ruling(question) if HAN.search(question) else asked_outcome(question)) is not None
 
 
-def _items(passages: list[Passage]) -> list[tuple[str, str]]:
-    """(segment_id, item) of every decision item of the ruling, boilerplate left out."""
-    out = []
-    for p in passages:
-        if p.block_type != "VERDICT":
-            continue
-        for item in _ITEM_CUT.split(p.text):
-            item = item.strip()
-            if item and not _BOILERPLATE.search(item):
-                out.append((p.segment_id, item))
-    return out
+def units(text: str) -> list[str]:
+    """The units of a ruling's text as printed: cut after each 。 or ； and before each item's number
+    (一、 十二、), never inside brackets (a term's note: （刑期…至2021年6月19日止。）)."""
+    out, depth, start = [], 0, 0
+    marks = {m.start() for m in _ITEM_MARK.finditer(text)}
+    for i, ch in enumerate(text):
+        depth += (ch in "（(") - (ch in "）)" and depth > 0)
+        if i in marks and depth == 0 and text[start:i].strip():
+            out.append(text[start:i])
+            start = i
+        if ch in "。；;" and depth == 0:
+            out.append(text[start : i + 1])
+            start = i + 1
+    return [u.strip() for u in [*out, text[start:]] if u.strip()]
+
+
+def ruling_items(passages: list[Passage]) -> list[tuple[str, str]]:
+    """(segment_id, item) of every decision item of the ruling (its VERDICT passages), boilerplate left
+    out."""
+    return [
+        (p.segment_id, item)
+        for p in passages
+        if p.block_type == "VERDICT"
+        for item in units(p.text)
+        if not _BOILERPLATE.search(item)
+    ]
 
 
 def _outcome(what: str, items: list[tuple[str, str]]) -> tuple[list, list]:
@@ -165,7 +184,7 @@ def ruling_answer(question: str, passages: list[Passage]) -> Ruling | None:
             return None
         yes = weighed[0] != (verb in _FLIP)
         return Ruling("YES" if yes else "NO", "yes" if yes else "no", [weighed[1:]])
-    granted, rejected = _outcome(what, _items(passages))
+    granted, rejected = _outcome(what, ruling_items(passages))
     if not granted and not rejected:
         return None
     positive = "维持" if what == "judgment" else "支持"
