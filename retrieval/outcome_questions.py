@@ -45,8 +45,9 @@ _CASE_INSTANCE = (
 )
 _REPORTED = re.compile(r"(?:判决|裁定)(?:如下)?[：:]")
 _ASKED_FOR = re.compile(r"请求|要求|诉请|申请")  # 请求判决：… is a party's, not a ruling
-# where a judgment reports an earlier ruling (the parser may take 一审法院…判决如下： for a party's CLAIMS)
-_REPORTING_BLOCKS = frozenset({"FACTS", "PROCEDURE", "CLAIMS"})
+# where a judgment reports an earlier ruling (the parser may take 一审法院…判决如下： for a party's CLAIMS, and
+# the first instance's 本院认为…判决如下： quoted whole for this court's OPINION)
+_REPORTING_BLOCKS = frozenset({"FACTS", "PROCEDURE", "CLAIMS", "OPINION"})
 _KIND = re.compile(
     r"(民事|刑事|行政)(?:附带民事)?(?:判决|裁定)|\d{4}[）)][^号]{0,12}?([民刑行])(?:[初终申再]|[^号]{0,3}字)"
 )
@@ -127,18 +128,15 @@ def _reported(passages: list[Passage], case_number: str) -> list[tuple[str | Non
 
 def _read_on(first: list[tuple[str, str]], rest: list[Passage]) -> list[tuple[str, str]]:
     """The units of a reported ruling, from those after its 判决： (`first`) on into the next blocks (判决：
-    may end its block): up to its costs or interest, or a sentence after a full stop that is no item
-    (宣判后，…)."""
-    kept = []
+    may end its block): up to its costs, or a sentence after a full stop that is no item (宣判后，…); the
+    interest for late payment, which may stand between two items, left out."""
+    kept, last = [], ""
     for segment_id, unit in chain(first, ((q.segment_id, u) for q in rest for u in units(q.text))):
-        if kept and (
-            _COST.search(unit)
-            or _BOILERPLATE.search(unit)
-            or kept[-1][1].endswith("。")
-            and not _ITEM_START.match(unit)
-        ):
+        if last and (_COST.search(unit) or last.endswith("。") and not _ITEM_START.match(unit)):
             break
-        kept.append((segment_id, unit))
+        if not _BOILERPLATE.search(unit):
+            kept.append((segment_id, unit))
+        last = unit
     return kept
 
 
@@ -154,18 +152,18 @@ def _reporting(said: str) -> str | None:
 
 
 def _below(instance: str | None, own: str | None) -> str | None:
-    """原审 as the instance it is when the judgment's own is a second (the first); else as given."""
-    return "一审" if instance == "原审" and own == "二审" else instance
+    """原审, or a ruling reported without naming its court, as the instance it is when the judgment's own is
+    a second (the first); else as given."""
+    return "一审" if instance in ("原审", None) and own == "二审" else instance
 
 
 def _ruling(passages: list[Passage], asked: str | None, case_number: str) -> list[tuple[str, str]] | None:
     """The units of the ruling asked about: the judgment's own when the question names no other instance,
     else the one it reports of that instance (原审: the last it reports of another)."""
     own = case_instance(case_number)
-    mine, asked = ruling_items(passages), _below(asked, own)
     if asked is None or asked == own:
-        return mine or None
-    reported = _reported(passages, case_number)
+        return ruling_items(passages) or None
+    asked, reported = _below(asked, own), _reported(passages, case_number)
     if asked == "原审":
         others = [u for instance, u in reported if instance != own]
         return others[-1] if others else None

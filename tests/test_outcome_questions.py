@@ -93,6 +93,28 @@ def test_a_second_instance_answers_its_own_ruling_and_reports_the_first():
     assert outcome_answer("再审法院如何判决？", "ruling", APPEAL, "（2019）某01民终9号") is None
 
 
+def test_interest_between_two_items_and_a_first_instance_quoted_in_its_own_words():
+    quoted = _passages(
+        ("OPINION", "本院认为，原告的证据不足。依照《中华人民共和国票据法》第四条之规定，判决如下："),
+        (
+            "OPINION",
+            "一、甲公司返还乙某购车款351300元；如未按本判决指定的期间履行给付金钱义务，应当加倍支付迟延履行"
+            "期间的债务利息。二、驳回乙某的其他诉讼请求。案件受理费17445元，由甲公司负担。",
+        ),
+        (
+            "OPINION",
+            "本院认为，一审判决认定事实清楚，适用法律正确。依照《中华人民共和国民事诉讼法》之规定，判决如下：",
+        ),
+        ("VERDICT", "驳回上诉，维持原判。"),
+    )
+    # in a second instance, a ruling reported without its court's name is the first instance's
+    found = outcome_answer("一审法院如何判决？", "ruling", quoted, "（2014）郑民三终字第200号")
+    assert found.answer == "一、甲公司返还乙某购车款351300元；二、驳回乙某的其他诉讼请求。"
+    assert outcome_answer("二审判决结果如何？", "ruling", quoted, "（2014）郑民三终字第200号").answer == (
+        "驳回上诉，维持原判。"
+    )
+
+
 def test_a_ruling_of_several_items_is_answered_whole_without_costs_interest_or_appeal():
     ruling = _passages(
         ("VERDICT", "一、撤销某区人民法院（2018）某0109民初23565号民事判决；"),
