@@ -48,9 +48,7 @@ _ASKED_FOR = re.compile(r"请求|要求|诉请|申请")  # 请求判决：… is
 # where a judgment reports an earlier ruling (the parser may take 一审法院…判决如下： for a party's CLAIMS, and
 # the first instance's 本院认为…判决如下： quoted whole for this court's OPINION)
 _REPORTING_BLOCKS = frozenset({"FACTS", "PROCEDURE", "CLAIMS", "OPINION"})
-_KIND = re.compile(
-    r"(民事|刑事|行政)(?:附带民事)?(?:判决|裁定)|\d{4}[）)][^号]{0,12}?([民刑行])(?:[初终申再]|[^号]{0,3}字)"
-)
+_KIND = re.compile(r"(民事|刑事|行政|执行)(?:附带民事)?(?:判决|裁定)|\d{4}[）)][^号]{0,12}?([民刑行执])")
 _ITEM_START = re.compile(r"[一二三四五六七八九十]{1,3}、|（[一二三四五六七八九十]{1,3}）|\d{1,2}[、.．]")
 # a ruling's cost clause: 二审案件受理费1050元，由上诉人许磊负担 (减半收取, 免收 as printed)
 _COST = re.compile(r"(受理费|诉讼费用?)")
@@ -111,8 +109,8 @@ def _asked_instance(text: str) -> str | None:
 def _reported(passages: list[Passage], case_number: str) -> list[tuple[str | None, list[tuple[str, str]]]]:
     """(instance, units) of each ruling of this case the facts or proceedings report, from 判决： to its
     last item: the instance by the sentence reporting it, else by its paragraph (原审 in a second instance
-    is the first); a criminal judgment a civil one cites (…作出（2013）浙嘉刑初字第75号刑事判决：) is no ruling
-    of its case."""
+    is the first); a criminal judgment or an enforcement a civil one cites (…作出（2013）浙嘉刑初字第75号刑事
+    判决：, …（2016）粤03执2419号之二执行裁定书，裁定：) is no ruling of its case."""
     out, facts = [], [p for p in passages if p.block_type in _REPORTING_BLOCKS]
     own, kind = case_instance(case_number), _kind(case_number)
     for i, p in enumerate(facts):
@@ -141,7 +139,7 @@ def _read_on(first: list[tuple[str, str]], rest: list[Passage]) -> list[tuple[st
 
 
 def _kind(text: str) -> str | None:
-    """民, 刑 or 行: the kind of case a judgment or case number names."""
+    """民, 刑, 行 or 执 (an enforcement): the kind of case a judgment or case number names."""
     m = _KIND.search(text)
     return (m.group(1) or m.group(2))[0] if m else None
 
