@@ -126,25 +126,34 @@ def fee(lines: list[str], own: str | None) -> tuple[str, str, str, str] | None:
     return chosen[0], chosen[1], payer, chosen[3]
 
 
+def civil_cases(data: Path, start: int) -> list[tuple[dict, str]]:
+    """(record, the case's name) of every tenth 民事判决书 of CLCR from the `start`th, the file's last SEEN
+    left out, and of them those a question can name: a case two records hold is left out, and one whose
+    title names no cause (纠纷) once or an instance or role among its parties; the name is the title's
+    parties and cause (许磊、王巍合同纠纷案)."""
+    with gzip.open(data / SOURCE, "rt", encoding="utf-8") as f:
+        records = [json.loads(line) for line in f if line.strip()]
+    civil = [r for r in records if re.search(r"民事[^\s]{0,6}判决书", r["text"][:300])]
+    titles = Counter(r["title"] for r in civil)
+    out = []
+    for r in civil[:-SEEN][start::10]:
+        title = re.sub(r"^\d+", "", r["title"])
+        parties = title.split("纠纷")[0]
+        if (
+            titles[r["title"]] == 1
+            and title.count("纠纷") == 1
+            and not re.search(r"[（）()]|[一二再]审", parties)
+        ):
+            out.append((r, title[: title.rindex("纠纷") + 2].removesuffix("一案") + "案"))
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
     args = ap.parse_args()
-    with gzip.open(args.data / SOURCE, "rt", encoding="utf-8") as f:
-        records = [json.loads(line) for line in f if line.strip()]
-    civil = [r for r in records if re.search(r"民事[^\s]{0,6}判决书", r["text"][:300])]
-    titles = Counter(r["title"] for r in civil)  # a case two records hold cannot be asked of one
-    civil = [r for r in civil[:-SEEN][::10] if titles[r["title"]] == 1]
     documents, questions, turn = {}, [], 0
-    for r in civil:
-        title = re.sub(r"^\d+", "", r["title"])
-        if (
-            "纠纷" not in title
-            or title.count("纠纷") > 1
-            or re.search(r"[（）()]|[一二再]审", title.split("纠纷")[0])
-        ):
-            continue  # a case named by its cause once, with no instance or role in its name
-        case = title[: title.rindex("纠纷") + 2].removesuffix("一案") + "案"
+    for r, case in civil_cases(args.data, start=0):
         number = _CASE_NUMBER.search(r["text"][:600])
         own = next((w for w, p in _INSTANCE if number and p.search(number.group(0))), None)
         items, rest = ruling(r["text"])

@@ -2,8 +2,8 @@
 a contract clause's (the clause head, retrieval.clause_questions), a patent's front page
 (retrieval.front_questions), an opinion's cover (retrieval.caption_questions), what a criminal verdict
 imposed (retrieval.verdict_questions), what a Chinese court decided and the costs it ordered
-(retrieval.outcome_questions) and whether a court granted what was asked
-(retrieval.ruling_questions).
+(retrieval.outcome_questions), what a party asked for or argued (retrieval.party_questions) and whether a
+court granted what was asked (retrieval.ruling_questions).
 
 `AnswerRoutes` is a part of `Asker`: its methods read the Asker's passages, clause reader, front pages,
 citations and evidence.
@@ -20,6 +20,7 @@ from retrieval.covers import CoverAnswer
 from retrieval.front_questions import about_patent, asked_field
 from retrieval.named_documents import case_named
 from retrieval.outcome_questions import blockwise, outcome_answer, outcome_part
+from retrieval.party_questions import party_answer, party_part
 from retrieval.ruling_questions import asks_ruling, ruling_answer
 from retrieval.text import HAN, sentence_around
 from retrieval.verdict_questions import VERDICT_BLOCKS, answer_verdict, verdict_part
@@ -69,6 +70,7 @@ class AnswerRoutes:
             or self.cover_answer(question, doc_id, doc, citations, notes)
             or self.verdict_answer(question, doc_id, doc, citations, notes)
             or self.outcome_answer(question, doc, citations, notes)
+            or self.party_answer(question, doc_id, doc, citations, notes)
             or self.ruling_answer(question, doc, citations, notes)
         )
 
@@ -176,6 +178,25 @@ class AnswerRoutes:
         return self.routed(
             question, (found.answer, found.answer_type, None), evidence, None, citations, notes
         )
+
+    def party_answer(
+        self, question: str, doc_id: str | None, doc: str | None, citations: list[Citation], notes: list[str]
+    ) -> Answer | None:
+        """A question about what a party to a Chinese judgment asked for or argued
+        (retrieval.party_questions), answered from that party's paragraph in the judgment asked about (or
+        named by its parties), else in the one cited first when it names the party."""
+        part = party_part(question) if doc and HAN.search(question) else None
+        head = self.covers.heads().get(doc) if part else None
+        if head is None or head[0] != DocKind.ZH_JUDGMENT:
+            return None
+        blocks = blockwise(self.passages_of(doc), self.block_of.__getitem__)
+        parties = self.names.parties.get(doc, [])
+        found = party_answer(question, part, blocks, parties, named_only=doc_id is None)
+        if found is None:
+            return None
+        notes.append(f"read from the party's paragraph: its {part} (retrieval/party_questions.py)")
+        evidence = [self.evidence(segment_id, text) for segment_id, text in found.units]
+        return self.routed(question, (found.answer, "sentence", None), evidence, None, citations, notes)
 
     def ruling_answer(
         self, question: str, doc: str | None, citations: list[Citation], notes: list[str]

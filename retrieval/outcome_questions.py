@@ -83,8 +83,8 @@ class Outcome:
 
 
 def outcome_part(question: str) -> str | None:
-    """ "ruling" for a question asking what was decided, "fee amount" / "fee payer" / "fee" for one asking
-    a cost's sum, who bears it, or both; None for any other (whether something was granted, why)."""
+    """What a question asks of a ruling: what was decided ("ruling"), a cost's sum ("fee amount"), who
+    bears it ("fee payer") or both ("fee"); None for any other (whether something was granted, why)."""
     if _POLAR.search(question) or _WHY.search(question):
         return None
     if _FEE_Q.search(question):

@@ -91,7 +91,9 @@ def test_a_question_the_corpus_cannot_answer_says_so_with_its_best_evidence(demo
         # what the court below decided, not this court's disposition
         ("What did the judge below decide?", ["judge below held"], "sentence"),
         ("法院酌定被告支付违约金多少元？", ["12,000"], "span"),
-        ("案件受理费是多少？", ["2,450"], "span"),
+        # a cost is read from the ruling's costs line (retrieval/outcome_questions.py)
+        ("案件受理费是多少？", ["2,450元"], "field"),
+        ("案件受理费由谁负担？", ["原告李春华负担1,470元", "恒达装饰工程有限公司负担980元"], "field"),
         ("原告与被告签订的是什么合同？", ["家庭居室装饰装修施工合同"], "span"),
         # Chinese questions naming their answer's type: typed phrases (retrieval/chinese_spans.py)
         ("不服判决可以上诉到哪个法院？", ["江南省临川市中级人民法院"], "span"),
@@ -122,6 +124,19 @@ def test_demo_documents_answers(asker, question, expected, kind):
     assert a.evidence is not None and a.evidence.segment_id in {c.segment_id for c in a.citations}
     if kind == "sentence":
         assert a.answer == a.evidence.sentence
+
+
+def test_the_ruling_is_answered_whole_each_item_cited(asker):
+    """What the court decided: the ruling's three items, without the interest, the costs or the appeal
+    (retrieval/outcome_questions.py)."""
+    a = asker.ask("李春华诉临川市恒达装饰工程有限公司一案的判决结果是什么？")
+    items = [e.sentence for e in [a.evidence, *a.more_evidence]]
+    assert a.answer_type == "sentence" and a.answer == "".join(items), a.notes
+    assert (
+        items[0].startswith("一、被告临川市恒达装饰工程有限公司")
+        and items[-1] == "三、驳回原告李春华的其他诉讼请求。"
+    )
+    assert len(items) == 3 and "受理费" not in a.answer and "迟延履行" not in a.answer
 
 
 def test_a_typed_span_cites_its_head_line_and_can_be_turned_off(demo_run, asker):

@@ -107,8 +107,19 @@ def test_interest_between_two_items_and_a_first_instance_quoted_in_its_own_words
         ),
         ("VERDICT", "驳回上诉，维持原判。"),
     )
-    # in a second instance, a ruling reported without its court's name is the first instance's
-    found = outcome_answer("一审法院如何判决？", "ruling", quoted, "（2014）郑民三终字第200号")
+    # in a second instance, a ruling reported without its court's name is the first instance's, not one of
+    # an enforcement or a criminal case the facts cite
+    cited = _passages(
+        (
+            "FACTS",
+            "2017年6月22日，某中级人民法院作出（2016）粤03执2419号之二执行裁定书，裁定：1、解除对某房的查封。",
+        ),
+        (
+            "FACTS",
+            "某中级人民法院作出（2013）浙嘉刑初字第75号刑事判决：一、被告人林某犯合同诈骗罪，判处有期徒刑五年。",
+        ),
+    )
+    found = outcome_answer("一审法院如何判决？", "ruling", cited + quoted, "（2014）郑民三终字第200号")
     assert found.answer == "一、甲公司返还乙某购车款351300元；二、驳回乙某的其他诉讼请求。"
     assert outcome_answer("二审判决结果如何？", "ruling", quoted, "（2014）郑民三终字第200号").answer == (
         "驳回上诉，维持原判。"
