@@ -176,8 +176,13 @@ def main() -> None:
                 | {"question": question, "answer": [phrase], "gold": gold}
             )
         turn += 1
-    out = ROOT / "benchmarks" / "data" / "outcome_questions.json"
-    body = {"about": ABOUT, "documents": documents, "questions": questions}
+    write_questions("outcome_questions.json", ABOUT, documents, questions)
+
+
+def write_questions(name: str, about: str, documents: dict, questions: list[dict]) -> None:
+    """Writes a question set under benchmarks/data and says what it holds."""
+    out = ROOT / "benchmarks" / "data" / name
+    body = {"about": about, "documents": documents, "questions": questions}
     out.write_text(json.dumps(body, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     print(f"{out}: {len(questions)} questions over {len(documents)} judgments")
     print(Counter(q["group"] for q in questions))

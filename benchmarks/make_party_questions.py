@@ -13,7 +13,8 @@ X向本院提出诉讼请求：, X辩称，, X答辩称：); the party is what p
 原审原告 …) and what follows its name (向一审法院, 在一审中, 共同, 不服…) left out; a request is what follows
 请求： up to 事实和理由 (or 事实与理由), a sentence opening with a court (一审法院认定事实：…), or the line's end;
 the reasons are what follows 事实和理由： in the appeal's line, or opens the next line, up to the line's end,
-and the lines after it that open with an item's number (二、 （三）); a defence is the rest of its line. Only
+and up to fifteen lines after it that do not open with another party's words (X辩称, X陈述, X请求：) or
+the court's (本院…, 一审…, 经审理…); a defence is the rest of its line. Only
 the first line of each kind in a record is asked about, and a party two lines of one kind name is left out.
 A question's gold phrase is the whole request, reasons or defence (phrase@1: the answer holds it and is at
 most twice as long). The printed set was read over by eye. Each record falls in the dev or test half by the
@@ -23,13 +24,12 @@ sha1 of its id (benchmarks.judgment_meta.half).
 from __future__ import annotations
 
 import argparse
-import json
 import re
 from collections import Counter
 from pathlib import Path
 
 from judgment_meta import half
-from make_outcome_questions import SOURCE, civil_cases
+from make_outcome_questions import SOURCE, civil_cases, write_questions
 
 ROOT = Path(__file__).resolve().parents[1]
 ABOUT = (
@@ -49,7 +49,10 @@ _ROLE = re.compile(r"^(?:原审原告|原审被告|原审第三人|被上诉人|
 _REASONS = re.compile(r"事实(?:和|与)理由[：:]")
 # a request ends where the judgment goes on to a court's findings (…承担诉讼费用。一审法院认定事实：…)
 _COURT = re.compile(r"(?<=。)(?:一审法院|二审法院|原审法院|本院|一审|二审|再审)")
-_ITEM = re.compile(r"^(?:[二三四五六七八九十]{1,3}、|（[二三四五六七八九十]{1,3}）)")
+# where an appeal's reasons end: a line opening with another party's words or the court's
+_OTHERS = re.compile(
+    r"^.{0,30}?(?:辩称|答辩|述称|陈述|请求[：:]|上诉称)|^(?:本院|一审|原审|二审|经审理|庭审|审理中|在二审|在本院)"
+)
 _ASK = {
     "appeal request": ["{c}中，{p}的上诉请求是什么？", "{c}中，{p}上诉请求什么？"],
     "claim": ["{c}中，{p}向一审法院提出了哪些诉讼请求？", "{c}中，{p}的诉讼请求是什么？"],
@@ -65,15 +68,16 @@ def party(opening: str) -> str:
 
 
 def reasons(lines: list[str], at: int, line: str) -> str:
-    """The reasons after 事实和理由： in `line` (or opening the next), and the item lines after them."""
+    """The reasons after 事实和理由： in `line` (or opening the next), and up to fifteen lines after them that
+    do not open with another party's words or the court's."""
     m = _REASONS.search(line)
     if m is None and at + 1 < len(lines) and _REASONS.match(lines[at + 1]):
         at, line, m = at + 1, lines[at + 1], _REASONS.match(lines[at + 1])
     if m is None:
         return ""
     out = [line[m.end() :]]
-    for more in lines[at + 1 :]:
-        if not _ITEM.match(more):
+    for more in lines[at + 1 : at + 16]:
+        if _OTHERS.search(more):
             break
         out.append(more)
     return "".join(out)
@@ -124,11 +128,7 @@ def main() -> None:
                 }
             )
         turn += 1
-    out = ROOT / "benchmarks" / "data" / "party_questions.json"
-    body = {"about": ABOUT, "documents": documents, "questions": questions}
-    out.write_text(json.dumps(body, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    print(f"{out}: {len(questions)} questions over {len(documents)} judgments")
-    print(Counter(q["group"] for q in questions))
+    write_questions("party_questions.json", ABOUT, documents, questions)
 
 
 if __name__ == "__main__":

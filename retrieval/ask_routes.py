@@ -18,6 +18,7 @@ from retrieval.caption_questions import answer_cover, asked_part
 from retrieval.clause_questions import answering_first, clause_category, clause_phrase
 from retrieval.covers import CoverAnswer
 from retrieval.front_questions import about_patent, asked_field
+from retrieval.hybrid import Passage
 from retrieval.named_documents import case_named
 from retrieval.outcome_questions import blockwise, outcome_answer, outcome_part
 from retrieval.party_questions import party_answer, party_part
@@ -166,17 +167,13 @@ class AnswerRoutes:
         (retrieval.outcome_questions), answered from the ruling of the judgment asked about, else cited
         first: its own, or the one of an earlier instance that it reports."""
         part = outcome_part(question) if doc and HAN.search(question) else None
-        head = self.covers.heads().get(doc) if part else None
-        if head is None or head[0] != DocKind.ZH_JUDGMENT:
-            return None
-        blocks = blockwise(self.passages_of(doc), self.block_of.__getitem__)
-        found = outcome_answer(question, part, blocks, head[2].get("case_number") or "")
+        judgment = self.zh_judgment(doc) if part else None
+        found = outcome_answer(question, part, *judgment) if judgment else None
         if found is None:
             return None
-        notes.append(f"read from the ruling: its {part} (retrieval/outcome_questions.py)")
-        evidence = [self.evidence(segment_id, unit) for segment_id, unit in found.units]
-        return self.routed(
-            question, (found.answer, found.answer_type, None), evidence, None, citations, notes
+        note = f"read from the ruling: its {part} (retrieval/outcome_questions.py)"
+        return self.read_units(
+            question, (found.answer, found.answer_type), found.units, note, citations, notes
         )
 
     def party_answer(
@@ -186,17 +183,13 @@ class AnswerRoutes:
         (retrieval.party_questions), answered from that party's paragraph in the judgment asked about (or
         named by its parties), else in the one cited first when it names the party."""
         part = party_part(question) if doc and HAN.search(question) else None
-        head = self.covers.heads().get(doc) if part else None
-        if head is None or head[0] != DocKind.ZH_JUDGMENT:
-            return None
-        blocks = blockwise(self.passages_of(doc), self.block_of.__getitem__)
+        judgment = self.zh_judgment(doc) if part else None
         parties = self.names.parties.get(doc, [])
-        found = party_answer(question, part, blocks, parties, named_only=doc_id is None)
+        found = party_answer(question, part, judgment[0], parties, doc_id is None) if judgment else None
         if found is None:
             return None
-        notes.append(f"read from the party's paragraph: its {part} (retrieval/party_questions.py)")
-        evidence = [self.evidence(segment_id, text) for segment_id, text in found.units]
-        return self.routed(question, (found.answer, "sentence", None), evidence, None, citations, notes)
+        note = f"read from the party's paragraph: its {part} (retrieval/party_questions.py)"
+        return self.read_units(question, (found.answer, "sentence"), found.units, note, citations, notes)
 
     def ruling_answer(
         self, question: str, doc: str | None, citations: list[Citation], notes: list[str]
@@ -206,11 +199,31 @@ class AnswerRoutes:
         found = ruling_answer(question, self.passages_of(doc)) if doc and asks_ruling(question) else None
         if found is None:
             return None
-        notes.append(f"read from the ruling's items: {found.answer} (retrieval/ruling_questions.py)")
-        evidence = [self.evidence(segment_id, item) for segment_id, item in found.units]
-        return self.routed(
-            question, (found.answer, found.answer_type, None), evidence, None, citations, notes
+        note = f"read from the ruling's items: {found.answer} (retrieval/ruling_questions.py)"
+        return self.read_units(
+            question, (found.answer, found.answer_type), found.units, note, citations, notes
         )
+
+    def zh_judgment(self, doc: str) -> tuple[list[Passage], str] | None:
+        """(one passage per block, the case number) of `doc` when it is a Chinese judgment, else None."""
+        head = self.covers.heads().get(doc)
+        if head is None or head[0] != DocKind.ZH_JUDGMENT:
+            return None
+        return blockwise(self.passages_of(doc), self.block_of.__getitem__), head[2].get("case_number") or ""
+
+    def read_units(
+        self,
+        question: str,
+        answered: tuple[str, str],
+        units: list[tuple[str, str]],
+        note: str,
+        citations: list[Citation],
+        notes: list[str],
+    ) -> Answer:
+        """An answer (its text and type) read from `units` ((segment_id, text), each shown as evidence)."""
+        notes.append(note)
+        evidence = [self.evidence(segment_id, text) for segment_id, text in units]
+        return self.routed(question, (*answered, None), evidence, None, citations, notes)
 
     def routed(
         self,

@@ -34,11 +34,11 @@ _ASKS = (
     ("request", re.compile(r"请求|诉请|要求法院")),
     ("defence", re.compile(r"答辩|辩称|抗辩|辩解|怎么辩|如何辩")),
 )
-# which request: of an appeal, of the first claim (向一审法院起诉请求, 向本院提出诉讼请求), of a retrial
-_REQUEST_KIND = (
+# which request or reasons: of an appeal, of the first claim (向一审法院起诉请求, 向本院提出诉讼请求), of a retrial
+_KIND = (
     ("上诉", re.compile(r"上诉")),
     ("再审", re.compile(r"再审")),
-    ("起诉", re.compile(r"诉讼请求|起诉|一审")),
+    ("起诉", re.compile(r"诉讼|起诉|一审")),
 )
 # a party's paragraph: the party, then its verb within the first words
 _OPENS = {
@@ -57,9 +57,13 @@ _ROLES = re.compile(
 )
 _TAIL = re.compile(r"(?:共同|均|都|的|不服.*)+$")
 _NAMES = re.compile(r"[、，,和与及]")
-# the blocks a party's words of each kind stand in
-_BLOCK_OF = {"request": "CLAIMS", "reasons": "CLAIMS", "defence": "DEFENSE"}
-_MAX_BLOCKS = 6  # a party's reasons may go on over a few paragraphs (二、退一步讲，…)
+# the blocks a party's words stand in (the parser may take 被上诉人X辩称 for the proceedings)
+_PARTY_BLOCKS = frozenset({"CLAIMS", "DEFENSE", "PROCEDURE"})
+_MAX_BLOCKS = 16  # a party's reasons may go on over several paragraphs (二、退一步讲，…)
+# the paragraphs a party's reasons go on in (the parser may take 上述事实充分证明… for facts), up to one that
+# opens with another party's words or the court's
+_GOES_ON = frozenset({"CLAIMS", "FACTS"})
+_COURT_OPENS = re.compile(r"本院|一审|原审|二审|经审理|庭审|审理中|在二审|在本院")
 
 
 @dataclass(frozen=True)
@@ -78,13 +82,15 @@ def party_part(question: str) -> str | None:
 
 
 def _opening(part: str, text: str) -> tuple[str, str] | None:
-    """(the party's names as the paragraph opens with them, the kind of request) when `text` opens with a
-    party's words of `part`, else None."""
+    """(the words before the verb, the kind of request or reasons) when `text` opens with a party's words of
+    `part`, else None; the kind is the verb's (上诉请求) or the court's it was made to (向一审法院起诉请求), not a
+    role's (被上诉人X向一审法院…)."""
     m = _OPENS[part].match(text)
     if m is None:
         return None
-    kind = next((k for k, p in _REQUEST_KIND if p.search(m.group(0))), "") if part == "request" else ""
-    return m.group(1), kind
+    verb = next((g for g in m.groups()[1:] if g), "")
+    said = verb + (after.group(0) if (after := re.search(r"[向在].*$", m.group(1))) else "")
+    return m.group(1), next((k for k, p in _KIND if p.search(said)), "")
 
 
 def _names(opening: str) -> list[str]:
@@ -97,22 +103,20 @@ def _names(opening: str) -> list[str]:
 def _chosen(
     question: str, part: str, blocks: list[Passage], parties: Sequence[str], named_only: bool
 ) -> int | None:
-    """The index in `blocks` of the paragraph of the party the question names (of the request it names),
-    else, when it names no party (of `parties`, or one that opens a paragraph) and not `named_only`, the
-    first of that kind."""
-    asked = next((k for k, p in _REQUEST_KIND if p.search(question)), None) if part == "request" else None
-    found, named_anywhere = [], any(n in question for n in parties)
-    for i, b in enumerate(blocks):
-        for kind in (k for k, block_type in _BLOCK_OF.items() if block_type == b.block_type):
-            opened = _opening(kind, b.text)
-            names = _names(opened[0]) if opened else []
-            named_anywhere = named_anywhere or any(n in question for n in names)
-            if opened and kind == part and asked in (None, opened[1]):
-                found.append((i, names))
-    named = [i for i, names in found if any(n in question for n in names)]
+    """The index in `blocks` of the paragraph of the party the question names (of the kind of request or
+    reasons it asks), else, when it names no party (of `parties`, or one that opens a paragraph) and not
+    `named_only`, the first of that kind."""
+    opened = [(i, kind, o) for i, b in enumerate(blocks) for kind in _OPENS if (o := _opening(kind, b.text))]
+    opened = [(i, kind, o[1], _names(o[0])) for i, kind, o in opened if blocks[i].block_type in _PARTY_BLOCKS]
+    names = [n for n in (*parties, *(n for *_, ns in opened for n in ns)) if n in question]
+    # the kind is asked after the last name the question holds (…上诉人X与被上诉人Y…纠纷案中，Y的诉讼请求)
+    tail = question[max((question.rfind(n) + len(n) for n in names), default=0) :]
+    asked = next((k for k, p in _KIND if p.search(tail)), None) if part != "defence" else None
+    found = [(i, ns) for i, kind, k, ns in opened if kind == part and asked in (None, k)]
+    named = [i for i, ns in found if any(n in question for n in ns)]
     if named:
         return named[0]
-    return found[0][0] if found and not named_anywhere and not named_only else None
+    return found[0][0] if found and not names and not named_only else None
 
 
 def party_answer(
@@ -141,7 +145,7 @@ def _reasons(
 ) -> PartyWords | None:
     """A party's reasons: a paragraph of them (上诉人X的主要上诉理由：…, X…提起上诉称：…), else what follows 事实和
     理由 in the paragraph of their requests or opens the next; and the paragraphs that go on with them
-    (二、退一步讲，…), up to the next party's words."""
+    (二、退一步讲，…), up to the next party's words or the court's."""
     at = _chosen(question, "reasons", blocks, parties, named_only)
     if at is not None:
         b = blocks[at]
@@ -158,7 +162,11 @@ def _reasons(
         start = blocks[at].text[cut.end() :]
     units = [(blocks[at].segment_id, start)]
     for b in blocks[at + 1 : at + _MAX_BLOCKS]:
-        if b.block_type != "CLAIMS" or any(_opening(kind, b.text) for kind in _OPENS):
+        if (
+            b.block_type not in _GOES_ON
+            or _COURT_OPENS.match(b.text)
+            or any(_opening(k, b.text) for k in _OPENS)
+        ):
             break
         units.append((b.segment_id, b.text))
     return _words(units)

@@ -3,19 +3,15 @@
 
 from __future__ import annotations
 
-import gzip
-import json
-
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from run_tables import clcr_blocks
 
-import pipeline
 from retrieval.hybrid import Passage
-from retrieval.outcome_questions import blockwise, case_instance, outcome_answer, outcome_part
+from retrieval.outcome_questions import case_instance, outcome_answer, outcome_part
 from retrieval.ruling_questions import units
 
-CLCR = "zh/judgments/clcr_cases.jsonl.gz"
 # a second instance changing the first's judgment (its ruling reported over two blocks); a retrial
 RECORDS = {"appeal": "f5f89208", "retrial": "f4b34b29"}
 
@@ -199,19 +195,7 @@ def test_units_hold_the_whole_text_and_never_cut_inside_brackets(items):
 
 @pytest.fixture(scope="module")
 def judgments(shared_data, tmp_path_factory):
-    out = tmp_path_factory.mktemp("outcomes")
-    with gzip.open(shared_data / CLCR, "rt", encoding="utf-8") as f:
-        rows = [json.loads(line) for line in f]
-    read = {}
-    for name, prefix in RECORDS.items():
-        path = out / f"{name}.txt"
-        path.write_text(next(r["text"] for r in rows if r["id"].startswith(prefix)), encoding="utf-8")
-        doc = pipeline.parse(path)
-        segments = pipeline.segment(doc)
-        passages = [Passage(s.segment_id, doc.doc_id, s.text, s.type.value) for s in segments]
-        block_of = {s.segment_id: s.block_idx for s in segments}
-        read[name] = (blockwise(passages, block_of.__getitem__), doc.meta.case_number)
-    return read
+    return clcr_blocks(shared_data, tmp_path_factory.mktemp("outcomes"), RECORDS)
 
 
 def test_rulings_and_costs_of_real_judgments(judgments):

@@ -3,17 +3,12 @@ paragraph (retrieval/party_questions.py)."""
 
 from __future__ import annotations
 
-import gzip
-import json
-
 import pytest
+from run_tables import clcr_blocks
 
-import pipeline
 from retrieval.hybrid import Passage
-from retrieval.outcome_questions import blockwise
 from retrieval.party_questions import party_answer, party_part
 
-CLCR = "zh/judgments/clcr_cases.jsonl.gz"
 # an appeal whose reasons go on over two more paragraphs; a retrial
 RECORDS = {"appeal": "f57aafcf", "retrial": "f4b34b29"}
 
@@ -113,18 +108,8 @@ def test_a_paragraph_of_reasons_of_its_own_and_reasons_in_the_next_paragraph():
 
 @pytest.fixture(scope="module")
 def judgments(shared_data, tmp_path_factory):
-    out = tmp_path_factory.mktemp("parties")
-    with gzip.open(shared_data / CLCR, "rt", encoding="utf-8") as f:
-        rows = [json.loads(line) for line in f]
-    read = {}
-    for name, prefix in RECORDS.items():
-        path = out / f"{name}.txt"
-        path.write_text(next(r["text"] for r in rows if r["id"].startswith(prefix)), encoding="utf-8")
-        doc = pipeline.parse(path)
-        segments = pipeline.segment(doc)
-        passages = [Passage(s.segment_id, doc.doc_id, s.text, s.type.value) for s in segments]
-        read[name] = blockwise(passages, {s.segment_id: s.block_idx for s in segments}.__getitem__)
-    return read
+    read = clcr_blocks(shared_data, tmp_path_factory.mktemp("parties"), RECORDS)
+    return {name: blocks for name, (blocks, _) in read.items()}
 
 
 def test_parties_of_real_judgments(judgments):
