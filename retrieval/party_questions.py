@@ -61,9 +61,9 @@ _NAMES = re.compile(r"[、，,和与及]")
 _PARTY_BLOCKS = frozenset({"CLAIMS", "DEFENSE", "PROCEDURE"})
 _MAX_BLOCKS = 16  # a party's reasons may go on over several paragraphs (二、退一步讲，…)
 # the paragraphs a party's reasons go on in (the parser may take 上述事实充分证明… for facts), up to one that
-# opens with another party's words or the court's
+# opens with another party's words, the court's, or the evidence offered (上诉人X在二审期间向本院提供了下列证据)
 _GOES_ON = frozenset({"CLAIMS", "FACTS"})
-_COURT_OPENS = re.compile(r"本院|一审|原审|二审|经审理|庭审|审理中|在二审|在本院")
+_COURT_OPENS = re.compile(r"本院|一审|原审|二审|经审理|庭审|审理中|在二审|在本院|.{0,30}?(?:证据|质证)")
 
 
 @dataclass(frozen=True)
