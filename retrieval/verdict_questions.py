@@ -16,10 +16,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from pipeline.analysis.consistency import CRIMINAL_PARTY
 from retrieval.covers import CoverAnswer
 
-# 被告人安旭犯, 上诉人（原审被告人）吴传忠犯: the name is what stands between the role and 犯
-_DEFENDANT = re.compile(r"被告(?:人|单位)[）)]?([\u4e00-\u9fff·•．A-Za-z0-9×（）()]{1,30}?)犯")
 _POLAR = re.compile(r"是否|有没有|有无|是不是|吗")
 _ASKED_WHETHER = r"(?:是否|有没有|有无|是不是)[^，。？?]{0,8}"  # …whether it was imposed (是否被宣告缓刑)
 # why a verdict is what it is, or on what law, is the court's reasoning: a sentence question
@@ -119,7 +118,7 @@ def _items(parts: list[tuple[int, str]]) -> list[Conviction]:
         starts.append((idx, len(text)))
         text += part + "\n"
     found: dict[str, Conviction] = {}
-    items = list(_DEFENDANT.finditer(text))
+    items = list(CRIMINAL_PARTY.finditer(text))
     for i, m in enumerate(items):
         a, b = m.start(), items[i + 1].start() if i + 1 < len(items) else len(text)
         item = text[a:b].strip()

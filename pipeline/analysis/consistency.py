@@ -31,9 +31,10 @@ _BASIS = {
 }
 _REASONED = _BASIS | {BlockType.OPINION}
 
-_HAN_NAME = r"[\u4e00-\u9fff·•．A-Za-z0-9（）()]"
-# 被告人安旭犯盗窃罪 — the criminal verdict formula; the name is what sits between the role and 犯.
-CRIMINAL_PARTY = re.compile(rf"被告(?:人|单位)({_HAN_NAME}{{1,30}}?)犯")
+_HAN_NAME = r"[\u4e00-\u9fff·•．A-Za-z0-9×（）()]"  # 朱× is a masked name
+# 被告人安旭犯盗窃罪 — the criminal verdict formula; the name is what sits between the role and 犯, after a
+# bracketed role's close (上诉人（原审被告人）吴传忠犯…).
+CRIMINAL_PARTY = re.compile(rf"被告(?:人|单位)[）)]?({_HAN_NAME}{{1,30}}?)犯")
 # 被告南京某公司于本判决生效之日起… / 驳回原告程浩的其他诉讼请求 — civil formulas.
 _CIVIL_PARTY = re.compile(
     rf"(?:原审原告|原审被告|被上诉人|上诉人|原告|被告人|被告|第三人)({_HAN_NAME}{{2,30}}?)"
