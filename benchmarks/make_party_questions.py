@@ -14,7 +14,7 @@ X向本院提出诉讼请求：, X辩称，, X答辩称：); the party is what p
 请求： up to 事实和理由 (or 事实与理由), a sentence opening with a court (一审法院认定事实：…), or the line's end;
 the reasons are what follows 事实和理由： in the appeal's line, or opens the next line, up to the line's end,
 and up to fifteen lines after it that do not open with another party's words (X辩称, X陈述, X请求：), the
-evidence offered (证据, 质证) or the court's (本院…, 一审…, 经审理…); a defence is the rest of its line. Only
+evidence offered (证据, 质证) or the court's (本院…, 一审法院认定…, 二审期间…, 经审理…); a defence is the rest of its line. Only
 the first line of each kind in a record is asked about, and a party two lines of one kind name is left out.
 A question's gold phrase is the whole request, reasons or defence (phrase@1: the answer holds it and is at
 most twice as long). The printed set was read over by eye. Each record falls in the dev or test half by the
@@ -51,7 +51,9 @@ _REASONS = re.compile(r"事实(?:和|与)理由[：:]")
 _COURT = re.compile(r"(?<=。)(?:一审法院|二审法院|原审法院|本院|一审|二审|再审)")
 # where an appeal's reasons end: a line opening with another party's words or the court's
 _OTHERS = re.compile(
-    r"^.{0,30}?(?:辩称|答辩|述称|陈述|请求[：:]|上诉称|证据|质证)|^(?:本院|一审|原审|二审|经审理|庭审|审理中|在二审|在本院)"
+    r"^.{0,30}?(?:辩称|答辩|述称|陈述|请求[：:]|上诉称|证据|质证)"
+    r"|^(?:本院|(?:一审|原审|二审)法院(?:认定|认为|查明|审理|经审理|判决)|(?:一审|原审|二审)查明|二审(?:中|期间)"
+    r"|经审理|庭审|审理中|在二审|在本院)"
 )
 _ASK = {
     "appeal request": ["{c}中，{p}的上诉请求是什么？", "{c}中，{p}上诉请求什么？"],

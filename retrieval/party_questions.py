@@ -63,7 +63,11 @@ _MAX_BLOCKS = 16  # a party's reasons may go on over several paragraphs (二、�
 # the paragraphs a party's reasons go on in (the parser may take 上述事实充分证明… for facts), up to one that
 # opens with another party's words, the court's, or the evidence offered (上诉人X在二审期间向本院提供了下列证据)
 _GOES_ON = frozenset({"CLAIMS", "FACTS"})
-_COURT_OPENS = re.compile(r"本院|一审|原审|二审|经审理|庭审|审理中|在二审|在本院|.{0,30}?(?:证据|质证)")
+_COURT_OPENS = re.compile(
+    r"本院|(?:一审|原审|二审)法院(?:认定|认为|查明|审理|经审理|判决)|(?:一审|原审|二审)查明|二审(?:中|期间)|经审理"
+    r"|庭审|审理中|在二审|在本院"
+    r"|.{0,30}?(?:证据|质证)"
+)
 
 
 @dataclass(frozen=True)
