@@ -44,14 +44,23 @@ _LINES = (
     ("appeal request", re.compile(r"^((?:(?!称).){0,40}?)上诉请求[：:]")),
     ("claim", re.compile(r"^((?:(?!称).){0,40}?)(?:向(?:一审法院|原审法院|本院)(?:起诉|提出诉讼)请求)[：:]")),
     ("defence", re.compile(r"^(.{0,40}?)(?:答辩|辩)称[：:，,]")),
+    # an account (X诉称：…，故诉请法院判决：…), its request at its end: asked as the claim's
+    ("account", re.compile(r"^((?:(?!称).){0,40}?)(?<![上申辩])(?:起)?诉称[：:，,]")),
 )
+# where an account's request begins
+_ASKING = re.compile(
+    r"(?:请求|诉请|要求)(?:人民法院|法院|本院|贵院)?(?:依法)?(?:判令|判决)|诉讼请求(?:为|是|如下)|请求[：:]"
+)
+# an account's opening words before its party (一审中，X诉称), and what follows the party (X于2015年7月8日起诉称)
+_STAGE = re.compile(r"^(?:本院)?(?:一审|二审|再审|审理|诉讼)[^，]{0,4}(?:中|期间)，")
+_AFTER = re.compile(r"(?:于|在|一审|起).*$")
 _ROLE = re.compile(r"^(?:原审原告|原审被告|原审第三人|被上诉人|上诉人|原告|被告|第三人|二|共同)+")
 _REASONS = re.compile(r"事实(?:和|与)理由[：:]")
 # a request ends where the judgment goes on to a court's findings (…承担诉讼费用。一审法院认定事实：…)
 _COURT = re.compile(r"(?<=。)(?:一审法院|二审法院|原审法院|本院|一审|二审|再审)")
 # where an appeal's reasons end: a line opening with another party's words or the court's
 _OTHERS = re.compile(
-    r"^.{0,30}?(?:辩称|答辩|述称|陈述|请求[：:]|上诉称|证据|质证)"
+    r"^.{0,30}?(?:辩称|答辩|述称|陈述|请求[：:]|上诉称|证据|质证)|^.{0,25}?法院(?:一审|二审|再审)?(?:查明|认定|认为|审理)"
     r"|^(?:本院|(?:一审|原审|二审)法院(?:认定|认为|查明|审理|经审理|判决)|(?:一审|原审|二审)查明|二审(?:中|期间)"
     r"|经审理|庭审|审理中|在二审|在本院)"
 )
@@ -69,6 +78,16 @@ def party(opening: str) -> str:
     return re.sub(r"(?:共同|均|都|的)+$", "", _ROLE.sub("", name)).strip()
 
 
+def going_on(lines: list[str], at: int) -> str:
+    """Up to fifteen lines after `at` that do not open with another party's words or the court's."""
+    out = []
+    for more in lines[at + 1 : at + 16]:
+        if _OTHERS.search(more):
+            break
+        out.append(more)
+    return "".join(out)
+
+
 def reasons(lines: list[str], at: int, line: str) -> str:
     """The reasons after 事实和理由： in `line` (or opening the next), and up to fifteen lines after them that
     do not open with another party's words or the court's."""
@@ -77,38 +96,36 @@ def reasons(lines: list[str], at: int, line: str) -> str:
         at, line, m = at + 1, lines[at + 1], _REASONS.match(lines[at + 1])
     if m is None:
         return ""
-    out = [line[m.end() :]]
-    for more in lines[at + 1 : at + 16]:
-        if _OTHERS.search(more):
-            break
-        out.append(more)
-    return "".join(out)
+    return line[m.end() :] + going_on(lines, at)
 
 
 def asked(text: str) -> list[tuple[str, str, str]]:
-    """(kind, party, gold) of the first line of each kind in a judgment."""
+    """(kind, party, gold) of the first line of each kind in a judgment (a claim's from an account when no
+    line states it alone), a party two lines of that kind name left out."""
     lines = [line.strip() for line in text.split("\n") if line.strip()]
-    found, seen = {}, Counter()
+    found, seen = {}, Counter()  # kind -> (party, gold, the kind of line it was read from)
     for at, line in enumerate(lines):
         for kind, pattern in _LINES:
             m = pattern.match(line)
             if m is None:
                 continue
-            who, rest = party(m.group(1)), line[m.end() :]
+            opening = _AFTER.sub("", _STAGE.sub("", m.group(1))) if kind == "account" else m.group(1)
+            who, rest = party(opening), line[m.end() :]
             seen[(kind, who)] += 1
             if kind in found or len(who) < 2:
                 continue
             if kind == "defence":
-                found[kind] = (who, rest)
+                found[kind] = (who, rest, kind)
+            elif kind == "account":
+                if "claim" not in found and (ask := _ASKING.search(rest)):
+                    gold = rest[ask.end() :].lstrip("：:，, ") + going_on(lines, at)
+                    found["claim"] = (who, gold, kind)
             else:
                 cuts = [m.start() for m in (_REASONS.search(rest), _COURT.search(rest)) if m]
-                found[kind] = (who, rest[: min(cuts, default=len(rest))])
+                found[kind] = (who, rest[: min(cuts, default=len(rest))], kind)
             if kind == "appeal request" and (why := reasons(lines, at, line)):
-                found.setdefault("reasons", (who, why))
-    return [(k, who, gold) for k, (who, gold) in found.items() if seen[(_LINE_OF.get(k, k), who)] == 1]
-
-
-_LINE_OF = {"reasons": "appeal request"}
+                found.setdefault("reasons", (who, why, kind))
+    return [(k, who, gold) for k, (who, gold, line) in found.items() if seen[(line, who)] == 1]
 
 
 def main() -> None:

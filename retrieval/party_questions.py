@@ -38,17 +38,24 @@ _ASKS = (
 _KIND = (
     ("上诉", re.compile(r"上诉")),
     ("再审", re.compile(r"再审")),
-    ("起诉", re.compile(r"诉讼|起诉|一审")),
+    ("起诉", re.compile(r"诉讼|起诉|一审|^诉$")),
 )
 # a party's paragraph: the party, then its verb within the first words
 _OPENS = {
-    "request": re.compile(r"^((?:(?!称).){0,40}?)(上诉|申请再审|再审|起诉|诉讼|反诉)?[，,]?请求[：:，,]"),
+    # X上诉请求：…, X向一审法院起诉请求：…; or an account whose request comes at its end (X诉称：…，请求判令…)
+    "request": re.compile(
+        r"^((?:(?!称).){0,40}?)(?:(上诉|申请再审|再审|起诉|诉讼|反诉)?[，,]?请求|(?<![上申辩])(起?诉)称)[：:，,]"
+    ),
     "reasons": re.compile(
         r"^(.{0,40}?)(?:(上诉|再审|申请再审)称|(?:主要)?(上诉|再审)理由(?:是|为)?)[：:，,]"
     ),
     "defence": re.compile(r"^(.{0,50}?)(?:答辩|辩|述)称[：:，,]?"),
 }
 _REASONS = re.compile(r"(?:事实和理由|事实与理由|主要理由(?:是|为|如下)?|理由如下)[：:]")
+# where an account's request begins (…，故诉请法院判决：1、…; 请求人民法院判令被告：…; 其诉讼请求为：…)
+_ASKED = re.compile(
+    r"(?:请求|诉请|要求)(?:人民法院|法院|本院|贵院)?(?:依法)?(?:判令|判决)|诉讼请求(?:为|是|如下)|请求[：:]"
+)
 # a request ends where the paragraph goes on to a court's findings (…承担诉讼费用。一审法院认定事实：…)
 _COURT = re.compile(r"(?<=。)(?:一审法院|二审法院|原审法院|本院|一审|二审|再审)")
 # what stands around a party's name at a paragraph's opening (上诉人魏青花, 二上诉人, 许磊的, X不服…提起上诉称)
@@ -66,7 +73,7 @@ _GOES_ON = frozenset({"CLAIMS", "FACTS"})
 _COURT_OPENS = re.compile(
     r"本院|(?:一审|原审|二审)法院(?:认定|认为|查明|审理|经审理|判决)|(?:一审|原审|二审)查明|二审(?:中|期间)|经审理"
     r"|庭审|审理中|在二审|在本院"
-    r"|.{0,30}?(?:证据|质证)"
+    r"|.{0,30}?(?:证据|质证)|.{0,25}?法院(?:一审|二审|再审)?(?:查明|认定|认为|审理)"
 )
 
 
@@ -136,12 +143,24 @@ def party_answer(
     if at is None:
         return None
     b = blocks[at]
-    text = b.text[_OPENS[part].match(b.text).end() :]
+    opened = _OPENS[part].match(b.text)
+    text = b.text[opened.end() :]
+    if part == "request" and opened.group(3):  # an account: its request comes at its end
+        return _account_request([(b.segment_id, text), *_going_on(blocks, at)])
     if part == "request":  # 上诉请求：…。事实和理由：…
         text = text[
             : min((m.start() for m in (_REASONS.search(text), _COURT.search(text)) if m), default=None)
         ]
     return _words([(b.segment_id, text)])
+
+
+def _account_request(units: list[tuple[str, str]]) -> PartyWords | None:
+    """The request a party's account ends with: from the first words asking the court (请求判令, 诉请法院判决,
+    其诉讼请求为) to the account's end; None when it asks nothing."""
+    for i, (segment_id, text) in enumerate(units):
+        if (m := _ASKED.search(text)) is not None:
+            return _words([(segment_id, text[m.end() :].lstrip("：:，, ")), *units[i + 1 :]])
+    return None
 
 
 def _reasons(
@@ -164,7 +183,13 @@ def _reasons(
         if cut is None:
             return None
         start = blocks[at].text[cut.end() :]
-    units = [(blocks[at].segment_id, start)]
+    return _words([(blocks[at].segment_id, start), *_going_on(blocks, at)])
+
+
+def _going_on(blocks: list[Passage], at: int) -> list[tuple[str, str]]:
+    """(segment_id, text) of the paragraphs after `at` that go on with a party's words: up to one that opens
+    with another party's words, the court's or the evidence offered."""
+    units = []
     for b in blocks[at + 1 : at + _MAX_BLOCKS]:
         if (
             b.block_type not in _GOES_ON
@@ -173,7 +198,7 @@ def _reasons(
         ):
             break
         units.append((b.segment_id, b.text))
-    return _words(units)
+    return units
 
 
 def _words(units: list[tuple[str, str]]) -> PartyWords | None:
