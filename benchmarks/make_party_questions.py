@@ -14,11 +14,13 @@ X向本院提出诉讼请求：, X辩称，, X答辩称：); the party is what p
 请求： up to 事实和理由 (or 事实与理由), a sentence opening with a court (一审法院认定事实：…), or the line's end;
 the reasons are what follows 事实和理由： in the appeal's line, or opens the next line, up to the line's end,
 and up to fifteen lines after it that do not open with another party's words (X辩称, X陈述, X请求：), the
-evidence offered (证据, 质证) or the court's (本院…, 一审法院认定…, 二审期间…, 经审理…); a defence is the rest of its line. Only
-the first line of each kind in a record is asked about, and a party two lines of one kind name is left out.
-A question's gold phrase is the whole request, reasons or defence (phrase@1: the answer holds it and is at
-most twice as long). The printed set was read over by eye. Each record falls in the dev or test half by the
-sha1 of its id (benchmarks.judgment_meta.half).
+evidence offered (证据, 质证) or the court's (本院…, 一审法院认定…, 某人民法院一审查明…, 二审期间…); a defence is
+the rest of its line; a claim stated in an account (X诉称：…，故诉请法院判决：…) is what follows its first words
+asking the court (请求判令, 诉请法院判决, 诉讼请求为) to the line's end, and the lines that go on with it, asked
+when no line states the claim alone. Only the first line of each kind in a record is asked about, and a
+party two lines of one kind name is left out. A question's gold phrase is the whole request, reasons or
+defence (phrase@1: the answer holds it and is at most twice as long). The printed set was read over by eye.
+Each record falls in the dev or test half by the sha1 of its id (benchmarks.judgment_meta.half).
 """
 
 from __future__ import annotations

@@ -6,7 +6,8 @@ sentence of the first instance's record that holds 理由 ("原告银河家电�
 是什么" the first of his two requests. A judgment states each party's words in a paragraph of its own, opened by
 the party and a verb (王凯上诉请求：…事实和理由：…; 银河家电向一审法院起诉请求：…; 王巍辩称：…), so the paragraph
 of the party the question names, with the verb it asks about, is read: the requests up to 事实和理由, the
-reasons after it (and the paragraphs that go on with them), a defence whole.
+reasons after it (and the paragraphs that go on with them), a defence whole; an older judgment's account
+(原告诉称：…，故诉请法院判决：…) gives the claim from its words asking the court on.
 """
 
 from __future__ import annotations

@@ -9,8 +9,8 @@ from run_tables import clcr_blocks
 from retrieval.hybrid import Passage
 from retrieval.party_questions import party_answer, party_part
 
-# an appeal whose reasons go on over two more paragraphs; a retrial
-RECORDS = {"appeal": "f57aafcf", "retrial": "f4b34b29"}
+# an appeal whose reasons go on over two more paragraphs; a retrial; a claim at the end of an account
+RECORDS = {"appeal": "f57aafcf", "retrial": "f4b34b29", "account": "04ea9881"}
 
 
 @pytest.mark.parametrize(
@@ -106,6 +106,26 @@ def test_a_paragraph_of_reasons_of_its_own_and_reasons_in_the_next_paragraph():
     )
 
 
+def test_a_claim_stated_at_the_end_of_an_account():
+    """Older judgments give a party's account and its request at its end (原告诉称：…，故诉请法院判决：…)."""
+    account = _blocks(
+        ("CLAIMS", "原告甲公司诉称：2007年起原告分九次借款给被告乙公司。经多次催要，被告拒不偿还。"),
+        ("CLAIMS", "据此，请求法院判令被告返还借款本金8650万元及利息，并承担本案诉讼费用。"),
+        ("DEFENSE", "被告乙公司辩称：对原告起诉的事实予以认可，但暂时无力偿还。"),
+        ("FACTS", "某市人民法院一审查明：2007年7月24日起，甲公司分九次借款给乙公司。"),
+    )
+    found = party_answer("甲公司的诉讼请求是什么？", "request", account)
+    assert found.answer == "被告返还借款本金8650万元及利息，并承担本案诉讼费用。"
+    assert [s for s, _ in found.units] == ["d:1"]
+    assert (
+        party_answer("乙公司是如何答辩的？", "defence", account).answer
+        == "对原告起诉的事实予以认可，但暂时无力偿还。"
+    )
+    # an account that asks nothing of the court answers no request question
+    told = _blocks(("CLAIMS", "原告甲公司诉称：2007年起原告分九次借款给被告乙公司。"))
+    assert party_answer("甲公司的诉讼请求是什么？", "request", told) is None
+
+
 @pytest.fixture(scope="module")
 def judgments(shared_data, tmp_path_factory):
     read = clcr_blocks(shared_data, tmp_path_factory.mktemp("parties"), RECORDS)
@@ -119,6 +139,12 @@ def test_parties_of_real_judgments(judgments):
         ("appeal", "德盛公司向一审法院提出了哪些诉讼请求？", "1．余永根立即补缴出资90万元", None),
         ("retrial", "李发启的再审请求是什么？", "（一）撤销杭州市萧山区人民法院", "游楷军、张剑飞负担。"),
         ("retrial", "张剑飞是如何答辩的？", "与巨芯公司的交易是游楷军个人做的生意", None),
+        (
+            "account",
+            "欧宝公司的诉讼请求是什么？",
+            "特莱维公司返还借款本金8650万元及利息",
+            "承担本案诉讼费用。",
+        ),
     ]:
         found = party_answer(question, party_part(question), judgments[name])
         assert found is not None and found.answer.startswith(start), question
