@@ -25,6 +25,7 @@ import numpy as np
 from retrieval.chinese_spans import asks_law, cites_law_applied, zh_candidates, zh_span_kind
 from retrieval.claim_questions import CLAIM_BLOCKS as PATENT_CLAIM_BLOCKS
 from retrieval.claim_questions import asked_claim, states_claim
+from retrieval.outcome_questions import CASE_INSTANCE
 from retrieval.reader.runtime import content_terms, term_spans
 from retrieval.sides import (
     CLAIM_BLOCKS,
@@ -96,13 +97,6 @@ _HEADING_Q = re.compile(
 )
 _EN_MULTI_WH = re.compile(r"\b(who|what|when|where|which|how much|how many|how long)\b", re.I)
 
-# the instance a Chinese case number names ((2024)渝0107民初17358号 a first, 渝05民终11440号 a second, 内民申441号
-# a retrial review): a sentence citing one holds that instance's word, for a question asking what 二审 decided
-_INSTANCE_OF_CASE = {
-    "一审": re.compile(r"[民刑行]初|初字"),
-    "二审": re.compile(r"[民刑行]终|终字"),
-    "再审": re.compile(r"[民刑行][申再]|[申再]字"),
-}
 REASON_BLOCKS = frozenset({"OPINION"})  # 本院认为, the judges' discussion
 LAW_BLOCKS = frozenset({"OPINION", "APPENDIX"})  # 依照…之规定，判决如下 closes 本院认为; a digest's 关联索引
 # never an answer to a sentence question: titles, parties, court names and signatures
@@ -311,8 +305,9 @@ def is_sentence(s: str) -> bool:
 
 
 def instances(sentence: str) -> set[str]:
-    """The instances (一审, 二审, 再审) whose case numbers a sentence cites."""
-    return {word for word, number in _INSTANCE_OF_CASE.items() if number.search(sentence)}
+    """The instances (一审, 二审, 再审) whose case numbers a sentence cites: it holds that instance's word, for a
+    question asking what 二审 decided."""
+    return {word for word, number in CASE_INSTANCE if number.search(sentence)}
 
 
 def fits_kind(kind: str, block_type: str, sentence: str, question: str = "") -> bool:

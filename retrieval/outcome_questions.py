@@ -19,13 +19,13 @@ from itertools import chain
 
 from retrieval.hybrid import Passage
 from retrieval.ruling_questions import ruling_items, units
+from retrieval.text import ZH_WHETHER
 
 _ASKS_OUTCOME = re.compile(
     r"如何判决?的?|怎么判|怎样判|判决结果|判决如何|判了什么|判决(?:内容|主文)|如何裁定|怎么裁定|裁定结果"
     r"|(?:审理|审判|上诉|再审|申请|诉讼|案件|一审|二审|本案)的?结果"
     r"|作出了?(?:什么|何种|怎样的)(?:判决|裁定)"
 )
-_POLAR = re.compile(r"是否|有没有|有无|是不是|吗")
 _WHY = re.compile(r"为什么|为何|理由|原因|依据|根据")
 _FEE_Q = re.compile(r"受理费|诉讼费|案件费用")
 _WHO = re.compile(r"谁|何人|哪一?方|哪些人|哪个|哪家")
@@ -38,7 +38,9 @@ _INSTANCE_WORDS = (
     ("再审", re.compile(r"再审")),
 )
 _BELOW = re.compile(r"原审|原判")
-_CASE_INSTANCE = (
+# the instance a Chinese case number names ((2024)渝0107民初17358号 a first, 渝05民终11440号 a second, 内民申441号
+# a retrial review)
+CASE_INSTANCE = (
     ("一审", re.compile(r"[民刑行]初|初字")),
     ("二审", re.compile(r"[民刑行]终|终字")),
     ("再审", re.compile(r"[民刑行][申再]|[申再]字")),
@@ -85,7 +87,7 @@ class Outcome:
 def outcome_part(question: str) -> str | None:
     """What a question asks of a ruling: what was decided ("ruling"), a cost's sum ("fee amount"), who
     bears it ("fee payer") or both ("fee"); None for any other (whether something was granted, why)."""
-    if _POLAR.search(question) or _WHY.search(question):
+    if ZH_WHETHER.search(question) or _WHY.search(question):
         return None
     if _FEE_Q.search(question):
         who, much = _WHO.search(question), _HOW_MUCH.search(question)
@@ -97,7 +99,7 @@ def outcome_part(question: str) -> str | None:
 
 def case_instance(case_number: str) -> str | None:
     """一审, 二审 or 再审: the instance a Chinese case number names ((2018)豫11民终1号 a second)."""
-    return next((name for name, p in _CASE_INSTANCE if p.search(case_number or "")), None)
+    return next((name for name, p in CASE_INSTANCE if p.search(case_number or "")), None)
 
 
 def _asked_instance(text: str) -> str | None:
@@ -146,7 +148,7 @@ def _kind(text: str) -> str | None:
 
 def _reporting(said: str) -> str | None:
     """The instance whose ruling `said` reports: by the case number it cites, else by the court it names."""
-    return next((n for n, c in _CASE_INSTANCE if c.search(said)), None) or _asked_instance(said)
+    return next((n for n, c in CASE_INSTANCE if c.search(said)), None) or _asked_instance(said)
 
 
 def _below(instance: str | None, own: str | None) -> str | None:

@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from retrieval.hybrid import Passage
+from retrieval.text import ZH_WHETHER
 
-_POLAR = re.compile(r"是否|有没有|有无|是不是|吗")
 # a sum, a person or a date asked is a span question (原告要求赔偿多少钱)
 _PHRASE = re.compile(r"多少|几|谁|何时|哪天|哪一天|什么时候")
 # what the court did with a request, or why (法院驳回再审申请的理由, 其他诉讼请求如何处理), is the court's word
@@ -88,7 +88,7 @@ def party_part(question: str) -> str | None:
     """What a question asks of a party: its requests ("request"), why it appealed ("reasons") or how it
     answered ("defence"); None for any other (whether a request was granted, a sum asked for, what the court
     did with a request or why)."""
-    if _POLAR.search(question) or _PHRASE.search(question) or _COURT_DID.search(question):
+    if ZH_WHETHER.search(question) or _PHRASE.search(question) or _COURT_DID.search(question):
         return None
     return next((name for name, p in _ASKS if p.search(question)), None)
 

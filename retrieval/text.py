@@ -14,6 +14,8 @@ from pipeline.paths import user_cache_dir
 # A run of CJK ideographs, or a run of latin letters/digits; everything else (punctuation, spaces) splits.
 WORD_RUNS = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+|[A-Za-z0-9][A-Za-z0-9'_-]*")
 HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+# a Chinese question asking whether (是否被宣告缓刑, 法院是否支持…, 判决了吗)
+ZH_WHETHER = re.compile(r"是否|有没有|有无|是不是|吗")
 # an English question's asking words, auxiliaries and pronouns, which the stopword list keeps: "were" and
 # "which" are in many a sentence, and an answer need hold none of them (stemmed as `terms` stems them)
 QUESTION_WORDS = frozenset(

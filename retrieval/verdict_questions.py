@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 from pipeline.analysis.consistency import CRIMINAL_PARTY
 from retrieval.covers import CoverAnswer
+from retrieval.text import ZH_WHETHER
 
-_POLAR = re.compile(r"是否|有没有|有无|是不是|吗")
 _ASKED_WHETHER = r"(?:是否|有没有|有无|是不是)[^，。？?]{0,8}"  # …whether it was imposed (是否被宣告缓刑)
 # why a verdict is what it is, or on what law, is the court's reasoning: a sentence question
 _WHY = re.compile(r"为什么|为何|何以|理由|原因|依据|根据")
@@ -181,7 +181,7 @@ def answer_verdict(
     if len(named) != 1 and (named_only or len(found) != 1):
         return None
     c = named[0] if named else found[0]
-    polar = _POLAR.search(question) is not None
+    polar = ZH_WHETHER.search(question) is not None
     if part == "charges":
         value = "、".join(c.charges)
     elif part == "penalty":
