@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import gzip
 import json
+import re
 
 from lxml import etree
 
@@ -95,6 +96,9 @@ def test_uk_legaldocml_header(shared_data):
         # (a few reference records lost their header lines; there the judges are only counted)
         judged += bool(doc.meta.judges) and all(j.split()[-1] in header for j in doc.meta.judges if header)
         two_parties += len(doc.meta.parties) >= 2
+        # a separator line ("and -") is no party; a case number holds a digit ("Case Nos:" is no "s")
+        assert all(p.name.strip(" -–").lower() != "and" for p in doc.meta.parties), path.name
+        assert doc.meta.case_number is None or re.search(r"\d", doc.meta.case_number), path.name
         names = " ".join(p.name for p in doc.meta.parties)
         root = etree.fromstring(gzip.decompress(path.read_bytes()))
         for el in root.iter(f"{AKN}party"):
@@ -112,6 +116,25 @@ def test_uk_legaldocml_header(shared_data):
     assert two_parties / n >= 0.8
     assert tagged_found / tagged >= 0.9
     assert reasoning / body >= 0.5  # the body of an appeal judgment is mostly facts and reasoning
+
+
+def test_uk_cover_parties_are_neither_counsel_nor_separators(shared_data):
+    """Counsel whose "(instructed by …)" opens the next line, and "and Interested Party", are no parties; a
+    role on the line under a party's is its second ("Defendant" / "Appellant")."""
+    folder = shared_data / "en/judgments/uk_ewca_2020_xml"
+    parties = {
+        number: [(p.name, p.role) for p in parse_file(folder / f"2020-ewca-{number}-civ.xml.gz").meta.parties]
+        for number in (1046, 578)
+    }
+    assert parties[1046] == [
+        ("INDEPENDENT WORKERS UNION OF GREAT Appellant BRITAIN", "respondent"),
+        ("THE MAYOR OF LONDON", "respondent"),
+        ("TRANSPORT FOR LONDON", "interested party"),
+    ]
+    assert parties[578] == [
+        ("BORWICK DEVELOPMENT SOLUTIONS LIMITED", "claimant/respondent"),
+        ("CLEAR WATER FISHERIES LIMITED", "defendant/appellant"),
+    ]
 
 
 def test_us_opinion_cover(shared_data):

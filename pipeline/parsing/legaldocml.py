@@ -30,6 +30,10 @@ _COUNSEL = re.compile(
     r"|applicants?|interveners?|secretar|intervener)",
     _I,
 )
+# who appeared, on a line of its own ("The Appellant appeared in person"), or counsel whose "(instructed by"
+# opens the next line
+_APPEARED = re.compile(r"\bappear(?:ed|ing)\b|\bin\s+person\b|\bpro\s+bono\b", _I)
+_INSTRUCTED = re.compile(r"^\W*instructed\b", _I)
 _RULE = re.compile(r"^[-–—_=\s]{3,}$")
 _LEAD_RULE = re.compile(r"^(?:[-–—_]\s*){3,}")
 
@@ -92,18 +96,19 @@ class _PartyReader:
         self.meta = meta
         self.waiting: list[str] = []
         self.last_role: str | None = None
+        self.side = 0  # where the parties of the side being read begin in meta.parties
 
     def line(self, text: str, role_cell: str) -> None:
         for i, chunk in enumerate(
             re.split(r"\s*[-–—]\s*and\s*[-–—]?\s*|^\s*(?:and|v\.?|versus)\s*$", text, flags=_I)
         ):
             if i > 0:
-                self.last_role = None  # "- and -" separates the sides
+                self._next_side()  # "- and -" separates the sides
             chunk = (chunk or "").strip(" ,-–—")
-            if chunk:
+            if chunk and not _AND.match(chunk):  # "and -" with its first dash lost is no name
                 self._chunk(chunk)
         if _AND.match(text):
-            self.last_role = None
+            self._next_side()
         roles = [m.group(1) for m in re.finditer(rf"\b({ROLES})\b", role_cell, _I)]
         if len(roles) > 1 and len(roles) == len(self.waiting):  # one role per name, in order
             self.meta.parties += [
@@ -115,6 +120,9 @@ class _PartyReader:
             self._role(role)
 
     def _chunk(self, chunk: str) -> None:
+        if opened := re.match(r"and\s+", chunk, _I):  # "and Interested Party": another side, its role first
+            self._next_side()
+            chunk = chunk[opened.end() :]
         if only := _ONLY_ROLE.match(chunk):
             self._role(only.group(1))
         elif m := _ROLE.search(chunk):
@@ -128,13 +136,43 @@ class _PartyReader:
 
     def finish(self) -> None:
         """Names the cover never gave a role to are still parties."""
-        self._role("party")
+        if self.waiting:
+            self._role("party")
+
+    def _next_side(self) -> None:
+        self.last_role, self.side = None, len(self.meta.parties)
 
     def _role(self, role: str) -> None:
         role = role.lower()
+        if not self.waiting and _second_role(self.last_role, role):
+            # a side's role on appeal after its role at first instance, on the line below ("CLEAR WATER
+            # FISHERIES LIMITED Defendant" / "Appellant") or after a slash in the role column
+            for party in self.meta.parties[self.side :]:
+                if party.role == self.last_role:
+                    party.role = f"{self.last_role}/{role}"
+            self.last_role = f"{self.last_role}/{role}"
+            return
         self.meta.parties += [Party(name=n, role=role) for n in self.waiting]
         self.waiting = []
         self.last_role = role
+
+
+_FIRST_INSTANCE = re.compile(r"^(?:claimant|defendant|applicant|petitioner|plaintiff)s?$")
+_ON_APPEAL = re.compile(r"^(?:appellant|respondent)s?$")
+
+
+def _second_role(last: str | None, role: str) -> bool:
+    """Whether `role` is the other half of a side's role `last`: its role on appeal and at first instance
+    ("defendant" and "appellant"), in either order; two roles of one kind belong to two sides."""
+    if last is None or "/" in last:
+        return False
+    return {_stage(last), _stage(role)} == {"first instance", "appeal"}
+
+
+def _stage(role: str) -> str | None:
+    if _FIRST_INSTANCE.match(role):
+        return "first instance"
+    return "appeal" if _ON_APPEAL.match(role) else None
 
 
 def read_cover(lines: list[tuple[str, str]], meta: DocMeta, b: TextBuilder) -> None:
@@ -142,7 +180,7 @@ def read_cover(lines: list[tuple[str, str]], meta: DocMeta, b: TextBuilder) -> N
     and parties they name into `meta` (also read for the JSONL packaging of these judgments)."""
     section = "head"
     parties = _PartyReader(meta)
-    for text, role_cell in lines:
+    for i, (text, role_cell) in enumerate(lines):
         ruled = bool(_LEAD_RULE.match(text))
         text = _LEAD_RULE.sub("", text)
         low = text.lower().rstrip(" :")
@@ -156,7 +194,8 @@ def read_cover(lines: list[tuple[str, str]], meta: DocMeta, b: TextBuilder) -> N
             section = "parties"  # some covers go from the judges to the parties without "Between"
         if not text.strip() or _RULE.match(text):
             continue
-        if _COUNSEL.search(text):
+        following = lines[i + 1][0] if i + 1 < len(lines) else ""
+        if _COUNSEL.search(text) or _APPEARED.search(text) or _INSTRUCTED.match(following):
             section = "counsel"
             b.add(text, T.PARTIES)
         elif section == "judges":

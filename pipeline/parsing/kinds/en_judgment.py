@@ -252,8 +252,14 @@ def _cover_type(piece: str) -> T | None:
 
 # ---- metadata ------------------------------------------------------------------------------------
 
+# a number holds a digit ("Case Nos: C3/2020/0619 C3/2020/0625", not the "s"); a line may print one spaced
+# ("Case No:A3 2020 0784") or several, joined by "&", "," or "and", or one after another, each perhaps numbered
+# "(1)"
+_NUMBER = r"(?=[\w/.\-]*\d)[A-Z0-9][\w/.\-]*(?:[ \t]*\([A-Z0-9]{1,2}\))?"
 _CASE_NO = re.compile(
-    r"\b(?:case|claim|appeal|docket)\s+no\.?\s*:?\s*([A-Z0-9][\w/.\-]*(?:\s*[,&]\s*[A-Z0-9][\w/.\-]*)*)", _I
+    rf"\b(?:case|claim|appeal|docket)\s+no(?:s|\(s\))?\.?\s*:?\s*({_NUMBER}"
+    rf"(?:(?:[ \t]*[,&][ \t]*|[ \t]+and[ \t]+|[ \t]+(?=[A-Z]{{0,3}}\d)){_NUMBER})*)",
+    _I,
 )
 _ROLE = re.compile(
     r"\b(appellants?|appellees?|respondents?|claimants?|defendants?|petitioners?|plaintiffs?|applicants?|interveners?)\b",
