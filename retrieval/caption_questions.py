@@ -11,20 +11,52 @@ alike. The judgment asked about is the one the question names by its parties ("t
 
 from __future__ import annotations
 
+import datetime as dt
 import re
+from functools import partial
 
 from pipeline.parsing.kinds.case_names import titled
 from pipeline.parsing.kinds.dates import dates
 from pipeline.parsing.kinds.en_caption import author_of
+from retrieval.appeal_cover import counsel, court_below, for_side
 from retrieval.covers import Cover, CoverAnswer
 from retrieval.text import joined
 
 _I = re.IGNORECASE
 _ROLES = r"appellants?|appellees?|plaintiffs?|defendants?|petitioners?|respondents?"
-# what a question asks of the cover; tried in order, the first match wins
+_SIDES = rf"{_ROLES}|claimants?|applicants?|interveners?"
+# what a question asks of the cover; tried in order, the first match wins; a group holds the side asked about
 _ASKS = tuple(
     (name, re.compile(pattern, _I))
     for name, pattern in (
+        (
+            "solicitors",
+            rf"\bsolicitors?\b.*?\b({_SIDES})\b|\b({_SIDES})['’]s\s+solicitors?\b"
+            rf"|\b(?:which|what)\s+(?:law\s+)?firm\b.*?\b({_SIDES})\b",
+        ),
+        (
+            "counsel",
+            rf"\bwho\s+(?:appeared|acted|argued|spoke)\s+(?:for|on\s+behalf\s+of)\s+the\s+({_SIDES})\b"
+            rf"|\bwho\s+represented\s+the\s+({_SIDES})\b"
+            rf"|\b(?:counsel|barristers?|advocates?)\s+(?:for|of|representing)\s+the\s+({_SIDES})\b"
+            rf"|\b({_SIDES})['’]s\s+(?:counsel|barristers?|advocates?|lawyers?)\b",
+        ),
+        (
+            "citation",
+            r"\bneutral\s+citation\b|\bhow\s+(?:is|should|would|do\s+(?:i|you|we))\s+(?:\w+\s+){0,4}?cited?\b"
+            r"|\bthe\s+citation\s+(?:of|for)\s+(?:the|this)\s+(?:judgment|case|decision|appeal)\b",
+        ),
+        (
+            "judge below",
+            rf"^(?!.*\b(?:{_SIDES})\b)\s*(?:who\b|which\s+judge|whose\s+(?:decision|order|judgment))[^?]*"
+            r"\b(?:below|first\s+instance|trial\s+judge|lower\s+court|under\s+appeal|appealed)\b",
+        ),
+        (
+            "court below",
+            r"^\s*(?:(?:from\s+)?(?:which|what)\s+(?:court|tribunal)|where)\b[^?]*"
+            r"\b(?:below|from|lower|first\s+instance|appealed|come)\b"
+            r"|\b(?:what|which)\s+(?:was|is)\s+the\s+(?:lower\s+court|court\s+below)\b",
+        ),
         (
             "author",
             r"\bwho\s+(?:wrote|authored|delivered|penned)\b|\bauthor\s+of\s+the\s+(?:opinion|judgment)",
@@ -51,17 +83,17 @@ _ASKS = tuple(
         ("parties", r"\bwho\s+(?:are|were)\s+the\s+parties\b|\bparties\s+(?:to|in|of)\s+(?:the|this)\b"),
     )
 )
-_BELOW = re.compile(r"\b(?:from|below|lower|trial|first\s+instance)\b", _I)
+_BELOW = re.compile(r"\b(?:below|lower|trial|first\s+instance)\b", _I)
 
 
 def asked_part(question: str) -> tuple[str, str | None] | None:
-    """(what the question asks of a cover, the role it asks about), or None. A question about the court
-    below ("Which court was the appeal from?") is the opinion's to answer, not its cover's."""
+    """(what the question asks of a cover, the side it asks about), or None. This court's judges or
+    author are not the court's below ("Who was the trial judge?")."""
     for name, pattern in _ASKS:
-        if name == "court" and _BELOW.search(question):
+        if name in ("court", "judges", "author") and _BELOW.search(question):
             continue
         if m := pattern.search(question):
-            return name, (m.group(1).lower() if name == "role" else None)
+            return name, next((g.lower() for g in m.groups() if g), None)
     return None
 
 
@@ -72,19 +104,62 @@ def answer_cover(cover: Cover, part: str, role: str | None) -> CoverAnswer | Non
     if part == "author":
         found = ((a, idx) for idx, _, t in cover.blocks if (a := author_of([t[:120]])))
         return next((CoverAnswer(a, idx, a.split()[-1]) for a, idx in found), None)
+    if part in _READ:
+        return _READ[part](cover, role)
     if part == "judges" and meta.get("judges"):
         text, anchor = joined(meta["judges"]), meta["judges"][0].split()[-1]
-    elif part in ("court", "number") and meta.get(_FIELD[part]):
+    elif part in _FIELD and meta.get(_FIELD[part]):
         text = anchor = meta[_FIELD[part]]
-    elif part == "date" and meta.get("date"):
-        return _dated(cover, meta["date"])
+    elif part == "date" and (meta.get("date") or meta.get("citation")):
+        printed = _handed_down(cover) if _UK.search(meta.get("citation") or "") else None
+        return printed or (_dated(cover, meta["date"]) if meta.get("date") else None)
     elif part in ("parties", "role"):
         text, anchor = _parties(meta.get("parties") or [], role)
     block = cover.block_of(anchor) if text else None
     return CoverAnswer(text, block, anchor) if block is not None else None
 
 
-_FIELD = {"court": "court", "number": "case_number"}
+_FIELD = {"court": "court", "number": "case_number", "citation": "citation"}
+
+
+def _below(cover: Cover, role: str | None, judge: bool = False) -> CoverAnswer | None:
+    """The court appealed from, or with `judge` its judge, as the cover prints them."""
+    found = court_below(cover)
+    value = found[1 if judge else 0] if found else None
+    if not value:
+        return None
+    block = cover.block_of(value)
+    return CoverAnswer(value, found[2] if block is None else block, value)
+
+
+def _counsel(cover: Cover, role: str | None, solicitors: bool = False) -> CoverAnswer | None:
+    """Counsel for the side asked about, or with `solicitors` who instructed them; each entry with its side
+    where several speak for it ("for the First Respondent", "for the Second Respondent")."""
+    entries = [
+        (c.solicitors if solicitors else c.names, c.role, idx)
+        for c, idx in for_side(counsel(cover), role or "")
+    ]
+    entries = [e for e in entries if e[0]]
+    if not entries:
+        return None
+    first, _, idx = entries[0]
+    shown = first if len(entries) == 1 else "; ".join(f"{v} (for the {side})" for v, side, _ in entries)
+    return CoverAnswer(shown, idx, _printed_start(cover, idx, first))
+
+
+def _printed_start(cover: Cover, idx: int, value: str) -> str:
+    """The longest start of `value` that block `idx` prints: an entry may run on into the next block."""
+    text = " ".join(next(t for i, _, t in cover.blocks if i == idx).split())
+    words = value.split()
+    return next((p for n in range(len(words), 0, -1) if (p := " ".join(words[:n])) in text), value)
+
+
+_READ = {
+    "court below": _below,
+    "judge below": partial(_below, judge=True),
+    "counsel": _counsel,
+    "solicitors": partial(_counsel, solicitors=True),
+}
 
 
 def _parties(parties: list[dict], role: str | None) -> tuple[str | None, str | None]:
@@ -110,4 +185,30 @@ def _dated(cover: Cover, iso: str) -> CoverAnswer | None:
                 shown = printed.strip(" .,")
                 # in a reader's case, not "FEBRUARY 5, 2010"
                 return CoverAnswer(shown.title() if shown.isupper() else shown, idx, shown)
+    return None
+
+
+_UK = re.compile(r"\b(?:EWCA|EWHC|EWFC|UKSC|UKUT|UKPC|UKHL|EWCOP)\b")
+_DATE_LINE = re.compile(r"\bdate\s*:\s*", _I)
+_FIGURES = re.compile(r"(\d{1,2})/(\d{1,2})/(\d{4}|\d{2})\b")
+
+
+def _handed_down(cover: Cover) -> CoverAnswer | None:
+    """The date an England and Wales cover prints after "Date:" (12/03/2020, day first, is shown in words:
+    12 March 2020), which the published metadata sometimes gets wrong (the hearing's date)."""
+    for idx, kind, text in cover.blocks:
+        m = _DATE_LINE.search(text) if kind == "HEADER" else None
+        if m is None:
+            continue
+        after = text[m.end() : m.end() + 40]
+        if figures := _FIGURES.match(after):
+            d, mo, y = (int(g) for g in figures.groups())
+            try:
+                day = dt.date(y if y > 99 else 2000 + y, mo, d)
+            except ValueError:
+                continue
+            return CoverAnswer(f"{day.day} {day:%B} {day.year}", idx, figures.group(0))
+        if found := dates(after):
+            printed = found[0][1].strip(" .,")
+            return CoverAnswer(printed, idx, printed)
     return None

@@ -11,6 +11,7 @@ from retrieval.covers import Covers
 from retrieval.named_documents import case_named
 
 OPINIONS = "en/judgments/us_opinions_pdf"
+EWCA = "en/judgments/uk_ewca_2020_xml"
 
 
 @pytest.mark.parametrize(
@@ -25,8 +26,20 @@ OPINIONS = "en/judgments/us_opinions_pdf"
         ("Who is the appellant in Jagels v. State?", ("role", "appellant")),
         ("Who were the parties to the appeal?", ("parties", None)),
         ("When did St. Pierre file her lawsuit?", None),  # the suit, not the opinion
-        ("Which court below dismissed the claim?", None),  # the lower court's ruling is in the opinion
-        ("Which court was the appeal taken from?", None),
+        ("Which court was the appeal taken from?", ("court below", None)),
+        ("Which court heard the case at first instance?", ("court below", None)),
+        ("Who was the judge below?", ("judge below", None)),
+        ("Which judge's decision was under appeal?", ("judge below", None)),
+        ("Who was the appellant below?", ("role", "appellant")),  # a party, not the judge
+        ("What did the trial judge decide?", None),  # the opinion says, not the cover
+        ("What did the court below decide?", None),
+        ("What is the neutral citation of this judgment?", ("citation", None)),
+        ("How is this judgment cited?", ("citation", None)),
+        ("Who appeared for the appellant?", ("counsel", "appellant")),
+        ("Who represented the respondents?", ("counsel", "respondents")),
+        ("Who was counsel for the claimant?", ("counsel", "claimant")),
+        ("Which solicitors instructed counsel for the appellant?", ("solicitors", "appellant")),
+        ("Who were the respondent's solicitors?", ("solicitors", "respondent")),
         ("Why was the appeal dismissed?", None),
     ],
 )
@@ -77,3 +90,46 @@ def test_each_part_of_a_cover_with_the_block_that_states_it(two_opinions):
     parties = answer_cover(ca1, "parties", None).text
     assert parties == "Calvary Chapel of Bangor (plaintiff-appellant); Janet T. Mills (defendant-appellee)"
     assert answer_cover(ca1, "judges", None).text == "Howard, Selya and Barron"
+
+
+@pytest.fixture(scope="module")
+def appeals(tmp_path_factory, shared_data):
+    """Three Court of Appeal covers as LegalDocML prints them: one with its lines run together (1707), one
+    whose metadata dates the judgment by its hearing (733), one with many counsel (1475)."""
+    out = tmp_path_factory.mktemp("appeals")
+    ids = {
+        number: write_run_tables(out, shared_data / EWCA / f"2020-ewca-{number}-civ.xml.gz")[0].doc_id
+        for number in (1707, 733, 1475)
+    }
+    covers = Covers(out)
+    return {number: covers.cover(doc, "en_judgment") for number, doc in ids.items()}
+
+
+def test_what_an_appeal_cover_says_of_the_court_below_and_counsel(appeals):
+    def said(number, part, side=None):
+        found = answer_cover(appeals[number], part, side)
+        blocks = {i: t for i, _, t in appeals[number].blocks}
+        assert found.anchor.lower() in blocks[found.block_idx].lower(), (number, part)  # cited where printed
+        return found.text
+
+    court = "THE HIGH COURT OF JUSTICE BUSINESS AND PROPERTY COURTS OF ENGLAND & WALES COMMERCIAL COURT (QBD)"
+    assert said(1707, "court below") == court  # run together with the Court of Appeal's own name
+    assert said(1707, "judge below") == "MR JUSTICE JACOBS"  # not the lower court's citation after it
+    assert said(1707, "citation") == "[2020] EWCA Civ 1707"
+    # counsel's names run over two blocks; the solicitors are not counsel
+    assert said(1707, "counsel", "appellant") == "Mr David Joseph QC, Mr Adam Kramer and Mr Ian Higgins"
+    assert said(1707, "solicitors", "appellant") == "Latham & Watkins LLP"
+    assert said(1707, "counsel", "respondent") == "Mr Robin Dicker QC and Ms Roseanna Darcy"
+    assert said(1707, "role", "appellant") == "Prof. Dr. Lucas Flöther"  # "(Defendant/Appellant)"
+    assert said(733, "court below") == "THE EMPLOYMENT APPEAL TRIBUNAL"
+    assert said(733, "judge below") == "SOOLE J"
+    assert said(733, "date") == "11 June 2020"  # the cover's "Date: 11/06/2020", not the metadata's 28 April
+    assert said(733, "parties") == "Khalid Tabidi (appellant); British Broadcasting Corporation (respondent)"
+    assert said(1475, "judge below") == "Roth J, Fancourt J, Hodge Malek QC"
+    assert said(1475, "number") == "C3/2020/0619 C3/2020/0625 C3/2020/0627 C3/2020/0643 C3/2020/0648"
+    # several entries for one side, each with the words that say which
+    respondents = said(1475, "counsel", "respondent").split("; ")
+    assert len(respondents) == 3 and respondents[0].startswith("Mr Tim Ward QC, Mr Ben Lask and Ms Anneliese")
+    ryder = "Mr Mark Brealey QC and Mr Derek Spitz (for the Respondents in the appeals in the Ryder Limited action)"
+    assert respondents[1] == ryder
+    assert answer_cover(appeals[1475], "counsel", "intervener") is None  # no one spoke for an intervener
