@@ -51,8 +51,8 @@ _STATED = (
         rf"\b(?:is|are|be|been|was|were)\s+(?:not\s+)?(?:hereby\s+|therefore\s+|accordingly\s+)?{_STEM}", re.I
     ),
     re.compile(
-        r"\b(?:we|I|the court|this court)\s+"
-        r"(?:would\s+|will\s+|must\s+|therefore\s+|hereby\s+|accordingly\s+)?"
+        r"\b(?:we|I|the court|this court)\s+"  # "I would therefore dismiss", "I too would allow"
+        r"(?:(?:would|will|must|therefore|hereby|accordingly|too|also|so|now)\s+){0,3}"
         rf"(?:(?:is\s+)?unable\s+to\s+|cannot\s+|(?:do|does|will|would)\s+not\s+|decline\s+to\s+)?{_STEM}",
         re.I,
     ),
