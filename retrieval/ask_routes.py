@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from pipeline.paths import CLAUSE_HEAD
 from pipeline.records import DocKind
+from retrieval.about_questions import asks_about, subject
 from retrieval.answer import Answer, Citation, Evidence
 from retrieval.caption_questions import answer_cover, asked_part
 from retrieval.clause_questions import answering_first, clause_category, clause_phrase
@@ -72,6 +73,7 @@ class AnswerRoutes:
             or self.verdict_answer(question, doc_id, doc, citations, notes)
             or self.outcome_answer(question, doc, citations, notes)
             or self.party_answer(question, doc_id, doc, citations, notes)
+            or self.about_answer(question, doc, citations, notes)
             or self.ruling_answer(question, doc, citations, notes)
         )
 
@@ -190,6 +192,20 @@ class AnswerRoutes:
             return None
         note = f"read from the party's paragraph: its {part} (retrieval/party_questions.py)"
         return self.read_units(question, (found.answer, "sentence"), found.units, note, citations, notes)
+
+    def about_answer(
+        self, question: str, doc: str | None, citations: list[Citation], notes: list[str]
+    ) -> Answer | None:
+        """An English question about what a judgment is about (retrieval.about_questions), answered from
+        the opening of the judgment asked about, else cited first."""
+        asked = doc and not HAN.search(question) and asks_about(question)
+        found = subject(self.passages_of(doc)) if asked else []
+        if not found:
+            return None
+        note = (
+            "read from the judgment's opening, where it says what it is about (retrieval/about_questions.py)"
+        )
+        return self.read_units(question, (found[0][1], "sentence"), found[:3], note, citations, notes)
 
     def ruling_answer(
         self, question: str, doc: str | None, citations: list[Citation], notes: list[str]
