@@ -79,6 +79,11 @@ _ASKS = tuple(
             r"|\bwhen\s+did\s+the\s+court\s+(?:decide|rule)"
             r"|\bdate\s+of\s+(?:the\s+)?(?:decision|judgment|opinion|order)\b",
         ),
+        (
+            "heard",
+            r"\bwhen\s+(?:was|were)\s+(?:the|this)\s+(?:appeal|case|application|matter)s?\s+heard\b"
+            r"|\bdates?\s+of\s+the\s+hearing\b|\bhearing\s+dates?\b|\bwhen\s+(?:was|did)\s+the\s+hearing\b",
+        ),
         ("role", rf"\bwho\s+(?:is|was|are|were)\s+the\s+({_ROLES})\b"),
         ("parties", r"\bwho\s+(?:are|were)\s+the\s+parties\b|\bparties\s+(?:to|in|of)\s+(?:the|this)\b"),
     )
@@ -154,7 +159,19 @@ def _printed_start(cover: Cover, idx: int, value: str) -> str:
     return next((p for n in range(len(words), 0, -1) if (p := " ".join(words[:n])) in text), value)
 
 
+def _heard(cover: Cover, role: str | None) -> CoverAnswer | None:
+    """The hearing's date or dates as an England and Wales cover prints them ("Hearing dates: 6 and 7 October
+    2020")."""
+    for idx, kind, text in cover.blocks:
+        m = _HEARING.search(text) if kind == "HEADER" else None
+        if m and (value := m.group(1).strip(" .,")):
+            return CoverAnswer(value, idx, value)
+    return None
+
+
+_HEARING = re.compile(r"\bhearing\s+dates?\s*:\s*([^:\n]+?)\s*(?:$|-\s-\s-|approved\s+judgment)", _I)
 _READ = {
+    "heard": _heard,
     "court below": _below,
     "judge below": partial(_below, judge=True),
     "counsel": _counsel,

@@ -40,6 +40,8 @@ EWCA = "en/judgments/uk_ewca_2020_xml"
         ("Who was counsel for the claimant?", ("counsel", "claimant")),
         ("Which solicitors instructed counsel for the appellant?", ("solicitors", "appellant")),
         ("Who were the respondent's solicitors?", ("solicitors", "respondent")),
+        ("When was the appeal heard?", ("heard", None)),
+        ("What were the hearing dates?", ("heard", None)),
         ("Why was the appeal dismissed?", None),
     ],
 )
@@ -121,6 +123,7 @@ def test_what_an_appeal_cover_says_of_the_court_below_and_counsel(appeals):
     assert said(1707, "solicitors", "appellant") == "Latham & Watkins LLP"
     assert said(1707, "counsel", "respondent") == "Mr Robin Dicker QC and Ms Roseanna Darcy"
     assert said(1707, "role", "appellant") == "Prof. Dr. Lucas Flöther"  # "(Defendant/Appellant)"
+    assert said(1707, "heard") == "25 & 26 November 2020"  # both days
     assert said(733, "court below") == "THE EMPLOYMENT APPEAL TRIBUNAL"
     assert said(733, "judge below") == "SOOLE J"
     assert said(733, "date") == "11 June 2020"  # the cover's "Date: 11/06/2020", not the metadata's 28 April
@@ -130,6 +133,6 @@ def test_what_an_appeal_cover_says_of_the_court_below_and_counsel(appeals):
     # several entries for one side, each with the words that say which
     respondents = said(1475, "counsel", "respondent").split("; ")
     assert len(respondents) == 3 and respondents[0].startswith("Mr Tim Ward QC, Mr Ben Lask and Ms Anneliese")
-    ryder = "Mr Mark Brealey QC and Mr Derek Spitz (for the Respondents in the appeals in the Ryder Limited action)"
-    assert respondents[1] == ryder
+    ryder = "Mr Mark Brealey QC and Mr Derek Spitz (for the Respondents in the appeals in the Ryder Limited"
+    assert respondents[1] == f"{ryder} action)"
     assert answer_cover(appeals[1475], "counsel", "intervener") is None  # no one spoke for an intervener
