@@ -13,13 +13,14 @@ script's patterns, not by the parser or the LegalDocML file: the citation is the
 its "Neutral Citation Number" line; the case number what follows "Case No:" on its line; the court below the
 lines after "ON APPEAL FROM" up to the first that names a judge (J, LJ, Judge, Justice, Recorder, Master,
 QC, a judge of a tribunal), the judge below that line with any "(sitting as …)" left out, both only when the
-court and the judge stand on lines of their own and the judge's line is no one's of two appeals ("(1)"); counsel for a side the names before
-"(instructed …)" on the line (or lines, when the line runs on) that ends "for the Appellant" (or
-Respondent), only when one such line names that side; its solicitors the words after "instructed by" in
-those brackets; the hearing date what follows "Hearing date(s):"; the hand-down date the "Date:" line's
-value (in figures or words; the answer may give either). The question's gold sentence is the line holding
-the value. Each judgment falls in the dev or test half by the sha1 of its citation
-(benchmarks.judgment_meta.half). The printed set was read over by eye.
+court and the judge stand on lines of their own and the judge's line is no one's of two appeals ("(1)");
+counsel for a side the names before "(instructed …)" on the line (or lines, when the line runs on) that
+ends "for the Appellant" (or Respondent), only when one such line names that side; its solicitors the
+words after "instructed by" in those brackets; the hearing date what follows "Hearing date(s):"; the
+hand-down date the "Date:" line's value (in figures or words; the answer may give either). The question's
+gold sentence is the line holding the value (for the court below, its "ON APPEAL FROM" line). Each judgment
+falls in the dev or test half by the sha1 of its citation (benchmarks.judgment_meta.half). The printed set
+was read over by eye.
 """
 
 from __future__ import annotations
@@ -40,9 +41,9 @@ XML = "en/judgments/uk_ewca_2020_xml"
 ABOUT = (
     "Questions about an England and Wales Court of Appeal judgment's cover (citation, case number, court and "
     f"judge below, counsel, solicitors, dates), over every sixth judgment of {SOURCE}, each asked of its own "
-    "document (the LegalDocML file); written by benchmarks/make_appeal_cover_questions.py (its docstring says "
-    "where each gold answer comes from). phrase@1 is the figure; each question's group is its judgment's half "
-    "(dev or test) and what it asks."
+    "document (the LegalDocML file); written by benchmarks/make_appeal_cover_questions.py (its docstring "
+    "says where each gold answer comes from). phrase@1 is the figure; each question's group is its "
+    "judgment's half (dev or test) and what it asks."
 )
 _I = re.IGNORECASE
 _JUDGE = re.compile(
@@ -64,8 +65,9 @@ _ASK = {
 }
 
 
-def below(lines: list[str]) -> tuple[str, str, str] | None:
-    """(court, judge, the judge's line) of a cover whose court below and judge stand on lines of their own."""
+def below(lines: list[str]) -> tuple[str, str, str, str] | None:
+    """(court, judge, the court's first line, the judge's line) of a cover whose court below and judge stand
+    on lines of their own."""
     at = next((i for i, line in enumerate(lines) if re.match(r"\s*on\s+appeal\s+from\b", line, _I)), None)
     if at is None:
         return None
@@ -81,7 +83,7 @@ def below(lines: list[str]) -> tuple[str, str, str] | None:
                 return None  # a judge among the court's lines; one of two appeals' judges
             if re.fullmatch(r"(?:the\s+)?(?:judgment|decision|order)\s+of", court_text, _I):
                 court_text = ""  # ON APPEAL FROM THE JUDGMENT OF / LANCE ASHWORTH QC names no court
-            return court_text, judge, line
+            return court_text, judge, lines[at], line
         if not _REFERENCE.search(line):
             court.append(line.strip())
     return None
@@ -138,9 +140,9 @@ def asked(record: dict) -> list[tuple[str, str, list[str], list[str]]]:
         number = re.split(r"\s+in\s+the\b", found[0], flags=_I)[0]
         out.append(("number", "", [number], [found[1]]))
     if found := below(lines):
-        court, judge, line = found
-        out += [("court below", "", [court], [line])] if court else []
-        out.append(("judge below", "", [judge], [line]))
+        court, judge, court_line, judge_line = found
+        out += [("court below", "", [court], [court_line])] if court else []
+        out.append(("judge below", "", [judge], [judge_line]))
     for role, (names, sol, line) in sorted(counsel(lines).items()):
         out.append(("counsel", role, [names], [line]))
         if sol:
