@@ -16,7 +16,8 @@ from retrieval.text import sentences
 
 _I = re.IGNORECASE
 _ASKED = re.compile(
-    r"\bwhat\s+(?:is|was|are|were)\s+(?:this|the)\s+(?:appeal|case|application|claim|dispute|judgment)s?\s+about\b"
+    r"\bwhat\s+(?:is|was|are|were)\s+(?:this|the)\s+"
+    r"(?:appeal|case|application|claim|dispute|judgment)s?\s+about\b"
     r"|\bwhat\s+(?:issues?|questions?|points?)\s+(?:of\s+law\s+)?(?:does|did|do)\s+(?:this|the)\s+"
     r"(?:appeal|case|application)s?\s+(?:raise|present|concern|turn\s+on)\b"
     r"|\bwhat\s+(?:is|was|are|were)\s+the\s+(?:(?:central|main|principal|basic|key|only|real)\s+)?"
@@ -28,12 +29,13 @@ _ASKED = re.compile(
 # a judge saying what the appeal is about, strongest first
 _SAYS = (
     re.compile(
-        r"\b(?:issues?|questions?)\s+(?:(?:raised\s+)?(?:in|on|by|for\s+(?:decision|determination|this\s+court)"
-        r"|before\s+(?:us|the\s+court))\s+)(?:(?:in|on|by)\s+)?(?:this|these|the)?\s*(?:appeals?|applications?|"
-        r"court|case)?\b[^.]{0,40}?\b(?:is|are|was|were)\b"
+        r"\b(?:issues?|questions?)\s+(?:(?:raised\s+)?(?:in|on|by"
+        r"|for\s+(?:decision|determination|this\s+court)|before\s+(?:us|the\s+court))\s+)"
+        r"(?:(?:in|on|by)\s+)?(?:this|these|the)?\s*(?:appeals?|applications?|court|case)?\b"
+        r"[^.]{0,40}?\b(?:is|are|was|were)\b"
         r"|\b(?:central|main|principal|basic|key|only|sole|essential|real)\s+(?:issue|question|challenge)\b"
-        r"|\bquestions?\s+presented\b|\b(?:we|the\s+court)\s+(?:must|are\s+asked\s+to)\s+(?:decide|determine)\s+"
-        r"whether\b",
+        r"|\bquestions?\s+presented\b"
+        r"|\b(?:we|the\s+court)\s+(?:must|are\s+asked\s+to)\s+(?:decide|determine)\s+whether\b",
         _I,
     ),
     re.compile(
@@ -44,8 +46,9 @@ _SAYS = (
     ),
     re.compile(
         r"\bthis\s+is\s+(?:an?|the)\s+(?:\w+\s+){0,3}?(?:appeal|application)\b"
-        r"|\b(?:(?:this|the|an)\s+appeals?(?:\s+(?:is|are))?|(?:appellants?|applicants?|claimants?|he|she|they)"
-        r"\s+(?:appeals?|challenges?))\b[^.]{0,60}?\b(?:against|from)\s+(?:the|a|an|parts?\s+of\s+the)\s+"
+        r"|\b(?:(?:this|the|an)\s+appeals?(?:\s+(?:is|are))?"
+        r"|(?:appellants?|applicants?|claimants?|he|she|they)\s+(?:appeals?|challenges?))\b"
+        r"[^.]{0,60}?\b(?:against|from)\s+(?:the|a|an|parts?\s+of\s+the)\s+"
         r"(?:\w+\s+){0,2}?(?:order|decision|judgment|sentence|determination|refusal|dismissal|findings)\b"
         r"|\bseeks?\s+permission\s+to\s+appeal\b|\bby\s+an\s+appeal\s+notice\b|\bwe\s+heard\s+an\s+appeal\b",
         _I,

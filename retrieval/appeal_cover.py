@@ -133,7 +133,7 @@ def counsel(cover: Cover) -> list[tuple[Counsel, int]]:
             names = re.sub(r"^(?:and|&|,|;|-|–)\s+", "", m.group("names").strip(" ,;-–"), flags=_I)
             note = m.group("note") or ""
             by = re.match(r"instructed\s+(?:by|through)\s+(.+)$", note.strip(), _I | re.S)
-            # the unit's last side runs to its end: "the Respondents in the appeals in the Ryder Limited action"
+            # the unit's last side runs to its end ("the Respondents in the appeals in the Ryder action")
             role = m.group("role") + (text[m.end() :].rstrip(" .") if i == len(matches) - 1 else "")
             if names and not _COUNSEL_START.search(names):
                 found.append((Counsel(names, by.group(1).strip() if by else None, role), idx))

@@ -36,15 +36,16 @@ def _passages(text: str) -> list[Passage]:
 
 def test_the_issue_near_the_opening_comes_before_the_appeal_it_is_raised_in():
     opening = _passages(
-        "1. The appellants appeal against the order of HHJ Hacon refusing to restrain the solicitors from acting. "
-        "The appeal raises the issue whether a firm can be restrained from acting for a defendant.\n"
+        "1. The appellants appeal against the order of HHJ Hacon refusing to restrain the solicitors from "
+        "acting. The appeal raises the issue whether a firm can be restrained from acting for a defendant.\n"
         "2. The second appellant is a company which designs and sells glassware.\n"
         "3. The background can be shortly stated.\n"
         "4. Nothing else is said here about the appeal at all.\n"
         "5. The first issue on the ground of appeal is whether the judge applied the right test."
     )
     said = [sentence for _, sentence in subject(opening)]
-    assert said[0] == "The appeal raises the issue whether a firm can be restrained from acting for a defendant."
+    raised = "The appeal raises the issue whether a firm can be restrained from acting for a defendant."
+    assert said[0] == raised
     assert said[1].startswith("1. The appellants appeal against the order")
     # a later ground's issue is no stronger than what the opening said
     assert said[-1].startswith("5. The first issue")

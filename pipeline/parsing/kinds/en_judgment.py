@@ -253,8 +253,8 @@ def _cover_type(piece: str) -> T | None:
 # ---- metadata ------------------------------------------------------------------------------------
 
 # a number holds a digit ("Case Nos: C3/2020/0619 C3/2020/0625", not the "s"); a line may print one spaced
-# ("Case No:A3 2020 0784") or several, joined by "&", "," or "and", or one after another, each perhaps numbered
-# "(1)"
+# ("Case No:A3 2020 0784") or several, joined by "&", "," or "and", or one after another, each perhaps
+# numbered "(1)"
 _NUMBER = r"(?=[\w/.\-]*\d)[A-Z0-9][\w/.\-]*(?:[ \t]*\([A-Z0-9]{1,2}\))?"
 _CASE_NO = re.compile(
     rf"\b(?:case|claim|appeal|docket)\s+no(?:s|\(s\))?\.?\s*:?\s*({_NUMBER}"
