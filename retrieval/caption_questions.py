@@ -2,6 +2,9 @@
 "When was the opinion filed?", "Who wrote it?", "Which judges sat?", "Who are the parties?", "Who is the
 appellant?"), answered from what the parser read there (pipeline.parsing.kinds.en_caption: the court, the
 docket, the date of decision, the panel and the caption's parties with their roles in `documents.meta`).
+An England and Wales appeal's cover answers more, read from its lines (retrieval.appeal_cover): its neutral
+citation, the court and judge appealed from, counsel and solicitors for each side, the hearing's dates and
+the date it prints after "Date:".
 
 A search cannot answer these: the cover's words are few and set apart (the court on one line, "Filed" and its
 date on another), counsel's names stand beside the parties', and in a corpus of opinions every cover looks
@@ -206,7 +209,7 @@ def _dated(cover: Cover, iso: str) -> CoverAnswer | None:
 
 
 _UK = re.compile(r"\b(?:EWCA|EWHC|EWFC|UKSC|UKUT|UKPC|UKHL|EWCOP)\b")
-_DATE_LINE = re.compile(r"\bdate\s*:\s*", _I)
+_DATE_LINE = re.compile(r"(?<!hearing\s)\bdate\s*:\s*", _I)  # not "Hearing date:"
 _FIGURES = re.compile(r"(\d{1,2})/(\d{1,2})/(\d{4}|\d{2})\b")
 
 

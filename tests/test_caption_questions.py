@@ -7,7 +7,7 @@ import pytest
 from run_tables import write_run_tables
 
 from retrieval.caption_questions import answer_cover, asked_part
-from retrieval.covers import Covers
+from retrieval.covers import Cover, Covers
 from retrieval.named_documents import case_named
 
 OPINIONS = "en/judgments/us_opinions_pdf"
@@ -136,3 +136,13 @@ def test_what_an_appeal_cover_says_of_the_court_below_and_counsel(appeals):
     ryder = "Mr Mark Brealey QC and Mr Derek Spitz (for the Respondents in the appeals in the Ryder Limited"
     assert respondents[1] == f"{ryder} action)"
     assert answer_cover(appeals[1475], "counsel", "intervener") is None  # no one spoke for an intervener
+
+
+def test_a_hearing_date_is_not_the_date_of_judgment():
+    head = [
+        (0, "HEADER", "Neutral Citation Number: [2020] EWCA Civ 1"),
+        (1, "HEADER", "Hearing date: 3 May 2020"),
+    ]
+    cover = Cover("en_judgment", "A v B", {"citation": "[2020] EWCA Civ 1", "date": None}, head)
+    assert answer_cover(cover, "date", None) is None
+    assert answer_cover(cover, "heard", None).text == "3 May 2020"
