@@ -78,7 +78,7 @@ _ASKS = tuple(
             "date",
             r"\bwhen\s+(?:was|were)\s+(?:the|this|that)\s+(?:\S+\s+){0,3}?(?:opinion|judgment|decision|case"
             r"|order|appeal)\b"
-            r".{0,80}?\b(?:decided|filed|issued|entered|handed\s+down|delivered)\b"
+            r".{0,80}?\b(decided|filed|issued|entered|handed\s+down|delivered)\b"
             r"|\bwhen\s+did\s+the\s+court\s+(?:decide|rule)"
             r"|\bdate\s+of\s+(?:the\s+)?(?:decision|judgment|opinion|order)\b",
         ),
@@ -119,7 +119,10 @@ def answer_cover(cover: Cover, part: str, role: str | None) -> CoverAnswer | Non
     elif part in _FIELD and meta.get(_FIELD[part]):
         text = anchor = meta[_FIELD[part]]
     elif part == "date" and (meta.get("date") or meta.get("citation")):
-        printed = _handed_down(cover) if _UK.search(meta.get("citation") or "") else None
+        english = _UK.search(meta.get("citation") or "")
+        if english and role == "filed":
+            return None  # an England and Wales cover dates its judgment, not the appeal's filing
+        printed = _handed_down(cover) if english else None
         return printed or (_dated(cover, meta["date"]) if meta.get("date") else None)
     elif part in ("parties", "role"):
         text, anchor = _parties(meta.get("parties") or [], role)

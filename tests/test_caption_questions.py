@@ -19,8 +19,8 @@ EWCA = "en/judgments/uk_ewca_2020_xml"
     [
         ("Which court decided Mortimer v. Baca?", ("court", None)),
         ("What is the docket number of the Jagels case?", ("number", None)),
-        ("When was the opinion in State v. Dyous decided?", ("date", None)),
-        ("When was the Jagels opinion filed?", ("date", None)),
+        ("When was the opinion in State v. Dyous decided?", ("date", "decided")),
+        ("When was the Jagels opinion filed?", ("date", "filed")),
         ("Who wrote the opinion in United States v. Vinton?", ("author", None)),
         ("Which judges sat on the panel?", ("judges", None)),
         ("Who is the appellant in Jagels v. State?", ("role", "appellant")),
