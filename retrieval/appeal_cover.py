@@ -53,6 +53,7 @@ _JUDGE = re.compile(
 )
 _SITTING = re.compile(r"\(?\s*\bsitting\s+as\b[^()]*(?:\([^()]*\)[^()]*)*\)?|\(\s*\d\s*\)", _I)
 _COUNSEL_START = re.compile(r"\(instructed\b|\bappeared\s+on\s+behalf\s+of\b", _I)
+_INSTRUCTED_FIRST = re.compile(r"^\W*instructed\b", _I)
 _COUNSEL_END = re.compile(r"^\s*(?:hearing\s+dates?|approved\s+judgment|judgment\s+approved|covid)", _I)
 # a line that says all it has to ("The Appellant Mother appeared with her McKenzie Friend", "in person")
 _ALONE = re.compile(r"\bappeared\b|\bin\s+person\b|\bnot\s+represented\b", _I)
@@ -111,13 +112,17 @@ def _tidy(text: str) -> str:
 def counsel(cover: Cover) -> list[tuple[Counsel, int]]:
     """Every counsel entry of the cover and the block it starts in, in the cover's order."""
     units: list[tuple[str, int]] = []
-    started = False
+    started, before = False, None
     for idx, kind, text in cover.blocks:
         if kind not in ("HEADER", "PARTIES") or (started and _COUNSEL_END.match(text)):
             if started:
                 break
             continue
-        started = started or bool(_COUNSEL_START.search(text))
+        if not started and _COUNSEL_START.search(text):
+            started = True
+            if before and _INSTRUCTED_FIRST.match(text):  # the names stand on the line above
+                units.append(before)
+        before = (text, idx)
         if not started:
             continue
         last = units[-1][0] if units else ""

@@ -6,6 +6,8 @@ from __future__ import annotations
 import pytest
 from run_tables import write_run_tables
 
+from pipeline.parsing import parse_file
+from retrieval.appeal_cover import counsel
 from retrieval.caption_questions import answer_cover, asked_part
 from retrieval.covers import Cover, Covers
 from retrieval.named_documents import case_named
@@ -146,3 +148,12 @@ def test_a_hearing_date_is_not_the_date_of_judgment():
     cover = Cover("en_judgment", "A v B", {"citation": "[2020] EWCA Civ 1", "date": None}, head)
     assert answer_cover(cover, "date", None) is None
     assert answer_cover(cover, "heard", None).text == "3 May 2020"
+
+
+def test_counsel_whose_instructing_solicitors_open_the_next_line(shared_data):
+    doc = parse_file(shared_data / EWCA / "2020-ewca-1046-civ.xml.gz")
+    cover = Cover("en_judgment", "", {}, [(b.block_idx, b.type.value, b.text) for b in doc.blocks[:80]])
+    (appellant, _), (respondent, _) = counsel(cover)
+    assert appellant.names.startswith("Mr Ben Collins QC, Ms Nadia Motraghi")
+    assert (appellant.solicitors, appellant.role) == ("TMP Solicitors LLP", "Appellant")
+    assert respondent.role == "Respondent and Interested Party"  # the side as printed, to the line's end
