@@ -176,9 +176,17 @@ def test_a_case_report_tells_the_instances_by_their_case_numbers():
     assert outcome_answer("判决结果是什么？", "ruling", report, "") is None  # no ruling of its own: which?
 
 
-_ITEM = st.text(alphabet="甲乙丙支付驳回诉讼请求元0123（）", min_size=1, max_size=12).filter(
-    lambda s: s.count("（") == s.count("）") and "）" not in s.split("（")[0]
-)
+def _nested(s: str) -> bool:
+    """Brackets closed in the order they open, as a ruling prints them (not "（））（")."""
+    depth = 0
+    for ch in s:
+        depth += (ch == "（") - (ch == "）")
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+_ITEM = st.text(alphabet="甲乙丙支付驳回诉讼请求元0123（）", min_size=1, max_size=12).filter(_nested)
 
 
 @given(st.lists(_ITEM, min_size=1, max_size=6))
