@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from pipeline.parsing.legaldocml import ROLES
+from pipeline.parsing.legaldocml import INSTRUCTED, ROLES
 from retrieval.covers import Cover
 
 _I = re.IGNORECASE
@@ -53,7 +53,6 @@ _JUDGE = re.compile(
 )
 _SITTING = re.compile(r"\(?\s*\bsitting\s+as\b[^()]*(?:\([^()]*\)[^()]*)*\)?|\(\s*\d\s*\)", _I)
 _COUNSEL_START = re.compile(r"\(instructed\b|\bappeared\s+on\s+behalf\s+of\b", _I)
-_INSTRUCTED_FIRST = re.compile(r"^\W*instructed\b", _I)
 _COUNSEL_END = re.compile(r"^\s*(?:hearing\s+dates?|approved\s+judgment|judgment\s+approved|covid)", _I)
 # a line that says all it has to ("The Appellant Mother appeared with her McKenzie Friend", "in person")
 _ALONE = re.compile(r"\bappeared\b|\bin\s+person\b|\bnot\s+represented\b", _I)
@@ -120,7 +119,7 @@ def counsel(cover: Cover) -> list[tuple[Counsel, int]]:
             continue
         if not started and _COUNSEL_START.search(text):
             started = True
-            if before and _INSTRUCTED_FIRST.match(text):  # the names stand on the line above
+            if before and INSTRUCTED.match(text):  # the names stand on the line above
                 units.append(before)
         before = (text, idx)
         if not started:

@@ -33,7 +33,7 @@ _COUNSEL = re.compile(
 # who appeared, on a line of its own ("The Appellant appeared in person"), or counsel whose "(instructed by"
 # opens the next line
 _APPEARED = re.compile(r"\bappear(?:ed|ing)\b|\bin\s+person\b|\bpro\s+bono\b", _I)
-_INSTRUCTED = re.compile(r"^\W*instructed\b", _I)
+INSTRUCTED = re.compile(r"^\W*instructed\b", _I)
 _RULE = re.compile(r"^[-–—_=\s]{3,}$")
 _LEAD_RULE = re.compile(r"^(?:[-–—_]\s*){3,}")
 
@@ -195,7 +195,7 @@ def read_cover(lines: list[tuple[str, str]], meta: DocMeta, b: TextBuilder) -> N
         if not text.strip() or _RULE.match(text):
             continue
         following = lines[i + 1][0] if i + 1 < len(lines) else ""
-        if _COUNSEL.search(text) or _APPEARED.search(text) or _INSTRUCTED.match(following):
+        if _COUNSEL.search(text) or _APPEARED.search(text) or INSTRUCTED.match(following):
             section = "counsel"
             b.add(text, T.PARTIES)
         elif section == "judges":
