@@ -56,7 +56,8 @@ _ASKS = tuple(
         ),
         (
             "court below",
-            r"^\s*(?:(?:from\s+)?(?:which|what)\s+(?:court|tribunal)|where)\b[^?]*"
+            r"^\s*from\s+(?:which|what)\s+(?:court|tribunal)\b"
+            r"|^\s*(?:(?:which|what)\s+(?:court|tribunal)|where)\b[^?]*"
             r"\b(?:below|from|lower|first\s+instance|appealed|come)\b"
             r"|\b(?:what|which)\s+(?:was|is)\s+the\s+(?:lower\s+court|court\s+below)\b",
         ),

@@ -30,6 +30,8 @@ EWCA = "en/judgments/uk_ewca_2020_xml"
         ("When did St. Pierre file her lawsuit?", None),  # the suit, not the opinion
         ("Which court was the appeal taken from?", ("court below", None)),
         ("Which court heard the case at first instance?", ("court below", None)),
+        ("From which court was the appeal brought?", ("court below", None)),
+        ("Which court was the appeal brought in?", ("court", None)),
         ("Who was the judge below?", ("judge below", None)),
         ("Which judge's decision was under appeal?", ("judge below", None)),
         ("Who was the appellant below?", ("role", "appellant")),  # a party, not the judge
