@@ -2,8 +2,9 @@
 a contract clause's (the clause head, retrieval.clause_questions), a patent's front page
 (retrieval.front_questions), an opinion's cover (retrieval.caption_questions), what a criminal verdict
 imposed (retrieval.verdict_questions), what a Chinese court decided and the costs it ordered
-(retrieval.outcome_questions), what a party asked for or argued (retrieval.party_questions) and whether a
-court granted what was asked (retrieval.ruling_questions).
+(retrieval.outcome_questions), what a party asked for or argued (retrieval.party_questions), what an
+English judgment is about and its grounds of appeal (retrieval.about_questions, retrieval.grounds_questions)
+and whether a court granted what was asked (retrieval.ruling_questions).
 
 `AnswerRoutes` is a part of `Asker`: its methods read the Asker's passages, clause reader, front pages,
 citations and evidence.
@@ -19,6 +20,7 @@ from retrieval.caption_questions import answer_cover, asked_part
 from retrieval.clause_questions import answering_first, clause_category, clause_phrase
 from retrieval.covers import CoverAnswer
 from retrieval.front_questions import about_patent, asked_field
+from retrieval.grounds_questions import asks_grounds, grounds
 from retrieval.hybrid import Passage
 from retrieval.named_documents import case_named
 from retrieval.outcome_questions import blockwise, outcome_answer, outcome_part
@@ -73,7 +75,7 @@ class AnswerRoutes:
             or self.verdict_answer(question, doc_id, doc, citations, notes)
             or self.outcome_answer(question, doc, citations, notes)
             or self.party_answer(question, doc_id, doc, citations, notes)
-            or self.about_answer(question, doc, citations, notes)
+            or self.statement_answer(question, doc, citations, notes)
             or self.ruling_answer(question, doc, citations, notes)
         )
 
@@ -193,19 +195,29 @@ class AnswerRoutes:
         note = f"read from the party's paragraph: its {part} (retrieval/party_questions.py)"
         return self.read_units(question, (found.answer, "sentence"), found.units, note, citations, notes)
 
-    def about_answer(
+    def statement_answer(
         self, question: str, doc: str | None, citations: list[Citation], notes: list[str]
     ) -> Answer | None:
-        """An English question about what a judgment is about (retrieval.about_questions), answered from
-        the opening of the judgment asked about, else cited first."""
-        asked = doc and not HAN.search(question) and asks_about(question)
-        found = subject(self.passages_of(doc)) if asked else []
+        """An English question asking what a judgment is about (retrieval.about_questions) or its grounds
+        of appeal (retrieval.grounds_questions), answered from where the judgment asked about, else cited
+        first, says so."""
+        if not doc or HAN.search(question):
+            return None
+        if asks_grounds(question):
+            found = grounds(self.passages_of(doc))
+            answer, shown = " ".join(sentence for _, sentence in found), found
+            note = (
+                "read from where the judgment states its grounds of appeal (retrieval/grounds_questions.py)"
+            )
+        elif asks_about(question):
+            found = subject(self.passages_of(doc))
+            answer, shown = (found[0][1] if found else ""), found[:3]
+            note = "read from the judgment's opening, where it says what it is about (retrieval/about_questions.py)"
+        else:
+            return None
         if not found:
             return None
-        note = (
-            "read from the judgment's opening, where it says what it is about (retrieval/about_questions.py)"
-        )
-        return self.read_units(question, (found[0][1], "sentence"), found[:3], note, citations, notes)
+        return self.read_units(question, (answer, "sentence"), shown, note, citations, notes)
 
     def ruling_answer(
         self, question: str, doc: str | None, citations: list[Citation], notes: list[str]

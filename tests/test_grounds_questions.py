@@ -1,0 +1,112 @@
+"""An appeal's grounds, read from where the judgment states them."""
+
+from __future__ import annotations
+
+import pytest
+
+import pipeline
+from retrieval.grounds_questions import asks_grounds, grounds
+from retrieval.hybrid import Passage
+
+EWCA = "en/judgments/uk_ewca_2020_xml"
+
+
+@pytest.mark.parametrize(
+    ("question", "asked"),
+    [
+        ("What are the grounds of appeal?", True),
+        ("What were the grounds for the appeal?", True),
+        ("On what grounds was the appeal brought?", True),
+        ("What grounds of appeal were advanced?", True),
+        ("On what grounds did the appellant appeal?", True),
+        ("Why did the claimant appeal?", True),
+        ("What is this appeal about?", False),
+        ("Why was the appeal dismissed?", False),
+        ("On what ground did the court refuse the injunction?", False),
+    ],
+)
+def test_which_questions_ask_for_the_grounds_of_appeal(question, asked):
+    assert asks_grounds(question) is asked
+
+
+def _said(text: str) -> list[str]:
+    passages = [Passage(f"s{i}", "d", p, "OPINION") for i, p in enumerate(text.split("\n"))]
+    return [sentence for _, sentence in grounds(passages)]
+
+
+def test_an_introduction_comes_with_the_list_it_introduces():
+    said = _said(
+        "11. The appellant appealed to the Upper Tribunal on five grounds, of which three matter now.\n"
+        "22. The two grounds of appeal are:\n"
+        "(1) That the judge erred in finding that there was an error of law;\n"
+        "(2) That the judge disregarded the duty owed to service people.\n"
+        "23. On behalf of the appellant Mr Karnik submitted that the first ground was made out."
+    )
+    # the appeal below's grounds are not this appeal's, and the list ends where the next paragraph starts
+    assert said == [
+        "22. The two grounds of appeal are:",
+        "(1) That the judge erred in finding that there was an error of law;",
+        "(2) That the judge disregarded the duty owed to service people.",
+    ]
+
+
+def test_items_numbered_like_paragraphs_and_quoted_items():
+    said = _said(
+        "37. The local authority advanced four amended grounds of appeal, which I distil in this way:\n"
+        "1. Bruising: the judge did not apply an objective test.\n"
+        "2. Section 40: the judge applied the wrong test.\n"
+        "38. The local authority did not pursue a further ground.\n"
+        "3. A list item of some later paragraph."
+    )
+    assert [s[:3] for s in said] == ["37.", "1. ", "2. "]
+    quoted = _said(
+        "21. AO now appeals. The grounds of appeal are that:\n"
+        "“1. The judge adopted the wrong standard of review.\n"
+        "2. The judge reversed the burden of proof.”\n"
+        "22. Mr Cook for AO says more."
+    )
+    assert quoted[1:] == [
+        "“1. The judge adopted the wrong standard of review.",
+        "2. The judge reversed the burden of proof.”",
+    ]
+
+
+def test_grounds_stated_one_by_one_and_an_enumeration_within_a_paragraph():
+    said = _said(
+        "7. The claimants applied for committal on four grounds. The third ground was that he lied.\n"
+        "18. Mr Hussain’s first ground of appeal is that the court had no power to imprison him. "
+        "Mr Hussain’s second ground is that a coercive term cannot be imposed.\n"
+        "54. So far as the first ground of appeal is concerned, I agree."
+    )
+    # those naming the appeal first; one saying how far it goes is no statement
+    assert said[0].startswith("18. Mr Hussain’s first ground of appeal")
+    assert not any(s.startswith("54.") for s in said)
+    enumerated = _said(
+        "5. GT’s appeal proceeds on three grounds. First, it says the losses were outside the duty. "
+        "If it succeeds, the award falls. Second, the judge erred on loss of a chance. Third, credit was due."
+    )
+    assert [s.split(",")[0] for s in enumerated] == [
+        "5. GT’s appeal proceeds on three grounds.",
+        "First",
+        "Second",
+        "Third",
+    ]
+
+
+def test_no_statement_no_grounds():
+    assert _said("1. The facts are these.\n2. Permission to appeal was not sought on Ground 1.") == []
+
+
+@pytest.mark.parametrize(
+    ("number", "first", "shown"),
+    [
+        (1683, "17. There are three grounds of appeal.", 4),  # each ground opens a paragraph of its own
+        (1516, "20. On behalf of the appellants Mr Horne advances the following three grounds of appeal:", 4),
+        (12, "This sets out 5 Grounds.", 6),  # "a) Ground 1: … was" / "disproportionate;" / "b) …"
+    ],
+)
+def test_a_court_of_appeal_judgment_states_its_grounds(shared_data, number, first, shown):
+    doc = pipeline.parse(shared_data / EWCA / f"2020-ewca-{number}-civ.xml.gz")
+    passages = [Passage(s.segment_id, doc.doc_id, s.text, s.type.value) for s in pipeline.segment(doc)]
+    said = grounds(passages)
+    assert said[0][1].startswith(first) and len(said) == shown
