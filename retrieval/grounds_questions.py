@@ -23,18 +23,23 @@ _ASKED = re.compile(
     r"|\bwhy\s+did\s+the\s+(?:appellants?|claimants?|defendants?|applicants?)\s+appeal\b",
     _I,
 )
-_NUMBER = r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|twenty|several|various|a\s+number\s+of)"
+_NUMBER = (
+    r"(?:(?:all|both|each\s+of\s+the)\s+)?(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|twenty|several"
+    r"|various|a\s+number\s+of|(?:a\s+)?(?:single|sole))"
+)
 # a sentence counting or introducing this appeal's grounds
 _INTRO = re.compile(
     r"\bthere\s+(?:are|were|is|was)\s+(?:\w+\s+){0,2}grounds?\s+of\s+appeal\b"
     r"|\bgrounds?\s+of\s+appeal\s+(?:(?:as\s+pleaded|before\s+us|against\s+[^,.:;]{0,80}?)\s+)?(?:are|were|is|was"
-    r"|read|reads|state[sd]?|raise|assert|allege|made\s+the\s+following)\b(?!\s+(?:concerned|not|no)\b)"
-    r"|\b(?:advance[sd]?|rel(?:y|ies|ied)\s+on|puts?(?:\s+forward)?|raise[sd]?|sets?\s+out|pursue[sd]?"
+    r"|read|reads|state[sd]?|raise|assert|allege|made\s+the\s+following)\b(?=\s*(?::|$|that\b|as\s+follows|in\s+"
+    r"(?:these|the\s+following)\s+terms|these\b|,|(?:\w+\s+){0,4}(?:issues?|points?|follows|below|grounds?)\b))"
+    r"|\bgrounds?\s+of\s+appeal\b[^.]*(?:as\s+follows|:)\s*$"
+    r"|\b(?:advance[sd]?|rel(?:y|ies|ied)\s+(?:up)?on|puts?(?:\s+forward)?|raise[sd]?|sets?\s+out|pursue[sd]?"
     rf"|condensed|distil(?:s|led)?|cit(?:es|ed|ing)|brings?)\s+(?:the\s+)?(?:(?:following|{_NUMBER})\s+"
     r"(?:\w+\s+)?grounds?|grounds\s+of\s+appeal)\b"
     rf"|\b{_NUMBER}\s+grounds?\s+(?:of\s+appeal\s+)?(?:are|were)\s+(?:advanced|pleaded|raised|relied)"
     rf"|\bappeal\w*\b[^.]{{0,120}}?\bon\s+(?:the\s+following\s+|{_NUMBER}\s+(?:\w+\s+)?)?grounds?\b(?!\s+that)"
-    r"|\bpermission\s+to\s+appeal\b[^.]{0,80}?\b(?:on|in\s+relation\s+to|limited\s+to)\s+"
+    r"|\bpermission\s+to\s+appeal\b[^.]{0,80}?\b(?:on|in\s+(?:relation|respect)\s+(?:to|of)|limited\s+to)\s+"
     rf"(?:(?:\w+\s+){{0,3}}of\s+the\s+)?(?:{_NUMBER}\s+(?:\w+\s+)?grounds?|grounds?\s+\d)",
     _I,
 )
@@ -46,7 +51,10 @@ _ELSEWHERE = re.compile(
     r"|\bnot\s+(?:to\s+)?(?:\w+\s+)?(?:sought|pursued?|granted|argued|advanced|raised)\b",
     _I,
 )
-_ORDINAL = r"first|second|third|fourth|fifth|sixth|seventh|eighth|final|last|sole|only|single|other|next"
+_ORDINAL = (
+    r"first|second|third|fourth|fifth|sixth|seventh|eighth|final|last|sole|only|single|other|next|principal|main"
+    r"|primary|secondary|additional|further|alternative|essential|central"
+)
 # what a sentence stating a ground says of it
 _STATES = (
     r"(?:(?:is|was)\s+(?:that|whether|about|concerned\s+with|directed|formulated|in\s+these\s+terms)|alleges?"
@@ -56,6 +64,7 @@ _STATES = (
 _GROUND = re.compile(
     r"^\W{0,2}(?:\(?[a-z0-9]{1,4}[.)]\s*)?ground\s+\d+\w*(?:\s*\(\w+\))?\s*[:.–-]"
     rf"|\b(?:{_ORDINAL})\s+ground(?:\s+of\s+appeal)?\s*(?:,[^,]{{0,60}},\s*)?{_STATES}"
+    rf"|\b(?:{_ORDINAL})\s+ground(?:\s+of\s+appeal)?\b[^.;:]{{0,140}}?\b(?:is|was)\s+that\b"
     rf"|\bground\s+\d+\w*(?:\s*\(\w+\))?\s+{_STATES}",
     _I,
 )
@@ -79,25 +88,30 @@ def asks_grounds(question: str) -> bool:
 
 
 def grounds(passages: list[Passage]) -> list[tuple[str, str]]:
-    """(segment_id, sentence) of the judgment's statement of its grounds of appeal: the first sentence that
-    counts or introduces them and the grounds after it, else every sentence stating a ground of appeal
-    (those naming the appeal first); [] when the judgment states none."""
+    """(segment_id, sentence) of the judgment's statement of its grounds of appeal: where its first such
+    statement counts or introduces them, that sentence and the grounds after it; where it states a ground,
+    every sentence stating one (those naming the appeal first); [] when the judgment states none."""
     found = [
         (i, p.segment_id, p.text[a:b].strip()) for i, p in enumerate(passages) for a, b in sentences(p.text)
     ]
-    intro = next(
-        (
-            f
-            for f in found
-            if _INTRO.search(f[2]) and not _GROUND.search(f[2]) and not _ELSEWHERE.search(f[2])
-        ),
-        None,
-    )
-    if intro is not None:
-        return [intro[1:], *_following(passages, found, found.index(intro))][:_MOST]
-    stated = [f for f in found if _GROUND.search(f[2]) and not _ELSEWHERE.search(f[2])]
+    first = next((f for f in found if _states_grounds(f[2])), None)
+    if first is None:
+        return []
+    if not _GROUND.search(first[2]):
+        return [first[1:], *_following(passages, found, found.index(first))][:_MOST]
+    stated = [f for f in found if _GROUND.search(f[2]) and _states_grounds(f[2])]
     stated.sort(key=lambda f: "appeal" not in f[2].lower())
     return [f[1:] for f in stated][:_MOST]
+
+
+def _states_grounds(sentence: str) -> bool:
+    """Whether a sentence introduces or states this appeal's grounds: not another's, not a document quoted
+    ("“20. Ground 4 contends …"), not a heading or a table of contents' line ("GROUND 2: ANXIOUS SCRUTINY")."""
+    said = _INTRO.search(sentence) or _GROUND.search(sentence)
+    if not said or _ELSEWHERE.search(sentence[: said.end() + 80]):  # a run-on sentence's later clauses aside
+        return False
+    letters = [c for c in sentence if c.isalpha()]
+    return not sentence.startswith(("“", '"')) and sum(c.isupper() for c in letters) < 0.6 * len(letters)
 
 
 def _following(passages: list[Passage], found: list[tuple[int, str, str]], at: int) -> list[tuple[str, str]]:
@@ -105,6 +119,8 @@ def _following(passages: list[Passage], found: list[tuple[int, str, str]], at: i
     or go on an enumeration, then each following passage that is a list item (its first sentence) or
     opens with a ground, until one is neither."""
     out, passage, expect = [], found[at][0], 1
+    # items numbered like paragraphs ("1. Bruising: …") only after a sentence announcing a list
+    announced = found[at][2].endswith(":") or "follow" in found[at][2].lower()
     for i, segment_id, sentence in found[at + 1 :]:
         head = sentence.lstrip(" “\"‘'")  # a quoted list's items open with the quote
         if i == passage:
@@ -115,7 +131,7 @@ def _following(passages: list[Passage], found: list[tuple[int, str, str]], at: i
             continue  # a list item's later sentences
         passage = i
         numbered = _NUMBERED.match(head)
-        if numbered and int(numbered.group(1)) == expect:
+        if announced and numbered and int(numbered.group(1)) == expect:
             expect += 1
         elif not (_ITEM.match(head) or _GROUND.search(head)):
             if _RUNS_ON.match(sentence):

@@ -93,6 +93,32 @@ def test_grounds_stated_one_by_one_and_an_enumeration_within_a_paragraph():
     ]
 
 
+def test_the_first_statement_decides_and_headings_or_quotations_state_nothing():
+    said = _said(
+        "GROUND 2: ANXIOUS SCRUTINY 240-246\n"
+        "“20. Ground 4 contends that the tribunal erred on relocation.\n"
+        "5. Ping now appeals. The principal ground of appeal is that the CAT erred in law. "
+        "Its secondary ground of appeal is that the penalty was too high.\n"
+        "1. Background\n"
+        "44. Although there are two grounds of appeal, the submissions were not made separately."
+    )
+    # a ground stated before any sentence counting them: the grounds stated, not the later count or a heading
+    assert said == [
+        "The principal ground of appeal is that the CAT erred in law.",
+        "Its secondary ground of appeal is that the penalty was too high.",
+    ]
+    permitted = _said(
+        "4. The sole ground of appeal on which I gave permission to appeal, as formulated by me in the order "
+        "giving permission, was that the judge should have adjourned.\n"
+        "56. Counsel submitted that the only formal ground of appeal was unsustainable."
+    )
+    assert len(permitted) == 1 and permitted[0].startswith("4. The sole ground of appeal")
+    # an introduction that announces no list is not followed into paragraphs numbered like a list's items
+    assert _said("7. There are three grounds of appeal.\n1. Background\n2. The facts") == [
+        "7. There are three grounds of appeal."
+    ]
+
+
 def test_no_statement_no_grounds():
     assert _said("1. The facts are these.\n2. Permission to appeal was not sought on Ground 1.") == []
 
