@@ -3,8 +3,9 @@ a contract clause's (the clause head, retrieval.clause_questions), a patent's fr
 (retrieval.front_questions), an opinion's cover (retrieval.caption_questions), what a criminal verdict
 imposed (retrieval.verdict_questions), what a Chinese court decided and the costs it ordered
 (retrieval.outcome_questions), what a party asked for or argued (retrieval.party_questions), what an
-English judgment is about and its grounds of appeal (retrieval.about_questions, retrieval.grounds_questions)
-and whether a court granted what was asked (retrieval.ruling_questions).
+English judgment is about, its grounds of appeal and why the appeal was allowed or dismissed
+(retrieval.about_questions, retrieval.grounds_questions, retrieval.why_questions) and whether a court
+granted what was asked (retrieval.ruling_questions).
 
 `AnswerRoutes` is a part of `Asker`: its methods read the Asker's passages, clause reader, front pages,
 citations and evidence.
@@ -28,6 +29,7 @@ from retrieval.party_questions import party_answer, party_part
 from retrieval.ruling_questions import asks_ruling, ruling_answer
 from retrieval.text import HAN, sentence_around
 from retrieval.verdict_questions import VERDICT_BLOCKS, answer_verdict, verdict_part
+from retrieval.why_questions import asks_why, reasons
 from retrieval.zh_cover_questions import answer_zh_cover, zh_asked_part
 
 
@@ -198,12 +200,18 @@ class AnswerRoutes:
     def statement_answer(
         self, question: str, doc: str | None, citations: list[Citation], notes: list[str]
     ) -> Answer | None:
-        """An English question asking what a judgment is about (retrieval.about_questions) or its grounds
-        of appeal (retrieval.grounds_questions), answered from where the judgment asked about, else cited
-        first, says so."""
+        """An English question asking why an appeal was allowed or dismissed (retrieval.why_questions), its
+        grounds (retrieval.grounds_questions) or what a judgment is about (retrieval.about_questions),
+        answered from where the judgment asked about, else cited first, says so."""
         if not doc or HAN.search(question):
             return None
-        if asks_grounds(question):
+        if asks_why(question):
+            found = reasons(self.passages_of(doc))
+            answer, shown = (found[0][1] if found else ""), found[:3]
+            note = (
+                "read from the lead judgment's conclusion before its disposition (retrieval/why_questions.py)"
+            )
+        elif asks_grounds(question):
             found = grounds(self.passages_of(doc))
             answer, shown = " ".join(sentence for _, sentence in found), found
             note = (
@@ -212,7 +220,10 @@ class AnswerRoutes:
         elif asks_about(question):
             found = subject(self.passages_of(doc))
             answer, shown = (found[0][1] if found else ""), found[:3]
-            note = "read from the judgment's opening, where it says what it is about (retrieval/about_questions.py)"
+            note = (
+                "read from the judgment's opening, where it says what it is about"
+                " (retrieval/about_questions.py)"
+            )
         else:
             return None
         if not found:

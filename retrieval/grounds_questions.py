@@ -24,21 +24,24 @@ _ASKED = re.compile(
     _I,
 )
 _NUMBER = (
-    r"(?:(?:all|both|each\s+of\s+the)\s+)?(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|twenty|several"
+    r"(?:(?:all|both|each\s+of\s+the)\s+)?(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|twenty"
+    r"|several"
     r"|various|a\s+number\s+of|(?:a\s+)?(?:single|sole))"
 )
 # a sentence counting or introducing this appeal's grounds
 _INTRO = re.compile(
     r"\bthere\s+(?:are|were|is|was)\s+(?:\w+\s+){0,2}grounds?\s+of\s+appeal\b"
-    r"|\bgrounds?\s+of\s+appeal\s+(?:(?:as\s+pleaded|before\s+us|against\s+[^,.:;]{0,80}?)\s+)?(?:are|were|is|was"
-    r"|read|reads|state[sd]?|raise|assert|allege|made\s+the\s+following)\b(?=\s*(?::|$|that\b|as\s+follows|in\s+"
-    r"(?:these|the\s+following)\s+terms|these\b|,|(?:\w+\s+){0,4}(?:issues?|points?|follows|below|grounds?)\b))"
+    r"|\bgrounds?\s+of\s+appeal\s+(?:(?:as\s+pleaded|before\s+us|against\s+[^,.:;]{0,80}?)\s+)?"
+    r"(?:are|were|is|was|read|reads|state[sd]?|raise|assert|allege|made\s+the\s+following)\b"
+    r"(?=\s*(?::|$|that\b|as\s+follows|in\s+(?:these|the\s+following)\s+terms|these\b|,"
+    r"|(?:\w+\s+){0,4}(?:issues?|points?|follows|below|grounds?)\b))"
     r"|\bgrounds?\s+of\s+appeal\b[^.]*(?:as\s+follows|:)\s*$"
     r"|\b(?:advance[sd]?|rel(?:y|ies|ied)\s+(?:up)?on|puts?(?:\s+forward)?|raise[sd]?|sets?\s+out|pursue[sd]?"
     rf"|condensed|distil(?:s|led)?|cit(?:es|ed|ing)|brings?)\s+(?:the\s+)?(?:(?:following|{_NUMBER})\s+"
     r"(?:\w+\s+)?grounds?|grounds\s+of\s+appeal)\b"
     rf"|\b{_NUMBER}\s+grounds?\s+(?:of\s+appeal\s+)?(?:are|were)\s+(?:advanced|pleaded|raised|relied)"
-    rf"|\bappeal\w*\b[^.]{{0,120}}?\bon\s+(?:the\s+following\s+|{_NUMBER}\s+(?:\w+\s+)?)?grounds?\b(?!\s+that)"
+    rf"|\bappeal\w*\b[^.]{{0,120}}?\bon\s+(?:the\s+following\s+|{_NUMBER}\s+(?:\w+\s+)?)?"
+    r"grounds?\b(?!\s+that)"
     r"|\bpermission\s+to\s+appeal\b[^.]{0,80}?\b(?:on|in\s+(?:relation|respect)\s+(?:to|of)|limited\s+to)\s+"
     rf"(?:(?:\w+\s+){{0,3}}of\s+the\s+)?(?:{_NUMBER}\s+(?:\w+\s+)?grounds?|grounds?\s+\d)",
     _I,
@@ -52,8 +55,8 @@ _ELSEWHERE = re.compile(
     _I,
 )
 _ORDINAL = (
-    r"first|second|third|fourth|fifth|sixth|seventh|eighth|final|last|sole|only|single|other|next|principal|main"
-    r"|primary|secondary|additional|further|alternative|essential|central"
+    r"first|second|third|fourth|fifth|sixth|seventh|eighth|final|last|sole|only|single|other|next|principal"
+    r"|main|primary|secondary|additional|further|alternative|essential|central"
 )
 # what a sentence stating a ground says of it
 _STATES = (
@@ -75,7 +78,8 @@ _SEQUENCE = re.compile(
     _I,
 )
 _ITEM = re.compile(
-    r"^\s*(?:\(\s*(?:\d{1,2}|[a-z]|[ivx]{1,5})\s*\)|(?:[a-z]|[ivx]{1,5})[.)]|\d{1,2}\)|\d{1,2}\.\d{1,2}\.?)\s",
+    r"^\s*(?:\(\s*(?:\d{1,2}|[a-z]|[ivx]{1,5})\s*\)|(?:[a-z]|[ivx]{1,5})[.)]|\d{1,2}\)"
+    r"|\d{1,2}\.\d{1,2}\.?)\s",
     _I,
 )
 _RUNS_ON = re.compile(r"^\s*(?:[a-z]|[“\"‘'\[])")
@@ -105,8 +109,8 @@ def grounds(passages: list[Passage]) -> list[tuple[str, str]]:
 
 
 def _states_grounds(sentence: str) -> bool:
-    """Whether a sentence introduces or states this appeal's grounds: not another's, not a document quoted
-    ("“20. Ground 4 contends …"), not a heading or a table of contents' line ("GROUND 2: ANXIOUS SCRUTINY")."""
+    """Whether a sentence introduces or states this appeal's grounds: not another's, not a document
+    quoted ("“20. Ground 4 contends …"), not a heading or a contents line ("GROUND 2: ANXIOUS SCRUTINY")."""
     said = _INTRO.search(sentence) or _GROUND.search(sentence)
     if not said or _ELSEWHERE.search(sentence[: said.end() + 80]):  # a run-on sentence's later clauses aside
         return False

@@ -1,0 +1,94 @@
+"""English questions asking why an appeal was allowed or dismissed ("Why was the appeal dismissed?", "Why did
+the appeal fail?", "What were the court's reasons for allowing the appeal?"), answered from where the lead
+judgment concludes: the sentences just before its disposition ("For these reasons, I would dismiss this
+appeal.") in which the judge says what decides the appeal ("In my judgment, the judge was entitled to find
+…", "It follows that …"), or a disposition that gives its own reason ("… the appeal must be allowed on
+grounds of procedural irregularity").
+
+A search cannot answer these: "allow", "dismiss" and "appeal" are in every part of an appeal, and the
+reasons are told by their place (the close of the lead judgment's discussion) and their form (a conclusion
+in the judge's own voice).
+"""
+
+from __future__ import annotations
+
+import re
+
+from retrieval.hybrid import Passage
+from retrieval.text import sentences
+
+_I = re.IGNORECASE
+_OUTCOME = (
+    r"(?:allowed|dismissed|refused|rejected|granted|upheld|succeed(?:ed)?|fail(?:ed)?"
+    r"|successful|unsuccessful)"
+)
+_ASKED = re.compile(
+    r"^\s*why\s+(?:was|were|did|has|had|is)\s+(?:the|this|these|both|(?:\w+['’]s))\s+(?:[\w'’]+\s+){0,2}?"
+    rf"(?:appeals?|applications?|challenges?)\s+(?:(?:been|be|\w+ly)\s+)?{_OUTCOME}\b"
+    r"|^\s*why\s+did\s+(?:the|this)\s+(?:court|judges?|court\s+of\s+appeal|panel)\s+(?:\w+\s+)?"
+    r"(?:allow|dismiss|reject|refuse|uphold)\b[^?]*\bappeal"
+    r"|\b(?:reasons?|basis)\s+(?:for|of)\s+(?:the\s+court['’]s\s+)?(?:allowing|dismissing|rejecting"
+    r"|refusing|upholding|the\s+(?:decision|dismissal|outcome|result)\s+(?:of|on)\s+the\s+appeal)\b"
+    r"|\bon\s+what\s+basis\s+(?:was|did)\b[^?]*\b(?:allow|dismiss)",
+    _I,
+)
+# this court disposing of the appeal
+_DISPOSES = re.compile(
+    r"\b(?:I|we)\s+(?:(?:would|will|shall|must|therefore|accordingly|also|too|so|now|propose\s+to)\s+){0,3}"
+    r"(?:allow|dismiss)\b[^.;]{0,40}?\bappeals?\b"
+    r"|\bappeals?\b[^.;]{0,40}?\b(?:is|are|be|must\s+be|should\s+be|will\s+be)\s+"
+    r"(?:therefore\s+|accordingly\s+)?(?:allowed|dismissed)\b"
+    r"|\b(?:the|this)\s+appeals?\s+(?:therefore\s+|accordingly\s+)?(?:fails?|succeeds?)\b",
+    _I,
+)
+_NOT = re.compile(r"\bnot\s+(?:\w+\s+){0,2}(?:allow|dismiss)|\bunless\b|\bif\s+(?:the|this)\s+appeal\b", _I)
+# a judge's conclusion in its own voice
+_CONCLUDES = re.compile(
+    r"\bin\s+(?:my|our)\s+(?:judgment|view|opinion)\b|\b(?:I|we)\s+(?:am|are)\s+satisfied\b"
+    r"|\b(?:I|we)\s+(?:(?:therefore|respectfully|also)\s+)?(?:consider|conclude|accept|reject|agree|disagree"
+    r"|find|think|do\s+not\s+(?:accept|consider|think|find|agree))\b|\bit\s+follows\b|\baccordingly\b"
+    r"|\btherefore\b|\bfor\s+(?:these|those|the)\s+reasons\b|\bin\s+(?:short|summary|conclusion|sum)\b"
+    r"|\bin\s+(?:these|the)\s+circumstances\b|\bit\s+is\s+(?:clear|plain)\b|\blooked\s+at\s+overall\b",
+    _I,
+)
+# what it concludes: the decision below right or wrong, a point failing
+_JUDGES = re.compile(
+    r"\b(?:was|were|is|are)\s+(?:\w+\s+){0,2}(?:right|wrong|correct|entitled|justified|mistaken|in\s+error"
+    r"|open\s+to)\b|\berr(?:ed|or)\b|\bcannot\s+(?:stand|be\s+faulted|be\s+sustained)\b"
+    r"|\bno\s+(?:basis|error|reason|breach|delay|merit)\b|\bmisconceived\b|\bfails?\b|\bsucceeds?\b"
+    r"|\bbecause\b|\bon\s+(?:the\s+)?grounds?\s+of\b",
+    _I,
+)
+_LATE = 0.5  # the lead judgment's disposition comes in the later part of the body
+_BEFORE = 4  # passages before the disposition's that may hold its reasons
+_COVER = frozenset({"HEADER", "PARTIES"})
+
+
+def asks_why(question: str) -> bool:
+    return bool(_ASKED.search(question))
+
+
+def reasons(passages: list[Passage]) -> list[tuple[str, str]]:
+    """(segment_id, sentence) of the lead judgment's reasons for its disposition of the appeal, strongest
+    first; [] when no disposition of an appeal is found."""
+    body = [p for p in passages if p.block_type not in _COVER]
+    cut = [(i, p.segment_id, p.text[a:b].strip()) for i, p in enumerate(body) for a, b in sentences(p.text)]
+    found = [f for f in cut if _DISPOSES.search(f[2]) and not _NOT.search(f[2])]
+    late = [f for f in found if f[0] >= _LATE * len(body)]
+    if not late:
+        return []
+    at = cut.index(late[0])
+    scored = [
+        (_score(f[2], n == at), n, f) for n, f in enumerate(cut[: at + 1]) if f[0] >= late[0][0] - _BEFORE
+    ]
+    ranked = sorted((s for s in scored if s[0] > 0), key=lambda s: (-s[0], at - s[1]))
+    return [(segment_id, sentence) for _, _, (_, segment_id, sentence) in ranked]
+
+
+def _score(sentence: str, disposes: bool) -> int:
+    """How surely a sentence gives a reason: a conclusion in the judge's voice, what it concludes of the
+    decision below; a disposition saying no more than its outcome gives none."""
+    score = 2 * bool(_CONCLUDES.search(sentence)) + bool(_JUDGES.search(sentence))
+    if disposes and not _JUDGES.search(_DISPOSES.sub(" ", sentence)):
+        return 0
+    return score if len(sentence) > 40 else 0

@@ -1,0 +1,78 @@
+"""Why an appeal was allowed or dismissed, read from where the lead judgment concludes."""
+
+from __future__ import annotations
+
+import pytest
+
+import pipeline
+from retrieval.hybrid import Passage
+from retrieval.why_questions import asks_why, reasons
+
+EWCA = "en/judgments/uk_ewca_2020_xml"
+
+
+@pytest.mark.parametrize(
+    ("question", "asked"),
+    [
+        ("Why was the appeal dismissed?", True),
+        ("Why was the appeal allowed?", True),
+        ("Why did the appeal fail?", True),
+        ("Why did the court allow the appeal?", True),
+        ("What were the court's reasons for dismissing the appeal?", True),
+        ("On what basis was the appeal dismissed?", True),
+        ("Why was the claimant's application refused?", True),
+        ("Was the appeal allowed?", False),
+        ("What are the grounds of appeal?", False),
+        ("Why did the court order the Local Authority to contribute to the costs?", False),
+        ("Why was the detailed assessment of costs not ordered forthwith?", False),
+    ],
+)
+def test_which_questions_ask_why_an_appeal_ended_as_it_did(question, asked):
+    assert asks_why(question) is asked
+
+
+def _passages(text: str) -> list[Passage]:
+    return [Passage(f"s{i}", "d", p, "OPINION") for i, p in enumerate(text.split("\n"))]
+
+
+def test_the_conclusion_before_the_disposition_not_the_disposition_alone():
+    judgment = _passages(
+        "1. This is an appeal against an order of HHJ Smith.\n"
+        "2. In Jones v Brown the appeal was allowed by this court.\n"
+        "3. The facts are these.\n"
+        "4. Counsel for the appellant submitted that the judge should have adjourned.\n"
+        "5. The judge addressed the first point. He was plainly aware of the second.\n"
+        "6. Accordingly, in my judgment, the judge was entitled to find that the notice was valid.\n"
+        "7. For the reasons given above, I would dismiss this appeal.\n"
+        "8. I agree."
+    )
+    said = [sentence for _, sentence in reasons(judgment)]
+    # the appeal allowed in a case cited early on is no disposition of this one
+    assert said[0].startswith("6. Accordingly, in my judgment, the judge was entitled")
+    assert not any(s.startswith("7.") for s in said)
+
+
+def test_a_disposition_that_gives_its_reason():
+    judgment = _passages(
+        "1. The background.\n2. More background.\n3. The submissions.\n"
+        "4. I have arrived at the regrettable conclusion that the appeal must be allowed on grounds of "
+        "procedural irregularity."
+    )
+    assert reasons(judgment)[0][1].startswith("4. I have arrived at the regrettable conclusion")
+
+
+def test_no_disposition_no_reasons():
+    judgment = _passages(
+        "1. The facts.\n2. In my judgment the judge was right.\n"
+        "3. I would not allow this appeal solely on delay."
+    )
+    assert reasons(judgment) == []
+
+
+def test_a_court_of_appeal_judgment_concludes_before_it_disposes(shared_data):
+    doc = pipeline.parse(shared_data / EWCA / "2020-ewca-1331-civ.xml.gz")
+    passages = [Passage(s.segment_id, doc.doc_id, s.text, s.type.value) for s in pipeline.segment(doc)]
+    # the two sentences of the paragraph before "89. I would allow the appeal.", nearest first
+    said = [sentence for _, sentence in reasons(passages)[:2]]
+    assert said[0].startswith("The validation principle therefore applies")
+    assert said[1].startswith("88. In my judgment, the interpretation adopted by the inspector is")
