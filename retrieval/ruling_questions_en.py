@@ -1,6 +1,7 @@
 """English questions whether a court affirmed, reversed, allowed, dismissed, granted or remanded ("Did the
 Ninth Circuit reverse the grant of summary judgment?", "Was the appeal allowed?"), answered from the
-disposition.
+disposition; and the sentence by which an appeal judgment disposes of the appeal in the judge's own words
+(`lead_disposition`), where the role head did not put it in a VERDICT block.
 
 A disposition states an outcome on one of two axes: the judgment below (reversed, vacated, set aside, an
 appeal allowed: the appellant wins; affirmed, upheld, an appeal dismissed: it loses) or a request (granted;
@@ -52,13 +53,26 @@ _STATED = (
     ),
     re.compile(
         r"\b(?:we|I|the court|this court)\s+"  # "I would therefore dismiss", "I too would allow"
-        r"(?:(?:would|will|must|therefore|hereby|accordingly|too|also|so|now)\s+){0,3}"
+        r"(?:(?:would|will|must|therefore|hereby|accordingly|too|also|so|now|propose\s+to)\s+){0,3}"
         rf"(?:(?:is\s+)?unable\s+to\s+|cannot\s+|(?:do|does|will|would)\s+not\s+|decline\s+to\s+)?{_STEM}",
         re.I,
     ),
     re.compile(rf"^\W*(?:\d+\.\s*)?{_STEM}(?:ed|d)\b", re.I),
     re.compile(rf"\band\s+{_STEM}(?:ed|d)\s+in\s+part\b", re.I),  # "affirmed in part and reversed in part"
 )
+# this court disposing of the appeal
+DISPOSES = re.compile(
+    r"\b(?:I|we)\s+(?:(?:would|will|shall|must|therefore|accordingly|also|too|so|now|propose\s+to)\s+){0,3}"
+    r"(?:allow|dismiss)\b[^.;]{0,40}?\bappeals?\b"
+    r"|\bappeals?\b[^.;]{0,40}?\b(?:is|are|be|must\s+be|should\s+be|will\s+be)\s+"
+    r"(?:therefore\s+|accordingly\s+)?(?:allowed|dismissed)\b"
+    r"|\b(?:the|this)\s+appeals?\s+(?:therefore\s+|accordingly\s+)?(?:fails?|succeeds?)\b",
+    re.I,
+)
+_NOT_DISPOSED = re.compile(
+    r"\bnot\s+(?:\w+\s+){0,2}(?:allow|dismiss)|\bunless\b|\bif\s+(?:the|this)\s+appeal\b", re.I
+)
+_LATE = 0.5  # the lead judgment's disposition comes in the later part of its body
 _NEGATED = re.compile(r"\b(?:not|unable to|cannot|decline to|no reason to)\s+(?:\w+\s+){0,2}$", re.I)
 _ORDERED = re.compile(r"\bORDERED\b")
 
@@ -109,6 +123,21 @@ def outcomes(passages: list[Passage], axis: str) -> list[tuple[int, str, str]]:
     return out
 
 
+def lead_disposition(body: list[Passage]) -> tuple[int, str, str] | None:
+    """(passage index, segment_id, sentence) of the sentence by which an English appeal judgment disposes of
+    the appeal in the judge's own words ("For these reasons, I would dismiss this appeal."): the first in
+    the later half of its body (before the other judges agree; a case cited early on is no disposition of
+    this one), none that says what the court would not do."""
+    for i, p in enumerate(body):
+        if i < _LATE * len(body):
+            continue
+        for a, b in sentences(p.text):
+            sentence = p.text[a:b].strip()
+            if DISPOSES.search(sentence) and not _NOT_DISPOSED.search(sentence):
+                return i, p.segment_id, sentence
+    return None
+
+
 def english_ruling(question: str, passages: list[Passage]) -> tuple[str, str, list[tuple[str, str]]] | None:
     """(answer, answer_type, [(segment_id, sentence)]) of an English question whether the court ruled one way,
     from the document's disposition: YES, NO, or "In part" when it states both outcomes; None when the
@@ -118,6 +147,9 @@ def english_ruling(question: str, passages: list[Passage]) -> tuple[str, str, li
         return None
     axis, sign = asked
     found = outcomes(passages, axis)
+    if not found:  # an appeal judgment whose disposition the role head put among the opinion's blocks
+        lead = lead_disposition([p for p in passages if p.block_type not in ("HEADER", "PARTIES")])
+        found = outcomes([Passage(lead[1], "", lead[2], "VERDICT")], axis) if lead else []
     if axis == "remand" and not found:
         found = [
             (-1, s, t) for o, s, t in outcomes(passages, "judgment") if o < 0

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 
 from retrieval.hybrid import Passage
+from retrieval.ruling_questions_en import DISPOSES, lead_disposition
 from retrieval.text import sentences
 
 _I = re.IGNORECASE
@@ -32,16 +33,6 @@ _ASKED = re.compile(
     r"|\bon\s+what\s+basis\s+(?:was|did)\b[^?]*\b(?:allow|dismiss)",
     _I,
 )
-# this court disposing of the appeal
-_DISPOSES = re.compile(
-    r"\b(?:I|we)\s+(?:(?:would|will|shall|must|therefore|accordingly|also|too|so|now|propose\s+to)\s+){0,3}"
-    r"(?:allow|dismiss)\b[^.;]{0,40}?\bappeals?\b"
-    r"|\bappeals?\b[^.;]{0,40}?\b(?:is|are|be|must\s+be|should\s+be|will\s+be)\s+"
-    r"(?:therefore\s+|accordingly\s+)?(?:allowed|dismissed)\b"
-    r"|\b(?:the|this)\s+appeals?\s+(?:therefore\s+|accordingly\s+)?(?:fails?|succeeds?)\b",
-    _I,
-)
-_NOT = re.compile(r"\bnot\s+(?:\w+\s+){0,2}(?:allow|dismiss)|\bunless\b|\bif\s+(?:the|this)\s+appeal\b", _I)
 # a judge's conclusion in its own voice
 _CONCLUDES = re.compile(
     r"\bin\s+(?:my|our)\s+(?:judgment|view|opinion)\b|\b(?:I|we)\s+(?:am|are)\s+satisfied\b"
@@ -59,7 +50,6 @@ _JUDGES = re.compile(
     r"|\bbecause\b|\bon\s+(?:the\s+)?grounds?\s+of\b",
     _I,
 )
-_LATE = 0.5  # the lead judgment's disposition comes in the later part of the body
 _BEFORE = 4  # passages before the disposition's that may hold its reasons
 _COVER = frozenset({"HEADER", "PARTIES"})
 
@@ -73,14 +63,11 @@ def reasons(passages: list[Passage]) -> list[tuple[str, str]]:
     first; [] when no disposition of an appeal is found."""
     body = [p for p in passages if p.block_type not in _COVER]
     cut = [(i, p.segment_id, p.text[a:b].strip()) for i, p in enumerate(body) for a, b in sentences(p.text)]
-    found = [f for f in cut if _DISPOSES.search(f[2]) and not _NOT.search(f[2])]
-    late = [f for f in found if f[0] >= _LATE * len(body)]
-    if not late:
+    lead = lead_disposition(body)
+    if lead is None:
         return []
-    at = cut.index(late[0])
-    scored = [
-        (_score(f[2], n == at), n, f) for n, f in enumerate(cut[: at + 1]) if f[0] >= late[0][0] - _BEFORE
-    ]
+    at = cut.index(lead)
+    scored = [(_score(f[2], n == at), n, f) for n, f in enumerate(cut[: at + 1]) if f[0] >= lead[0] - _BEFORE]
     ranked = sorted((s for s in scored if s[0] > 0), key=lambda s: (-s[0], at - s[1]))
     return [(segment_id, sentence) for _, _, (_, segment_id, sentence) in ranked]
 
@@ -89,6 +76,6 @@ def _score(sentence: str, disposes: bool) -> int:
     """How surely a sentence gives a reason: a conclusion in the judge's voice, what it concludes of the
     decision below; a disposition saying no more than its outcome gives none."""
     score = 2 * bool(_CONCLUDES.search(sentence)) + bool(_JUDGES.search(sentence))
-    if disposes and not _JUDGES.search(_DISPOSES.sub(" ", sentence)):
+    if disposes and not _JUDGES.search(DISPOSES.sub(" ", sentence)):
         return 0
     return score if len(sentence) > 40 else 0

@@ -131,6 +131,21 @@ def test_allowing_dismissing_denying_and_in_part():
     assert ruling_answer("Was the judgment reversed?", mixed).answer == "In part"
 
 
+def test_an_appeal_disposed_of_among_the_opinions_blocks():
+    judgment = [
+        Passage("u:0", "u", "1. This is an appeal against an order of HHJ Smith.", "OPINION"),
+        Passage("u:1", "u", "2. In Jones v Brown the appeal was allowed.", "OPINION"),
+        Passage("u:2", "u", "3. In my judgment the judge was entitled to find as he did.", "OPINION"),
+        Passage("u:3", "u", "4. For these reasons, I would propose to dismiss this appeal.", "OPINION"),
+        Passage("u:4", "u", "5. I agree.", "OPINION"),
+    ]
+    # no VERDICT block: the lead judgment's own disposition, not an appeal in a case it cites
+    found = ruling_answer("Was the appeal allowed?", judgment)
+    assert found.answer == "NO" and found.units == [("u:3", judgment[3].text)]
+    assert ruling_answer("Did the court dismiss the appeal?", judgment).answer == "YES"
+    assert ruling_answer("Was the appeal allowed?", judgment[:2]) is None
+
+
 def test_an_argument_is_answered_by_the_courts_sentence_weighing_it():
     passages = [
         Passage("c:0", "c", "辩护人提出被告人系从犯，指控的盗窃罪不能成立。", "DEFENSE"),
