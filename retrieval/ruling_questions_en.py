@@ -73,6 +73,13 @@ _NOT_DISPOSED = re.compile(
     r"\bnot\s+(?:\w+\s+){0,2}(?:allow|dismiss)|\bunless\b|\bif\s+(?:the|this)\s+appeal\b", re.I
 )
 _LATE = 0.5  # the lead judgment's disposition comes in the later part of its body
+# an appeal's fate in other words: "Did the appeal succeed?", "Was the appellant successful?"
+_SUCCESS = re.compile(
+    r"^(?!.*\bground)"  # how one ground fared is not the appeal's fate
+    r".*\b(?:appeals?|appellants?)\b[^?]*?"
+    r"\b(succeed\w*|successful|unsuccessful|win|won|prevail\w*|fail\w*|lose|lost)\b",
+    re.I,
+)
 _NEGATED = re.compile(r"\b(?:not|unable to|cannot|decline to|no reason to)\s+(?:\w+\s+){0,2}$", re.I)
 _ORDERED = re.compile(r"\bORDERED\b")
 
@@ -89,12 +96,14 @@ def _axis(stem: str, text: str) -> tuple[str, int]:
 
 def asked_outcome(question: str) -> tuple[str, int] | None:
     """(axis, outcome) a yes-no question asks about: the first verb of outcome after "did …", the last in a
-    passive question ("Was the grant of summary judgment affirmed?"); None for any other question."""
+    passive question ("Was the grant of summary judgment affirmed?"), an appeal said to succeed or fail
+    (win, lose) on the judgment's axis; None for any other question."""
     opening = _ASKS.match(question)
     # after the case it names: "In Grant v. Smith, was the appeal dismissed?"
     verbs = list(re.finditer(rf"\b{_STEM}\w*", question[opening.start(1) :], re.I)) if opening else []
     if not verbs:
-        return None
+        won = _SUCCESS.search(question) if opening else None
+        return ("judgment", -1 if won[1].lower().startswith(("un", "fail", "lo")) else 1) if won else None
     verb = verbs[-1] if opening[1].lower() in ("was", "were", "is", "are") else verbs[0]
     return _axis(verb[1], question[opening.start(1) :])
 

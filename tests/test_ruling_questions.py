@@ -101,6 +101,11 @@ def disposition(*texts: str, block_type: str = "VERDICT") -> list[Passage]:
         ("In Mortimer v. Baca, did the Ninth Circuit reverse?", ("judgment", 1)),  # naming its case first
         ("In Grant v. Smith, was the appeal dismissed?", ("judgment", -1)),  # not the case's "Grant"
         ("In what year was the appeal dismissed?", None),
+        ("Did the appeal succeed?", ("judgment", 1)),
+        ("Was the appellant unsuccessful?", ("judgment", -1)),
+        ("Did the appeal fail?", ("judgment", -1)),
+        ("Did the appeal succeed on ground 2?", None),  # one ground's fate is not the appeal's
+        ("Why did the appeal fail?", None),
     ],
 )
 def test_an_english_question_says_the_axis_and_outcome_it_asks_about(question, asked):
