@@ -63,7 +63,9 @@ _ASKS = tuple(
         ),
         (
             "author",
-            r"\bwho\s+(?:wrote|authored|delivered|penned)\b|\bauthor\s+of\s+the\s+(?:opinion|judgment)",
+            r"\bwho\s+(?:wrote|authored|delivered|penned)\b|\bauthor\s+of\s+the\s+(?:opinion|judgment)"
+            r"|\bwho\s+(?:gave|gives)\s+(?:the\s+)?(?:(?:lead(?:ing)?|main|principal|first|majority)\s+)?"
+            r"(?:judgment|opinion)\b",
         ),
         (
             "judges",

@@ -31,6 +31,8 @@ EWCA = "en/judgments/uk_ewca_2020_xml"
         ("Which court was the appeal taken from?", ("court below", None)),
         ("Which court heard the case at first instance?", ("court below", None)),
         ("From which court was the appeal brought?", ("court below", None)),
+        ("Who gave the leading judgment?", ("author", None)),
+        ("Who gave the judgment below?", ("judge below", None)),
         ("Which court was the appeal brought in?", ("court", None)),
         ("Who was the judge below?", ("judge below", None)),
         ("Which judge's decision was under appeal?", ("judge below", None)),
