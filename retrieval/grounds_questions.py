@@ -1,8 +1,8 @@
 """English questions asking an appeal's grounds ("What are the grounds of appeal?", "On what grounds was the
 appeal brought?"), answered from where the judgment states them: a sentence that counts or introduces them
 ("There are three grounds of appeal.", "Mr Horne advances the following three grounds of appeal:") with the
-grounds that follow it (a list, or "Ground 1 alleges that …", "Secondly, it is said that …"), else the
-sentences that state a ground each ("SIS's first ground of appeal is that …").
+grounds that follow it (a list, or "Ground 1 alleges that …", "Secondly, it is said that …"), or, where a
+ground is stated before any count, the sentences stating one each ("SIS's first ground of appeal is …").
 
 A search cannot answer these: "ground" and "appeal" are in every paragraph that deals with a ground, and
 the statement is told by its form. Grounds of an appeal below ("appealed to the Upper Tribunal on five
@@ -25,8 +25,7 @@ _ASKED = re.compile(
 )
 _NUMBER = (
     r"(?:(?:all|both|each\s+of\s+the)\s+)?(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|twenty"
-    r"|several"
-    r"|various|a\s+number\s+of|(?:a\s+)?(?:single|sole))"
+    r"|several|various|a\s+number\s+of|(?:a\s+)?(?:single|sole))"
 )
 # a sentence counting or introducing this appeal's grounds
 _INTRO = re.compile(
@@ -102,7 +101,7 @@ def grounds(passages: list[Passage]) -> list[tuple[str, str]]:
     if first is None:
         return []
     if not _GROUND.search(first[2]):
-        return [first[1:], *_following(passages, found, found.index(first))][:_MOST]
+        return [first[1:], *_following(found, found.index(first))][:_MOST]
     stated = [f for f in found if _GROUND.search(f[2]) and _states_grounds(f[2])]
     stated.sort(key=lambda f: "appeal" not in f[2].lower())
     return [f[1:] for f in stated][:_MOST]
@@ -118,7 +117,7 @@ def _states_grounds(sentence: str) -> bool:
     return not sentence.startswith(("“", '"')) and sum(c.isupper() for c in letters) < 0.6 * len(letters)
 
 
-def _following(passages: list[Passage], found: list[tuple[int, str, str]], at: int) -> list[tuple[str, str]]:
+def _following(found: list[tuple[int, str, str]], at: int) -> list[tuple[str, str]]:
     """The grounds after an introducing sentence: the rest of its passage's sentences that state a ground
     or go on an enumeration, then each following passage that is a list item (its first sentence) or
     opens with a ground, until one is neither."""
