@@ -36,8 +36,9 @@ _ASKED = re.compile(
 # a judge's conclusion in its own voice
 _CONCLUDES = re.compile(
     r"\bin\s+(?:my|our)\s+(?:judgment|view|opinion)\b|\b(?:I|we)\s+(?:am|are)\s+satisfied\b"
-    r"|\b(?:I|we)\s+(?:(?:therefore|respectfully|also)\s+)?(?:consider|conclude|accept|reject|agree|disagree"
-    r"|find|think|do\s+not\s+(?:accept|consider|think|find|agree))\b|\bit\s+follows\b|\baccordingly\b"
+    r"|\b(?:I|we)\s+(?:(?:therefore|respectfully|also|have)\s+)?(?:consider|conclude[ds]?|accept|reject|agree"
+    r"|disagree|find|found|decided|think|do\s+not\s+(?:accept|consider|think|find|agree))\b|\bit\s+follows\b"
+    r"|\baccordingly\b"
     r"|\btherefore\b|\bfor\s+(?:these|those|the)\s+reasons\b|\bin\s+(?:short|summary|conclusion|sum)\b"
     r"|\bin\s+(?:these|the)\s+circumstances\b|\bit\s+is\s+(?:clear|plain)\b|\blooked\s+at\s+overall\b",
     _I,
@@ -46,8 +47,17 @@ _CONCLUDES = re.compile(
 _JUDGES = re.compile(
     r"\b(?:was|were|is|are)\s+(?:\w+\s+){0,2}(?:right|wrong|correct|entitled|justified|mistaken|in\s+error"
     r"|open\s+to)\b|\berr(?:ed|or)\b|\bcannot\s+(?:stand|be\s+faulted|be\s+sustained)\b"
-    r"|\bno\s+(?:basis|error|reason|breach|delay|merit)\b|\bmisconceived\b|\bfails?\b|\bsucceeds?\b"
-    r"|\bbecause\b|\bon\s+(?:the\s+)?grounds?\s+of\b",
+    r"|\b(?:correctly|rightly|wrongly|properly)\s+(?:\w+\s+)?(?:interpreted|construed|decided|held|found"
+    r"|concluded|applied|directed|rejected|accepted)\b"
+    r"|\bno\s+(?:basis|error|reason|breach|delay|merit)\b|\bmisconceived\b|\bfails?\b|\bsucceeds?\b",
+    _I,
+)
+# a reason given with the outcome: "… must be allowed on grounds of procedural irregularity"
+_BECAUSE = re.compile(r"\bbecause\b|\bsince\b|\bon\s+(?:the\s+)?grounds?\s+(?:of|that)\b", _I)
+# a sentence leaving a point undecided gives no reason ("It is therefore unnecessary to consider …")
+_UNDECIDED = re.compile(
+    r"\bunnecessary\s+to\b|\bnot\s+(?:strictly\s+)?necessary\s+to\b|\bneed\s+not\b"
+    r"|\bdo(?:es)?\s+not\s+need\s+to\b",
     _I,
 )
 _BEFORE = 4  # passages before the disposition's that may hold its reasons
@@ -67,15 +77,31 @@ def reasons(passages: list[Passage]) -> list[tuple[str, str]]:
     if lead is None:
         return []
     at = cut.index(lead)
-    scored = [(_score(f[2], n == at), n, f) for n, f in enumerate(cut[: at + 1]) if f[0] >= lead[0] - _BEFORE]
-    ranked = sorted((s for s in scored if s[0] > 0), key=lambda s: (-s[0], at - s[1]))
-    return [(segment_id, sentence) for _, _, (_, segment_id, sentence) in ranked]
+    # before it, and after it in its own passage ("I would allow both appeals. … I have concluded …")
+    near = [
+        n for n, f in enumerate(cut) if lead[0] - _BEFORE <= f[0] <= lead[0] and (f[0] < lead[0] or n != at)
+    ]
+    scored = [(_score(cut[n][2]), n) for n in near] + [(_disposition_score(lead[2]), at)]
+    ranked = sorted((s for s in scored if s[0] > 0), key=lambda s: (-s[0], abs(at - s[1])))
+    return [cut[n][1:] for _, n in ranked]
 
 
-def _score(sentence: str, disposes: bool) -> int:
-    """How surely a sentence gives a reason: a conclusion in the judge's voice, what it concludes of the
-    decision below; a disposition saying no more than its outcome gives none."""
-    score = 2 * bool(_CONCLUDES.search(sentence)) + bool(_JUDGES.search(sentence))
-    if disposes and not _JUDGES.search(DISPOSES.sub(" ", sentence)):
+def _score(sentence: str) -> int:
+    """How surely a sentence gives a reason: what it concludes of the decision below, then a conclusion in
+    the judge's own voice; a quotation, or a point left undecided, gives none."""
+    if (
+        sentence.lstrip("0123456789. ").startswith(("“", '"'))
+        or _UNDECIDED.search(sentence)
+        or len(sentence) < 40
+    ):
         return 0
-    return score if len(sentence) > 40 else 0
+    return 2 * bool(_JUDGES.search(sentence)) + bool(_CONCLUDES.search(sentence))
+
+
+def _disposition_score(sentence: str) -> int:
+    """The disposition gives a reason before its outcome ("The UT were therefore correct … and I would
+    dismiss the appeal") or with a "because" after it; its consequential orders ("… and hold that S&H is
+    entitled to summary judgment") are none."""
+    outcome = DISPOSES.search(sentence)
+    said = _score(sentence[: outcome.start()]) if len(sentence[: outcome.start()]) >= 40 else 0
+    return said or 3 * bool(_BECAUSE.search(sentence[outcome.end() :]))

@@ -61,6 +61,20 @@ def test_a_disposition_that_gives_its_reason():
     assert reasons(judgment)[0][1].startswith("4. I have arrived at the regrettable conclusion")
 
 
+def test_orders_quotations_and_points_left_open_are_no_reasons():
+    judgment = _passages(
+        "1. The background.\n2. More background.\n"
+        "3. “The judge was wrong in law to make the order,” the appellant wrote in its skeleton argument.\n"
+        "4. It is therefore unnecessary to consider the respondent's notice or the cross-appeal at all.\n"
+        "5. I would allow both appeals and hold that the landlord is entitled to summary judgment. "
+        "I have concluded that there was no breach of the duty in either case."
+    )
+    said = [sentence for _, sentence in reasons(judgment)]
+    # the reason after the disposition in its own paragraph; not the order it makes, a quotation or a point
+    # left undecided
+    assert said == ["I have concluded that there was no breach of the duty in either case."]
+
+
 def test_no_disposition_no_reasons():
     judgment = _passages(
         "1. The facts.\n2. In my judgment the judge was right.\n"
