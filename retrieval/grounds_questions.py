@@ -97,14 +97,20 @@ def grounds(passages: list[Passage]) -> list[tuple[str, str]]:
     found = [
         (i, p.segment_id, p.text[a:b].strip()) for i, p in enumerate(passages) for a, b in sentences(p.text)
     ]
-    first = next((f for f in found if _states_grounds(f[2])), None)
-    if first is None:
+    said = [f for f in found if _states_grounds(f[2])]
+    if not said:
         return []
-    if not _GROUND.search(first[2]):
-        return [first[1:], *_following(found, found.index(first))][:_MOST]
-    stated = [f for f in found if _GROUND.search(f[2]) and _states_grounds(f[2])]
-    stated.sort(key=lambda f: "appeal" not in f[2].lower())
-    return [f[1:] for f in stated][:_MOST]
+    if _GROUND.search(said[0][2]):
+        stated = sorted((f for f in said if _GROUND.search(f[2])), key=lambda f: "appeal" not in f[2].lower())
+        return [f[1:] for f in stated][:_MOST]
+    listed = _following(found, found.index(said[0]))
+    if not listed and len(said) > 1 and not _GROUND.search(said[1][2]):
+        # a count with no grounds after it ("… permission to appeal … on one ground only") gives way to the
+        # next introduction that has them or announces them ("… on Ground 1(f) only, that the UT erred in:")
+        later = _following(found, found.index(said[1]))
+        if later or said[1][2].endswith(":"):
+            return [said[1][1:], *later, said[0][1:]][:_MOST]
+    return [said[0][1:], *listed][:_MOST]
 
 
 def _states_grounds(sentence: str) -> bool:

@@ -119,6 +119,18 @@ def test_the_first_statement_decides_and_headings_or_quotations_state_nothing():
     ]
 
 
+def test_a_count_with_nothing_after_it_gives_way_to_the_statement_that_has_the_grounds():
+    said = _said(
+        "4. On 15 April 2019 Lewison LJ granted permission to appeal to this Court on one ground only.\n"
+        "5. The facts are these.\n"
+        "24. The appellant originally sought permission to appeal on four Grounds. They were:\n"
+        "a) Ground 1: The judge erred in concluding that the fraud was relevant;\n"
+        "b) Ground 2: The fraud could have been raised in the adjudication.\n"
+        "25. Permission on Grounds 1 and 2 was refused."
+    )
+    assert [s[:6] for s in said] == ["24. Th", "a) Gro", "b) Gro", "4. On "]
+
+
 def test_no_statement_no_grounds():
     assert _said("1. The facts are these.\n2. Permission to appeal was not sought on Ground 1.") == []
 
