@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from retrieval.covers import COVER_BLOCKS
 from retrieval.hybrid import Passage
 from retrieval.text import sentences
 
@@ -56,7 +57,6 @@ _SAYS = (
 )
 OPENING = 24  # the body's first passages: the judgment's introduction
 _NEAR = 3  # passages after the first statement that may hold a stronger one
-_COVER = frozenset({"HEADER", "PARTIES"})
 
 
 def asks_about(question: str) -> bool:
@@ -68,7 +68,7 @@ def subject(passages: list[Passage]) -> list[tuple[str, str]]:
     the strongest of those near the first such sentence (an issue stated, then the appeal's subject, then
     what it is an appeal against; a later statement of a ground's issue is not the appeal's), then the rest
     in the text's order; [] when the opening says none of these."""
-    body = [p for p in passages if p.block_type not in _COVER][:OPENING]
+    body = [p for p in passages if p.block_type not in COVER_BLOCKS][:OPENING]
     found: list[tuple[int, int, str, str]] = []  # (rank, passage, segment_id, sentence) in the text's order
     for order, p in enumerate(body):
         for a, b in sentences(p.text):

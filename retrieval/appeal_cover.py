@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 
 from pipeline.parsing.legaldocml import INSTRUCTED, ROLES
-from retrieval.covers import Cover
+from retrieval.covers import COVER_BLOCKS, Cover
 
 _I = re.IGNORECASE
 _FROM = re.compile(r"\bon\s+appeal\s+from\s*:?\s*(?:from\s+)?", _I)
@@ -113,7 +113,7 @@ def counsel(cover: Cover) -> list[tuple[Counsel, int]]:
     units: list[tuple[str, int]] = []
     started, before = False, None
     for idx, kind, text in cover.blocks:
-        if kind not in ("HEADER", "PARTIES") or (started and _COUNSEL_END.match(text)):
+        if kind not in COVER_BLOCKS or (started and _COUNSEL_END.match(text)):
             if started:
                 break
             continue

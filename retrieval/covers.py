@@ -14,6 +14,7 @@ from pipeline.store import LATEST, open_duckdb
 
 OPENING = 80  # blocks read from a judgment's start: its cover and first paragraphs
 CLOSING = 40  # and from its end: the signature, the date, the clerk
+COVER_BLOCKS = frozenset({"HEADER", "PARTIES"})  # the block types an English judgment's cover lines become
 
 
 @dataclass(frozen=True)

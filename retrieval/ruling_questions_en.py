@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 
+from retrieval.covers import COVER_BLOCKS
 from retrieval.hybrid import Passage
 from retrieval.text import sentences
 
@@ -157,7 +158,7 @@ def english_ruling(question: str, passages: list[Passage]) -> tuple[str, str, li
     axis, sign = asked
     found = outcomes(passages, axis)
     if not found:  # an appeal judgment whose disposition the role head put among the opinion's blocks
-        lead = lead_disposition([p for p in passages if p.block_type not in ("HEADER", "PARTIES")])
+        lead = lead_disposition([p for p in passages if p.block_type not in COVER_BLOCKS])
         found = outcomes([Passage(lead[1], "", lead[2], "VERDICT")], axis) if lead else []
     if axis == "remand" and not found:
         found = [

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+from retrieval.covers import COVER_BLOCKS
 from retrieval.hybrid import Passage
 from retrieval.ruling_questions_en import DISPOSES, lead_disposition
 from retrieval.text import sentences
@@ -61,7 +62,6 @@ _UNDECIDED = re.compile(
     _I,
 )
 _BEFORE = 4  # passages before the disposition's that may hold its reasons
-_COVER = frozenset({"HEADER", "PARTIES"})
 
 
 def asks_why(question: str) -> bool:
@@ -71,7 +71,7 @@ def asks_why(question: str) -> bool:
 def reasons(passages: list[Passage]) -> list[tuple[str, str]]:
     """(segment_id, sentence) of the lead judgment's reasons for its disposition of the appeal, strongest
     first; [] when no disposition of an appeal is found."""
-    body = [p for p in passages if p.block_type not in _COVER]
+    body = [p for p in passages if p.block_type not in COVER_BLOCKS]
     cut = [(i, p.segment_id, p.text[a:b].strip()) for i, p in enumerate(body) for a, b in sentences(p.text)]
     lead = lead_disposition(body)
     if lead is None:
