@@ -78,9 +78,7 @@ def reasons(passages: list[Passage]) -> list[tuple[str, str]]:
         return []
     at = cut.index(lead)
     # before it, and after it in its own passage ("I would allow both appeals. … I have concluded …")
-    near = [
-        n for n, f in enumerate(cut) if lead[0] - _BEFORE <= f[0] <= lead[0] and (f[0] < lead[0] or n != at)
-    ]
+    near = [n for n, f in enumerate(cut) if lead[0] - _BEFORE <= f[0] <= lead[0] and n != at]
     scored = [(_score(cut[n][2]), n) for n in near] + [(_disposition_score(lead[2]), at)]
     ranked = sorted((s for s in scored if s[0] > 0), key=lambda s: (-s[0], abs(at - s[1])))
     return [cut[n][1:] for _, n in ranked]
@@ -103,5 +101,4 @@ def _disposition_score(sentence: str) -> int:
     dismiss the appeal") or with a "because" after it; its consequential orders ("… and hold that S&H is
     entitled to summary judgment") are none."""
     outcome = DISPOSES.search(sentence)
-    said = _score(sentence[: outcome.start()]) if len(sentence[: outcome.start()]) >= 40 else 0
-    return said or 3 * bool(_BECAUSE.search(sentence[outcome.end() :]))
+    return _score(sentence[: outcome.start()]) or 3 * bool(_BECAUSE.search(sentence[outcome.end() :]))
