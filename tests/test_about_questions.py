@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-import pipeline
 from retrieval.about_questions import asks_about, subject
-from retrieval.hybrid import Passage
-
-EWCA = "en/judgments/uk_ewca_2020_xml"
+from tests.opinion_passages import ewca, written
 
 
 @pytest.mark.parametrize(
@@ -30,12 +27,8 @@ def test_which_questions_ask_what_a_judgment_is_about(question, asked):
     assert asks_about(question) is asked
 
 
-def _passages(text: str) -> list[Passage]:
-    return [Passage(f"s{i}", "d", p, "OPINION") for i, p in enumerate(text.split("\n"))]
-
-
 def test_the_issue_near_the_opening_comes_before_the_appeal_it_is_raised_in():
-    opening = _passages(
+    opening = written(
         "1. The appellants appeal against the order of HHJ Hacon refusing to restrain the solicitors from "
         "acting. The appeal raises the issue whether a firm can be restrained from acting for a defendant.\n"
         "2. The second appellant is a company which designs and sells glassware.\n"
@@ -49,11 +42,11 @@ def test_the_issue_near_the_opening_comes_before_the_appeal_it_is_raised_in():
     assert said[1].startswith("1. The appellants appeal against the order")
     # a later ground's issue is no stronger than what the opening said
     assert said[-1].startswith("5. The first issue")
-    assert subject(_passages("1. The facts are these.\n2. The claimant was born in 1970.")) == []
+    assert subject(written("1. The facts are these.\n2. The claimant was born in 1970.")) == []
 
 
 def test_a_statute_quoted_in_the_opening_is_no_appeal():
-    quoted = _passages(
+    quoted = written(
         "(7) There is no right of appeal or review from the decision of the judge on the application."
     )
     assert subject(quoted) == []
@@ -68,6 +61,4 @@ def test_a_statute_quoted_in_the_opening_is_no_appeal():
     ],
 )
 def test_a_court_of_appeal_judgment_says_what_it_is_about(shared_data, number, starts):
-    doc = pipeline.parse(shared_data / EWCA / f"2020-ewca-{number}-civ.xml.gz")
-    passages = [Passage(s.segment_id, doc.doc_id, s.text, s.type.value) for s in pipeline.segment(doc)]
-    assert subject(passages)[0][1].startswith(starts)
+    assert subject(ewca(shared_data, number))[0][1].startswith(starts)

@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-import pipeline
 from retrieval.grounds_questions import asks_grounds, grounds
-from retrieval.hybrid import Passage
-
-EWCA = "en/judgments/uk_ewca_2020_xml"
+from tests.opinion_passages import ewca, written
 
 
 @pytest.mark.parametrize(
@@ -30,8 +27,7 @@ def test_which_questions_ask_for_the_grounds_of_appeal(question, asked):
 
 
 def _said(text: str) -> list[str]:
-    passages = [Passage(f"s{i}", "d", p, "OPINION") for i, p in enumerate(text.split("\n"))]
-    return [sentence for _, sentence in grounds(passages)]
+    return [sentence for _, sentence in grounds(written(text))]
 
 
 def test_an_introduction_comes_with_the_list_it_introduces():
@@ -144,7 +140,5 @@ def test_no_statement_no_grounds():
     ],
 )
 def test_a_court_of_appeal_judgment_states_its_grounds(shared_data, number, first, shown):
-    doc = pipeline.parse(shared_data / EWCA / f"2020-ewca-{number}-civ.xml.gz")
-    passages = [Passage(s.segment_id, doc.doc_id, s.text, s.type.value) for s in pipeline.segment(doc)]
-    said = grounds(passages)
+    said = grounds(ewca(shared_data, number))
     assert said[0][1].startswith(first) and len(said) == shown

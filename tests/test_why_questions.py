@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-import pipeline
-from retrieval.hybrid import Passage
 from retrieval.why_questions import asks_why, reasons
-
-EWCA = "en/judgments/uk_ewca_2020_xml"
+from tests.opinion_passages import ewca, written
 
 
 @pytest.mark.parametrize(
@@ -31,12 +28,8 @@ def test_which_questions_ask_why_an_appeal_ended_as_it_did(question, asked):
     assert asks_why(question) is asked
 
 
-def _passages(text: str) -> list[Passage]:
-    return [Passage(f"s{i}", "d", p, "OPINION") for i, p in enumerate(text.split("\n"))]
-
-
 def test_the_conclusion_before_the_disposition_not_the_disposition_alone():
-    judgment = _passages(
+    judgment = written(
         "1. This is an appeal against an order of HHJ Smith.\n"
         "2. In Jones v Brown the appeal was allowed by this court.\n"
         "3. The facts are these.\n"
@@ -53,7 +46,7 @@ def test_the_conclusion_before_the_disposition_not_the_disposition_alone():
 
 
 def test_a_disposition_that_gives_its_reason():
-    judgment = _passages(
+    judgment = written(
         "1. The background.\n2. More background.\n3. The submissions.\n"
         "4. I have arrived at the regrettable conclusion that the appeal must be allowed on grounds of "
         "procedural irregularity."
@@ -62,7 +55,7 @@ def test_a_disposition_that_gives_its_reason():
 
 
 def test_orders_quotations_and_points_left_open_are_no_reasons():
-    judgment = _passages(
+    judgment = written(
         "1. The background.\n2. More background.\n"
         "3. “The judge was wrong in law to make the order,” the appellant wrote in its skeleton argument.\n"
         "4. It is therefore unnecessary to consider the respondent's notice or the cross-appeal at all.\n"
@@ -76,7 +69,7 @@ def test_orders_quotations_and_points_left_open_are_no_reasons():
 
 
 def test_no_disposition_no_reasons():
-    judgment = _passages(
+    judgment = written(
         "1. The facts.\n2. In my judgment the judge was right.\n"
         "3. I would not allow this appeal solely on delay."
     )
@@ -84,8 +77,7 @@ def test_no_disposition_no_reasons():
 
 
 def test_a_court_of_appeal_judgment_concludes_before_it_disposes(shared_data):
-    doc = pipeline.parse(shared_data / EWCA / "2020-ewca-1331-civ.xml.gz")
-    passages = [Passage(s.segment_id, doc.doc_id, s.text, s.type.value) for s in pipeline.segment(doc)]
+    passages = ewca(shared_data, 1331)
     # the two sentences of the paragraph before "89. I would allow the appeal.", nearest first
     said = [sentence for _, sentence in reasons(passages)[:2]]
     assert said[0].startswith("The validation principle therefore applies")

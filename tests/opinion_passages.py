@@ -1,0 +1,22 @@
+"""Passages as an Asker holds them, for the tests of the routes that read a judgment's own words
+(retrieval.about_questions, retrieval.grounds_questions, retrieval.why_questions): written paragraphs, one
+opinion passage per line, or a shared Court of Appeal judgment parsed and segmented."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pipeline
+from retrieval.hybrid import Passage
+
+EWCA = "en/judgments/uk_ewca_2020_xml"
+
+
+def written(text: str) -> list[Passage]:
+    return [Passage(f"s{i}", "d", p, "OPINION") for i, p in enumerate(text.split("\n"))]
+
+
+def ewca(shared_data: Path, number: int) -> list[Passage]:
+    """The passages of [2020] EWCA Civ `number` from its LegalDocML file."""
+    doc = pipeline.parse(shared_data / EWCA / f"2020-ewca-{number}-civ.xml.gz")
+    return [Passage(s.segment_id, doc.doc_id, s.text, s.type.value) for s in pipeline.segment(doc)]
