@@ -39,7 +39,7 @@ _SPACE = re.compile(r"\s*")
 _ITEM_NUMBER = re.compile(r"(?:^|\n|[.!?;:。；：]\s+)[ \t\u3000]*\(?\d{1,3}$")
 
 
-def _period_continues(text: str, start: int, end: int) -> bool:
+def period_continues(text: str, start: int, end: int) -> bool:
     """Whether the period run text[start:end] sits inside a sentence rather than ending it."""
     if text[start:end].rstrip(_CLOSERS) != ".":
         return False  # "?!", "...", ";" end as written
@@ -58,7 +58,7 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     start = 0
     for m in _END.finditer(text):
-        if m.group()[0] == "." and _period_continues(text, m.start(), m.end()):
+        if m.group()[0] == "." and period_continues(text, m.start(), m.end()):
             continue
         end = _SPACE.match(text, m.end()).end()
         if end > start:

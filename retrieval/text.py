@@ -10,6 +10,7 @@ import jieba
 import Stemmer
 
 from pipeline.paths import user_cache_dir
+from pipeline.sentences import period_continues
 
 # A run of CJK ideographs, or a run of latin letters/digits; everything else (punctuation, spaces) splits.
 WORD_RUNS = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+|[A-Za-z0-9][A-Za-z0-9'_-]*")
@@ -30,6 +31,11 @@ _EN_SENTENCE = re.compile(
     + "".join(rf"(?<!\b{a})(?<!\b{a.title()})" for a in _REFERENCE_ABBREVIATIONS)
     + r"[.!?](?=\s+\d{1,3}\.\s+[A-Z“\"(])"
 )
+# a full stop after a figure or a capital ("… in 2018. On", "… under the PSED. The", "… Mr Beard QC. He")
+# ends a sentence unless the segmenter's rule says it continues one (an initial, "U.S.", an item's number)
+# or it closes the number of a paragraph or heading, quoted or not ("“32. Subject to …", "2.4. Treatment")
+_EN_FIGURE_STOP = re.compile(r"(?<=[0-9A-Z])\.(?=\s+[A-Z“\"(])")
+_ITEM_NUMBER = re.compile(r"(?:(?:^|\n)\s*[“\"‘'(\[]*|[.:;]\s+[“\"‘'(\[]+)\d{1,3}(?:\.\d{1,3})*$")
 _ZH_SENTENCE = re.compile(r"(?<=[。！？；])")
 # a full stop that ends no sentence: a title before a name (Mr. Hale), a company's suffix before the name it
 # is defined by ("Newegg Inc. (“Newegg”), a Delaware corporation")
@@ -112,6 +118,7 @@ def sentences(text: str) -> list[tuple[int, int]]:
             0,
             len(text),
             *(m.end() for m in _EN_SENTENCE.finditer(text) if ends_sentence(text, m.end())),
+            *(m.end() for m in _EN_FIGURE_STOP.finditer(text) if _figure_ends(text, m.start())),
             *(m.end() for m in _ZH_SENTENCE.finditer(text)),
         }
     )
@@ -122,6 +129,12 @@ def sentences(text: str) -> list[tuple[int, int]]:
         if a < b:
             out.append((a, b))
     return out
+
+
+def _figure_ends(text: str, stop: int) -> bool:
+    if period_continues(text, stop, stop + 1):
+        return False
+    return not _ITEM_NUMBER.search(text, max(0, stop - 16), stop)
 
 
 def sentence_around(text: str, a: int, b: int) -> str:

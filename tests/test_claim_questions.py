@@ -60,7 +60,20 @@ def test_a_numbered_paragraph_opens_a_sentence_but_a_cited_one_does_not():
     ]
 
 
-@given(st.text(alphabet='ab .3"\n', max_size=60))
+def test_a_year_or_an_acronym_ends_a_sentence_but_an_initial_or_a_quoted_number_does_not():
+    text = (
+        "She arrived in 2018. On 3 May the duty under the PSED. The U.S. Court, per J. Smith QC. He said: "
+        "“32. Subject to this, it holds.”\n2.4. Treatment"
+    )
+    assert [text[a:b] for a, b in sentences(text)] == [
+        "She arrived in 2018.",
+        "On 3 May the duty under the PSED.",
+        "The U.S. Court, per J. Smith QC.",
+        "He said: “32. Subject to this, it holds.”\n2.4. Treatment",
+    ]
+
+
+@given(st.text(alphabet='abA .3"“\n', max_size=60))
 def test_sentences_cover_the_text_in_order(text):
     cuts = sentences(text)
     assert all(a < b for a, b in cuts)
