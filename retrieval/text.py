@@ -35,6 +35,8 @@ _EN_SENTENCE = re.compile(
 # ends a sentence unless the segmenter's rule says it continues one (an initial, "U.S.", an item's number)
 # or it closes the number of a paragraph or heading, quoted or not ("“32. Subject to …", "2.4. Treatment")
 _EN_FIGURE_STOP = re.compile(r"(?<=[0-9A-Z])\.(?=\s+[A-Z“\"(])")
+# capitals go on after a capital's full stop in a citation or a number ("WIS. STAT. § 66", "CLAIM NO. E30MA931")
+_CAPITALS_GO_ON = re.compile(r"\s+[A-Z0-9]{2,}(?:[.\s]|$)")
 _ITEM_NUMBER = re.compile(r"(?:(?:^|\n)\s*[“\"‘'(\[]*|[.:;]\s+[“\"‘'(\[]+)\d{1,3}(?:\.\d{1,3})*$")
 _ZH_SENTENCE = re.compile(r"(?<=[。！？；])")
 # a full stop that ends no sentence: a title before a name (Mr. Hale), a company's suffix before the name it
@@ -132,7 +134,7 @@ def sentences(text: str) -> list[tuple[int, int]]:
 
 
 def _figure_ends(text: str, stop: int) -> bool:
-    if period_continues(text, stop, stop + 1):
+    if period_continues(text, stop, stop + 1) or _CAPITALS_GO_ON.match(text, stop + 1):
         return False
     return not _ITEM_NUMBER.search(text, max(0, stop - 16), stop)
 

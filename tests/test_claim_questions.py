@@ -60,16 +60,18 @@ def test_a_numbered_paragraph_opens_a_sentence_but_a_cited_one_does_not():
     ]
 
 
-def test_a_year_or_an_acronym_ends_a_sentence_but_an_initial_or_a_quoted_number_does_not():
+def test_a_year_or_an_acronym_ends_a_sentence_but_an_initial_a_number_or_a_citation_does_not():
     text = (
         "She arrived in 2018. On 3 May the duty under the PSED. The U.S. Court, per J. Smith QC. He said: "
-        "“32. Subject to this, it holds.”\n2.4. Treatment"
+        "“32. Subject to this, it holds.”\n2.4. Treatment. Under WIS. STAT. § 66 it may. CLAIM NO. E30MA931"
     )
     assert [text[a:b] for a, b in sentences(text)] == [
         "She arrived in 2018.",
         "On 3 May the duty under the PSED.",
         "The U.S. Court, per J. Smith QC.",
-        "He said: “32. Subject to this, it holds.”\n2.4. Treatment",
+        "He said: “32. Subject to this, it holds.”\n2.4. Treatment.",
+        "Under WIS. STAT. § 66 it may.",
+        "CLAIM NO. E30MA931",
     ]
 
 
