@@ -208,9 +208,7 @@ class AnswerRoutes:
         if asks_why(question):
             found = reasons(self.passages_of(doc))
             answer, shown = (found[0][1] if found else ""), found[:3]
-            note = (
-                "read from the lead judgment's conclusion before its disposition (retrieval/why_questions.py)"
-            )
+            note = "read from where the court concludes, before its disposition (retrieval/why_questions.py)"
         elif asks_grounds(question):
             found = grounds(self.passages_of(doc))
             answer, shown = " ".join(sentence for _, sentence in found), found

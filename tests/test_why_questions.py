@@ -1,11 +1,12 @@
-"""Why an appeal was allowed or dismissed, read from where the lead judgment concludes."""
+"""Why an appeal was allowed or dismissed, or a judgment below affirmed or reversed, read from where the
+court concludes."""
 
 from __future__ import annotations
 
 import pytest
 
 from retrieval.why_questions import asks_why, reasons
-from tests.opinion_passages import ewca, written
+from tests.opinion_passages import ewca, parsed, written
 
 
 @pytest.mark.parametrize(
@@ -22,6 +23,12 @@ from tests.opinion_passages import ewca, written
         ("What are the grounds of appeal?", False),
         ("Why did the court order the Local Authority to contribute to the costs?", False),
         ("Why was the detailed assessment of costs not ordered forthwith?", False),
+        ("Why did the Ninth Circuit affirm the grant of summary judgment?", True),
+        ("Why was the conviction affirmed?", True),
+        ("Why was the order of the Appellate Division affirmed?", True),
+        ("What were the court's reasons for reversing?", True),
+        ("Why did the district court grant summary judgment?", False),
+        ("Why did the trial court vacate the order?", False),
     ],
 )
 def test_which_questions_ask_why_an_appeal_ended_as_it_did(question, asked):
@@ -82,3 +89,31 @@ def test_a_court_of_appeal_judgment_concludes_before_it_disposes(shared_data):
     said = [sentence for _, sentence in reasons(passages)[:2]]
     assert said[0].startswith("The validation principle therefore applies")
     assert said[1].startswith("88. In my judgment, the interpretation adopted by the inspector is")
+
+
+def test_an_american_opinion_gives_its_reason_where_it_opens_and_where_it_concludes():
+    opinion = written(
+        "Smith appeals the denial of his motion to suppress. Smith argues that the district court erred.\n"
+        "Because the officers had probable cause to search the car, we affirm.\n"
+        "I. Background. The stop took place at night.\n"
+        "We will reverse a denial only if the error substantially prejudiced the defendant.\n"
+        "We hold that the district court did not err in denying the motion to suppress.\n"
+        "For the foregoing reasons, the judgment is AFFIRMED.\n"
+        "JONES, Circuit Judge, dissenting. The search was unlawful, and I would reverse."
+    )
+    said = [sentence for _, sentence in reasons(opinion)]
+    # a party's argument, a rule of review and a dissent's vote are none of the court's reasons
+    assert said[:2] == [
+        "Because the officers had probable cause to search the car, we affirm.",
+        "We hold that the district court did not err in denying the motion to suppress.",
+    ]
+    assert not any("argues" in s or "dissenting" in s for s in said)
+
+
+def test_an_american_appeal_court_concludes_before_it_affirms(shared_data):
+    passages = parsed(shared_data / "en/judgments/us_opinions_pdf/circuit_6thCircuit-10a0023p-06.pdf")
+    said = [sentence for _, sentence in reasons(passages)]
+    assert said[0].startswith("Concluding that Balmert received a full and fair review of her claim")
+    assert (
+        "Therefore, Reliance Standard’s benefits determination was not arbitrary and capricious." in said[:3]
+    )
