@@ -87,9 +87,10 @@ _UNDECIDED = re.compile(
 # of summary judgment", "The judgment is affirmed.", "AFFIRMED.", "Order affirmed, with costs"
 _COURT_DISPOSES = re.compile(
     r"\bwe\s+(?:(?:therefore|accordingly|thus|now|hereby|also|must|will|so|respectfully)\s+){0,2}"
-    r"(?:affirm|reverse|vacate|remand)\b|\band\s+so\s+do\s+we\b"
+    r"(?:modify\s+and\s+)?(?:affirm|reverse|vacate|remand)\b|\band\s+so\s+do\s+we\b"
     r"|\b(?:is|are|be)\s+(?:hereby\s+|therefore\s+|accordingly\s+|also\s+)?(?:affirmed|reversed|vacated)\b"
-    r"|^\W*(?:¶\s*\d+\s+)?(?:(?:judgment|order|decision)\s+)?(?:affirmed|reversed|vacated)\b",
+    r"|^\W*(?:¶\s*\d+\s+)?(?:(?:judgment|order|decision)\s+|modified\s+and\s+)?"
+    r"(?:affirmed|reversed|vacated)\b",
     _I,
 )
 # a rule of review or a condition, not this court's outcome ("We will reverse … only if …", "we affirm if …")
@@ -98,14 +99,16 @@ _CONDITIONAL = re.compile(r"\bif\b|\bunless\b|\bonly\b|\bwhen\b", _I)
 # affirm.", "Concluding that …, we affirm.", "… did not unreasonably apply federal law, so we affirm"
 _REASON_FIRST = re.compile(
     r"^\W*(?:because|since|given\s+that|concluding|finding|having\s+(?:concluded|found|determined|held))\b"
-    r"|^\W*as\s+(?!(?:noted|stated|discussed|explained|set\s+out|a\s+result)\b)\w+"
+    r"|^\W*as\s+(?!(?:noted|stated|discussed|explained|set\s+out|a\s+result|we)\b)\w+"
     r"|,\s*(?:and\s+)?so\s*,?\s*$",
     _I,
 )
-# a party's case reported, not the court's reasons ("Claimant also argues that the commission erred …")
+# a party's case reported, not the court's reasons ("Claimant also argues that the commission erred …",
+# "Tarrant's argument is premised on …")
 _CONTENDS = re.compile(
     r"^\W*(?:[\w,’']+\s+){0,4}?(?:also\s+|further\s+)?(?:argues|argued|contends|contended|asserts|asserted"
-    r"|maintains|submits|submitted|claims|complains)\b",
+    r"|maintains|submits|submitted|claims|complains)\b"
+    r"|^\W*(?:[\w,’']+\s+){0,3}?(?:argument|contention|submission)s?\s+(?:is|was|rests|relies)\b",
     _I,
 )
 _BEFORE = 4  # passages before the disposition's that may hold its reasons
@@ -171,4 +174,6 @@ def _disposition_score(sentence: str, disposes: re.Pattern) -> int:
     before = sentence[: outcome.start()]
     if _REASON_FIRST.search(before):
         return 3
-    return _score(before) or 3 * bool(_BECAUSE.search(sentence[outcome.end() :]))
+    # what it concludes of the decision below, not a bare "Accordingly, the order … should be reversed"
+    judged = _score(before)
+    return judged if judged >= 2 else 3 * bool(_BECAUSE.search(sentence[outcome.end() :]))
