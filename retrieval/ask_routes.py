@@ -27,6 +27,7 @@ from retrieval.named_documents import case_named
 from retrieval.outcome_questions import blockwise, outcome_answer, outcome_part
 from retrieval.party_questions import party_answer, party_part
 from retrieval.ruling_questions import asks_ruling, ruling_answer
+from retrieval.separate_opinions import separate_answer
 from retrieval.text import HAN, sentence_around
 from retrieval.verdict_questions import VERDICT_BLOCKS, answer_verdict, verdict_part
 from retrieval.why_questions import asks_why, reasons
@@ -78,6 +79,7 @@ class AnswerRoutes:
             or self.outcome_answer(question, doc, citations, notes)
             or self.party_answer(question, doc_id, doc, citations, notes)
             or self.statement_answer(question, doc, citations, notes)
+            or self.separate_answer(question, doc, citations, notes)
             or self.ruling_answer(question, doc, citations, notes)
         )
 
@@ -227,6 +229,17 @@ class AnswerRoutes:
         if not found:
             return None
         return self.read_units(question, (answer, "sentence"), shown, note, citations, notes)
+
+    def separate_answer(
+        self, question: str, doc: str | None, citations: list[Citation], notes: list[str]
+    ) -> Answer | None:
+        """Who dissented or concurred, or whether any judge dissented (retrieval.separate_opinions), answered
+        from the separate opinions the opinion asked about, else cited first, records."""
+        found = separate_answer(question, self.passages_of(doc)) if doc and not HAN.search(question) else None
+        if found is None:
+            return None
+        note = "read from the opinion's separate opinions and votes (retrieval/separate_opinions.py)"
+        return self.read_units(question, found[:2], found[2], note, citations, notes)
 
     def ruling_answer(
         self, question: str, doc: str | None, citations: list[Citation], notes: list[str]
