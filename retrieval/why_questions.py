@@ -95,6 +95,8 @@ _COURT_DISPOSES = re.compile(
 )
 # a rule of review or a condition, not this court's outcome ("We will reverse … only if …", "we affirm if …")
 _CONDITIONAL = re.compile(r"\bif\b|\bunless\b|\bonly\b|\bwhen\b", _I)
+# a judge's own vote in a separate opinion ("I would reverse"), not the court's disposition
+_OWN_VOTE = re.compile(r"\bI\s")
 # a reason stated before the outcome in the same sentence: "Because it was reasonable to believe …, we
 # affirm.", "Concluding that …, we affirm.", "… did not unreasonably apply federal law, so we affirm"
 _REASON_FIRST = re.compile(
@@ -143,14 +145,15 @@ def _court_disposals(cut: list[tuple[int, str, str]]) -> list[tuple[int, re.Patt
     out = []
     for n, (_, _, sentence) in enumerate(cut):
         pattern = next((p for p in (_COURT_DISPOSES, DISPOSES) if p.search(sentence)), None)
-        if pattern is not None and not _CONDITIONAL.search(sentence) and not re.search(r"\bI\s", sentence):
+        if pattern is not None and not _CONDITIONAL.search(sentence) and not _OWN_VOTE.search(sentence):
             out.append((n, pattern))
     return out
 
 
 def _score(sentence: str) -> int:
-    """How surely a sentence gives a reason: what it concludes of the decision below, then a conclusion in
-    the judge's own voice; a quotation, or a point left undecided, gives none."""
+    """How surely a sentence gives a reason: what it concludes of the decision below, a reason it opens with
+    ("Because …", "Concluding that …"), then a conclusion in the judge's own voice; a quotation, a party's
+    argument, or a point left undecided, gives none."""
     if (
         sentence.lstrip("0123456789. ").startswith(("“", '"'))
         or _UNDECIDED.search(sentence)
@@ -158,7 +161,7 @@ def _score(sentence: str) -> int:
         or len(sentence) < 40
     ):
         return 0
-    # "Because …" opens a reason even where a page break cut it from its outcome
+    # "Because …" opens a reason even where a page break parted it from its outcome
     return (
         2 * bool(_JUDGES.search(sentence))
         + bool(_CONCLUDES.search(sentence))
