@@ -24,6 +24,7 @@ _I = re.IGNORECASE
 # a judge's name as an opinion prints it: "GRAFFEO", "ANN WALSH BRADLEY", "SHIRLEY S. ABRAHAMSON", "McDONALD"
 _NAME = r"(?:[A-Z][A-Za-z'’-]*\.?\s+){0,3}?(?:Mc)?[A-Z][A-Za-z'’-]+"
 _NAMES = rf"{_NAME}(?:\s*(?:,\s*(?:and\s+)?|and\s+){_NAME})*"
+# a name is a judge's where an office comes before it or a title after it ("The dissent argues" names no one)
 _OFFICE = r"(?:Chief\s+|Senior\s+|Presiding\s+)?(?:Judges?|Justices?)\s+"
 _TITLE = (
     r"(?:,?\s*(?:C\.\s?J\.|P\.\s?J\.|JJ?\.|(?:Chief\s+|Senior\s+|Circuit\s+|Presiding\s+)?(?:Judge|Justice)))"
@@ -32,7 +33,7 @@ _TITLE = (
 # concurring and dissenting, which ADKINS, J., joins.", "McDonald, J., filed an opinion concurring and
 # dissenting in which Adkins, J., joined."
 _HEADING = re.compile(
-    rf"^\W*(?:{_OFFICE})?(?P<name>{_NAME}){_TITLE}?,?\s*\(?\s*"
+    rf"^\W*(?:{_OFFICE}(?P<named>{_NAME})|(?P<name>{_NAME}){_TITLE}),?\s*\(?\s*"
     rf"(?:with\s+whom\s+(?:{_OFFICE})?(?P<with>{_NAMES}){_TITLE}?,?\s+joins?,\s*)?"
     r"(?:filed\s+(?:an?\s+|a\s+separate\s+)?(?:opinion\s+)?)?"
     r"(?P<kind>concurring|dissenting)(?P<rest>[^.]*(?:\.[^A-Z][^.]*)*)",
@@ -40,7 +41,7 @@ _HEADING = re.compile(
 # "WEAVER, J., dissents and states as follows:", "Judge READ concurs in result in a separate opinion",
 # "ADKINS and McDONALD, JJ., concur and dissent."
 _VOTE = re.compile(
-    rf"(?:^|;\s*|\.\s+)(?:{_OFFICE})?(?P<name>{_NAMES}){_TITLE}?,?\s+"
+    rf"(?:^|;\s*|\.\s+)(?:{_OFFICE}(?P<named>{_NAMES})|(?P<name>{_NAMES}){_TITLE}),?\s+"
     r"(?P<kind>dissents\b|concur\s+and\s+dissent\b"
     r"|concurs?\s+(?:in\s+(?:the\s+)?result|separately|in\s+a\s+separate))",
 )
@@ -104,13 +105,15 @@ def _marked(sentence: str) -> list[tuple[str, list[str]]]:
     heading = _HEADING.match(sentence)
     if heading:
         kind = "dissent" if "dissent" in heading["kind"] + heading["rest"] else "concur"
-        out.append((kind, [_judge(heading["name"]), *_judges(heading["with"] or "")]))
+        out.append((kind, [_judge(heading["named"] or heading["name"]), *_judges(heading["with"] or "")]))
         joins = _JOINS.search(heading["rest"])
         if joins:
             out.append((kind, _judges(joins["name"] or joins["name2"])))
         return out
     for vote in _VOTE.finditer(sentence):
-        out.append(("dissent" if "dissent" in vote["kind"] else "concur", _judges(vote["name"])))
+        out.append(
+            ("dissent" if "dissent" in vote["kind"] else "concur", _judges(vote["named"] or vote["name"]))
+        )
     joins = _JOINS.search(sentence)
     if joins and joins["name"]:
         out.append(("dissent" if "dissent" in joins[0] else "concur", [_judge(joins["name"])]))

@@ -30,7 +30,8 @@ def test_which_questions_ask_about_separate_opinions(question, asked):
 
 def test_headings_votes_and_joiners_not_citations_or_a_court_below():
     opinion = written(
-        "The dissent argues that the rule does not apply. See Gant, 129 S. Ct. at 1724 (Scalia, J., "
+        "The dissent argues that the rule does not apply. The dissenting opinion overlooks the statute. "
+        "See Gant, 129 S. Ct. at 1724 (Scalia, J., "
         "concurring in judgment).\n"
         "Then-Judge Ervin dissented from the Court of Appeals majority.\n"
         "The order is affirmed. Chief Judge LIPPMAN concurs; Judge READ concurs in result in a separate "
