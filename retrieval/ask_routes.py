@@ -74,12 +74,12 @@ class AnswerRoutes:
         return (
             self.clause_answer(question, doc, citations, notes)
             or self.front_answer(question, doc_id, citations, notes)
+            or self.separate_answer(question, doc, citations, notes)
             or self.cover_answer(question, doc_id, doc, citations, notes)
             or self.verdict_answer(question, doc_id, doc, citations, notes)
             or self.outcome_answer(question, doc, citations, notes)
             or self.party_answer(question, doc_id, doc, citations, notes)
             or self.statement_answer(question, doc, citations, notes)
-            or self.separate_answer(question, doc, citations, notes)
             or self.ruling_answer(question, doc, citations, notes)
         )
 

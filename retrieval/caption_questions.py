@@ -95,13 +95,17 @@ _ASKS = tuple(
     )
 )
 _BELOW = re.compile(r"\b(?:below|lower|trial|first\s+instance)\b", _I)
+# a separate opinion's author is not the opinion's (retrieval.separate_opinions reads those)
+_SEPARATE = re.compile(r"\b(?:dissent|concurr)", _I)
 
 
 def asked_part(question: str) -> tuple[str, str | None] | None:
     """(what the question asks of a cover, the side it asks about), or None. This court's judges or
-    author are not the court's below ("Who was the trial judge?")."""
+    author are not the court's below ("Who was the trial judge?"); a dissent's author is not the opinion's."""
     for name, pattern in _ASKS:
         if name in ("court", "judges", "author") and _BELOW.search(question):
+            continue
+        if name == "author" and _SEPARATE.search(question):
             continue
         if m := pattern.search(question):
             return name, next((g.lower() for g in m.groups() if g), None)

@@ -24,6 +24,7 @@ EWCA = "en/judgments/uk_ewca_2020_xml"
         ("When was the opinion in State v. Dyous decided?", ("date", "decided")),
         ("When was the Jagels opinion filed?", ("date", "filed")),
         ("Who wrote the opinion in United States v. Vinton?", ("author", None)),
+        ("Who wrote the dissenting opinion?", None),  # a separate opinion's author
         ("Which judges sat on the panel?", ("judges", None)),
         ("Who is the appellant in Jagels v. State?", ("role", "appellant")),
         ("Who were the parties to the appeal?", ("parties", None)),
