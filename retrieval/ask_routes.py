@@ -234,7 +234,7 @@ class AnswerRoutes:
         self, question: str, doc: str | None, citations: list[Citation], notes: list[str]
     ) -> Answer | None:
         """Who dissented or concurred, or whether any judge dissented (retrieval.separate_opinions), answered
-        from the separate opinions the opinion asked about, else cited first, records."""
+        from the separate opinions and votes recorded in the opinion asked about, else the one cited first."""
         found = separate_answer(question, self.passages_of(doc)) if doc and not HAN.search(question) else None
         if found is None:
             return None

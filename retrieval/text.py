@@ -35,7 +35,7 @@ _EN_SENTENCE = re.compile(
 # ends a sentence unless the segmenter's rule says it continues one (an initial, "U.S.", an item's number)
 # or it closes the number of a paragraph or heading, quoted or not ("“32. Subject to …", "2.4. Treatment")
 _EN_FIGURE_STOP = re.compile(r"(?<=[0-9A-Z])\.(?=\s+[A-Z“\"(])")
-# capitals go on after a capital's full stop in a citation or a number ("WIS. STAT. § 66", "CLAIM NO. E30MA931")
+# capitals go on after a capital's full stop in a citation or a number ("WIS. STAT. § 66", "NO. E30MA931")
 _CAPITALS_GO_ON = re.compile(r"\s+[A-Z0-9]{2,}(?:[.\s]|$)")
 _ITEM_NUMBER = re.compile(r"(?:(?:^|\n)\s*[“\"‘'(\[]*|[.:;]\s+[“\"‘'(\[]+)\d{1,3}(?:\.\d{1,3})*$")
 _ZH_SENTENCE = re.compile(r"(?<=[。！？；])")

@@ -1,6 +1,7 @@
 """Passages as an Asker holds them, for the tests of the routes that read a judgment's own words
-(retrieval.about_questions, retrieval.grounds_questions, retrieval.why_questions): written paragraphs, one
-opinion passage per line, or a shared judgment parsed and segmented."""
+(retrieval.about_questions, retrieval.grounds_questions, retrieval.why_questions,
+retrieval.separate_opinions): written paragraphs, one opinion passage per line, or a shared judgment parsed
+and segmented."""
 
 from __future__ import annotations
 
