@@ -8,7 +8,7 @@ states as follows:") and a judge joining one ("Justice SHIRLEY S. ABRAHAMSON joi
 A parenthetical after a cited case ("(Scalia, J., concurring in judgment)") opens no sentence and a dissent
 in a court below is told in the past ("Then-Judge Ervin dissented"), so neither is taken for this court's.
 Whether a judge dissented is answered "No" only where the opinion records the other judges joining it
-("BAKER, J., and BAILEY, J., concur.", "In this opinion the other judges concurred.") and no separate
+("BAKER, J., and BAILEY, J., concur.", "… delivered the opinion for a unanimous Court.") and no separate
 opinion dissents: an opinion that records neither says nothing either way.
 """
 
@@ -50,10 +50,10 @@ _JOINS = re.compile(
     rf"(?:{_OFFICE})(?P<name>{_NAME})\s+joins?\s+(?:in\s+)?this\s+(?:dissent|concurrence)"
     rf"|\b(?:in\s+)?which\s+(?P<name2>{_NAMES}){_TITLE}?,?\s+join(?:s|ed)\b",
 )
-# the other judges joining the court's opinion
+# the other judges joining the court's opinion ("… delivered the opinion for a unanimous Court.")
 _JOINED = re.compile(
     r"(?:JJ?\.|C\.\s?J\.|P\.\s?J\.),?\s+concur\.?$|\b(?:Judges?|Justices?)\s+[A-Z][^.;]*\bconcur\.?$"
-    r"|\bthe\s+other\s+judges\s+concurred\b|^\W*We\s+concur\b"
+    r"|\bthe\s+other\s+judges\s+concurred\b|^\W*We\s+concur\b|\bfor\s+a\s+unanimous\s+[Cc]ourt\b"
     r"|\bconcurred\s+in\s+the\s+judgment\s+and\s+opinion\b",
 )
 _WHO = r"^\s*(?:who|which\s+(?:judges?|justices?))\s+"

@@ -61,6 +61,8 @@ def test_no_dissent_only_where_the_other_judges_are_recorded_joining():
         [("s1", "BAKER, J., and BAILEY, J., concur.")],
     )
     assert separate_answer("Who dissented?", joined)[0] == "No judge dissented."
+    unanimous = written("SOTOMAYOR, J., delivered the opinion for a unanimous Court.\nWe affirm.")
+    assert separate_answer("Was the decision unanimous?", unanimous)[:2] == ("YES", "yes")
     # an opinion that records neither says nothing either way
     assert separate_answer("Was there a dissent?", written("The judgment is affirmed.")) is None
 
