@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import re
 
-from retrieval.hybrid import Passage
-from retrieval.text import sentences
+from retrieval.hybrid import Passage, sentences_of
 
 _I = re.IGNORECASE
 _ASKED = re.compile(
@@ -94,9 +93,7 @@ def grounds(passages: list[Passage]) -> list[tuple[str, str]]:
     """(segment_id, sentence) of the judgment's statement of its grounds of appeal: where its first such
     statement counts or introduces them, that sentence and the grounds after it; where it states a ground,
     every sentence stating one (those naming the appeal first); [] when the judgment states none."""
-    found = [
-        (i, p.segment_id, p.text[a:b].strip()) for i, p in enumerate(passages) for a, b in sentences(p.text)
-    ]
+    found = sentences_of(passages)
     said = [f for f in found if _states_grounds(f[2])]
     if not said:
         return []

@@ -27,7 +27,7 @@ from typing import Protocol
 import numpy as np
 
 from retrieval.config import RetrievalConfig
-from retrieval.text import terms
+from retrieval.text import sentences, terms
 
 
 @dataclass
@@ -41,6 +41,13 @@ class Passage:
     kind: str | None = None
     court: str | None = None
     date: dt.date | None = None
+
+
+def sentences_of(passages: Sequence[Passage]) -> list[tuple[int, str, str]]:
+    """(passage index, segment_id, sentence) of every sentence of the passages, in the text's order."""
+    return [
+        (i, p.segment_id, p.text[a:b].strip()) for i, p in enumerate(passages) for a, b in sentences(p.text)
+    ]
 
 
 @dataclass

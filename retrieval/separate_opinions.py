@@ -17,8 +17,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from retrieval.hybrid import Passage
-from retrieval.text import joined, sentences
+from retrieval.hybrid import Passage, sentences_of
+from retrieval.text import joined
 
 _I = re.IGNORECASE
 # a judge's name as an opinion prints it: "GRAFFEO", "ANN WALSH BRADLEY", "SHIRLEY S. ABRAHAMSON", "McDONALD"
@@ -90,12 +90,10 @@ def asked_separate(question: str) -> tuple[str, str] | None:
 def separate_opinions(passages: list[Passage]) -> list[Separate]:
     """Every judge's separate opinion or vote the opinion records, in order, each judge once per kind."""
     found: dict[tuple[str, str], Separate] = {}
-    for p in passages:
-        for a, b in sentences(p.text):
-            sentence = p.text[a:b].strip()
-            for kind, names in _marked(sentence):
-                for name in names:
-                    found.setdefault((kind, name), Separate(kind, name, p.segment_id, sentence))
+    for _, segment_id, sentence in sentences_of(passages):
+        for kind, names in _marked(sentence):
+            for name in names:
+                found.setdefault((kind, name), Separate(kind, name, segment_id, sentence))
     return list(found.values())
 
 
@@ -149,8 +147,7 @@ def separate_answer(question: str, passages: list[Passage]) -> tuple[str, str, l
         if form == "who":
             return joined([s.judge for s in found]), "span", units
         return ("NO", "no", units) if form == "unanimous" else ("YES", "yes", units)
-    joining = [(p.segment_id, p.text[a:b].strip()) for p in passages for a, b in sentences(p.text)]
-    joining = [u for u in joining if _JOINED.search(u[1])][:1]
+    joining = [(segment_id, s) for _, segment_id, s in sentences_of(passages) if _JOINED.search(s)][:1]
     if not joining:
         return None
     if form == "who":

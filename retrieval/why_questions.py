@@ -20,9 +20,8 @@ from __future__ import annotations
 import re
 
 from retrieval.covers import COVER_BLOCKS
-from retrieval.hybrid import Passage
+from retrieval.hybrid import Passage, sentences_of
 from retrieval.ruling_questions_en import DISPOSES, lead_disposition
-from retrieval.text import sentences
 
 _I = re.IGNORECASE
 _US_VERB = r"(?:affirm|reverse|vacate|uphold|overturn|set\s+aside)"
@@ -124,7 +123,7 @@ def reasons(passages: list[Passage]) -> list[tuple[str, str]]:
     """(segment_id, sentence) of the court's reasons for its disposition of the appeal, strongest first; []
     when no disposition is found."""
     body = [p for p in passages if p.block_type not in COVER_BLOCKS]
-    cut = [(i, p.segment_id, p.text[a:b].strip()) for i, p in enumerate(body) for a, b in sentences(p.text)]
+    cut = sentences_of(body)
     lead = lead_disposition(body)
     disposals = [(cut.index(lead), DISPOSES)] if lead else _court_disposals(cut)
     best: dict[int, tuple[int, int]] = {}  # sentence -> (score, distance to its disposition)
