@@ -62,3 +62,45 @@ def test_a_case_without_its_page_is_refused(tmp_path):
     other.write_text("<Case><Name>not a publisher's record</Name></Case>", encoding="utf-8")
     with pytest.raises(UnsupportedFormat, match=r"<Case>"):
         parse_file(other)
+
+
+def test_a_reporter_page_break_inside_a_paragraph_keeps_the_paragraph_whole(shared_data):
+    doc = parse_file(shared_data / "en/judgments/us_opinions_fastcase_xml/SE2d/698/698SE2d424.xml")
+    whole = "against Defendant [698 S.E.2d 427] Duke Energy also fail, so we affirm"
+    assert sum(whole in b.text for b in doc.blocks) == 1
+    assert "[698 S.E.2d 427]" not in [b.text.strip() for b in doc.blocks]
+
+
+def _case(tmp_path, paragraphs: list[str]):
+    body = "".join(f"<p>{p}</p>" for p in paragraphs)
+    path = tmp_path / "case.xml"
+    path.write_text(
+        "<Case><ShortName>Doe v. Roe</ShortName><HeaderHtml>&lt;p&gt;DOE v. ROE&lt;/p&gt;</HeaderHtml>"
+        f"<CaseHtml>{html.escape(body)}</CaseHtml></Case>",
+        encoding="utf-8",
+    )
+    return [b.text for b in parse_file(path).blocks]
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "joined"),
+    [
+        ("The trial court found that the defendant had waived the claim when", "he pleaded guilty.", True),
+        ("See Segal Lock & Hardware Co. v. Fed. Trade Comm'n, 143 F.2d 935 and the", "Supreme Court.", True),
+        (
+            "The petition was timely filed and the board reviewed it in the ordinary",
+            "Course of events.",
+            True,
+        ),
+        ("The claim of ordinary negligence fails as a matter of law in this case.", "We affirm.", False),
+        ("The court heard argument and took the matter under advisement on that day:", "It ruled.", False),
+        ("II. DISCUSSION", "The standard of review is de novo.", False),
+        ("Opinion of the Court by FOLEY, J.", "Plaintiff appeals.", False),
+        ("The action was filed against Smith v.", "Jones, a case decided earlier that term.", True),
+    ],
+)
+def test_a_page_break_joins_only_a_paragraph_it_cuts(tmp_path, before, after, joined):
+    texts = _case(tmp_path, [before, "[12 A.3d 345]", "[6 Conn.App. 78]", after])
+    assert (f"{before} [12 A.3d 345] [6 Conn.App. 78] {after}" in texts) is joined
+    if not joined:
+        assert "[12 A.3d 345]" in texts and after in texts

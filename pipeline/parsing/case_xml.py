@@ -18,10 +18,15 @@ from lxml import etree, html
 from pipeline.parsing.kinds.en_caption import docket_number, read_caption
 from pipeline.parsing.spans import Extracted, TextBuilder
 from pipeline.records import DocKind, DocMeta
+from pipeline.sentences import period_continues
 
 _BREAKS = re.compile(r"<\s*(?:br\b[^>]*|/?(?:p|div|center|h[1-6]|blockquote|li|tr)\b[^>]*)>", re.IGNORECASE)
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _WS = re.compile(r"[ \t\u00a0]+")
+# A printed reporter's page break, "[100 A.3d 1009]", "[153 Conn.App. 268]": page 1009 starts here
+_REPORTER_PAGE = re.compile(r"\[\d+ [A-Z][\w.' ]*? \d+\]")
+_CLOSING = "\"'”’)]"
+_JUDGE_ENDS = re.compile(r"\b(?:C\. ?)?JJ?\.$")  # "Opinion of the Court by FOLEY, J." heads what follows
 
 
 def is_case(root) -> bool:
@@ -31,7 +36,7 @@ def is_case(root) -> bool:
 def read_case(root) -> Extracted:
     b = TextBuilder("\n")
     for field in ("HeaderHtml", "CaseHtml"):
-        for line in _printed_lines(_markup(root, field)):
+        for line in _pages_run_on(_printed_lines(_markup(root, field))):
             b.add(line)
     meta = DocMeta(doc_type="judgment")
     meta.court = _field(root, "Jurisdiction/CourtName")
@@ -84,6 +89,41 @@ def _printed_lines(fragment: str) -> list[str]:
         sup.drop_tree()
     lines = (_WS.sub(" ", line).strip() for line in root.text_content().split("\n"))
     return [line for line in lines if line]
+
+
+def _pages_run_on(lines: list[str]) -> list[str]:
+    """The lines with a paragraph that a reporter's page break cuts made whole again, the break kept where
+    it was printed ("… the court found that [100 A.3d 1010] the defendant …"), as the publisher itself
+    prints some; a break between paragraphs stays a line of its own."""
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        j = i
+        while j < len(lines) and _REPORTER_PAGE.fullmatch(lines[j]):
+            j += 1  # parallel reporters print their breaks side by side
+        if j > i and out and j < len(lines) and _runs_on(out[-1], lines[j]):
+            out[-1] = " ".join([out[-1], *lines[i:j], lines[j]])
+            i = j + 1
+        else:
+            out.extend(lines[i : max(j, i + 1)])
+            i = max(j, i + 1)
+    return out
+
+
+def _runs_on(before: str, after: str) -> bool:
+    """Whether the paragraph `before` goes on in `after`: `after` starts in lower case, or `before` stops
+    short of a sentence's end and is no heading ("II. DISCUSSION", "A. Standard of Review")."""
+    if after[:1].islower():
+        return True
+    tail = before.rstrip(_CLOSING)
+    if tail[-1:] in ("?", "!", ":", ";"):
+        return False
+    if tail[-1:] == ".":
+        if _JUDGE_ENDS.search(tail):
+            return False
+        joined = f"{tail} {after}"
+        return period_continues(joined, len(tail) - 1, len(tail))
+    return len(before) >= 40 and any(c.islower() for c in before)
 
 
 def _docket(value: str | None) -> str | None:
