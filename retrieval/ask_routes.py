@@ -1,7 +1,8 @@
 """The questions an `Asker` (retrieval.ask) answers by a route of their own, before any search-and-read:
 a contract clause's (the clause head, retrieval.clause_questions), a patent's front page
 (retrieval.front_questions), an opinion's cover (retrieval.caption_questions), what a criminal verdict
-imposed (retrieval.verdict_questions), what a Chinese court decided and the costs it ordered
+imposed and the circumstances it weighed (retrieval.verdict_questions, retrieval.circumstance_questions),
+what a Chinese court decided and the costs it ordered
 (retrieval.outcome_questions), what a party asked for or argued (retrieval.party_questions), what an
 English judgment is about, its grounds of appeal and why the appeal was allowed or dismissed
 (retrieval.about_questions, retrieval.grounds_questions, retrieval.why_questions) and whether a court
@@ -18,6 +19,7 @@ from pipeline.records import DocKind
 from retrieval.about_questions import asks_about, subject
 from retrieval.answer import Answer, Citation, Evidence
 from retrieval.caption_questions import answer_cover, asked_part
+from retrieval.circumstance_questions import asked_circumstance, circumstance_answer
 from retrieval.clause_questions import answering_first, clause_category, clause_phrase
 from retrieval.covers import CoverAnswer
 from retrieval.front_questions import about_patent, asked_field
@@ -76,6 +78,7 @@ class AnswerRoutes:
             or self.front_answer(question, doc_id, citations, notes)
             or self.separate_answer(question, doc, citations, notes)
             or self.cover_answer(question, doc_id, doc, citations, notes)
+            or self.circumstance_answer(question, doc, citations, notes)
             or self.verdict_answer(question, doc_id, doc, citations, notes)
             or self.outcome_answer(question, doc, citations, notes)
             or self.party_answer(question, doc_id, doc, citations, notes)
@@ -167,6 +170,24 @@ class AnswerRoutes:
                 evidence = [self.evidence(seg, sentence_around(text, at, at + len(found.anchor)))]
                 break
         return self.routed(question, (found.text, answer_type, None), evidence, None, citations, notes)
+
+    def circumstance_answer(
+        self, question: str, doc: str | None, citations: list[Citation], notes: list[str]
+    ) -> Answer | None:
+        """Whether a defendant had a sentencing circumstance, or which ones the court weighed
+        (retrieval.circumstance_questions), answered from the criminal judgment asked about, else cited
+        first."""
+        part = asked_circumstance(question) if doc and HAN.search(question) else None
+        judgment = self.zh_judgment(doc) if part else None
+        found = circumstance_answer(question, part, judgment[0]) if judgment else None
+        if found is None:
+            return None
+        note = f"read from the court's reasoning: {part} (retrieval/circumstance_questions.py)"
+        if found.silent:
+            note += "; the judgment states none for the defendant, so NO rests on its silence"
+        return self.read_units(
+            question, (found.answer, found.answer_type), found.units, note, citations, notes
+        )
 
     def outcome_answer(
         self, question: str, doc: str | None, citations: list[Citation], notes: list[str]
