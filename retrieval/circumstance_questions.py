@@ -59,10 +59,12 @@ _CLAIM = re.compile(
     r"(?:辩护人|辩护律师|被告人|上诉人|公诉机关|检察院|检察员|检察机关)[^。；]{0,30}?"
     r"(?:提出|辩称|辩解|主张|提请|请求|建议|认为)"
 )
+_FINDS = re.compile(r"经查|经审查|本院认为")  # where the court answers a claim with what it found
 # …有立功表现的辩护意见，理由不成立: the mention is what a party claimed
 _CLAIMED = re.compile(r"^[^，。；]{0,12}?的(?:辩护|上诉|公诉|量刑)?(?:意见|辩解|理由|主张)")
 _REJECTED = re.compile(
     r"不予(?:采纳|采信|支持|认定|认可)|不能成立|不成立|不符|理由不足|不充分|无事实|无法律依据|不能认定|缺乏"
+    r"|不构成|不属于|不具有|不应认定"
 )
 _ACCEPTED = re.compile(r"予以(?:采纳|采信|支持|认定|认可)|成立|属实|可以采纳")
 # a denial in the clause just before the circumstance (不能认定为自首, 无前科, 并非起次要作用, 未取得…谅解)
@@ -205,7 +207,10 @@ def _whom(refs: list[tuple[int, list[str]]], before: list[str], names: list[str]
 def _stance(sentence: str, start: int, end: int, following: str) -> tuple[bool, bool] | None:
     """(whether the circumstance holds, whether it was a party's claim the court answered) for the mention
     at sentence[start:end], or None for a claim the court left unanswered there and in the next sentence."""
-    if _CLAIM.search(sentence[:start]) or _CLAIMED.match(sentence[end:]):
+    claim = _CLAIM.search(sentence[:start])
+    if claim and _FINDS.search(sentence, claim.end(), start):
+        claim = None  # …提出的上诉理由，经查，上诉人…主动到公安机关投案，应认定自首: the court's own finding
+    if claim or _CLAIMED.match(sentence[end:]):
         reply = sentence[end:]
         for text in (reply, following):
             rejected, accepted = _REJECTED.search(text), _ACCEPTED.search(text)

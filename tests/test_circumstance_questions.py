@@ -35,6 +35,8 @@ TWO = _judgment(
         "二被告人归案后如实供述自己的罪行，可依法从轻处罚。"
         "被告人颜东斌在共同犯罪中起次要作用，系从犯；其无前科劣迹。"
         "辩护人提出被告人王太典有自首情节的辩护意见，与查明的事实不符，本院不予采纳。"
+        "关于辩护人提出的量刑过重的意见，经查，被告人颜东斌案发后主动投案，应认定自首，本院予以纠正。"
+        "辩护人提出被告人王太典系初犯，经查，王太典曾因盗窃被判处刑罚，不属于初犯。"
         "依照《最高人民法院关于处理自首和立功具体应用法律若干问题的解释》第一条之规定，判决如下：",
     ),
     ("VERDICT", "一、被告人王太典犯贩卖毒品罪，判处有期徒刑一年。"),
@@ -77,6 +79,8 @@ def test_the_defendants_are_read_from_their_paragraphs():
         ("颜东斌是否坦白？", "YES", "二被告人归案后如实供述"),  # 二被告人: both of them
         ("颜东斌是否系从犯？", "YES", "系从犯"),
         ("王太典是否有自首情节？", "NO", "不予采纳"),  # a claim the court rejected
+        ("颜东斌是否构成自首？", "YES", "应认定自首"),  # what the court found on examining a claim (经查)
+        ("王太典是否初犯？", "NO", "不属于初犯"),  # the claim, answered after 经查
         ("颜东斌有没有前科？", "NO", "无前科劣迹"),  # denied in the reasoning
         ("王太典有前科吗？", "YES", "因犯盗窃罪被福建省连江县人民法院判处"),  # his own paragraph
         ("颜东斌是否退赃？", "YES", "退赔了被害人的全部损失"),  # the facts, where the reasoning is silent
