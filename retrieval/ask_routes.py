@@ -2,9 +2,9 @@
 a contract clause's (the clause head, retrieval.clause_questions), a patent's front page
 (retrieval.front_questions), an opinion's cover (retrieval.caption_questions), what a criminal verdict
 imposed and the circumstances it weighed (retrieval.verdict_questions, retrieval.circumstance_questions),
-what a Chinese court decided and the costs it ordered
-(retrieval.outcome_questions), what a party asked for or argued (retrieval.party_questions), what an
-English judgment is about, its grounds of appeal and why the appeal was allowed or dismissed
+what a Chinese court decided, which items of the judgment below it upheld or set aside, and the costs it
+ordered (retrieval.outcome_questions, retrieval.appeal_items), what a party asked for or argued
+(retrieval.party_questions), what an English judgment is about, its grounds of appeal and why the appeal was allowed or dismissed
 (retrieval.about_questions, retrieval.grounds_questions, retrieval.why_questions) and whether a court
 granted what was asked (retrieval.ruling_questions).
 
@@ -18,6 +18,7 @@ from pipeline.paths import CLAUSE_HEAD
 from pipeline.records import DocKind
 from retrieval.about_questions import asks_about, subject
 from retrieval.answer import Answer, Citation, Evidence
+from retrieval.appeal_items import items_answer
 from retrieval.caption_questions import answer_cover, asked_part
 from retrieval.circumstance_questions import asked_circumstance, circumstance_answer
 from retrieval.clause_questions import answering_first, clause_category, clause_phrase
@@ -80,6 +81,7 @@ class AnswerRoutes:
             or self.cover_answer(question, doc_id, doc, citations, notes)
             or self.circumstance_answer(question, doc, citations, notes)
             or self.verdict_answer(question, doc_id, doc, citations, notes)
+            or self.items_answer(question, doc, citations, notes)
             or self.outcome_answer(question, doc, citations, notes)
             or self.party_answer(question, doc_id, doc, citations, notes)
             or self.statement_answer(question, doc, citations, notes)
@@ -185,6 +187,21 @@ class AnswerRoutes:
         note = f"read from the court's reasoning: {part} (retrieval/circumstance_questions.py)"
         if found.silent:
             note += "; the judgment states none for the defendant, so NO rests on its silence"
+        return self.read_units(
+            question, (found.answer, found.answer_type), found.units, note, citations, notes
+        )
+
+    def items_answer(
+        self, question: str, doc: str | None, citations: list[Citation], notes: list[str]
+    ) -> Answer | None:
+        """Which items of the judgment below a later instance upheld, set aside or changed, or whether one
+        item was (retrieval.appeal_items), answered from the ruling of the judgment asked about, else cited
+        first."""
+        judgment = self.zh_judgment(doc) if doc and HAN.search(question) else None
+        found = items_answer(question, judgment[0]) if judgment else None
+        if found is None:
+            return None
+        note = "read from the ruling's items disposing of the judgment below (retrieval/appeal_items.py)"
         return self.read_units(
             question, (found.answer, found.answer_type), found.units, note, citations, notes
         )
