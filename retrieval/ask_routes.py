@@ -4,9 +4,9 @@ a contract clause's (the clause head, retrieval.clause_questions), a patent's fr
 imposed and the circumstances it weighed (retrieval.verdict_questions, retrieval.circumstance_questions),
 what a Chinese court decided, which items of the judgment below it upheld or set aside, and the costs it
 ordered (retrieval.outcome_questions, retrieval.appeal_items), what a party asked for or argued
-(retrieval.party_questions), what an English judgment is about, its grounds of appeal and why the appeal was allowed or dismissed
-(retrieval.about_questions, retrieval.grounds_questions, retrieval.why_questions) and whether a court
-granted what was asked (retrieval.ruling_questions).
+(retrieval.party_questions), what an English judgment is about, its grounds of appeal and why the appeal
+was allowed or dismissed (retrieval.about_questions, retrieval.grounds_questions, retrieval.why_questions) and
+whether a court granted what was asked (retrieval.ruling_questions).
 
 `AnswerRoutes` is a part of `Asker`: its methods read the Asker's passages, clause reader, front pages,
 citations and evidence.
