@@ -5,8 +5,9 @@ A later instance disposes of the judgment below item by item, each in an item of
 （2017）辽0103民初16901号民事判决第一项、第三项；二、撤销…第二项、第四项；三、变更…第二项为：…；or of the whole
 of it (驳回上诉，维持原判; 撤销…民事判决；). A retrial may dispose of two judgments at once (撤销 the second instance's, 维持
 items of the first's); the case number tells them apart (民初 a first instance, 民终 a second). The
-search-and-read path answered these with whichever item looked most like the question. `items_answer(question, blocks)` reads
-the question's verb, the instance it names and the item it asks about, and the VERDICT blocks of the judgment.
+search-and-read path answered these with whichever item looked most like the question.
+`items_answer(question, blocks)` reads the question's verb, the instance it names and the item it asks about,
+and the VERDICT blocks of the judgment.
 """
 
 from __future__ import annotations
