@@ -5,8 +5,9 @@ imposed and the circumstances it weighed (retrieval.verdict_questions, retrieval
 what a Chinese court decided, which items of the judgment below it upheld or set aside, and the costs it
 ordered (retrieval.outcome_questions, retrieval.appeal_items), what a party asked for or argued
 (retrieval.party_questions), what an English judgment is about, its grounds of appeal and why the appeal
-was allowed or dismissed (retrieval.about_questions, retrieval.grounds_questions, retrieval.why_questions) and
-whether a court granted what was asked (retrieval.ruling_questions).
+was allowed or dismissed (retrieval.about_questions, retrieval.grounds_questions, retrieval.why_questions),
+whether a court granted what was asked (retrieval.ruling_questions) and the standard of review an American
+court applied (retrieval.review_questions).
 
 `AnswerRoutes` is a part of `Asker`: its methods read the Asker's passages, clause reader, front pages,
 citations and evidence.
@@ -29,6 +30,7 @@ from retrieval.hybrid import Passage
 from retrieval.named_documents import case_named
 from retrieval.outcome_questions import blockwise, outcome_answer, outcome_part
 from retrieval.party_questions import party_answer, party_part
+from retrieval.review_questions import asks_review, review_answer
 from retrieval.ruling_questions import asks_ruling, ruling_answer
 from retrieval.separate_opinions import separate_answer
 from retrieval.text import HAN, sentence_around
@@ -78,6 +80,7 @@ class AnswerRoutes:
             self.clause_answer(question, doc, citations, notes)
             or self.front_answer(question, doc_id, citations, notes)
             or self.separate_answer(question, doc, citations, notes)
+            or self.review_answer(question, doc, citations, notes)
             or self.cover_answer(question, doc_id, doc, citations, notes)
             or self.circumstance_answer(question, doc, citations, notes)
             or self.verdict_answer(question, doc_id, doc, citations, notes)
@@ -278,6 +281,18 @@ class AnswerRoutes:
             return None
         note = "read from the opinion's separate opinions and votes (retrieval/separate_opinions.py)"
         return self.read_units(question, found[:2], found[2], note, citations, notes)
+
+    def review_answer(
+        self, question: str, doc: str | None, citations: list[Citation], notes: list[str]
+    ) -> Answer | None:
+        """The standard of review an American court applied (retrieval.review_questions), answered from the
+        sentences in which the opinion asked about, else cited first, states it."""
+        asked = doc and not HAN.search(question) and asks_review(question)
+        found = review_answer(question, self.passages_of(doc)) if asked else None
+        if found is None:
+            return None
+        note = "read from where the opinion states its standard of review (retrieval/review_questions.py)"
+        return self.read_units(question, (found[0], "field"), found[1], note, citations, notes)
 
     def ruling_answer(
         self, question: str, doc: str | None, citations: list[Citation], notes: list[str]
