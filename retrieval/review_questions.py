@@ -47,6 +47,7 @@ _NOT_STATED = re.compile(
     r"|\b(?:trial|district|circuit|lower|superior) court (?:is required to|must|shall|may) review\b",
     re.IGNORECASE,
 )
+_PARTS = re.compile(r",? (?:and|but|while|whereas) |; ")  # where a sentence goes on to another object
 _HEADING = re.compile(r"^\s*(?:[IVX]+\.|[A-Z]\.|\d+\.)?\s*standards? of review\s*$", re.IGNORECASE)
 # what a question says of the standard, not of what is reviewed
 _ASKING_WORDS = (
@@ -92,5 +93,25 @@ def review_answer(question: str, passages: Sequence[Passage]) -> tuple[str, list
         key=lambda i: (-len(asked & set(terms(found[i][1]))), not found[i][2], i),
     )
     best = found[ranked[0]][1]
-    named = list(dict.fromkeys(m.group(0) for m in STANDARDS.finditer(best)))
-    return "; ".join(named), [found[i][:2] for i in ranked[:3]]
+    return "; ".join(_standards_of(best, asked)), [found[i][:2] for i in ranked[:3]]
+
+
+def _standards_of(sentence: str, asked: set[str]) -> list[str]:
+    """The standards a sentence states, as printed; where it states several, each of its own object ("reviews
+    for clear error a hearing judge's findings of fact, and reviews without deference … conclusions of law"),
+    those of the part naming what the question asks about, when one part does."""
+    named = list(dict.fromkeys(m.group(0) for m in STANDARDS.finditer(sentence)))
+    parts = [p for p in _PARTS.split(sentence) if STANDARDS.search(p)]
+    overlap = [len(asked & set(terms(_object_of(p)))) for p in parts]
+    if len(named) < 2 or len(parts) < 2 or not max(overlap) or overlap.count(max(overlap)) > 1:
+        return named
+    return list(dict.fromkeys(m.group(0) for m in STANDARDS.finditer(parts[overlap.index(max(overlap))])))
+
+
+def _object_of(part: str) -> str:
+    """What a part of a sentence reviews: from its last review word before its standard ("In attorney
+    discipline, this Court reviews for clear error a hearing judge's findings" → "reviews for clear error a
+    hearing judge's findings"), so that words the parts share before it choose none of them."""
+    standard = STANDARDS.search(part).start()
+    verbs = [m.start() for m in _REVIEWS.finditer(part) if m.start() < standard]
+    return part[verbs[-1] if verbs else standard :]

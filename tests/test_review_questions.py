@@ -23,6 +23,8 @@ OPINION = _opinion(
     "We review a trial court's findings of fact for clear error. This Court reviews de novo the grant or denial of "
     "a motion for summary disposition. The admission of evidence will not be reversed absent an abuse of "
     "discretion.",
+    "In attorney discipline, this Court reviews for clear error a hearing judge's findings of fact, and reviews "
+    "without deference the hearing judge's conclusions of law.",
     "We can find no clear error in that finding. We review a district court's dismissal for failure to state a "
     "claim de novo.",
 )
@@ -50,9 +52,11 @@ def test_only_the_court_s_own_statements_count():
         "We review a trial court's findings of fact for clear error.",
         "This Court reviews de novo the grant or denial of a motion for summary disposition.",
         "The admission of evidence will not be reversed absent an abuse of discretion.",
+        "In attorney discipline, this Court reviews for clear error a hearing judge's findings of fact, and reviews "
+        "without deference the hearing judge's conclusions of law.",
         "We review a district court's dismissal for failure to state a claim de novo.",
     ]
-    assert [heading for _, _, heading in standards_stated(OPINION)] == [True] * 4
+    assert [heading for _, _, heading in standards_stated(OPINION)] == [True] * 5
 
 
 @pytest.mark.parametrize(
@@ -63,6 +67,9 @@ def test_only_the_court_s_own_statements_count():
         ("What standard applies to the admission of evidence?", "abuse of discretion", "admission"),
         ("What standard of review applies to the dismissal?", "de novo", "failure to state a claim"),
         ("What is the standard of review?", "clear error", "findings of fact"),  # the first stated
+        ("What standard applies to conclusions of law?", "without deference", "conclusions of law"),
+        ("What standard applies to the hearing judge's findings?", "clear error", "conclusions of law"),
+        ("What standard applies in attorney discipline?", "clear error; without deference", "conclusions"),
     ],
 )
 def test_the_standard_of_what_the_question_names(question, standard, sentence):
