@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from retrieval.defendants import defendant_paragraphs, defendants
 from retrieval.hybrid import Passage
 from retrieval.text import ZH_WHETHER, sentences
 
@@ -84,9 +85,6 @@ _PRIOR = re.compile(r"曾(?:经)?因[^。；]{0,40}?(?:判处|判过刑|被判�
 # whom a sentence speaks of: 被告人王太典、颜东斌、颜有庭 (each), 二被告人 / 上述被告人 (all of them)
 _ALL = re.compile(r"[二两三四五六七八九十各全]名?被告人|上述被告人|全部被告人|上诉人[^，。；]{0,12}均")
 _JOINS = re.compile(r"^[、和及与]?(?:被告人)?$")
-_PARTY_HEAD = re.compile(
-    r"^(?:上诉人|被上诉人)?[（(]?(?:原审)?被告人[）)]?[:：]?(?:自报|自称)?([^\s，,。；;：:（）()]{1,12}?)[，,。（(]"
-)
 
 
 @dataclass(frozen=True)
@@ -107,12 +105,6 @@ def asked_circumstance(question: str) -> str | None:
     return next((name for name, asked, _ in _ASKED if asked.search(question)), None)
 
 
-def defendants(blocks: list[Passage]) -> list[str]:
-    """The defendants' names, from their paragraphs (被告人赵高银，男，…; 上诉人（原审被告人）黄某甲，…)."""
-    names = (_PARTY_HEAD.match(b.text) for b in blocks if b.block_type == "PARTIES")
-    return list(dict.fromkeys(m.group(1) for m in names if m))
-
-
 def circumstance_answer(question: str, asked: str, blocks: list[Passage]) -> Circumstance | None:
     """The answer from the judgment's blocks to a question about `asked` (asked_circumstance), for the
     defendant the question names, else for any; None unless the blocks are a criminal judgment (刑事 in its
@@ -128,7 +120,7 @@ def circumstance_answer(question: str, asked: str, blocks: list[Passage]) -> Cir
     pattern = next(text for name, _, text in _ASKED if name == asked)
     found = _findings(blocks, ("OPINION",), pattern, names, who)
     if asked == "前科" and not found:
-        found = _convictions(blocks, names, who) or [
+        found = _convictions(blocks, who) or [
             (seg, s, True) for seg, s, _ in _findings(blocks, ("OPINION",), _PRIOR, names, who)
         ]
     if not found and asked not in ("前科", "累犯"):
@@ -223,19 +215,12 @@ def _stance(sentence: str, start: int, end: int, following: str) -> tuple[bool, 
     return not denied, False
 
 
-def _convictions(blocks: list[Passage], names: list[str], who: str | None) -> list[tuple[str, str, bool]]:
+def _convictions(blocks: list[Passage], who: str | None) -> list[tuple[str, str, bool]]:
     """(segment_id, sentence, True) of the prior convictions a defendant's paragraph states (of `who`'s
     paragraph, else any defendant's)."""
-    out, owner = [], None
-    for b in blocks:
-        if b.block_type != "PARTIES":
-            continue
-        head = _PARTY_HEAD.match(b.text)
-        if head:
-            owner = head.group(1)
-        elif b.text.startswith(("辩护人", "公诉机关", "法定代理人")):
-            owner = None  # a paragraph of its own, not the defendant's
-        if owner is None or (who is not None and owner != who):
+    out = []
+    for owner, b in defendant_paragraphs(blocks):
+        if who is not None and owner != who:
             continue
         for a, e in sentences(b.text):
             sentence = b.text[a:e].strip()

@@ -9,7 +9,8 @@ import json
 import pytest
 
 import pipeline
-from retrieval.circumstance_questions import asked_circumstance, circumstance_answer, defendants
+from retrieval.circumstance_questions import asked_circumstance, circumstance_answer
+from retrieval.defendants import defendants
 from retrieval.hybrid import Passage
 
 CRIMINAL = "zh/judgments/judge_criminal.jsonl.gz"
