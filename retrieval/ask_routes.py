@@ -1,9 +1,10 @@
 """The questions an `Asker` (retrieval.ask) answers by a route of their own, before any search-and-read:
 a contract clause's (the clause head, retrieval.clause_questions), a patent's front page
 (retrieval.front_questions), an opinion's cover (retrieval.caption_questions), what a criminal verdict
-imposed and the circumstances it weighed (retrieval.verdict_questions, retrieval.circumstance_questions),
-what a Chinese court decided, which items of the judgment below it upheld or set aside, and the costs it
-ordered (retrieval.outcome_questions, retrieval.appeal_items), what a party asked for or argued
+imposed, the circumstances it weighed and the defendant's custody (retrieval.verdict_questions,
+retrieval.circumstance_questions, retrieval.custody_questions), what a Chinese court decided, which items
+of the judgment below it upheld or set aside, and the costs it ordered (retrieval.outcome_questions,
+retrieval.appeal_items), what a party asked for or argued
 (retrieval.party_questions), what an English judgment is about, its grounds of appeal and why the appeal
 was allowed or dismissed (retrieval.about_questions, retrieval.grounds_questions, retrieval.why_questions),
 whether a court granted what was asked (retrieval.ruling_questions) and the standard of review an American
@@ -24,6 +25,7 @@ from retrieval.caption_questions import answer_cover, asked_part
 from retrieval.circumstance_questions import asked_circumstance, circumstance_answer
 from retrieval.clause_questions import answering_first, clause_category, clause_phrase
 from retrieval.covers import CoverAnswer
+from retrieval.custody_questions import custody_answer
 from retrieval.front_questions import about_patent, asked_field
 from retrieval.grounds_questions import asks_grounds, grounds
 from retrieval.hybrid import Passage
@@ -83,6 +85,7 @@ class AnswerRoutes:
             or self.review_answer(question, doc, citations, notes)
             or self.cover_answer(question, doc_id, doc, citations, notes)
             or self.circumstance_answer(question, doc, citations, notes)
+            or self.custody_answer(question, doc, citations, notes)
             or self.verdict_answer(question, doc_id, doc, citations, notes)
             or self.items_answer(question, doc, citations, notes)
             or self.outcome_answer(question, doc, citations, notes)
@@ -190,6 +193,21 @@ class AnswerRoutes:
         note = f"read from the court's reasoning: {part} (retrieval/circumstance_questions.py)"
         if found.silent:
             note += "; the judgment states none for the defendant, so NO rests on its silence"
+        return self.read_units(
+            question, (found.answer, found.answer_type), found.units, note, citations, notes
+        )
+
+    def custody_answer(
+        self, question: str, doc: str | None, citations: list[Citation], notes: list[str]
+    ) -> Answer | None:
+        """When a defendant was detained, arrested or released on bail, whether one was, and where one is
+        held (retrieval.custody_questions), answered from the defendant's own paragraph of the criminal
+        judgment asked about, else cited first."""
+        judgment = self.zh_judgment(doc) if doc and HAN.search(question) else None
+        found = custody_answer(question, judgment[0]) if judgment else None
+        if found is None:
+            return None
+        note = "read from the defendant's own paragraph (retrieval/custody_questions.py)"
         return self.read_units(
             question, (found.answer, found.answer_type), found.units, note, citations, notes
         )
