@@ -16,6 +16,9 @@ citations and evidence.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Protocol
+
 from pipeline.paths import CLAUSE_HEAD
 from pipeline.records import DocKind
 from retrieval.about_questions import asks_about, subject
@@ -39,6 +42,17 @@ from retrieval.text import HAN, sentence_around
 from retrieval.verdict_questions import VERDICT_BLOCKS, answer_verdict, verdict_part
 from retrieval.why_questions import asks_why, reasons
 from retrieval.zh_cover_questions import answer_zh_cover, zh_asked_part
+
+_CUSTODY = "read from the defendant's own paragraph (retrieval/custody_questions.py)"
+_ITEMS = "read from the ruling's items disposing of the judgment below (retrieval/appeal_items.py)"
+
+
+class JudgmentAnswer(Protocol):
+    """What a route reading a Chinese judgment's blocks answers: its text, type and the sentences shown."""
+
+    answer: str
+    answer_type: str
+    units: list[tuple[str, str]]
 
 
 class AnswerRoutes:
@@ -85,9 +99,9 @@ class AnswerRoutes:
             or self.review_answer(question, doc, citations, notes)
             or self.cover_answer(question, doc_id, doc, citations, notes)
             or self.circumstance_answer(question, doc, citations, notes)
-            or self.custody_answer(question, doc, citations, notes)
+            or self.from_judgment(question, doc, custody_answer, _CUSTODY, citations, notes)
             or self.verdict_answer(question, doc_id, doc, citations, notes)
-            or self.items_answer(question, doc, citations, notes)
+            or self.from_judgment(question, doc, items_answer, _ITEMS, citations, notes)
             or self.outcome_answer(question, doc, citations, notes)
             or self.party_answer(question, doc_id, doc, citations, notes)
             or self.statement_answer(question, doc, citations, notes)
@@ -197,32 +211,22 @@ class AnswerRoutes:
             question, (found.answer, found.answer_type), found.units, note, citations, notes
         )
 
-    def custody_answer(
-        self, question: str, doc: str | None, citations: list[Citation], notes: list[str]
+    def from_judgment(
+        self,
+        question: str,
+        doc: str | None,
+        read: Callable[[str, list[Passage]], JudgmentAnswer | None],
+        note: str,
+        citations: list[Citation],
+        notes: list[str],
     ) -> Answer | None:
-        """When a defendant was detained, arrested or released on bail, whether one was, and where one is
-        held (retrieval.custody_questions), answered from the defendant's own paragraph of the criminal
-        judgment asked about, else cited first."""
+        """What `read` answers from the Chinese judgment asked about, else cited first (one passage per block):
+        a defendant's custody (retrieval.custody_questions), the items of the judgment below a later instance
+        disposed of (retrieval.appeal_items); `note` says where it was read."""
         judgment = self.zh_judgment(doc) if doc and HAN.search(question) else None
-        found = custody_answer(question, judgment[0]) if judgment else None
+        found = read(question, judgment[0]) if judgment else None
         if found is None:
             return None
-        note = "read from the defendant's own paragraph (retrieval/custody_questions.py)"
-        return self.read_units(
-            question, (found.answer, found.answer_type), found.units, note, citations, notes
-        )
-
-    def items_answer(
-        self, question: str, doc: str | None, citations: list[Citation], notes: list[str]
-    ) -> Answer | None:
-        """Which items of the judgment below a later instance upheld, set aside or changed, or whether one
-        item was (retrieval.appeal_items), answered from the ruling of the judgment asked about, else cited
-        first."""
-        judgment = self.zh_judgment(doc) if doc and HAN.search(question) else None
-        found = items_answer(question, judgment[0]) if judgment else None
-        if found is None:
-            return None
-        note = "read from the ruling's items disposing of the judgment below (retrieval/appeal_items.py)"
         return self.read_units(
             question, (found.answer, found.answer_type), found.units, note, citations, notes
         )
