@@ -7,8 +7,9 @@ of the judgment below it upheld or set aside, and the costs it ordered (retrieva
 retrieval.appeal_items), what a party asked for or argued
 (retrieval.party_questions), what an English judgment is about, its grounds of appeal and why the appeal
 was allowed or dismissed (retrieval.about_questions, retrieval.grounds_questions, retrieval.why_questions),
-whether a court granted what was asked (retrieval.ruling_questions) and the standard of review an American
-court applied (retrieval.review_questions).
+whether a ground of appeal succeeded (retrieval.ground_outcomes), whether a court granted what was asked
+(retrieval.ruling_questions) and the standard of review an American court applied
+(retrieval.review_questions).
 
 `AnswerRoutes` is a part of `Asker`: its methods read the Asker's passages, clause reader, front pages,
 citations and evidence.
@@ -30,6 +31,7 @@ from retrieval.clause_questions import answering_first, clause_category, clause_
 from retrieval.covers import CoverAnswer
 from retrieval.custody_questions import custody_answer
 from retrieval.front_questions import about_patent, asked_field
+from retrieval.ground_outcomes import asks_ground_outcome, ground_outcome
 from retrieval.grounds_questions import asks_grounds, grounds
 from retrieval.hybrid import Passage
 from retrieval.named_documents import case_named
@@ -104,6 +106,7 @@ class AnswerRoutes:
             or self.from_judgment(question, doc, items_answer, _ITEMS, citations, notes)
             or self.outcome_answer(question, doc, citations, notes)
             or self.party_answer(question, doc_id, doc, citations, notes)
+            or self.ground_answer(question, doc, citations, notes)
             or self.statement_answer(question, doc, citations, notes)
             or self.ruling_answer(question, doc, citations, notes)
         )
@@ -303,6 +306,18 @@ class AnswerRoutes:
             return None
         note = "read from the opinion's separate opinions and votes (retrieval/separate_opinions.py)"
         return self.read_units(question, found[:2], found[2], note, citations, notes)
+
+    def ground_answer(
+        self, question: str, doc: str | None, citations: list[Citation], notes: list[str]
+    ) -> Answer | None:
+        """Whether a ground of appeal succeeded (retrieval.ground_outcomes), YES or NO from where the Court of
+        Appeal concludes on it in the judgment asked about, else cited first."""
+        asked = doc and not HAN.search(question) and asks_ground_outcome(question)
+        found = ground_outcome(question, self.passages_of(doc)) if asked else None
+        if found is None:
+            return None
+        note = "read from where the Court concludes on that ground (retrieval/ground_outcomes.py)"
+        return self.read_units(question, (found[0], found[0].lower()), found[1], note, citations, notes)
 
     def review_answer(
         self, question: str, doc: str | None, citations: list[Citation], notes: list[str]
