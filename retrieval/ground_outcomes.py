@@ -32,13 +32,13 @@ _GROUNDS = re.compile(
 )
 _ITEM = re.compile(_ID)
 _UPHELD = re.compile(
-    r"\bsucceeds?\b|\bsucceeded\b|\bis made out\b|\buphold\b|\bupheld\b|\ballow(?:ed)? the appeal on\b"
+    r"\bsucceeds?\b|\bsucceeded\b|\bis made out\b|\buphold\b|\bupheld\b|\ballow(?:ed)? (?:it|the appeals?) on\b"
     r"|\bappeal (?:is|must be|should be|will be) allowed on\b|\baccept grounds?\b|\bis established\b",
     re.IGNORECASE,
 )
 _FAILED = re.compile(
     r"\bfails?\b|\bfailed\b|\bmust (?:also )?fail\b|\bcannot succeed\b|\breject\b|\brejected\b"
-    r"|\bdismiss(?:ed)? the appeal on\b|\bis not made out\b|\bfalls? away\b|\brefuse permission to appeal on\b",
+    r"|\bdismiss(?:ed)? (?:it|the appeals?) on\b|\bis not made out\b|\bfalls? away\b|\brefuse permission to appeal on\b",
     re.IGNORECASE,
 )
 _NEGATED = re.compile(r"\b(?:decline|refuse|not|unable)\b(?:\s+\w+){0,2}\s*$", re.IGNORECASE)

@@ -24,6 +24,7 @@ JUDGMENT = _judgment(
     "We therefore refuse permission to appeal on Ground 5 and we dismiss the appeal on Ground 4; but we allow "
     "the appeal on Grounds 1 and 6.",
     "I would, therefore, decline to allow the appeal on Ground 7.",
+    "It follows that I would dismiss the appeal on Grounds 8 to 9 and allow it on Ground 10.",
 )
 
 
@@ -58,6 +59,8 @@ def test_a_list_of_grounds():
         ("5", "NO", "refuse permission to appeal on Ground 5"),  # not a supposition
         ("6", "YES", "allow the appeal on Grounds 1 and 6"),
         ("7", "NO", "decline to allow the appeal on Ground 7"),
+        ("9", "NO", "dismiss the appeal on Grounds 8 to 9"),
+        ("10", "YES", "allow it on Ground 10"),
     ],
 )
 def test_the_court_s_conclusion_on_each_ground(ground, answer, sentence):
@@ -66,7 +69,7 @@ def test_the_court_s_conclusion_on_each_ground(ground, answer, sentence):
 
 
 def test_a_ground_the_court_does_not_conclude_on():
-    assert ground_outcome("Did ground 8 succeed?", JUDGMENT) is None
+    assert ground_outcome("Did ground 11 succeed?", JUDGMENT) is None
     assert ground_outcome("Did ground 5 succeed?", JUDGMENT[:3]) is None  # only supposed
 
 
