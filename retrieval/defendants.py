@@ -13,7 +13,22 @@ _PARTY_HEAD = re.compile(
     r"^(?:上诉人|被上诉人)?[（(]?(?:原审)?被告人[）)]?[:：]?(?:自报|自称)?([^\s，,。；;：:（）()]{1,12}?)[，,。（(]"
 )
 # a paragraph of another party, which ends the defendant's before it
-_OTHER_PARTY = ("辩护人", "公诉机关", "法定代理人", "诉讼代理人", "附带民事诉讼")
+_OTHER_PARTY = (
+    "辩护人",
+    "指定辩护人",
+    "公诉机关",
+    "原公诉机关",
+    "抗诉机关",
+    "法定代理人",
+    "诉讼代理人",
+    "委托",
+    "诉讼代表人",
+    "附带民事诉讼",
+    "被害人",
+    "被告单位",
+    "上诉人（原审附带",
+    "上诉人(原审附带",
+)
 
 
 def defendant_paragraphs(blocks: list[Passage]) -> list[tuple[str, Passage]]:

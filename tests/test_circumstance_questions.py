@@ -10,7 +10,7 @@ import pytest
 
 import pipeline
 from retrieval.circumstance_questions import asked_circumstance, circumstance_answer
-from retrieval.defendants import defendants
+from retrieval.defendants import defendant_paragraphs, defendants
 from retrieval.hybrid import Passage
 
 CRIMINAL = "zh/judgments/judge_criminal.jsonl.gz"
@@ -70,6 +70,16 @@ def test_the_defendants_are_read_from_their_paragraphs():
     assert defendants(TWO) == ["王太典", "颜东斌"]
     appeal = _judgment(("PARTIES", "上诉人（原审被告人）黄某甲，农民。"), ("PARTIES", "被告人自报张鹏，男。"))
     assert defendants(appeal) == ["黄某甲", "张鹏"]
+    others = _judgment(
+        ("PARTIES", "被告人马悦，女。因本案于2016年5月1日被刑事拘留。"),
+        ("PARTIES", "现羁押于某市看守所。"),  # still hers
+        ("PARTIES", "上诉人（原审附带民事诉讼原告人）焦某1，男。"),  # another party's: no longer hers
+        ("PARTIES", "指定辩护人王某，某律师事务所律师。"),
+    )
+    assert [(name, b.text[:6]) for name, b in defendant_paragraphs(others)] == [
+        ("马悦", "被告人马悦，"),
+        ("马悦", "现羁押于某市"),
+    ]
 
 
 @pytest.mark.parametrize(
