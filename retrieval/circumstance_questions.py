@@ -9,13 +9,15 @@ finding has a form: the court states it (…如实供述自己的罪行，系坦
 罪被判处有期徒刑一年三个月). A judgment that states no such circumstance for the defendant found none: the
 answer is then NO, said to rest on the judgment's silence.
 
-`circumstance_answer(question, blocks)` reads the question's circumstance and defendant, and the
-judgment's blocks (one passage per block: PARTIES, FACTS, OPINION …).
+`asked_circumstance(question)` reads what a question asks; `circumstance_answer(question, asked, blocks)`
+answers it for the defendant the question names from the judgment's blocks (one passage per block: PARTIES,
+FACTS, OPINION …).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from retrieval.defendants import defendant_paragraphs, defendants
@@ -71,10 +73,8 @@ _ACCEPTED = re.compile(r"予以(?:采纳|采信|支持|认定|认可)|成立|属
 # a denial in the clause just before the circumstance (不能认定为自首, 无前科, 并非起次要作用, 未取得…谅解)
 _DENIED = re.compile(r"不(?!仅|但|久)|未(?!成年|满)|没有|无(?!论)|并非")
 _DENIED_AFTER = re.compile(r"^[^，。；]{0,8}?(?:不成立|不能成立|不予认定|不能认定)")
-_QUOTES = (
-    ("“", "”"),
-    ("《", "》"),
-)  # a law quoted or named: “…如实供述自己的罪行的，是自首。”, 《…自首和立功…》
+# a law quoted or named: “…如实供述自己的罪行的，是自首。”, 《…自首和立功…》
+_QUOTES = (("“", "”"), ("《", "》"))
 _NEAR = 10  # characters before a circumstance a denial reaches
 # a prior conviction in a defendant's paragraph: 因犯盗窃罪被判处有期徒刑, 因盗窃被…判处拘役三个月,
 # 1980年3月15日犯抢劫罪…被…判处有期徒刑十八年
@@ -188,7 +188,9 @@ def _references(sentence: str, names: list[str]) -> list[tuple[int, list[str]]]:
     return [(start, meant) for start, _, meant in refs]
 
 
-def _whom(refs: list[tuple[int, list[str]]], before: list[str], names: list[str]):
+def _whom(
+    refs: list[tuple[int, list[str]]], before: list[str], names: list[str]
+) -> Callable[[int], list[str]]:
     def whom(offset: int) -> list[str]:
         prior = [meant for start, meant in refs if start < offset]
         return prior[-1] if prior else before or names
@@ -232,8 +234,8 @@ def _convictions(blocks: list[Passage], who: str | None) -> list[tuple[str, str,
 
 
 def _which(question: str, blocks: list[Passage], names: list[str], who: str | None) -> Circumstance | None:
-    """The sentences of the reasoning that state a circumstance of the defendant or weigh the sentence
-    (lighter or heavier as the question asks), in the judgment's order."""
+    """The answer to which circumstances were weighed: the reasoning's sentences that weigh the defendant's
+    punishment (lighter or heavier as the question asks), joined in the judgment's order."""
     found = _weighed(blocks, names, who, question)
     if not found:
         return None
