@@ -113,15 +113,14 @@ def _day(m: re.Match, last: dt.date | None) -> dt.date | None:
     """The day a match of _DAY names, read with the last day given (同年5月5日, 同月28日, 次日, 6月26日)."""
     year, month, dom, relative, rel_month, rel_dom = m.groups()
     if relative:
-        if last is None:
-            return None
+        if last is None or relative in ("同日", "当日", "当天"):
+            return last
         if relative == "次日":
             return last + dt.timedelta(days=1)
-        year, month, dom = last.year, rel_month or (last.month if relative != "同年" else None), rel_dom
-        if relative in ("同日", "当日", "当天"):
-            return last
+        year, dom = last.year, rel_dom
+        month = rel_month or (last.month if relative == "同月" else None)
         if month is None or dom is None:
-            return last
+            return last  # 同年 alone, 同年6月: no day to read
     year = int(year) if year else (last.year if last else None)
     month = int(month) if month else (last.month if last else None)
     if year is None or month is None:
