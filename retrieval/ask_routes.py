@@ -223,9 +223,9 @@ class AnswerRoutes:
         citations: list[Citation],
         notes: list[str],
     ) -> Answer | None:
-        """What `read` answers from the Chinese judgment asked about, else cited first (one passage per block):
-        a defendant's custody (retrieval.custody_questions), the items of the judgment below a later instance
-        disposed of (retrieval.appeal_items); `note` says where it was read."""
+        """What `read` answers from the Chinese judgment asked about, else cited first (one passage per
+        block): a defendant's custody (retrieval.custody_questions), the items of the judgment below a later
+        instance disposed of (retrieval.appeal_items); `note` says where it was read."""
         judgment = self.zh_judgment(doc) if doc and HAN.search(question) else None
         found = read(question, judgment[0]) if judgment else None
         if found is None:

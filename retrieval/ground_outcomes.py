@@ -1,9 +1,10 @@
 """Questions whether a ground of appeal succeeded ("Did ground 2 succeed?", "Was the appeal allowed on ground
 3?", "Was ground 7 upheld?"), answered from where the Court of Appeal concludes on that ground.
 
-The Court concludes ground by ground in forms of its own: "For those reasons, Ground 2 fails.", "I would reject
-ground 1.", "We reject Grounds 2 and 4.", "I would therefore allow the appeal on Ground 4.", "ground 1 of the
-grounds of appeal succeeds", "we dismiss the appeal on Ground 4; but we allow the appeal on Grounds 1 and 3".
+The Court concludes ground by ground in forms of its own: "For those reasons, Ground 2 fails.", "I would
+reject ground 1.", "We reject Grounds 2 and 4.", "I would therefore allow the appeal on Ground 4.", "ground 1
+of the grounds of appeal succeeds", "we dismiss the appeal on Ground 4; but we allow the appeal on Grounds 1
+and 3".
 The same words also state a ground ("Ground 4 asserts that the judge failed …"), report a court below's
 conclusion ("The Divisional Court held … that Judicial Review Ground 1 must fail") or counsel's ("Mr Facenna
 QC contended … Appeal Ground 1 must fail"), or suppose an outcome ("if Ground 9 succeeded"); none of those is
@@ -32,33 +33,40 @@ _GROUNDS = re.compile(
 )
 _ITEM = re.compile(_ID)
 _UPHELD = re.compile(
-    r"\bsucceeds?\b|\bsucceeded\b|\bis made out\b|\buphold\b|\bupheld\b|\ballow(?:ed)? (?:it|the appeals?) on\b"
-    r"|\bappeal (?:is|must be|should be|will be) allowed on\b|\baccept grounds?\b|\bis established\b",
+    r"\bsucceeds?\b|\bsucceeded\b|\bis made out\b|\buphold\b|\bupheld\b"
+    r"|\ballow(?:ed)? (?:it|the appeals?) on\b|\bappeal (?:is|must be|should be|will be) allowed on\b"
+    r"|\baccept grounds?\b|\bis established\b",
     re.IGNORECASE,
 )
 _FAILED = re.compile(
     r"\bfails?\b|\bfailed\b|\bmust (?:also )?fail\b|\bcannot succeed\b|\breject\b|\brejected\b"
-    r"|\bdismiss(?:ed)? (?:it|the appeals?) on\b|\bis not made out\b|\bfalls? away\b|\brefuse permission to appeal on\b",
+    r"|\bdismiss(?:ed)? (?:it|the appeals?) on\b|\bis not made out\b|\bfalls? away\b"
+    r"|\brefuse permission to appeal on\b",
     re.IGNORECASE,
 )
 _NEGATED = re.compile(r"\b(?:decline|refuse|not|unable)\b(?:\s+\w+){0,2}\s*$", re.IGNORECASE)
-# not the Court's conclusion: a court below's, counsel's, a ground's own words, a supposition
+# not the Court's conclusion: a court below's, counsel's or a party's, a supposition
+_BELOW = (
+    r"the judge|the Divisional Court|the (?:Upper )?Tribunal|the FTT|the UT|the deputy judge|the recorder"
+)
 _NOT_THE_COURTS = re.compile(
-    r"\b(?:held|concluded|found|decided|ruled)\b.{0,80}\b(?:grounds?)\b|\b(?:the judge|the Divisional Court|the"
-    r" (?:Upper )?Tribunal|the FTT|the UT|the deputy judge|the recorder)\b[^.]{0,80}\b(?:held|concluded|found|"
-    r"decided|rejected|accepted)\b|\b(?:contend(?:s|ed)?|submit(?:s|ted)?|argu(?:es|ed)|agreed|asserts?|"
-    r"complains?|challenges|alleges?|said|put forward)\b|\b(?:he|she) (?:began|rejected|accepted|held|found)\b|\bconclusion (?:reached )?(?:by|of) the\b|\bif\b|\bin the event (?:that|of)\b|\bwhether\b|\bunless\b",
+    r"\b(?:held|concluded|found|decided|ruled)\b.{0,80}\bgrounds?\b"
+    rf"|\b(?:{_BELOW})\b[^.]{{0,80}}\b(?:held|concluded|found|decided|rejected|accepted)\b"
+    r"|\b(?:contend(?:s|ed)?|submit(?:s|ted)?|argu(?:es|ed)|agreed|asserts?|complains?|challenges|alleges?"
+    r"|said|put forward)\b|\b(?:he|she) (?:began|rejected|accepted|held|found)\b"
+    r"|\bconclusion (?:reached )?(?:by|of) the\b|\bif\b|\bin the event (?:that|of)\b|\bwhether\b|\bunless\b",
     re.IGNORECASE,
 )
 # a ground stated or described: "Ground 1: The judge erred …", "(ground 1)", "Ground 2 provided that …",
 # "Ground 4 was a general complaint that …", "There were three grounds, namely: …"
 _STATED = re.compile(
-    rf"\bgrounds?\s+{_ID}\s*:|\(grounds?\s+{_ID}\)|\bnamely\b|\bgrounds?\s+{_ID}\s+(?:is that|asserts|contends|"
-    r"provided|provides|reads|states|(?:is|was) (?:a|an|the)\b)",
+    rf"\bgrounds?\s+{_ID}\s*:|\(grounds?\s+{_ID}\)|\bnamely\b"
+    rf"|\bgrounds?\s+{_ID}\s+(?:is that|asserts|contends|provided|provides|reads|states"
+    r"|(?:is|was) (?:a|an|the)\b)",
     re.IGNORECASE,
 )
 _COURT_VOICE = re.compile(
-    r"\b(?:I|we)\b|\btherefore\b|\baccordingly\b|\bfor (?:all )?(?:those|these|the) reasons\b"
+    r"\b(?:I|[Ww]e)\b|\b[Tt]herefore\b|\b[Aa]ccordingly\b|\b[Ff]or (?:all )?(?:those|these|the) reasons\b"
 )
 
 

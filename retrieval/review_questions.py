@@ -24,12 +24,14 @@ from retrieval.text import terms
 
 _ASKED = re.compile(
     r"\bstandards? of review\b|\bstandard (?:applies|applied|governs|did)\b|\bunder what standard\b"
-    r"|\bhow (?:does|did|do|will|should) (?:the|this|an?) (?:appellate )?(?:court|circuit|panel)\b[^?]{0,30}\breview",
+    r"|\bhow (?:does|did|do|will|should) (?:the|this|an?) (?:appellate )?(?:court|circuit|panel)\b"
+    r"[^?]{0,30}\breview",
     re.IGNORECASE,
 )
 STANDARDS = re.compile(
     r"\bde novo\b|\babuse of discretion\b|\bclear error\b|\bclearly erroneous\b|\bsubstantial evidence\b"
-    r"|\bplain error\b|\barbitrary[- ]and[- ]?capricious\b|\bindependently\b|\bplenary\b|\bwithout deference\b",
+    r"|\bplain error\b|\barbitrary[- ]and[- ]?capricious\b|\bindependently\b|\bplenary\b"
+    r"|\bwithout deference\b",
     re.IGNORECASE,
 )
 # the court stating how it reviews: "we review", "is reviewed", "our review is", "will not be reversed absent"
@@ -42,7 +44,8 @@ _REVIEWS = re.compile(
 # rather than stating it, or the standard of a court below
 _NOT_STATED = re.compile(
     r"\b(?:argues?|argued|contends?|contended|asserts?|asserted|maintains?|urges?|claims? that)\b"
-    r"|\b(?:plaintiffs?|defendants?|appellants?|appellees?|petitioners?|respondents?)\b[^.]{0,30}\bnote[sd]?\b"
+    r"|\b(?:plaintiffs?|defendants?|appellants?|appellees?|petitioners?|respondents?)\b"
+    r"[^.]{0,30}\bnote[sd]?\b"
     r"|\bif (?:our|we|the court's) review\b|\bwere (?:we|our)\b|\b(?:find|found|see) no\b"
     r"|\b(?:trial|district|circuit|lower|superior) court (?:is required to|must|shall|may) review\b",
     re.IGNORECASE,

@@ -16,13 +16,13 @@ def _judgment(*paragraphs: str) -> list[Passage]:
 
 
 JUDGMENT = _judgment(
-    "Ground 1: The judge erred in finding that the order was disproportionate. Ground 4 asserts that the judge "
-    "failed properly to distinguish the two orders.",
+    "Ground 1: The judge erred in finding that the order was disproportionate. "
+    "Ground 4 asserts that the judge failed properly to distinguish the two orders.",
     "The judge concluded that ground 2 failed. Mr Smith QC contended that Ground 3 must fail.",
     "If Ground 5 succeeded, the findings would be unsafe.",
     "For those reasons, Ground 2 succeeds. I would reject Ground 3.",
-    "We therefore refuse permission to appeal on Ground 5 and we dismiss the appeal on Ground 4; but we allow "
-    "the appeal on Grounds 1 and 6.",
+    "We therefore refuse permission to appeal on Ground 5 and we dismiss the appeal on Ground 4; "
+    "but we allow the appeal on Grounds 1 and 6.",
     "I would, therefore, decline to allow the appeal on Ground 7.",
     "It follows that I would dismiss the appeal on Grounds 8 to 9 and allow it on Ground 10.",
 )

@@ -17,16 +17,16 @@ def _opinion(*paragraphs: str) -> list[Passage]:
 
 OPINION = _opinion(
     "Plaintiffs argue that the trial court's ruling is reviewed deferentially rather than de novo.",
-    "A finding of fact is clearly erroneous when the reviewing court is left with a firm conviction that a mistake "
-    "has been made. If our review were de novo, we would reach the same result.",
+    "A finding of fact is clearly erroneous when the reviewing court is left with a firm conviction that "
+    "a mistake has been made. If our review were de novo, we would reach the same result.",
     "II. STANDARD OF REVIEW",
-    "We review a trial court's findings of fact for clear error. This Court reviews de novo the grant or denial of "
-    "a motion for summary disposition. The admission of evidence will not be reversed absent an abuse of "
-    "discretion.",
-    "In attorney discipline, this Court reviews for clear error a hearing judge's findings of fact, and reviews "
-    "without deference the hearing judge's conclusions of law.",
-    "We can find no clear error in that finding. We review a district court's dismissal for failure to state a "
-    "claim de novo.",
+    "We review a trial court's findings of fact for clear error. This Court reviews de novo the grant or "
+    "denial of a motion for summary disposition. The admission of evidence will not be reversed absent an "
+    "abuse of discretion.",
+    "In attorney discipline, this Court reviews for clear error a hearing judge's findings of fact, and "
+    "reviews without deference the hearing judge's conclusions of law.",
+    "We can find no clear error in that finding. We review a district court's dismissal for failure to "
+    "state a claim de novo.",
 )
 
 
@@ -52,8 +52,8 @@ def test_only_the_court_s_own_statements_count():
         "We review a trial court's findings of fact for clear error.",
         "This Court reviews de novo the grant or denial of a motion for summary disposition.",
         "The admission of evidence will not be reversed absent an abuse of discretion.",
-        "In attorney discipline, this Court reviews for clear error a hearing judge's findings of fact, and reviews "
-        "without deference the hearing judge's conclusions of law.",
+        "In attorney discipline, this Court reviews for clear error a hearing judge's findings of fact, and "
+        "reviews without deference the hearing judge's conclusions of law.",
         "We review a district court's dismissal for failure to state a claim de novo.",
     ]
     assert [heading for _, _, heading in standards_stated(OPINION)] == [True] * 5
