@@ -16,8 +16,8 @@ import re
 from dataclasses import dataclass
 
 from pipeline.analysis.zh_numbers import cn_int
-from retrieval.hybrid import Passage
-from retrieval.text import ZH_WHETHER, sentences
+from retrieval.hybrid import Passage, sentences_of
+from retrieval.text import ZH_WHETHER
 
 _VERB = {"维持": "维持", "撤销": "撤销", "变更": "变更", "改判": "变更"}
 _ASKED_VERB = re.compile("|".join(_VERB))
@@ -76,29 +76,25 @@ def disposals(blocks: list[Passage]) -> list[Disposal]:
     """The items of the VERDICT blocks that dispose of a judgment below, in the ruling's order; 上述…判决 is
     the one the item before named."""
     out: list[Disposal] = []
-    for b in blocks:
-        if b.block_type != "VERDICT":
+    for _, segment_id, sentence in sentences_of([b for b in blocks if b.block_type == "VERDICT"]):
+        if _WHOLE_UPHELD.search(sentence):
+            out.append(Disposal("维持", "", "", frozenset(), (segment_id, sentence)))
             continue
-        for a, e in sentences(b.text):
-            sentence = b.text[a:e].strip()
-            if _WHOLE_UPHELD.search(sentence):
-                out.append(Disposal("维持", "", "", frozenset(), (b.segment_id, sentence)))
-                continue
-            m = _DISPOSES.match(sentence)
-            if m is None:
-                continue
-            case = _CASE.search(sentence, m.end())
-            previous = out[-1].case if out and "上述" in sentence[m.end() : m.end() + 4] else ""
-            scope_start = case.end() if case else m.end()
-            end = _SCOPE_END.search(sentence, scope_start)
-            scope = sentence[scope_start : end.start() if end else len(sentence)]
-            if not _JUDGMENT.search(sentence, m.end(), scope_start + len(scope)):
-                continue  # 撤销…股东会决议: what the case is about, not a judgment below
-            lists = [x.group() for x in _LIST.finditer(scope) if "项" in x.group()]
-            items = "、".join(lists) or _part(scope)
-            numbers = frozenset(n for x in lists for n in _numbers(x))
-            unit = (b.segment_id, sentence)
-            out.append(Disposal(m.group(1), case.group() if case else previous, items, numbers, unit))
+        m = _DISPOSES.match(sentence)
+        if m is None:
+            continue
+        case = _CASE.search(sentence, m.end())
+        previous = out[-1].case if out and "上述" in sentence[m.end() : m.end() + 4] else ""
+        scope_start = case.end() if case else m.end()
+        end = _SCOPE_END.search(sentence, scope_start)
+        scope = sentence[scope_start : end.start() if end else len(sentence)]
+        if not _JUDGMENT.search(sentence, m.end(), scope_start + len(scope)):
+            continue  # 撤销…股东会决议: what the case is about, not a judgment below
+        lists = [x.group() for x in _LIST.finditer(scope) if "项" in x.group()]
+        items = "、".join(lists) or _part(scope)
+        numbers = frozenset(n for x in lists for n in _numbers(x))
+        unit = (segment_id, sentence)
+        out.append(Disposal(m.group(1), case.group() if case else previous, items, numbers, unit))
     return out
 
 

@@ -21,8 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from retrieval.defendants import defendant_paragraphs, defendants
-from retrieval.hybrid import Passage
-from retrieval.text import ZH_WHETHER, sentences
+from retrieval.hybrid import Passage, sentences_of
+from retrieval.text import ZH_WHETHER
 
 # (circumstance, what a question calls it, what a judgment calls it); 认罪认罚 before 认罪
 _CIRCUMSTANCES = (
@@ -160,15 +160,11 @@ def _said_of(blocks: list[Passage], kinds: tuple[str, ...], names: list[str]) ->
     those listed beside: 被告人王太典、颜东斌), all of them after 二被告人, else those the sentence before
     spoke of, else all."""
     out, last = [], list(names)
-    for b in blocks:
-        if b.block_type not in kinds:
-            continue
-        for a, e in sentences(b.text):
-            sentence = b.text[a:e].strip()
-            refs = _references(sentence, names)
-            out.append((b.segment_id, sentence, _whom(refs, list(last), names)))
-            if refs:
-                last = refs[-1][1]
+    for _, segment_id, sentence in sentences_of([b for b in blocks if b.block_type in kinds]):
+        refs = _references(sentence, names)
+        out.append((segment_id, sentence, _whom(refs, list(last), names)))
+        if refs:
+            last = refs[-1][1]
     return out
 
 
@@ -220,16 +216,13 @@ def _stance(sentence: str, start: int, end: int, following: str) -> tuple[bool, 
 def _convictions(blocks: list[Passage], who: str | None) -> list[tuple[str, str, bool]]:
     """(segment_id, sentence, True) of the prior convictions a defendant's paragraph states (of `who`'s
     paragraph, else any defendant's)."""
+    own = [b for owner, b in defendant_paragraphs(blocks) if who is None or owner == who]
     out = []
-    for owner, b in defendant_paragraphs(blocks):
-        if who is not None and owner != who:
-            continue
-        for a, e in sentences(b.text):
-            sentence = b.text[a:e].strip()
-            for m in _CONVICTED.finditer(sentence):
-                if not _THIS_CASE.search(sentence[max(0, m.start() - 4) : m.end()]):
-                    out.append((b.segment_id, sentence, True))
-                    break
+    for _, segment_id, sentence in sentences_of(own):
+        for m in _CONVICTED.finditer(sentence):
+            if not _THIS_CASE.search(sentence[max(0, m.start() - 4) : m.end()]):
+                out.append((segment_id, sentence, True))
+                break
     return out
 
 

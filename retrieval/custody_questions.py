@@ -15,8 +15,8 @@ import re
 from dataclasses import dataclass
 
 from retrieval.defendants import defendant_paragraphs
-from retrieval.hybrid import Passage
-from retrieval.text import ZH_WHETHER, sentences
+from retrieval.hybrid import Passage, sentences_of
+from retrieval.text import ZH_WHETHER
 
 # (measure, what a question calls it, what a paragraph says); 刑事拘留 is not 行政拘留
 _MEASURES = (
@@ -72,10 +72,9 @@ def custody_answer(question: str, blocks: list[Passage]) -> Custody | None:
     own = [b for name, b in paragraphs if name == named[0]]
     measure, kind = asked
     if kind == "where":
-        for b in own:
-            for a, e in sentences(b.text):
-                if held := _HELD.search(b.text[a:e]):
-                    return Custody(held.group(1), "field", [(b.segment_id, b.text[a:e].strip())])
+        for _, segment_id, sentence in sentences_of(own):
+            if held := _HELD.search(sentence):
+                return Custody(held.group(1), "field", [(segment_id, sentence)])
         return None
     events = [event for b in own for event in _events(b)]
     found = [e for e in events if e[0] == measure]
@@ -94,8 +93,7 @@ def _events(block: Passage) -> list[tuple[str, dt.date, tuple[str, str], bool]]:
     """(measure, day, (segment_id, sentence), only decided) of each measure of this case the paragraph
     states, in its order; a day without its year or month takes the paragraph's last."""
     out, day, started = [], None, False
-    for a, e in sentences(block.text):
-        sentence = block.text[a:e].strip()
+    for _, segment_id, sentence in sentences_of([block]):
         started = started or _THIS_CASE.search(sentence) is not None
         for clause in re.split(r"[，,；;]", sentence):
             for m in _DAY.finditer(clause):
@@ -105,7 +103,7 @@ def _events(block: Passage) -> list[tuple[str, dt.date, tuple[str, str], bool]]:
             for name, _, said in _MEASURES:
                 if re.search(said, clause):
                     decided = name == "逮捕" and _DECIDED.search(clause) is not None
-                    out.append((name, day, (block.segment_id, sentence), decided))
+                    out.append((name, day, (segment_id, sentence), decided))
     return out
 
 
