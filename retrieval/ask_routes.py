@@ -39,7 +39,7 @@ from retrieval.outcome_questions import blockwise, outcome_answer, outcome_part
 from retrieval.party_questions import party_answer, party_part
 from retrieval.review_questions import asks_review, review_answer
 from retrieval.ruling_questions import asks_ruling, ruling_answer
-from retrieval.separate_opinions import separate_answer
+from retrieval.separate_opinions import asked_separate, separate_answer
 from retrieval.text import HAN, sentence_around
 from retrieval.verdict_questions import VERDICT_BLOCKS, answer_verdict, verdict_part
 from retrieval.why_questions import asks_why, reasons
@@ -47,6 +47,9 @@ from retrieval.zh_cover_questions import answer_zh_cover, zh_asked_part
 
 _CUSTODY = "read from the defendant's own paragraph (retrieval/custody_questions.py)"
 _ITEMS = "read from the ruling's items disposing of the judgment below (retrieval/appeal_items.py)"
+_SEPARATE = "read from the opinion's separate opinions and votes (retrieval/separate_opinions.py)"
+_GROUND = "read from where the Court concludes on that ground (retrieval/ground_outcomes.py)"
+_REVIEW = "read from where the opinion states its standard of review (retrieval/review_questions.py)"
 
 
 class JudgmentAnswer(Protocol):
@@ -97,8 +100,8 @@ class AnswerRoutes:
         return (
             self.clause_answer(question, doc, citations, notes)
             or self.front_answer(question, doc_id, citations, notes)
-            or self.separate_answer(question, doc, citations, notes)
-            or self.review_answer(question, doc, citations, notes)
+            or self.from_opinion(question, doc, asked_separate, separate_answer, _SEPARATE, citations, notes)
+            or self.from_opinion(question, doc, asks_review, review_answer, _REVIEW, citations, notes)
             or self.cover_answer(question, doc_id, doc, citations, notes)
             or self.circumstance_answer(question, doc, citations, notes)
             or self.from_judgment(question, doc, custody_answer, _CUSTODY, citations, notes)
@@ -106,7 +109,9 @@ class AnswerRoutes:
             or self.from_judgment(question, doc, items_answer, _ITEMS, citations, notes)
             or self.outcome_answer(question, doc, citations, notes)
             or self.party_answer(question, doc_id, doc, citations, notes)
-            or self.ground_answer(question, doc, citations, notes)
+            or self.from_opinion(
+                question, doc, asks_ground_outcome, ground_outcome, _GROUND, citations, notes
+            )
             or self.statement_answer(question, doc, citations, notes)
             or self.ruling_answer(question, doc, citations, notes)
         )
@@ -296,40 +301,25 @@ class AnswerRoutes:
             return None
         return self.read_units(question, (answer, "sentence"), shown, note, citations, notes)
 
-    def separate_answer(
-        self, question: str, doc: str | None, citations: list[Citation], notes: list[str]
+    def from_opinion(
+        self,
+        question: str,
+        doc: str | None,
+        asks: Callable[[str], object],
+        read: Callable[[str, list[Passage]], tuple[str, str, list[tuple[str, str]]] | None],
+        note: str,
+        citations: list[Citation],
+        notes: list[str],
     ) -> Answer | None:
-        """Who dissented or concurred, or whether any judge dissented (retrieval.separate_opinions), answered
-        from the separate opinions and votes recorded in the opinion asked about, else the one cited first."""
-        found = separate_answer(question, self.passages_of(doc)) if doc and not HAN.search(question) else None
+        """What `read` answers, as (answer, answer type, sentences), from the English judgment or opinion
+        asked about, else cited first, for a question `asks` says it reads: separate opinions
+        (retrieval.separate_opinions), whether a ground succeeded (retrieval.ground_outcomes), the standard of
+        review (retrieval.review_questions); `note` says where it was read."""
+        asked = doc and not HAN.search(question) and asks(question)
+        found = read(question, self.passages_of(doc)) if asked else None
         if found is None:
             return None
-        note = "read from the opinion's separate opinions and votes (retrieval/separate_opinions.py)"
         return self.read_units(question, found[:2], found[2], note, citations, notes)
-
-    def ground_answer(
-        self, question: str, doc: str | None, citations: list[Citation], notes: list[str]
-    ) -> Answer | None:
-        """Whether a ground of appeal succeeded (retrieval.ground_outcomes), YES or NO from where the Court of
-        Appeal concludes on it in the judgment asked about, else cited first."""
-        asked = doc and not HAN.search(question) and asks_ground_outcome(question)
-        found = ground_outcome(question, self.passages_of(doc)) if asked else None
-        if found is None:
-            return None
-        note = "read from where the Court concludes on that ground (retrieval/ground_outcomes.py)"
-        return self.read_units(question, (found[0], found[0].lower()), found[1], note, citations, notes)
-
-    def review_answer(
-        self, question: str, doc: str | None, citations: list[Citation], notes: list[str]
-    ) -> Answer | None:
-        """The standard of review an American court applied (retrieval.review_questions), answered from the
-        sentences in which the opinion asked about, else cited first, states it."""
-        asked = doc and not HAN.search(question) and asks_review(question)
-        found = review_answer(question, self.passages_of(doc)) if asked else None
-        if found is None:
-            return None
-        note = "read from where the opinion states its standard of review (retrieval/review_questions.py)"
-        return self.read_units(question, (found[0], "field"), found[1], note, citations, notes)
 
     def ruling_answer(
         self, question: str, doc: str | None, citations: list[Citation], notes: list[str]

@@ -79,9 +79,11 @@ def asks_ground_outcome(question: str) -> str | None:
     return _normal(_WORDS.get(ground.group(1).lower(), ground.group(1)))
 
 
-def ground_outcome(question: str, passages: Sequence[Passage]) -> tuple[str, list[tuple[str, str]]] | None:
-    """("YES" or "NO", the sentences stating the Court's conclusion on the ground asked, best first), or
-    None when the judgment states none."""
+def ground_outcome(
+    question: str, passages: Sequence[Passage]
+) -> tuple[str, str, list[tuple[str, str]]] | None:
+    """("YES" or "NO", answer type "yes" or "no", the sentences stating the Court's conclusion on the
+    ground asked, best first), or None when the judgment states none."""
     asked = asks_ground_outcome(question)
     if asked is None:
         return None
@@ -93,7 +95,8 @@ def ground_outcome(question: str, passages: Sequence[Passage]) -> tuple[str, lis
     if not found:
         return None
     found.sort(key=lambda f: (not f[0], -f[1]))  # the Court's own voice, then the latest
-    return ("YES" if found[0][2] else "NO"), [f[3] for f in found[:3]]
+    answer = "YES" if found[0][2] else "NO"
+    return answer, answer.lower(), [f[3] for f in found[:3]]
 
 
 def _outcome(sentence: str, asked: str) -> bool | None:

@@ -83,10 +83,12 @@ def standards_stated(passages: Sequence[Passage]) -> list[tuple[str, str, bool]]
     return out
 
 
-def review_answer(question: str, passages: Sequence[Passage]) -> tuple[str, list[tuple[str, str]]] | None:
-    """(the standard as printed, the sentences stating it, best first) for the question, or None when the
-    opinion states none. The sentence sharing most words with what the question names comes first (one
-    under a "Standard of Review" heading, then the earliest, on a tie)."""
+def review_answer(
+    question: str, passages: Sequence[Passage]
+) -> tuple[str, str, list[tuple[str, str]]] | None:
+    """(the standard as printed, answer type "field", the sentences stating it, best first) for the
+    question, or None when the opinion states none. The sentence sharing most words with what the question
+    names comes first (one under a "Standard of Review" heading, then the earliest, on a tie)."""
     found = standards_stated(passages)
     if not found:
         return None
@@ -96,7 +98,7 @@ def review_answer(question: str, passages: Sequence[Passage]) -> tuple[str, list
         key=lambda i: (-len(asked & set(terms(found[i][1]))), not found[i][2], i),
     )
     best = found[ranked[0]][1]
-    return "; ".join(_standards_of(best, asked)), [found[i][:2] for i in ranked[:3]]
+    return "; ".join(_standards_of(best, asked)), "field", [found[i][:2] for i in ranked[:3]]
 
 
 def _standards_of(sentence: str, asked: set[str]) -> list[str]:

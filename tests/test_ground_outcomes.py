@@ -65,7 +65,7 @@ def test_a_list_of_grounds():
 )
 def test_the_court_s_conclusion_on_each_ground(ground, answer, sentence):
     found = ground_outcome(f"Did ground {ground} succeed?", JUDGMENT)
-    assert found[0] == answer and sentence in found[1][0][1]
+    assert found[0] == answer and sentence in found[2][0][1]
 
 
 def test_a_ground_the_court_does_not_conclude_on():

@@ -74,7 +74,7 @@ def test_only_the_court_s_own_statements_count():
 )
 def test_the_standard_of_what_the_question_names(question, standard, sentence):
     found = review_answer(question, OPINION)
-    assert found[0] == standard and sentence in found[1][0][1]
+    assert found[0] == standard and sentence in found[2][0][1]
 
 
 def test_an_opinion_that_states_no_standard():
@@ -87,7 +87,7 @@ def test_real_opinions(shared_data):
     found = review_answer(
         "What is the standard of review for whether the complaint states a claim?", passages
     )
-    assert found[0] == "de novo" and "states a claim for relief presents a question of law" in found[1][0][1]
+    assert found[0] == "de novo" and "states a claim for relief presents a question of law" in found[2][0][1]
     path = shared_data / US / "A3d/100/100a3d1076_Replace2.xml"
     passages = [Passage(f"s{i}", "d", b.text, b.type.value) for i, b in enumerate(parse_file(path).blocks)]
     assert review_answer("What standard of review applies to the motion to suppress?", passages)[0] == (
