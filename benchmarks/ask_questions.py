@@ -65,12 +65,13 @@ CONFIGS = {
 
 
 def group(doc_key: str, path: str) -> str:
-    """UK (EWCA judgments), CUAD (contracts), US (US opinions), or for a Chinese document (key zh-…) its
-    shared folder: "ZH doc" (裁定书), "ZH pdf" (case PDFs) or "ZH judgments" (裁判文书网 records)."""
+    """UK (EWCA judgments), CUAD (contracts), patent (USPTO grants), US (US opinions), or for a Chinese
+    document (key zh-…) its shared folder: "ZH doc" (裁定书), "ZH pdf" (case PDFs) or "ZH judgments" (裁判文书网
+    records)."""
     prefix = doc_key.split("-")[0]
     if prefix == "zh":
         return f"ZH {Path(path).parent.name}"
-    return {"ewca": "UK", "cuad": "CUAD"}.get(prefix, "US")
+    return {"ewca": "UK", "cuad": "CUAD", "pat": "patent"}.get(prefix, "US")
 
 
 def _words(text: str) -> list[str]:
@@ -155,7 +156,7 @@ def input_file(data: Path, document: str, folder: Path) -> Path:
         return Path(shutil.copy(src, folder / src.name))
     lines = [line for line in _lines(src) if record in line[:80]]
     found = json.loads(lines[0]) if lines else {}
-    if record not in (found.get("docid"), found.get("text_id"), found.get("id")):
+    if record not in (found.get("docid"), found.get("text_id"), found.get("id"), found.get("doc_number")):
         raise SystemExit(f"{src}: no record with docid {record}")
     if "fd" in found:  # a judge_criminal record: its whole judgment is `fd`, `text` only the facts
         lines[0] = json.dumps({"text_id": record, "text": found["fd"]}, ensure_ascii=False)

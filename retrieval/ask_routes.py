@@ -1,5 +1,6 @@
 """The questions an `Asker` (retrieval.ask) answers by a route of their own, before any search-and-read:
-a contract clause's (the clause head, retrieval.clause_questions), a patent's front page
+what a term a contract or patent defines means (retrieval.definition_questions), a contract clause's (the
+clause head, retrieval.clause_questions), a patent's front page
 (retrieval.front_questions), an opinion's cover (retrieval.caption_questions), what a criminal verdict
 imposed, the circumstances it weighed and the defendant's custody (retrieval.verdict_questions,
 retrieval.circumstance_questions, retrieval.custody_questions), what a Chinese court decided, which items
@@ -30,6 +31,7 @@ from retrieval.circumstance_questions import asked_circumstance, circumstance_an
 from retrieval.clause_questions import answering_first, clause_category, clause_phrase
 from retrieval.covers import CoverAnswer
 from retrieval.custody_questions import custody_answer
+from retrieval.definition_questions import asked_term, definition_answer
 from retrieval.front_questions import about_patent, asked_field
 from retrieval.ground_outcomes import asks_ground_outcome, ground_outcome
 from retrieval.grounds_questions import asks_grounds, grounds
@@ -50,6 +52,7 @@ _ITEMS = "read from the ruling's items disposing of the judgment below (retrieva
 _SEPARATE = "read from the opinion's separate opinions and votes (retrieval/separate_opinions.py)"
 _GROUND = "read from where the Court concludes on that ground (retrieval/ground_outcomes.py)"
 _REVIEW = "read from where the opinion states its standard of review (retrieval/review_questions.py)"
+_DEFINITION = "read from where the document defines the term (retrieval/definition_questions.py)"
 
 
 class JudgmentAnswer(Protocol):
@@ -98,10 +101,11 @@ class AnswerRoutes:
     ) -> Answer | None:
         """The answer of a question with a route of its own (a contract's clause, a patent's front page)."""
         return (
-            self.clause_answer(question, doc, citations, notes)
+            self.from_english(question, doc, asked_term, definition_answer, _DEFINITION, citations, notes)
+            or self.clause_answer(question, doc, citations, notes)
             or self.front_answer(question, doc_id, citations, notes)
-            or self.from_opinion(question, doc, asked_separate, separate_answer, _SEPARATE, citations, notes)
-            or self.from_opinion(question, doc, asks_review, review_answer, _REVIEW, citations, notes)
+            or self.from_english(question, doc, asked_separate, separate_answer, _SEPARATE, citations, notes)
+            or self.from_english(question, doc, asks_review, review_answer, _REVIEW, citations, notes)
             or self.cover_answer(question, doc_id, doc, citations, notes)
             or self.circumstance_answer(question, doc, citations, notes)
             or self.from_judgment(question, doc, custody_answer, _CUSTODY, citations, notes)
@@ -109,7 +113,7 @@ class AnswerRoutes:
             or self.from_judgment(question, doc, items_answer, _ITEMS, citations, notes)
             or self.outcome_answer(question, doc, citations, notes)
             or self.party_answer(question, doc_id, doc, citations, notes)
-            or self.from_opinion(
+            or self.from_english(
                 question, doc, asks_ground_outcome, ground_outcome, _GROUND, citations, notes
             )
             or self.statement_answer(question, doc, citations, notes)
@@ -301,7 +305,7 @@ class AnswerRoutes:
             return None
         return self.read_units(question, (answer, "sentence"), shown, note, citations, notes)
 
-    def from_opinion(
+    def from_english(
         self,
         question: str,
         doc: str | None,
@@ -311,10 +315,11 @@ class AnswerRoutes:
         citations: list[Citation],
         notes: list[str],
     ) -> Answer | None:
-        """What `read` answers, as (answer, answer type, sentences), from the English judgment or opinion
-        asked about, else cited first, for a question `asks` says it reads: separate opinions
-        (retrieval.separate_opinions), whether a ground succeeded (retrieval.ground_outcomes), the standard of
-        review (retrieval.review_questions); `note` says where it was read."""
+        """What `read` answers, as (answer, answer type, sentences), from the English document asked about,
+        else cited first, for a question `asks` says it reads: what a defined term means
+        (retrieval.definition_questions), separate opinions (retrieval.separate_opinions), whether a ground
+        succeeded (retrieval.ground_outcomes), the standard of review (retrieval.review_questions); `note`
+        says where it was read."""
         asked = doc and not HAN.search(question) and asks(question)
         found = read(question, self.passages_of(doc)) if asked else None
         if found is None:
