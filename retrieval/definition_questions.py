@@ -19,8 +19,9 @@ from dataclasses import dataclass
 from retrieval.hybrid import Passage, sentences_of
 
 _OPEN, _CLOSE = "“\"‘'", "”\"’'"
-_QUOTED = re.compile(r"(?<![A-Za-z0-9])[“\"‘']([^“”\"‘’]{1,80}?)[”\"’'](?![a-z])")
-_TERM = r"[“\"‘']?(?P<term>[^?“”\"‘’]{1,80}?)[”\"’']?"
+# a quoted term: in double quotes, which may hold an apostrophe ("Agents’ Fee"), or in single ones
+_QUOTED = re.compile(r"(?<![A-Za-z0-9])(?:[“\"]([^“”\"]{1,80}?)[”\"]|[‘']([^‘’'“”\"]{1,80}?)[’'])(?![a-z])")
+_TERM = r"[“\"‘']?(?P<term>[^?“”\"‘]{1,80}?)[”\"’']?"
 _TAIL = (
     r"(?:\s+(?:in|under|of|for|within|by|according\s+to|as\s+used\s+in)\s+(?:the|this|that|its)\b.*)?"
     r"\s*\??\s*$"
@@ -46,9 +47,10 @@ _ASKS = [
     re.compile(rf"^\s*define\s+{_KIND}{_TERM}{_TAIL}", re.I),
     re.compile(rf"^\s*what\s+(?:is|are)\s+{_KIND}{_TERM}\s*,?\s+as\s+(?:defined|used)\b", re.I),
 ]
-# "What is the Development Term under the agreement?": a definition question only where the term is quoted
+# "What is the Development Term under the agreement?", "Who is SpinCo?": a definition question only where
+# the term is quoted
 # or capitalised and the document defines it
-_WHAT_IS = re.compile(rf"^\s*what\s+(?:is|are)\s+(?:(?:the|a|an)\s+)?{_TERM}{_TAIL}", re.I)
+_WHAT_IS = re.compile(rf"^\s*(?:what|who)\s+(?:is|are)\s+(?:(?:the|a|an)\s+)?{_TERM}{_TAIL}", re.I)
 _CAPITALISED = re.compile(r"(?:[A-Z][\w&/-]*|of|and|for|to)(?:\s+(?:[A-Z][\w&/-]*|of|and|for|to))*$")
 
 # after a quoted term, what makes the sentence its definition: the verb, its definiens after it
@@ -56,11 +58,13 @@ _AS_USED = r"(?:,?\s*(?:as\s+used\s+(?:herein|in\s+this\s+\w+)|when\s+used\s+her
 _ALSO_QUOTED = r"(?:\s*(?:,|or|and|and/or)\s*(?:the\s+terms?\s+)?[“\"‘'][^“”\"‘’]{1,80}[”\"’'])*"
 _VERB = re.compile(
     rf"^[”\"’']?{_ALSO_QUOTED}{_AS_USED}\s*(?:\([^()]{{0,200}}\)\s*)?{_AS_USED}\s*"
-    r"(?P<verb>(?:shall|will|should|is|are|as)?\s*(?:be\s+)?(?:"
+    r"(?P<verb>(?:shall|will|should|is|are|as|can|may)?\s*(?:be\s+)?(?:"
     r"means?|refers?\s+to|(?:has|have)\s+the\s+meanings?|includes?|"
-    r"(?:is|are)\s+defined(?:\s+as)?|defined\s+as|"
+    r"(?:is|are)\s+defined(?:\s+as)?|defined\s+(?:as|to\s+include)|"
     r"(?:is|are)\s+used\s+(?:herein\s+)?to\s+(?:refer(?:\s+to)?|mean|denote|describe|include)|denotes?|"
-    r"describes?|encompass(?:es)?|identifies|(?:is|are)\s+intended\s+to\s+(?:mean|include|refer\s+to)"
+    r"describes?|encompass(?:es)?|embraces?|identifies|(?:(?:is|are)\s+synonymous\s+and\s+)?mean|"
+    r"(?:is|are)\s+synonymous\s+with|"
+    r"(?:is|are)\s+(?:usually\s+|generally\s+|herein\s+)?intended\s+to\s+(?:mean|include|refer\s+to|embrace)"
     r"|(?:is|are)\s+understood\s+to\s+(?:mean|refer\s+to)|(?:broadly\s+)?interpreted\s+as\s+referring\s+to)"
     r"|:)(?=[\s,:])[\s,:]*",
     re.I,
@@ -75,8 +79,9 @@ _POINTER = re.compile(
 # inside the parentheses before the quote ("(the “Effective Date”)", "(collectively, “Inventions”)")
 _INLINE_LEAD = re.compile(r"\(([^()]{0,120})$")
 _INLINE_REF = re.compile(
-    r"(?:hereinafter|herein|also|sometimes|jointly|collectively|individually|each|together)?[\s,]*"
-    r"(?:(?:referred\s+to|known|called|termed)\s+(?:herein\s+)?(?:jointly\s+|collectively\s+)?as\s+)?"
+    r"(?:such\s+\w+(?:\s+\w+)?\s*,\s*)?"
+    r"(?:hereinafter|herein|also|sometimes|jointly|collectively|individually|each|together)?[\s,:]*"
+    r"(?:(?:referred\s+to|known|called|termed)\s+(?:herein\s+)?(?:jointly\s+|collectively\s+)?as\b\s*)?"
     r"(?:the|this|a|an)?\s*$",
     re.I,
 )
@@ -153,20 +158,21 @@ def _variants(term: str) -> list[str]:
 
 
 def definitions(passages: list[Passage], term: str) -> list[Definition]:
-    """Every sentence of the passages that defines `term`, in the text's order."""
-    wanted = _variants(term)
-    found = []
-    for _, segment_id, sentence in sentences_of(passages):
-        for m in _QUOTED.finditer(sentence):
-            if _norm(m.group(1)) not in wanted:
-                continue
-            if (d := _defined_at(sentence, m.start(), m.end(), segment_id)) is not None:
+    """Every sentence of the passages that defines `term`, in the text's order; only where the term as asked
+    is defined nowhere, those defining its singular or plural ("PCD" is not "PCDs")."""
+    units = sentences_of(passages)
+    for form in _variants(term):
+        found = []
+        for _, segment_id, sentence in units:
+            quoted = [m for m in _QUOTED.finditer(sentence) if _norm(m.group(1) or m.group(2)) == form]
+            d = next(
+                filter(None, (_defined_at(sentence, m.start(), m.end(), segment_id) for m in quoted)), None
+            )
+            if d is not None or (d := _unquoted(sentence, form, segment_id)) is not None:
                 found.append(d)
-                break
-        else:
-            if (d := _unquoted(sentence, wanted[0], segment_id)) is not None:
-                found.append(d)
-    return found
+        if found:
+            return found
+    return []
 
 
 def _defined_at(sentence: str, a: int, b: int, segment_id: str) -> Definition | None:
@@ -183,8 +189,10 @@ def _defined_at(sentence: str, a: int, b: int, segment_id: str) -> Definition | 
     if lead and closes and _INLINE_REF.fullmatch(_QUOTED.sub("", lead.group(1)).strip(" ,")):
         listed = re.search(r"\b(?:collectively|together)\b", lead.group(1), re.I) is not None
         return Definition(segment_id, sentence, _named(before[: lead.start()], listed), True, False)
-    if re.search(r"\b(?:hereinafter|referred\s+to|known|called|termed)\b[\w\s,]{0,40}$", before, re.I):
-        return Definition(segment_id, sentence, _named(before), True, False)
+    if cue := re.search(
+        r"\b(?:hereinafter|referred\s+to|known|called|termed)\b[\w\s,:]{0,40}$", before, re.I
+    ):
+        return Definition(segment_id, sentence, _named(before[: cue.start()]), True, False)
     return None
 
 
@@ -204,8 +212,10 @@ def _unquoted(sentence: str, term: str, segment_id: str) -> Definition | None:
 
 
 def _meaning(text: str) -> str:
-    """A definiens as printed, without the sentence's closing stop."""
-    return text.strip().strip(":").strip().rstrip(".;").strip()
+    """A definiens as printed, without the sentence's closing stop (nor a sentence after a quotation's stop
+    that the sentence cut left on: '… is synonymous with “die swell.” The processability …')."""
+    text = re.split(r"(?<=[.!?][”\"])\s+(?=[A-Z])", text.strip(), maxsplit=1)[0]
+    return text.strip(":").strip().rstrip(".;").strip()
 
 
 def _named(before: str, listed: bool = False) -> str:
@@ -213,6 +223,8 @@ def _named(before: str, listed: bool = False) -> str:
     list named collectively); an appositive ("… Allied Esports International, Inc., a Nevada corporation
     (“Allied”)") gives way to the name before it."""
     text = before.rstrip(" ,")
+    if amended := re.search(r",?\s*as\s+amended$", text):  # "the Investment Company Act of 1940, as amended"
+        return _named(text[: amended.start()], listed) + text[amended.start() :]
     stops = _LIST_STOP_WORDS if listed else _STOP_WORDS
     # a parenthesis inside the phrase ("using dextrose (defined as glucose) and/or sucrose") holds no stop
     masked = re.sub(r"\([^()]*\)", lambda m: "#" * len(m.group()), text)

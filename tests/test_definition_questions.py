@@ -144,3 +144,32 @@ def test_a_shared_patent_s_glossary():
         "How is a “fitting” defined in the cable trough patent?", _document(*paragraphs)
     )
     assert answer.startswith("a component of a trough system that is curved in a longitudinal direction")
+
+
+GLOSSARY = _document(
+    "The Corporation shall pay a cash fee (the “Agents’ Fee”) equal to 7% of the proceeds.",
+    "Each fund is registered under the Investment Company Act of 1940, as amended (the “1940 Act”).",
+    "Turbine blades (also known as “buckets”) are cooled. The nickel alloys known in the art as “superalloys” "
+    "resist the heat.",
+    "The terms “patient” and “subject” are synonymous and mean all animals including humans.",
+    "The term “tab width” is synonymous with “die swell.” The swell predicts bottle quality.",
+    "Users of proximity communication devices (“PCDs”) call each other. Each proximity communication device "
+    "(“PCD”) has a radio.",
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "meaning"),
+    [
+        ("How is the Agents’ Fee defined?", "a cash fee"),
+        ("What does the “1940 Act” refer to?", "the Investment Company Act of 1940, as amended"),
+        ("What are “buckets”?", "Turbine blades"),
+        ("What are “superalloys”?", "The nickel alloys"),
+        ("How is “subject” defined?", "all animals including humans"),
+        ("What does “tab width” mean?", "“die swell.”"),
+        ("What is a PCD?", "Each proximity communication device"),
+        ("Who is the “PCDs”?", "Users of proximity communication devices"),
+    ],
+)
+def test_definitions_in_other_shapes(question, meaning):
+    assert definition_answer(question, GLOSSARY)[0] == meaning
