@@ -1,7 +1,7 @@
 """The questions an `Asker` (retrieval.ask) answers by a route of their own, before any search-and-read:
 what a term a contract or patent defines means (retrieval.definition_questions), a contract clause's (the
-clause head, retrieval.clause_questions), a patent's front page
-(retrieval.front_questions), an opinion's cover (retrieval.caption_questions), what a criminal verdict
+clause head, retrieval.clause_questions), a patent's front page (retrieval.front_questions) and its claim
+tree (retrieval.claim_questions), an opinion's cover (retrieval.caption_questions), what a criminal verdict
 imposed, the circumstances it weighed and the defendant's custody (retrieval.verdict_questions,
 retrieval.circumstance_questions, retrieval.custody_questions), what a Chinese court decided, which items
 of the judgment below it upheld or set aside, and the costs it ordered (retrieval.outcome_questions,
@@ -28,6 +28,7 @@ from retrieval.answer import Answer, Citation, Evidence
 from retrieval.appeal_items import items_answer
 from retrieval.caption_questions import answer_cover, asked_part
 from retrieval.circumstance_questions import asked_circumstance, circumstance_answer
+from retrieval.claim_questions import asks_tree, claim_tree_answer
 from retrieval.clause_questions import answering_first, clause_category, clause_phrase
 from retrieval.covers import CoverAnswer
 from retrieval.custody_questions import custody_answer
@@ -53,6 +54,7 @@ _SEPARATE = "read from the opinion's separate opinions and votes (retrieval/sepa
 _GROUND = "read from where the Court concludes on that ground (retrieval/ground_outcomes.py)"
 _REVIEW = "read from where the opinion states its standard of review (retrieval/review_questions.py)"
 _DEFINITION = "read from where the document defines the term (retrieval/definition_questions.py)"
+_TREE = "read from the claims' own references to earlier claims (retrieval/claim_questions.py)"
 
 
 class JudgmentAnswer(Protocol):
@@ -104,6 +106,9 @@ class AnswerRoutes:
             self.from_english(question, doc, asked_term, definition_answer, _DEFINITION, citations, notes)
             or self.clause_answer(question, doc, citations, notes)
             or self.front_answer(question, doc_id, citations, notes)
+            or self.from_english(
+                question, doc, asks_tree, claim_tree_answer, _TREE, citations, notes, whole_blocks=True
+            )
             or self.from_english(question, doc, asked_separate, separate_answer, _SEPARATE, citations, notes)
             or self.from_english(question, doc, asks_review, review_answer, _REVIEW, citations, notes)
             or self.cover_answer(question, doc_id, doc, citations, notes)
@@ -314,14 +319,20 @@ class AnswerRoutes:
         note: str,
         citations: list[Citation],
         notes: list[str],
+        *,
+        whole_blocks: bool = False,
     ) -> Answer | None:
         """What `read` answers, as (answer, answer type, sentences), from the English document asked about,
         else cited first, for a question `asks` says it reads: what a defined term means
-        (retrieval.definition_questions), separate opinions (retrieval.separate_opinions), whether a ground
+        (retrieval.definition_questions), a patent's claim tree (retrieval.claim_questions, its passages
+        `whole_blocks`, one per block), separate opinions (retrieval.separate_opinions), whether a ground
         succeeded (retrieval.ground_outcomes), the standard of review (retrieval.review_questions); `note`
         says where it was read."""
         asked = doc and not HAN.search(question) and asks(question)
-        found = read(question, self.passages_of(doc)) if asked else None
+        passages = self.passages_of(doc) if asked else []
+        if whole_blocks:
+            passages = blockwise(passages, self.block_of.__getitem__)
+        found = read(question, passages) if asked else None
         if found is None:
             return None
         return self.read_units(question, found[:2], found[2], note, citations, notes)
