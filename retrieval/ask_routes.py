@@ -139,7 +139,10 @@ class AnswerRoutes:
         if not patents or (patents[0] != docs[0] and not about_patent(question)):
             return None
         found = self.fronts.answer(field, patents[0])
-        note = f"read from the patent's front page: its {field} (retrieval/front_questions.py)"
+        note = (
+            f"read from the patent's front page (or its record's own fields): its {field}"
+            " (retrieval/front_questions.py)"
+        )
         return self.field_answer(question, patents[0], found, note, citations, notes)
 
     def cover_answer(

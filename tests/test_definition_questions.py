@@ -149,8 +149,8 @@ def test_a_shared_patent_s_glossary():
 GLOSSARY = _document(
     "The Corporation shall pay a cash fee (the “Agents’ Fee”) equal to 7% of the proceeds.",
     "Each fund is registered under the Investment Company Act of 1940, as amended (the “1940 Act”).",
-    "Turbine blades (also known as “buckets”) are cooled. The nickel alloys known in the art as “superalloys” "
-    "resist the heat.",
+    "Turbine blades (also known as “buckets”) are cooled. The nickel alloys known in the art as "
+    "“superalloys” resist the heat.",
     "The terms “patient” and “subject” are synonymous and mean all animals including humans.",
     "The term “tab width” is synonymous with “die swell.” The swell predicts bottle quality.",
     "Users of proximity communication devices (“PCDs”) call each other. Each proximity communication device "
