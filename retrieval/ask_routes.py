@@ -1,7 +1,8 @@
 """The questions an `Asker` (retrieval.ask) answers by a route of their own, before any search-and-read:
 what a term a contract or patent defines means (retrieval.definition_questions), a contract clause's (the
-clause head, retrieval.clause_questions), a patent's front page (retrieval.front_questions) and its claim
-tree (retrieval.claim_questions), an opinion's cover (retrieval.caption_questions), what a criminal verdict
+clause head, retrieval.clause_questions), a patent's front page (retrieval.front_questions), its claim
+tree (retrieval.claim_questions) and what it is about, its field and its object
+(retrieval.patent_questions), an opinion's cover (retrieval.caption_questions), what a criminal verdict
 imposed, the circumstances it weighed and the defendant's custody (retrieval.verdict_questions,
 retrieval.circumstance_questions, retrieval.custody_questions), what a Chinese court decided, which items
 of the judgment below it upheld or set aside, and the costs it ordered (retrieval.outcome_questions,
@@ -40,6 +41,7 @@ from retrieval.hybrid import Passage
 from retrieval.named_documents import case_named
 from retrieval.outcome_questions import blockwise, outcome_answer, outcome_part
 from retrieval.party_questions import party_answer, party_part
+from retrieval.patent_questions import patent_answer, patent_part
 from retrieval.review_questions import asks_review, review_answer
 from retrieval.ruling_questions import asks_ruling, ruling_answer
 from retrieval.separate_opinions import asked_separate, separate_answer
@@ -55,6 +57,10 @@ _GROUND = "read from where the Court concludes on that ground (retrieval/ground_
 _REVIEW = "read from where the opinion states its standard of review (retrieval/review_questions.py)"
 _DEFINITION = "read from where the document defines the term (retrieval/definition_questions.py)"
 _TREE = "read from the claims' own references to earlier claims (retrieval/claim_questions.py)"
+_PATENT = (
+    "read from where the patent says what it is about, its field or its object"
+    " (retrieval/patent_questions.py)"
+)
 
 
 class JudgmentAnswer(Protocol):
@@ -109,6 +115,7 @@ class AnswerRoutes:
             or self.from_english(
                 question, doc, asks_tree, claim_tree_answer, _TREE, citations, notes, whole_blocks=True
             )
+            or self.from_english(question, doc, patent_part, patent_answer, _PATENT, citations, notes)
             or self.from_english(question, doc, asked_separate, separate_answer, _SEPARATE, citations, notes)
             or self.from_english(question, doc, asks_review, review_answer, _REVIEW, citations, notes)
             or self.cover_answer(question, doc_id, doc, citations, notes)
