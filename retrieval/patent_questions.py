@@ -63,7 +63,7 @@ _PROBLEM = (
         _I,
     ),
     re.compile(
-        r"\bneeds?\s+(?:has|have)\s+arisen\b"
+        r"\bneeds?\s+(?:has|have)\s+arisen\b|\b(?:a|an)\s+(?:[\w-]+\s+){0,2}need\s+(?:exists|remains)\b"
         r"|\bthere\s+(?:is|exists|remains)\s+(?:a|an)\s+(?:[\w-]+\s+){0,2}need\b"
         r"|\bwhat\s+(?:was|is)\s+needed\b"
         r"|\bit\s+would\s+(?:therefore\s+)?be\s+(?:desirable|advantageous)\s+to\b",

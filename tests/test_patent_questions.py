@@ -96,3 +96,12 @@ def test_a_shared_grant_s_field_and_object(shared_data):
         "An object of the present invention is to",
         "A further object is to provide an image ",
     ]
+
+
+def test_a_need_stated_as_existing_is_one():
+    needs = _patent(
+        ("BACKGROUND", "Racks are bulky. Consequently, a significant need exists for a rack that folds.")
+    )
+    assert patent_answer("What need does the invention address?", needs)[0] == (
+        "Consequently, a significant need exists for a rack that folds."
+    )
