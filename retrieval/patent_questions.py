@@ -5,9 +5,10 @@ where a patent says so.
 A search finds the sentences that share the question's words, "invention", "problem", "need", which every
 patent repeats ("the invention is not limited to …", "connected as needed"); the answers stand in set
 places: the abstract says what the patent is about, the opening of the description what the invention
-relates to, and the summary or the background the invention's object, the need it meets or the problem of
-what came before. `patent_part(question)` reads which of the three a question asks; `patent_answer(question,
-passages)` answers with the first sentence that says it and shows the sentences beside it.
+relates to (what one printed without an abstract is about), and the summary or the background the
+invention's object, the need it meets or the problem of what came before. `patent_part(question)` reads
+which of the three a question asks; `patent_answer(question, passages)` answers with the first sentence
+that says it and shows the sentences beside it.
 """
 
 from __future__ import annotations
@@ -96,8 +97,8 @@ def patent_answer(question: str, passages: list[Passage]) -> tuple[str, str, lis
         for i, segment, sentence in sentences_of(passages)
         for p in [passages[i]]
     ]
-    if part == "about":
-        found = [(s, t) for s, t, kind in units if kind == "ABSTRACT"]
+    if part == "about":  # a grant printed without its abstract (an EP B1) is about what it relates to
+        found = [(s, t) for s, t, kind in units if kind == "ABSTRACT"] or _relates(units)
     elif part == "field":
         found = _relates(units)
     else:

@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from pipeline.parsing import parse_file
 from pipeline.parsing.layouts import read_grant
 from retrieval.hybrid import Passage
 from retrieval.patent_questions import patent_answer, patent_part
@@ -104,4 +105,13 @@ def test_a_need_stated_as_existing_is_one():
     )
     assert patent_answer("What need does the invention address?", needs)[0] == (
         "Consequently, a significant need exists for a rack that folds."
+    )
+
+
+def test_a_grant_without_an_abstract_is_about_what_it_relates_to(shared_data):
+    doc = parse_file(shared_data / "en/patents/ep_samples_go_epo_eps/grant/v1-0-B2-1.xml.gz")
+    passages = [Passage(f"b{i}", "d", b.text, b.type.value, "patent") for i, b in enumerate(doc.blocks)]
+    assert not any(p.block_type == "ABSTRACT" for p in passages)
+    assert patent_answer("What is the patent about?", passages)[0].startswith(
+        "The invention relates to a sliding bearing"
     )
