@@ -5,13 +5,13 @@ tree (retrieval.claim_questions) and what it is about, its field and its object
 (retrieval.patent_questions), an opinion's cover (retrieval.caption_questions), what a criminal verdict
 imposed, the circumstances it weighed and the defendant's custody (retrieval.verdict_questions,
 retrieval.circumstance_questions, retrieval.custody_questions), what a Chinese court decided, which items
-of the judgment below it upheld or set aside, and the costs it ordered (retrieval.outcome_questions,
-retrieval.appeal_items), what a party asked for or argued
-(retrieval.party_questions), what an English judgment is about, its grounds of appeal and why the appeal
-was allowed or dismissed (retrieval.about_questions, retrieval.grounds_questions, retrieval.why_questions),
-whether a ground of appeal succeeded (retrieval.ground_outcomes), whether a court granted what was asked
-(retrieval.ruling_questions) and the standard of review an American court applied
-(retrieval.review_questions).
+of the judgment below it upheld or set aside, the costs it ordered and the focus of dispute it drew
+(retrieval.outcome_questions, retrieval.appeal_items, retrieval.focus_questions), what a party asked for
+or argued (retrieval.party_questions), what an English judgment is about, its grounds of appeal and why
+the appeal was allowed or dismissed (retrieval.about_questions, retrieval.grounds_questions,
+retrieval.why_questions), whether a ground of appeal succeeded (retrieval.ground_outcomes), whether a
+court granted what was asked (retrieval.ruling_questions) and the standard of review an American court
+applied (retrieval.review_questions).
 
 `AnswerRoutes` is a part of `Asker`: its methods read the Asker's passages, clause reader, front pages,
 citations and evidence.
@@ -34,6 +34,7 @@ from retrieval.clause_questions import answering_first, clause_category, clause_
 from retrieval.covers import CoverAnswer
 from retrieval.custody_questions import custody_answer
 from retrieval.definition_questions import asked_term, definition_answer
+from retrieval.focus_questions import focus_answer
 from retrieval.front_questions import about_patent, asked_field
 from retrieval.ground_outcomes import asks_ground_outcome, ground_outcome
 from retrieval.grounds_questions import asks_grounds, grounds
@@ -52,6 +53,7 @@ from retrieval.zh_cover_questions import answer_zh_cover, zh_asked_part
 
 _CUSTODY = "read from the defendant's own paragraph (retrieval/custody_questions.py)"
 _ITEMS = "read from the ruling's items disposing of the judgment below (retrieval/appeal_items.py)"
+_FOCUS = "read from where the court states the focus of dispute (retrieval/focus_questions.py)"
 _SEPARATE = "read from the opinion's separate opinions and votes (retrieval/separate_opinions.py)"
 _GROUND = "read from where the Court concludes on that ground (retrieval/ground_outcomes.py)"
 _REVIEW = "read from where the opinion states its standard of review (retrieval/review_questions.py)"
@@ -123,6 +125,7 @@ class AnswerRoutes:
             or self.from_judgment(question, doc, custody_answer, _CUSTODY, citations, notes)
             or self.verdict_answer(question, doc_id, doc, citations, notes)
             or self.from_judgment(question, doc, items_answer, _ITEMS, citations, notes)
+            or self.from_judgment(question, doc, focus_answer, _FOCUS, citations, notes)
             or self.outcome_answer(question, doc, citations, notes)
             or self.party_answer(question, doc_id, doc, citations, notes)
             or self.from_english(
@@ -249,7 +252,8 @@ class AnswerRoutes:
     ) -> Answer | None:
         """What `read` answers from the Chinese judgment asked about, else cited first (one passage per
         block): a defendant's custody (retrieval.custody_questions), the items of the judgment below a later
-        instance disposed of (retrieval.appeal_items); `note` says where it was read."""
+        instance disposed of (retrieval.appeal_items), the focus of dispute (retrieval.focus_questions);
+        `note` says where it was read."""
         judgment = self.zh_judgment(doc) if doc and HAN.search(question) else None
         found = read(question, judgment[0]) if judgment else None
         if found is None:
