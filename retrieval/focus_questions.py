@@ -23,8 +23,11 @@ _FIRST = re.compile(r"一审|原审")
 _SECOND = re.compile(r"二审法院|原二审|二审判决")
 # a statement of the focus: 争议焦点(问题)(主要)(归纳)为：… / 是 / 在于 / 有
 _STATES = re.compile(
-    r"争议(?:的)?焦点(?:问题)?(?:主要)?(?:归纳|确定|概括|总结)?(?:为|是|在于|即在于|有)\s*[:：]?|争议焦点\s*[:：]"
+    r"争议(?:的)?焦点(?:问题)?(?:主要)?(?:归纳|确定|概括|总结)?(?:为|是|在于|即在于|有|包括)"
+    r"(?:如下)?(?:[一二两三四五六七八九十\d]{1,2}(?:个)?(?:方面|点|项))?\s*[:：]?|争议焦点\s*[:：]"
 )
+# a statement that names the first instance's focus itself: 本案一审的争议焦点为, 一审中本案的争议焦点为
+_OF_FIRST = re.compile(r"(?:一审|原审)[^，。；]{0,6}争议")
 # "… 是本案的争议焦点": the focus before its name
 _NAMED_AFTER = re.compile(r"^(?:因此|故|综上)?[，,]?(.{6,}?)(?:是|为)本案(?:二审)?(?:的)?争议焦点")
 # what follows a focus's name that is no focus: 并评析如下, 问题发表了意见
@@ -70,12 +73,32 @@ def _speaker(paragraph: str) -> str:
     return "party" if _PARTY.match(paragraph) else "own"
 
 
-def _continues(last: str, nxt: str, listed: bool) -> bool:
-    """The next sentence goes on with a focus: after an item's "；", an item of its own, or, in a numbered
-    list of questions, one more question ("1、原告主体是否适格？原告是否…？2、…")."""
+_NUMERALS = "一二三四五六七八九十"
+
+
+def _item_number(text: str) -> tuple[str, int] | None:
+    """(style, number) of the item a sentence opens: 2、 is ("digit", 2), 二、 ("numeral", 2)."""
+    m = _ITEM.match(text)
+    if m is None:
+        return None
+    mark = m.group(0).strip("（()）、．. ")
+    if mark.isdigit():
+        return "digit", int(mark)
+    return ("numeral", _NUMERALS.index(mark) + 1) if len(mark) == 1 and mark in _NUMERALS else None
+
+
+def _continues(first: str, last: str, nxt: str) -> bool:
+    """The next sentence goes on with a focus that opened with `first`: after an item's "；", the next item
+    of its list (even after a full stop: "1、…问题。2、…问题。"), or one more question after a question
+    ("涉案决议是否成立？一审判决是否同案不同判？", "1、原告主体是否适格？原告是否…？2、…")."""
+    opened, last_item, item = _item_number(first), _item_number(last), _item_number(nxt)
+    if opened and item and item[0] == opened[0] and item[1] == (last_item or opened)[1] + 1:
+        return True
     if last.endswith("。"):
         return False
-    return last.endswith("；") or _ITEM.match(nxt) is not None or (listed and nxt.endswith(("？", "?")))
+    return (
+        last.endswith("；") or item is not None or (last.endswith(("？", "?")) and nxt.endswith(("？", "?")))
+    )
 
 
 def _statements(passages: list[Passage]) -> list[tuple[str, str, list[tuple[str, str]]]]:
@@ -86,9 +109,9 @@ def _statements(passages: list[Passage]) -> list[tuple[str, str, list[tuple[str,
         m = _STATES.search(sentence)
         if m and not _NO_FOCUS.match(sentence[m.end() :]) and sentence[m.end() :].strip("。；："):
             text, shown = sentence[m.end() :], [(segment_id, sentence)]
-            listed = _ITEM.match(text) is not None
+            first = text.lstrip("：: ")
             for j, seg, nxt in units[n + 1 :]:  # its items the sentence cut left in the sentences after it
-                if j != i or not _continues(shown[-1][1], nxt, listed):
+                if j != i or not _continues(first, shown[-1][1] if len(shown) > 1 else first, nxt):
                     break
                 text += nxt
                 shown.append((seg, nxt))
@@ -96,7 +119,8 @@ def _statements(passages: list[Passage]) -> list[tuple[str, str, list[tuple[str,
             text, shown = named.group(1), [(segment_id, sentence)]
         else:
             continue
-        found.append((_speaker(passages[i].text), text.strip().rstrip("。；").strip(), shown))
+        speaker = "first" if _OF_FIRST.search(shown[0][1]) else _speaker(passages[i].text)
+        found.append((speaker, text.strip().lstrip("：:").rstrip("。；").strip(), shown))
     return found
 
 

@@ -79,3 +79,34 @@ def test_a_shared_second_instance_judgment(shared_data, tmp_path):
     found = focus_answer("二审的争议焦点有哪些？", passages)
     assert found.answer.startswith("一、聂朋荣因本案事故产生的各项赔偿的具体数额；二、彭利勇应否")
     assert found.answer.endswith("三、建安公司应否就彭利勇的赔偿责任承担连带责任")
+
+
+def test_items_after_a_full_stop_questions_in_a_row_and_a_focus_that_names_the_first_instance():
+    items = _judgment(
+        "本院认为，本案的争议焦点主要为：1、协议的效力问题。2、欠款问题。3、违约金问题。一、关于协议的效力问题。"
+    )
+    assert (
+        focus_answer("本案的争议焦点有哪些？", items).answer
+        == "1、协议的效力问题。2、欠款问题。3、违约金问题"
+    )
+    questions = _judgment(
+        "本院认为，本案的争议焦点是：决议是否成立？一审判决是否同案不同判？ 决议记载的内容有会议时间。"
+    )
+    assert (
+        focus_answer("本案的争议焦点是什么？", questions).answer == "决议是否成立？一审判决是否同案不同判？"
+    )
+    named = _judgment(
+        "本案一审的争议焦点为：1、本案是否应中止审理？2、分配是否符合法定条件？",
+        "本案二审争议焦点是：分红应否支持。",
+    )
+    assert (
+        focus_answer("本案一审的争议焦点是什么？", named).answer
+        == "1、本案是否应中止审理？2、分配是否符合法定条件？"
+    )
+    assert focus_answer("本案二审的争议焦点是什么？", named).answer == "分红应否支持"
+    two = _judgment(
+        "一审法院认为，本案双方当事人争议的焦点主要包括两方面：（一）是否违约；（二）能否解除合同。"
+    )
+    assert (
+        focus_answer("一审法院认为本案争议的焦点是什么？", two).answer == "（一）是否违约；（二）能否解除合同"
+    )
