@@ -5,10 +5,10 @@ A search cannot answer these: a front page's text layer puts "(22) Filed:" and "
 the grant date before its label, and a cited paper's author beside the assignee. The parser reads the fields
 whole (pipeline.parsing.kinds.patent_front); `FrontPages.answer(field, doc_id)` reads them again from the
 document's text, once per document, and says which block holds the value, for the citation. A patent that
-arrived as a structured record (USPTO XML, a PatentsView grant) has no front page in its text: its title,
-number, dates and parties are the record's own (`documents.title` and `meta`), and where those state a field
-the text does not, or state it otherwise, they answer, the block holding the value (else the document's
-first) cited.
+arrived as a structured record (USPTO or EP XML, a PatentsView grant) has no front page in its text: its
+title, number, dates and parties are the record's own (`documents.title` and `meta`), and where those state
+a field the text does not, or state it otherwise, they answer, the block holding the value (else the
+document's first) cited.
 """
 
 from __future__ import annotations
@@ -59,10 +59,17 @@ def shown(field: FrontField) -> str:
     return field.text if field.name in ("number", "granted", "filed") else field.value
 
 
+# what the structured readers call a patent (pipeline.parsing.patent_xml, layouts.read_grant); a PDF's is
+# "patent", its metadata read from the same text the front page is
+_RECORDS = frozenset({"patent grant", "patent application"})
+
+
 def stated(title: str | None, meta: dict | None) -> dict[str, object]:
-    """The front-page fields a document's metadata states: a structured record's own, or what the parser
-    read from a PDF's front page."""
+    """The front-page fields a structured record states (its title, number, dates and parties); none for
+    a patent read from its text, whose title may be the PDF's own metadata rather than its front page's."""
     meta = meta or {}
+    if meta.get("doc_type") not in _RECORDS:
+        return {}
     parties = meta.get("parties") or []
     fields = {
         "title": title,
@@ -80,7 +87,7 @@ def _agrees(found: FrontField, value: object) -> bool:
     if found.name == "number":  # "US 12,345,678 B2" is "12345678"
         return _digits(found.value) == _digits(value)
     if isinstance(value, list):
-        return [n.casefold() for n in found.value] == [n.casefold() for n in value]
+        return [str(n).casefold() for n in found.value if n] == [n.casefold() for n in value]
     return str(found.value).casefold() == str(value).casefold()
 
 

@@ -42,6 +42,7 @@ def test_a_pdf_s_front_page_still_answers_as_printed(shared_data, tmp_path):
 
 def test_what_a_document_s_metadata_states():
     meta = {
+        "doc_type": "patent grant",
         "patent_number": "US12345678B2",
         "date": dt.date(2025, 6, 3),
         "filing_date": None,
@@ -59,6 +60,9 @@ def test_what_a_document_s_metadata_states():
         "assignee": "Riverstone Instruments Inc.",
     }
     assert stated(None, None) == {}
+    assert (
+        stated("Fluorescence sensor", {**meta, "doc_type": "patent"}) == {}
+    )  # a PDF's: its front page answers
 
 
 def test_the_field_a_question_asks_for():
