@@ -126,8 +126,9 @@ class Definition:
 
 
 def asked_term(question: str) -> str | None:
-    """The term a question asks the definition of, or None; a bare "What is the X?" names its term quoted or
-    capitalised ("What is the Development Term?"), and is a definition question only where X is defined."""
+    """The term a question asks the definition of, or None; a bare "What is the X?" or "Who is X?" names its
+    term quoted or capitalised ("What is the Development Term?", "Who is “SpinCo”?"), and is a definition
+    question only where X is defined."""
     for rx in _ASKS:
         if m := rx.match(question):
             return _clean(m.group("term"))
