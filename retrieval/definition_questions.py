@@ -93,7 +93,7 @@ _COMMA = (
 )
 _WORDS = (
     r"\b(?:between|among|by|with|as\s+of|dated|is|are|was|were|be|been|means|into|that|which|who|whereby|"
-    r"hereby|shall|will|may|than|under|called|named|to|at|during|including)\b"
+    r"hereby|shall|will|may|than|under|within|called|named|to|at|during|including)\b"
 )
 _STOP_WORDS = re.compile(rf"(?:^|[;:(]|{_COMMA}|{_WORDS})\s*")
 # a list named collectively ("employees, agents … and contractors (collectively, the “Representatives”)")
@@ -189,7 +189,8 @@ def _defined_at(sentence: str, a: int, b: int, segment_id: str) -> Definition | 
     closes = re.match(r"[”\"’']?\s*\)", after)
     if lead and closes and _INLINE_REF.fullmatch(_QUOTED.sub("", lead.group(1)).strip(" ,")):
         listed = re.search(r"\b(?:collectively|together)\b", lead.group(1), re.I) is not None
-        return Definition(segment_id, sentence, _named(before[: lead.start()], listed), True, False)
+        named = _named(before[: lead.start()], listed, _QUOTED.match(sentence, a)[0].strip(_OPEN + _CLOSE))
+        return Definition(segment_id, sentence, named, True, False)
     if cue := re.search(
         r"\b(?:hereinafter|referred\s+to|known|called|termed)\b[\w\s,:]{0,40}$", before, re.I
     ):
@@ -219,13 +220,16 @@ def _meaning(text: str) -> str:
     return text.strip(":").strip().rstrip(".;").strip()
 
 
-def _named(before: str, listed: bool = False) -> str:
-    """What a parenthesis names: the text before it back to where its phrase begins (over the commas of a
-    list named collectively); an appositive ("… Allied Esports International, Inc., a Nevada corporation
-    (“Allied”)") gives way to the name before it."""
+def _named(before: str, listed: bool = False, term: str = "") -> str:
+    """What a parenthesis names: the words an acronym `term` spells ("the guaranteed minimum pension
+    (“GMP”)"), else the text before it back to where its phrase begins (over the commas of a list named
+    collectively); an appositive ("… Allied Esports International, Inc., a Nevada corporation (“Allied”)")
+    gives way to the name before it."""
     text = before.rstrip(" ,")
     if amended := re.search(r",?\s*as\s+amended$", text):  # "the Investment Company Act of 1940, as amended"
-        return _named(text[: amended.start()], listed) + text[amended.start() :]
+        return _named(text[: amended.start()], listed, term) + text[amended.start() :]
+    if spelled := spelled_out(text, term):
+        return spelled
     stops = _LIST_STOP_WORDS if listed else _STOP_WORDS
     # a parenthesis inside the phrase ("using dextrose (defined as glucose) and/or sucrose") holds no stop
     masked = re.sub(r"\([^()]*\)", lambda m: "#" * len(m.group()), text)
@@ -237,6 +241,30 @@ def _named(before: str, listed: bool = False) -> str:
     if not listed and (m := _AFTER_VERB.match(named)):
         return named[m.end() :]
     return named
+
+
+_MINOR = frozenset("of and the for on in to de dei del della delle di e".split())
+
+
+def spelled_out(text: str, term: str) -> str | None:
+    """The words ending `text` whose initials spell the acronym `term` ("the Securities and Exchange
+    Commission" for "SEC", "European Union (Withdrawal) Act 2018" for "EUWA"), minor words between them and a
+    "the" before them kept; None when `term` is no acronym or they spell none."""
+    letters = "".join(ch for ch in term if ch.isupper()).lower()
+    if len(letters) < 2 or not re.fullmatch(r"[A-Z][A-Za-z&]{1,7}", term):
+        return None
+    start, i = None, len(letters) - 1
+    for m in reversed(list(re.finditer(r"[A-Za-z][\w'’-]*", text))):
+        word = m.group(0)
+        if i < len(letters) - 1 and word.lower() in _MINOR:
+            continue
+        if word[0].lower() != letters[i]:
+            return None
+        start, i = m.start(), i - 1
+        if i < 0:
+            the = re.search(r"\bthe\s+$", text[:start], re.I)
+            return text[the.start() if the else start :].strip()
+    return None
 
 
 def definition_answer(

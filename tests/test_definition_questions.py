@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from pipeline.parsing import parse_file
 from pipeline.paths import SHARED_DATA
-from retrieval.definition_questions import asked_term, definition_answer, definitions
+from retrieval.definition_questions import asked_term, definition_answer, definitions, spelled_out
 from retrieval.hybrid import Passage
 
 
@@ -167,9 +167,36 @@ GLOSSARY = _document(
         ("What are “superalloys”?", "The nickel alloys"),
         ("How is “subject” defined?", "all animals including humans"),
         ("What does “tab width” mean?", "“die swell.”"),
-        ("What is a PCD?", "Each proximity communication device"),
-        ("Who is the “PCDs”?", "Users of proximity communication devices"),
+        # an acronym names the words whose initials it spells
+        ("What is a PCD?", "proximity communication device"),
+        ("Who is the “PCDs”?", "proximity communication devices"),
     ],
 )
 def test_definitions_in_other_shapes(question, meaning):
     assert definition_answer(question, GLOSSARY)[0] == meaning
+
+
+@pytest.mark.parametrize(
+    ("before", "term", "named"),
+    [
+        (
+            "the trustees were to implement full indexation of the guaranteed minimum pension",
+            "GMP",
+            "the guaranteed minimum pension",
+        ),
+        (
+            "shares may be sold by dealers registered with the Securities and Exchange Commission",
+            "SEC",
+            "the Securities and Exchange Commission",
+        ),
+        (
+            "the Court must apply the European Union (Withdrawal) Act 2018",
+            "EUWA",
+            "the European Union (Withdrawal) Act 2018",
+        ),
+        ("the Financial Industry Regulatory Authority", "FINRA", None),  # not its initials
+        ("the parties to this Agreement", "Agreement", None),  # no acronym
+    ],
+)
+def test_the_words_an_acronym_spells(before, term, named):
+    assert spelled_out(before, term) == named
