@@ -14,7 +14,7 @@ import datetime as dt
 import re
 from dataclasses import dataclass
 
-from retrieval.defendants import defendant_paragraphs
+from retrieval.defendants import defendant_paragraphs, defendants
 from retrieval.hybrid import Passage, sentences_of
 from retrieval.text import ZH_WHETHER
 
@@ -65,7 +65,7 @@ def custody_answer(question: str, blocks: list[Passage]) -> Custody | None:
     None when the question asks no such thing or the paragraph does not say."""
     asked = asked_custody(question)
     paragraphs = defendant_paragraphs(blocks) if asked else []
-    names = list(dict.fromkeys(name for name, _ in paragraphs))
+    names = defendants(blocks) if asked else []
     named = [n for n in names if n in question] or (names if len(names) == 1 else [])
     if not named:
         return None

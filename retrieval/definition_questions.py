@@ -161,15 +161,18 @@ def _variants(term: str) -> list[str]:
 def definitions(passages: list[Passage], term: str) -> list[Definition]:
     """Every sentence of the passages that defines `term`, in the text's order; only where the term as asked
     is defined nowhere, those defining its singular or plural ("PCD" is not "PCDs")."""
-    units = sentences_of(passages)
+    # each sentence's quoted terms, read once for all the forms tried
+    units = [
+        (segment_id, sentence, [(_norm(m.group(1) or m.group(2)), m) for m in _QUOTED.finditer(sentence)])
+        for _, segment_id, sentence in sentences_of(passages)
+    ]
     for form in _variants(term):
+        unquoted = _unquoted_term(form)
         found = []
-        for _, segment_id, sentence in units:
-            quoted = [m for m in _QUOTED.finditer(sentence) if _norm(m.group(1) or m.group(2)) == form]
-            d = next(
-                filter(None, (_defined_at(sentence, m.start(), m.end(), segment_id) for m in quoted)), None
-            )
-            if d is not None or (d := _unquoted(sentence, form, segment_id)) is not None:
+        for segment_id, sentence, quoted in units:
+            at = (_defined_at(sentence, m.start(), m.end(), segment_id) for q, m in quoted if q == form)
+            d = next(filter(None, at), None)
+            if d is not None or (d := _unquoted(sentence, unquoted, segment_id)) is not None:
                 found.append(d)
         if found:
             return found
@@ -198,15 +201,20 @@ def _defined_at(sentence: str, a: int, b: int, segment_id: str) -> Definition | 
     return None
 
 
-def _unquoted(sentence: str, term: str, segment_id: str) -> Definition | None:
-    """'The term antisense refers to …', '1.1 Affiliate means …': a definition whose term is not quoted."""
+def _unquoted_term(term: str) -> re.Pattern[str]:
+    """A sentence opening with `term` unquoted, after its number or "the term"."""
     words = r"\s+".join(re.escape(w) for w in term.split())
-    m = re.match(
+    return re.compile(
         rf"^\s*(?:(?:\d+(?:\.\d+)*\.?|\([a-z0-9]+\))\s*)?"
         rf"(?:(?:as\s+used\s+herein,?\s*)?the\s+terms?\s+)?{words}\b",
-        sentence,
         re.I,
     )
+
+
+def _unquoted(sentence: str, term: re.Pattern[str], segment_id: str) -> Definition | None:
+    """'The term antisense refers to …', '1.1 Affiliate means …': a definition whose term (`_unquoted_term`)
+    is not quoted."""
+    m = term.match(sentence)
     verb = _VERB.match(sentence[m.end() :]) if m else None
     if verb is None or verb.group("verb").strip() in (":", ""):
         return None

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from pipeline.analysis.zh_numbers import cn_int
 from retrieval.hybrid import Passage, sentences_of
 
 _ASKS = re.compile(r"争议(?:的)?焦点|焦点问题")
@@ -73,9 +74,6 @@ def _speaker(paragraph: str) -> str:
     return "party" if _PARTY.match(paragraph) else "own"
 
 
-_NUMERALS = "一二三四五六七八九十"
-
-
 def _item_number(text: str) -> tuple[str, int] | None:
     """(style, number) of the item a sentence opens: 2、 is ("digit", 2), 二、 ("numeral", 2)."""
     m = _ITEM.match(text)
@@ -84,7 +82,8 @@ def _item_number(text: str) -> tuple[str, int] | None:
     mark = m.group(0).strip("（()）、．. ")
     if mark.isdigit():
         return "digit", int(mark)
-    return ("numeral", _NUMERALS.index(mark) + 1) if len(mark) == 1 and mark in _NUMERALS else None
+    number = cn_int(mark)
+    return ("numeral", number) if number else None
 
 
 def _continues(first: str, last: str, nxt: str) -> bool:

@@ -92,11 +92,7 @@ def patent_answer(question: str, passages: list[Passage]) -> tuple[str, str, lis
     part = patent_part(question)
     if part is None or not passages or passages[0].kind != DocKind.PATENT:
         return None
-    units = [
-        (segment, sentence, p.block_type)
-        for i, segment, sentence in sentences_of(passages)
-        for p in [passages[i]]
-    ]
+    units = [(segment, sentence, passages[i].block_type) for i, segment, sentence in sentences_of(passages)]
     if part == "about":  # a grant printed without its abstract (an EP B1) is about what it relates to
         found = [(s, t) for s, t, kind in units if kind == "ABSTRACT"] or _relates(units)
     elif part == "field":
