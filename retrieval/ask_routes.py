@@ -5,13 +5,14 @@ tree (retrieval.claim_questions) and what it is about, its field and its object
 (retrieval.patent_questions), an opinion's cover (retrieval.caption_questions), what a criminal verdict
 imposed, the circumstances it weighed and the defendant's custody (retrieval.verdict_questions,
 retrieval.circumstance_questions, retrieval.custody_questions), what a Chinese court decided, which items
-of the judgment below it upheld or set aside, the costs it ordered and the focus of dispute it drew
-(retrieval.outcome_questions, retrieval.appeal_items, retrieval.focus_questions), what a party asked for
-or argued (retrieval.party_questions), what an English judgment is about, its grounds of appeal and why
-the appeal was allowed or dismissed (retrieval.about_questions, retrieval.grounds_questions,
-retrieval.why_questions), whether a ground of appeal succeeded (retrieval.ground_outcomes), whether a
-court granted what was asked (retrieval.ruling_questions) and the standard of review an American court
-applied (retrieval.review_questions).
+of the judgment below it upheld or set aside, the costs it ordered, the focus of dispute it drew and the
+appeal it allows (retrieval.outcome_questions, retrieval.appeal_items, retrieval.focus_questions,
+retrieval.appeal_questions), what a party asked for or argued (retrieval.party_questions), what an
+English judgment is about, its grounds of appeal and why the appeal was allowed or dismissed
+(retrieval.about_questions, retrieval.grounds_questions, retrieval.why_questions), whether a ground of
+appeal succeeded (retrieval.ground_outcomes), whether a court granted what was asked
+(retrieval.ruling_questions) and the standard of review an American court applied
+(retrieval.review_questions).
 
 `AnswerRoutes` is a part of `Asker`: its methods read the Asker's passages, clause reader, front pages,
 citations and evidence.
@@ -27,6 +28,7 @@ from pipeline.records import DocKind
 from retrieval.about_questions import asks_about, subject
 from retrieval.answer import Answer, Citation, Evidence
 from retrieval.appeal_items import items_answer
+from retrieval.appeal_questions import notice_answer
 from retrieval.caption_questions import answer_cover, asked_part
 from retrieval.circumstance_questions import asked_circumstance, circumstance_answer
 from retrieval.claim_questions import asks_tree, claim_tree_answer
@@ -54,6 +56,7 @@ from retrieval.zh_cover_questions import answer_zh_cover, zh_asked_part
 _CUSTODY = "read from the defendant's own paragraph (retrieval/custody_questions.py)"
 _ITEMS = "read from the ruling's items disposing of the judgment below (retrieval/appeal_items.py)"
 _FOCUS = "read from where the court states the focus of dispute (retrieval/focus_questions.py)"
+_NOTICE = "read from the judgment's own notice of appeal or finality (retrieval/appeal_questions.py)"
 _SEPARATE = "read from the opinion's separate opinions and votes (retrieval/separate_opinions.py)"
 _GROUND = "read from where the Court concludes on that ground (retrieval/ground_outcomes.py)"
 _REVIEW = "read from where the opinion states its standard of review (retrieval/review_questions.py)"
@@ -120,6 +123,7 @@ class AnswerRoutes:
             or self.from_english(question, doc, patent_part, patent_answer, _PATENT, citations, notes)
             or self.from_english(question, doc, asked_separate, separate_answer, _SEPARATE, citations, notes)
             or self.from_english(question, doc, asks_review, review_answer, _REVIEW, citations, notes)
+            or self.from_judgment(question, doc, notice_answer, _NOTICE, citations, notes)
             or self.cover_answer(question, doc_id, doc, citations, notes)
             or self.circumstance_answer(question, doc, citations, notes)
             or self.from_judgment(question, doc, custody_answer, _CUSTODY, citations, notes)
@@ -252,8 +256,8 @@ class AnswerRoutes:
     ) -> Answer | None:
         """What `read` answers from the Chinese judgment asked about, else cited first (one passage per
         block): a defendant's custody (retrieval.custody_questions), the items of the judgment below a later
-        instance disposed of (retrieval.appeal_items), the focus of dispute (retrieval.focus_questions);
-        `note` says where it was read."""
+        instance disposed of (retrieval.appeal_items), the focus of dispute (retrieval.focus_questions), the
+        appeal it allows (retrieval.appeal_questions); `note` says where it was read."""
         judgment = self.zh_judgment(doc) if doc and HAN.search(question) else None
         found = read(question, judgment[0]) if judgment else None
         if found is None:
