@@ -24,7 +24,7 @@ _APPEAL, _REVIEW = "上诉", "复议"
 # appeal, the time allowed, the court, the way
 _FINAL_Q = re.compile(r"终审")
 _CAN_Q = re.compile(
-    r"(?:能否|可否|是否(?:可以|能够?)|能不能|可不可以|还能|还可以|有权)[^，。？]{0,4}(?:上诉|申请复议|复议)"
+    r"(?:能否|可否|是否(?:可以|能够?)|能不能|可不可以|还能|还可以|有权)[^，。？]{0,8}(?:上诉|申请复议|复议)"
     r"|(?:可以|能|可)(?:提起|提出|申请)?(?:上诉|复议)吗"
 )
 _TERM_Q = re.compile(r"(?:上诉|复议)[^，。？]{0,3}(?:期限|期间|期)|多少[日天]|几[日天]|多长时间|多久")
@@ -42,9 +42,11 @@ _FINAL = re.compile(
 )
 # the time a notice allows: (可)在判决书送达之日起十五日内 / 可于接到判决书之次日起10日内 / 可以自收到裁定书之日起五日内
 _TERM = re.compile(r"(?:可以?|应当?)\s*(?:在|于|自)?\s*([^，。；]{2,30}?[日天]\s*内)")
-# the court an appeal goes to: 上诉于某某中级人民法院 / 直接向某某中级人民法院提出上诉
+# the court an appeal (or a reconsideration) goes to: 上诉于某某中级人民法院 / 直接向某某中级人民法院提出上诉 /
+# 向某某高级人民法院申请复议; not 本院, where the notice is only handed in
 _COURT = re.compile(
-    r"上诉于\s*([^，。；\s]{2,40}?法院)|(?:直接)?向\s*((?!本院)[^，。；\s]{2,40}?法院)\s*(?:提出|提起)?上诉"
+    r"上诉于\s*([^，。；\s]{2,40}?法院)"
+    r"|(?:直接)?向\s*((?!本院)[^，。；\s]{2,40}?法院)\s*(?:提出|提起|申请)?(?:上诉|复议)"
 )
 # what follows a criminal notice in a sentence of its own: 书面上诉的，应当提交上诉状正本一份，副本二份。
 _WRITTEN = re.compile(r"^\s*书面上诉")

@@ -86,6 +86,10 @@ def test_a_reconsideration_is_no_appeal():
     assert notice_answer("对该保全裁定能否申请复议？", REVIEW).answer == "YES"
     assert notice_answer("申请复议的期限是多久？", REVIEW).answer == "收到裁定书之日起五日内"
     assert notice_answer("能否上诉？", REVIEW).answer == "NO"
+    higher = _judgment("如不服本裁定，可以自本裁定书送达之日起十日内，向广东省高级人民法院申请复议。")
+    assert notice_answer("应向哪个法院申请复议？", higher).answer == "广东省高级人民法院"
+    assert notice_answer("应向哪个法院申请复议？", REVIEW).answer == "none"  # handed in here, 向本院
+    assert notice_answer("当事人能否对本裁定提起上诉？", FINAL).answer == "NO"
     # neither finality nor a notice stated: the route does not guess
     assert notice_answer("能否上诉？", _judgment("准许原告撤回起诉。")) is None
     assert notice_answer("本判决是否为终审判决？", FINAL[:2]) is None
