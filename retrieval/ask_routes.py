@@ -36,6 +36,7 @@ from retrieval.clause_questions import answering_first, clause_category, clause_
 from retrieval.covers import CoverAnswer
 from retrieval.custody_questions import custody_answer
 from retrieval.definition_questions import asked_term, definition_answer
+from retrieval.digest_questions import section_answer
 from retrieval.focus_questions import focus_answer
 from retrieval.front_questions import about_patent, asked_field
 from retrieval.ground_outcomes import asks_ground_outcome, ground_outcome
@@ -57,6 +58,7 @@ _CUSTODY = "read from the defendant's own paragraph (retrieval/custody_questions
 _ITEMS = "read from the ruling's items disposing of the judgment below (retrieval/appeal_items.py)"
 _FOCUS = "read from where the court states the focus of dispute (retrieval/focus_questions.py)"
 _NOTICE = "read from the judgment's own notice of appeal or finality (retrieval/appeal_questions.py)"
+_SECTION = "read from the published case's own section (retrieval/digest_questions.py)"
 _SEPARATE = "read from the opinion's separate opinions and votes (retrieval/separate_opinions.py)"
 _GROUND = "read from where the Court concludes on that ground (retrieval/ground_outcomes.py)"
 _REVIEW = "read from where the opinion states its standard of review (retrieval/review_questions.py)"
@@ -124,6 +126,7 @@ class AnswerRoutes:
             or self.from_english(question, doc, asked_separate, separate_answer, _SEPARATE, citations, notes)
             or self.from_english(question, doc, asks_review, review_answer, _REVIEW, citations, notes)
             or self.from_judgment(question, doc, notice_answer, _NOTICE, citations, notes)
+            or self.from_judgment(question, doc, section_answer, _SECTION, citations, notes)
             or self.cover_answer(question, doc_id, doc, citations, notes)
             or self.circumstance_answer(question, doc, citations, notes)
             or self.from_judgment(question, doc, custody_answer, _CUSTODY, citations, notes)
@@ -257,7 +260,8 @@ class AnswerRoutes:
         """What `read` answers from the Chinese judgment asked about, else cited first (one passage per
         block): a defendant's custody (retrieval.custody_questions), the items of the judgment below a later
         instance disposed of (retrieval.appeal_items), the focus of dispute (retrieval.focus_questions), the
-        appeal it allows (retrieval.appeal_questions); `note` says where it was read."""
+        appeal it allows (retrieval.appeal_questions), a published case's section (retrieval.digest_questions);
+        `note` says where it was read."""
         judgment = self.zh_judgment(doc) if doc and HAN.search(question) else None
         found = read(question, judgment[0]) if judgment else None
         if found is None:

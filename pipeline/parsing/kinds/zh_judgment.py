@@ -97,8 +97,10 @@ _APPENDIX = re.compile(
     r"|(?:本案)?(?:所)?(?:适用|引用)的?法律(?:条文|规定))"
 )
 
+# a published case report (典型案例) may name no court in words these cues know: its section headings tell it
 _SCORE_CUES = re.compile(
     rf"人民法院|{DOC_TYPES}|本院认为|审判员|审判长|书记员|[（(]\d{{4}}[）)].{{1,20}}号|判决如下|裁定如下"
+    r"|基本案情|典型意义|裁判要[点旨]|裁判理由"
 )
 
 # States in the order a judgment goes through them; typing never moves back past the body.
