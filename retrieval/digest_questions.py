@@ -39,7 +39,9 @@ _HEADINGS = (
 _HEADING = re.compile(
     rf"^\s*(?:[（(][一二三四五六七八九十]{{1,3}}[)）]|[一二三四五六七八九十]{{1,3}}、|【)?\s*({_HEADINGS})\s*(】|[:：\u3000 ]|$)"
 )
-_NUMBER_ONLY = re.compile(r"^\s*[（(]?[一二三四五六七八九十]{1,3}[)）、]\s*$")
+# what ends a section without naming one of its kind: a number before the next heading, a bracketed heading
+# of another kind (【点评专家】 after a 典型意义)
+_SECTION_END = re.compile(r"^\s*(?:[（(]?[一二三四五六七八九十]{1,3}[)）、]|【[^】]{1,12}】)\s*$")
 _MAX_BLOCKS = 12  # a section longer than this is no digest's
 
 
@@ -75,7 +77,7 @@ def _section(passages: list[Passage], names: set[str]) -> list[tuple[str, str]] 
             continue
         parts = [(p.segment_id, found[1].strip())] if found[1].strip() else []
         for q in passages[i + 1 : i + 1 + _MAX_BLOCKS]:
-            if _heading(q.text) or _NUMBER_ONLY.match(q.text):
+            if _heading(q.text) or _SECTION_END.match(q.text):
                 break
             parts.append((q.segment_id, q.text.strip()))
         return [part for part in parts if part[1]] or None
