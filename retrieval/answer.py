@@ -30,11 +30,13 @@ from retrieval.reader.runtime import content_terms, term_spans
 from retrieval.sides import (
     CLAIM_BLOCKS,
     DECISION_BLOCKS,
+    RULING_BLOCKS,
     asks_argument,
     asks_ruling_below,
     is_claim,
     is_ruling,
     is_ruling_below,
+    states_ruling,
 )
 from retrieval.text import HAN, sentences, stopwords
 
@@ -107,6 +109,9 @@ NON_DECISION_BLOCKS = NON_ANSWER_BLOCKS | {"APPENDIX"}
 # rest of its term overlap: equal halves, set a priori and not tuned (the one English question set,
 # tests/data/english_questions.json, is kept for measuring)
 SIMILARITY_WEIGHT = 0.5
+# the words that only say a question asks for a decision ("What did the court decide?"): every sentence of
+# an opinion may hold "court", and none of them tells the ruling from what stands beside it
+_DECISION_TERMS = content_terms("court decide decision rule ruling outcome result")
 BLOCK_PRIOR = 1.0  # added to a sentence's overlap score (which is at most 1) when its block fits the question
 
 
@@ -310,15 +315,24 @@ def instances(sentence: str) -> set[str]:
     return {word for word, number in CASE_INSTANCE if number.search(sentence)}
 
 
-def fits_kind(kind: str, block_type: str, sentence: str, question: str = "") -> bool:
-    """Whether a sentence is where a `kind` question's answer stands: the disposition (or a ruling reported
-    in the facts or reasons) for a decision, a lower court's decision reported for a ruling below, a party's
-    words for an argument, the court's reasoning for a reason, the citation of the articles applied for
-    a question asking the law, the claim the `question` names for a patent claim."""
+def fits_kind(kind: str, block_type: str, sentence: str, question: str = "") -> float:
+    """How well a sentence stands where a `kind` question's answer stands (1 or 0; for an English decision,
+    less for a ruling reported outside the disposition and for the sentences beside it): the disposition (or a ruling reported in the facts or
+    reasons) for a decision, a lower court's decision reported for a ruling below, a party's words for an
+    argument, the court's reasoning for a reason, the citation of the articles applied for a question
+    asking the law, the claim the `question` names for a patent claim."""
     if kind == "patent claim":
         return states_claim(asked_claim(question) or 0, block_type, sentence)
     if kind == "decision":
-        return is_ruling(block_type, sentence)
+        if not is_ruling(block_type, sentence):
+            return 0.0
+        if HAN.search(sentence):
+            return 1.0
+        # an English court's own disposition first, a ruling it reports elsewhere next, then the sentences
+        # printed beside the disposition ("In this venue, the Chapel renews its claims")
+        if not states_ruling(sentence):
+            return 0.5
+        return 1.0 if block_type in DECISION_BLOCKS else 0.75
     if kind == "ruling below":
         return is_ruling_below(block_type, sentence)
     if kind == "argument":
@@ -336,8 +350,8 @@ def fits_kind(kind: str, block_type: str, sentence: str, question: str = "") -> 
 
 def with_dispositions(kind: str, citations: list[Citation], doc_passages: list) -> list[tuple[str, str, str]]:
     """(segment_id, block type, text) of the cited passages and, for a decision question, the disposition
-    segments of the document asked about (`doc_passages`, its `retrieval.hybrid.Passage`s) that the search
-    left out: a ruling is seldom worded like the question ("the appeal is dismissed" for "what did the
+    segments of the document asked about (`doc_passages`, its `retrieval.hybrid.Passage`s) and its English
+    passages stating a ruling that the search left out: a ruling is seldom worded like the question ("the appeal is dismissed" for "what did the
     court decide"); for an argument question, the parties' blocks (诉讼请求 for 原告要求什么); for a law
     question, the court's reasoning and the document's index (LAW_BLOCKS); for a patent claim, the claims."""
     cited = [(c.segment_id, c.block_type, c.text) for c in citations]
@@ -353,8 +367,15 @@ def with_dispositions(kind: str, citations: list[Citation], doc_passages: list) 
     return cited + [
         (p.segment_id, p.block_type, p.text)
         for p in doc_passages
-        if p.block_type in wanted and p.segment_id not in seen
+        if p.segment_id not in seen
+        and (p.block_type in wanted or (kind == "decision" and _states_own_ruling(p.block_type, p.text)))
     ]
+
+
+def _states_own_ruling(block_type: str, text: str) -> bool:
+    """An English passage outside the disposition where the court states its ruling ("Accordingly, we affirm
+    the judgment …", "I would dismiss the appeal"): an opinion's conclusion may stand in its reasons."""
+    return block_type in RULING_BLOCKS and not HAN.search(text) and states_ruling(text)
 
 
 def section_headings(passages: list) -> dict[str, str]:
@@ -384,7 +405,7 @@ def rank_sentences(
     """Sentences of (segment_id, block_type, text) passages, best first, for a question of `kind`;
     `similar` (retrieval.evidence.SentenceVectors.similarity) gives each sentence's cosine with the question;
     a sentence holds the terms of its passage's heading (`section_headings`) too."""
-    q_terms = content_terms(question)
+    q_terms = content_terms(question) - (_DECISION_TERMS if kind == "decision" else set())
     decision = kind in ("decision", "ruling below")
     skip = NON_DECISION_BLOCKS if decision else NON_ANSWER_BLOCKS if kind != "span" else ()
     cands = []
@@ -395,7 +416,8 @@ def rank_sentences(
         for a, b in sentences(text):
             s = text[a:b]
             fit = fits_kind(kind, btype, s, question)
-            if is_sentence(s) or (kind == "law" and fit):  # 依照…之规定，判决如下： ends in a colon
+            # 依照…之规定，判决如下： ends in a colon; "AFFIRMED." is too short for a sentence
+            if is_sentence(s) or (kind == "law" and fit) or (decision and fit and states_ruling(s)):
                 held = {t for t, _, _ in term_spans(s)} | under | instances(s)
                 cands.append((sid, btype, a, b, s, held, fit))
     if not cands:

@@ -27,7 +27,22 @@ _ZH_PROPOSED = re.compile(r"建议[^，。；]{0,8}判处|量刑建议")
 _RULES = "order|affirm|reverse|vacate|remand|dismiss|allow|refuse|quash|set aside"
 _RULED = "affirmed|reversed|vacated|remanded|dismissed|allowed|refused|quashed|set aside"
 _EN_RULING = re.compile(
-    rf"\b(I|we)\s+(would\s+|now\s+|therefore\s+|accordingly\s+)?({_RULES})\b|\b(is|are|be)\s+(hereby\s+)?({_RULED})\b",
+    rf"\b(I|we)\s+((?:would|now|therefore|accordingly|also|hereby)\s+)*({_RULES})\b"
+    rf"|\b(is|are|be)\s+(hereby\s+)?({_RULED})\b",
+    re.I,
+)
+# …or printed bare, as American courts close ("AFFIRMED.", "Judgment affirmed.", "Order reversed, etc."), or a
+# request decided in so many words ("His requested relief is denied")
+_EN_BARE_RULING = re.compile(
+    rf"^\W*(?:¶\s*\d+\s*)?(?:the\s+)?(?:(?:judgment|order|decision|petition|motion|appeal)s?\s+(?:is\s+|are\s+)?)?"
+    rf"(?:{_RULED}|denied|granted)\b",
+    re.I,
+)
+# a ruling only supposed ("if only the contract claims are reversed", "only if … will its decision be
+# reversed"); not a judge's "if my Lord agrees, the appeal should be dismissed"
+_EN_CONDITION = re.compile(r"\b(?:if|unless|whether)\b(?![^,.;]{0,40}\bagrees?\b)", re.I)
+_EN_REQUEST_RULED = re.compile(
+    r"\b(?:relief|motion|petition|application|request)s?\s+(?:is|are)\s+(?:hereby\s+)?(?:denied|granted)\b",
     re.I,
 )
 RULING_BLOCKS = frozenset({"FACTS", "PROCEDURE", "OPINION"})  # not CLAIMS: a party asks for 撤销 … 改判
@@ -90,6 +105,15 @@ def is_ruling(block_type: str, sentence: str) -> bool:
     if HAN.search(sentence):
         return bool(_ZH_RULING.search(sentence)) and not _ZH_PROPOSED.search(sentence)
     return bool(_EN_RULING.search(sentence))
+
+
+def states_ruling(sentence: str) -> bool:
+    """An English sentence stating a court's ruling itself ("we affirm", "the appeal is dismissed",
+    "AFFIRMED."), not a sentence beside it in the disposition ("In this venue, the Chapel renews its claims")."""
+    found = _EN_RULING.search(sentence) or _EN_REQUEST_RULED.search(sentence)
+    if found and _EN_CONDITION.search(sentence, 0, found.start()):
+        return False
+    return bool(found or _EN_BARE_RULING.match(sentence))
 
 
 def asks_ruling_below(question: str) -> bool:

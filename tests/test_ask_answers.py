@@ -28,7 +28,7 @@ from retrieval.answer import (
 from retrieval.config import RetrievalConfig
 from retrieval.evidence import SentenceVectors, segment_vectors
 from retrieval.hybrid import Passage
-from retrieval.sides import asked_side, is_claim, is_ruling, on_asked_side
+from retrieval.sides import asked_side, is_claim, is_ruling, on_asked_side, states_ruling
 
 ZH_DEMO = "被告人犯什么罪，判处什么刑罚？"
 EN_DEMO = "What did the court decide on appeal?"
@@ -459,6 +459,43 @@ def test_an_english_ruling_outside_the_disposition_and_a_disposition_the_search_
     ]
     assert [p[0] for p in with_dispositions("decision", cited, doc)] == ["d:1", "d:7"]
     assert [p[0] for p in with_dispositions("reason", cited, doc)] == ["d:1"]
+
+
+def test_an_english_disposition_s_ruling_before_the_sentences_beside_it():
+    """A disposition block may open with what the appellant argued; the ruling itself, however short
+    ("AFFIRMED."), answers. A ruling the court only supposes ("only if … will its decision be reversed") or
+    reports from below ranks under the court's own, and "court" / "decide" tell no sentence apart."""
+    opinion = [
+        (
+            "v:1",
+            "VERDICT",
+            "In this venue, the Chapel renews its substantive claims and asserts that the district court "
+            "abused its discretion. Consequently, we dismiss the appeal without prejudice.",
+        ),
+        (
+            "o:5",
+            "OPINION",
+            "Only if the lower court's conclusions are irrational will its decision be reversed.",
+        ),
+        ("v:9", "VERDICT", "AFFIRMED."),
+    ]
+    ranked = rank_sentences("What did the court decide?", opinion, "decision")
+    assert [r.text for r in ranked[:2]] == [
+        "Consequently, we dismiss the appeal without prejudice.",
+        "AFFIRMED.",
+    ]
+    assert {r.text[:7] for r in ranked[2:]} == {"In this", "Only if"}
+    assert states_ruling("Order reversed, etc.") and states_ruling(
+        "His requested relief is denied at this time."
+    )
+    assert states_ruling("73. All three grounds fail, and if my Lord agrees the appeal should be dismissed.")
+    assert not states_ruling("However, no new trial is required if only the contract claims are reversed.")
+    assert [
+        p[0]
+        for p in with_dispositions(
+            "decision", [], [Passage("o:2", "o", "I would also dismiss the appeal.", "OPINION")]
+        )
+    ] == ["o:2"]
 
 
 def test_choose_threshold_maximises_answer_vs_abstain_f1():
