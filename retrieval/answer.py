@@ -110,8 +110,8 @@ NON_DECISION_BLOCKS = NON_ANSWER_BLOCKS | {"APPENDIX"}
 # tests/data/english_questions.json, is kept for measuring)
 SIMILARITY_WEIGHT = 0.5
 # the words that only say a question asks for a decision ("What did the court decide?"): every sentence of
-# an opinion may hold "court", and none of them tells the ruling from what stands beside it
-_DECISION_TERMS = content_terms("court decide decision rule ruling outcome result")
+# an opinion may hold "court" or "case", and none of them tells the ruling from what stands beside it
+_DECISION_TERMS = content_terms("court case decide decision rule ruling outcome result")
 BLOCK_PRIOR = 1.0  # added to a sentence's overlap score (which is at most 1) when its block fits the question
 
 
@@ -324,10 +324,10 @@ def fits_kind(kind: str, block_type: str, sentence: str, question: str = "") -> 
     if kind == "patent claim":
         return states_claim(asked_claim(question) or 0, block_type, sentence)
     if kind == "decision":
-        if not is_ruling(block_type, sentence):
-            return 0.0
         if HAN.search(sentence):
-            return 1.0
+            return float(is_ruling(block_type, sentence))
+        if not (is_ruling(block_type, sentence) or _states_own_ruling(block_type, sentence)):
+            return 0.0
         # an English court's own disposition first, a ruling it reports elsewhere next, then the sentences
         # printed beside the disposition ("In this venue, the Chapel renews its claims")
         if not states_ruling(sentence):

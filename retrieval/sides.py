@@ -24,8 +24,8 @@ _ZH_RULING = re.compile(r"(判决|裁定|决定)[：:]|判处|维持原判|于�
 # …but not the sentence a prosecutor proposes (建议对其判处有期徒刑六个月至八个月, 量刑建议)
 _ZH_PROPOSED = re.compile(r"建议[^，。；]{0,8}判处|量刑建议")
 # …and an English court's own: "we affirm", "I would order", "the appeal is dismissed"
-_RULES = "order|affirm|reverse|vacate|remand|dismiss|allow|refuse|quash|set aside"
-_RULED = "affirmed|reversed|vacated|remanded|dismissed|allowed|refused|quashed|set aside"
+_RULES = "order|affirm|reverse|vacate|remand|dismiss|allow|refuse|quash|set aside|modify"
+_RULED = "affirmed|reversed|vacated|remanded|dismissed|allowed|refused|quashed|set aside|modified"
 _EN_RULING = re.compile(
     rf"\b(I|we)\s+((?:would|now|therefore|accordingly|also|hereby)\s+)*({_RULES})\b"
     rf"|\b(is|are|be)\s+(hereby\s+)?({_RULED})\b",
@@ -41,6 +41,9 @@ _EN_BARE_RULING = re.compile(
 # a ruling only supposed ("if only the contract claims are reversed", "only if … will its decision be
 # reversed"); not a judge's "if my Lord agrees, the appeal should be dismissed"
 _EN_CONDITION = re.compile(r"\b(?:if|unless|whether)\b(?![^,.;]{0,40}\bagrees?\b)", re.I)
+# "why the counterclaims ought not to be dismissed"; a sentence opening a quotation
+_NEGATED = re.compile(r"\bnot\s+(?:to\s+)?$", re.I)
+_QUOTED = re.compile(r"^\s*[“\"]")
 _EN_REQUEST_RULED = re.compile(
     r"\b(?:relief|motion|petition|application|request)s?\s+(?:is|are)\s+(?:hereby\s+)?(?:denied|granted)\b",
     re.I,
@@ -110,8 +113,12 @@ def is_ruling(block_type: str, sentence: str) -> bool:
 def states_ruling(sentence: str) -> bool:
     """An English sentence stating a court's ruling itself ("we affirm", "the appeal is dismissed",
     "AFFIRMED."), not a sentence beside it in the disposition ("In this venue, the Chapel renews its claims")."""
+    if _QUOTED.match(sentence):  # a tribunal's decision the judgment quotes
+        return False
     found = _EN_RULING.search(sentence) or _EN_REQUEST_RULED.search(sentence)
-    if found and _EN_CONDITION.search(sentence, 0, found.start()):
+    if found and (
+        _EN_CONDITION.search(sentence, 0, found.start()) or _NEGATED.search(sentence, 0, found.start())
+    ):
         return False
     return bool(found or _EN_BARE_RULING.match(sentence))
 

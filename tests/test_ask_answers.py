@@ -490,6 +490,11 @@ def test_an_english_disposition_s_ruling_before_the_sentences_beside_it():
     )
     assert states_ruling("73. All three grounds fail, and if my Lord agrees the appeal should be dismissed.")
     assert not states_ruling("However, no new trial is required if only the contract claims are reversed.")
+    assert states_ruling("MODIFIED AND AFFIRMED.") and states_ruling(
+        "Accordingly, we modify and affirm the decision."
+    )
+    assert not states_ruling("The Court will order why the counterclaims ought not to be dismissed.")
+    assert not states_ruling("“51. The Appeal is dismissed (Article 3 only)")  # the tribunal's, quoted
     assert [
         p[0]
         for p in with_dispositions(
