@@ -25,6 +25,7 @@ import numpy as np
 from retrieval.chinese_spans import asks_law, cites_law_applied, zh_candidates, zh_span_kind
 from retrieval.claim_questions import CLAIM_BLOCKS as PATENT_CLAIM_BLOCKS
 from retrieval.claim_questions import asked_claim, states_claim
+from retrieval.english_shapes import asks_count, is_money
 from retrieval.outcome_questions import CASE_INSTANCE
 from retrieval.reader.runtime import content_terms, term_spans
 from retrieval.sides import (
@@ -208,8 +209,9 @@ def is_wh_question(question: str) -> bool:
 def fits_question(question: str, span: str, block_type: str) -> bool:
     """Whether a reader span can answer the question at all: never words of a heading ("IN THE COURT",
     "AFFILIATE OFFICE AGREEMENT") unless the question asks what a heading says, never a span without a
-    number for a question asking how much or how many, nor a bare sum for one asking who (案件受理费由谁负担),
-    nor one without a phrase of the type a Chinese question names (哪个法院, 多久, 案号, 什么程序)."""
+    number for a question asking how much or how many (nor a sum of money for one counting things), nor a
+    bare sum for one asking who (案件受理费由谁负担), nor one without a phrase of the type a Chinese question
+    names (哪个法院, 多久, 案号, 什么程序)."""
     if block_type == "HEADER" and not _HEADING_Q.search(question):
         return False
     if _ZH_WHO.search(question) and not _ZH_SUM.sub("", span).strip():
@@ -217,6 +219,8 @@ def fits_question(question: str, span: str, block_type: str) -> bool:
     # an office's holder is named without the office, a date may be relative (同月18日, 次日4时许)
     if (kind := HAN.search(question) and zh_span_kind(question)) and kind not in ("office", "date"):
         return bool(zh_candidates(span, kind))
+    if asks_count(question) and is_money(span):
+        return False  # a count of things asked, a sum of money read
     return not _AMOUNT_Q.search(question) or bool(_NUMBER.search(span))
 
 
@@ -317,10 +321,10 @@ def instances(sentence: str) -> set[str]:
 
 def fits_kind(kind: str, block_type: str, sentence: str, question: str = "") -> float:
     """How well a sentence stands where a `kind` question's answer stands (1 or 0; for an English decision,
-    less for a ruling reported outside the disposition and for the sentences beside it): the disposition (or a ruling reported in the facts or
-    reasons) for a decision, a lower court's decision reported for a ruling below, a party's words for an
-    argument, the court's reasoning for a reason, the citation of the articles applied for a question
-    asking the law, the claim the `question` names for a patent claim."""
+    less for a ruling stated outside the disposition and for the sentences beside it): the disposition (or a
+    ruling reported in the facts or reasons) for a decision, a lower court's decision reported for a ruling
+    below, a party's words for an argument, the court's reasoning for a reason, the citation of the articles
+    applied for a question asking the law, the claim the `question` names for a patent claim."""
     if kind == "patent claim":
         return states_claim(asked_claim(question) or 0, block_type, sentence)
     if kind == "decision":
@@ -351,9 +355,9 @@ def fits_kind(kind: str, block_type: str, sentence: str, question: str = "") -> 
 def with_dispositions(kind: str, citations: list[Citation], doc_passages: list) -> list[tuple[str, str, str]]:
     """(segment_id, block type, text) of the cited passages and, for a decision question, the disposition
     segments of the document asked about (`doc_passages`, its `retrieval.hybrid.Passage`s) and its English
-    passages stating a ruling that the search left out: a ruling is seldom worded like the question ("the appeal is dismissed" for "what did the
-    court decide"); for an argument question, the parties' blocks (诉讼请求 for 原告要求什么); for a law
-    question, the court's reasoning and the document's index (LAW_BLOCKS); for a patent claim, the claims."""
+    passages stating a ruling that the search left out: a ruling is seldom worded like the question ("the
+    appeal is dismissed" for "what did the court decide"); for an argument question, the parties' blocks
+    (诉讼请求 for 原告要求什么); for a law question, the court's reasoning and the document's index (LAW_BLOCKS); for a patent claim, the claims."""
     cited = [(c.segment_id, c.block_type, c.text) for c in citations]
     wanted = {
         "decision": DECISION_BLOCKS,

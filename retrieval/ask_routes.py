@@ -260,8 +260,8 @@ class AnswerRoutes:
         """What `read` answers from the Chinese judgment asked about, else cited first (one passage per
         block): a defendant's custody (retrieval.custody_questions), the items of the judgment below a later
         instance disposed of (retrieval.appeal_items), the focus of dispute (retrieval.focus_questions), the
-        appeal it allows (retrieval.appeal_questions), a published case's section (retrieval.digest_questions);
-        `note` says where it was read."""
+        appeal it allows (retrieval.appeal_questions), a published case's section
+        (retrieval.digest_questions); `note` says where it was read."""
         judgment = self.zh_judgment(doc) if doc and HAN.search(question) else None
         found = read(question, judgment[0]) if judgment else None
         if found is None:

@@ -2,11 +2,11 @@
 "裁判结果是什么？".
 
 A case the courts publish for guidance (a 指导案例, an entry of the 人民法院案例库, a 典型案例) is written in headed
-sections: 关键词, 裁判要点 or 裁判要旨, 相关法条, 基本案情, 裁判结果, 裁判理由, 典型意义 or 案例意义. Its reader wants first the
-rule it stands for or why it was published, and the search answers these with whichever sentence of the case looks
-most like the question. `asked_section(question)` reads which section a question asks for;
-`section_answer(question, passages)` answers with that section as printed, from its heading (a block of its own,
-or 裁判要点：… opening the first paragraph) to the next heading, and shows its sentences.
+sections: 关键词, 裁判要点 or 裁判要旨, 相关法条, 基本案情, 裁判结果, 裁判理由, 典型意义 or 案例意义. Its reader wants
+first the rule it stands for or why it was published, and the search answers these with whichever sentence
+of the case looks most like the question. `asked_section(question)` reads which section a question asks
+for; `section_answer(question, passages)` answers with that section as printed, from its heading (a block of
+its own, or 裁判要点：… opening the first paragraph) to the next heading, and shows its sentences.
 """
 
 from __future__ import annotations

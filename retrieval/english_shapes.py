@@ -76,6 +76,27 @@ _SHAPES = {
         r"as long as|on condition that)\b.+?(?=,\s|;|:|\.(?:\s|$)|$)"
     ],
 }
+# "How many restaurants must be developed?" asks a count of things, never a sum of money
+_COUNT_Q = re.compile(
+    r"\bhow\s+many\s+(?!(?:dollars|pounds|euros|rupees|cents|percent)\b)([a-z]+)(?:\s+([a-z]+))?", re.I
+)
+_MONEY = re.compile(rf"{_CURRENCY}\s*\d|\b(?:dollars|pounds|euros|rupees)\b", re.I)
+
+
+def asks_count(question: str) -> bool:
+    return _COUNT_Q.search(question) is not None
+
+
+def counted_words(question: str) -> tuple[str, ...]:
+    """The words after "how many" that may name what is counted ("restaurants", "additional years")."""
+    m = _COUNT_Q.search(question)
+    return tuple(w.lower() for w in m.groups() if w) if m else ()
+
+
+def is_money(span: str) -> bool:
+    return _MONEY.search(span) is not None
+
+
 _SP = r"[^\S\n]+"  # spaces within a line: a name never runs on into the next line
 _SP0 = r"[^\S\n]*"
 # a capitalised word (never cut inside one: "McLean", not "Mc"), hyphenated ("T-Mobile"), or an initial

@@ -24,7 +24,7 @@ import numpy as np
 
 from retrieval.answer import SIMILARITY_WEIGHT
 from retrieval.chinese_spans import ZH_ROLE_LINES, owner_bonus, zh_candidates, zh_span_kind
-from retrieval.english_shapes import NOT_NAMES, en_candidates, is_proper
+from retrieval.english_shapes import NOT_NAMES, counted_words, en_candidates, is_proper
 from retrieval.reader.runtime import content_terms, term_spans
 from retrieval.text import HAN, joined, sentences
 
@@ -263,6 +263,8 @@ def typed_span(
         for r, f in zip(on_role, found, strict=True)
     ]
     labels = _labels_before(units)
+    # what a how-many question counts, by its stems: a count of other things ("Section 2.20 hereof") is none
+    counted = {t for w in counted_words(question) for t, _, _ in term_spans(w)} if kind == "amount" else set()
     # (score, unit, start and end in it, its relevance, shape)
     scored: list[tuple[float, int, int, int, float, str]] = []
     for i, ((_, text, a, _), phrases) in enumerate(zip(units, found, strict=True)):
@@ -276,6 +278,8 @@ def typed_span(
                 continue  # the question's own words
             if shape in ("name", "place") and not is_proper(span, lower_words):
                 continue
+            if counted and (shape == "amount" or not _counts(span, counted)):
+                continue  # "$30,000" or "5%" for "How many restaurants must be developed?"
             score = rel * (1 + _closeness(a + ca, a + cb, terms[i], idf)) - 1e-6 * i
             score *= 1.0 if shape == kind or (shape == "name" and untitled[i]) else OTHER_SHAPE_WEIGHT
             line = labels[i] + text[a : a + ca]
@@ -289,6 +293,11 @@ def typed_span(
     if kind in ("person", "organisation") and _ASKS_MANY.search(question):
         span = _every_name(best, scored, units)
     return TypedSpan(kind, span, sid, a + ca, a + cb, text[a:b].strip(), round(min(rel, 1.0), 4))
+
+
+def _counts(span: str, counted: set[str]) -> bool:
+    """A count of what the question counts: its last word is one of them ("1,000,000 shares")."""
+    return bool({t for t, _, _ in term_spans(span.split()[-1])} & counted)
 
 
 def _every_name(best, scored, units) -> str:

@@ -34,7 +34,8 @@ _EN_RULING = re.compile(
 # …or printed bare, as American courts close ("AFFIRMED.", "Judgment affirmed.", "Order reversed, etc."), or a
 # request decided in so many words ("His requested relief is denied")
 _EN_BARE_RULING = re.compile(
-    rf"^\W*(?:¶\s*\d+\s*)?(?:the\s+)?(?:(?:judgment|order|decision|petition|motion|appeal)s?\s+(?:is\s+|are\s+)?)?"
+    r"^\W*(?:¶\s*\d+\s*)?(?:the\s+)?"
+    r"(?:(?:judgment|order|decision|petition|motion|appeal)s?\s+(?:is\s+|are\s+)?)?"
     rf"(?:{_RULED}|denied|granted)\b",
     re.I,
 )
@@ -112,7 +113,8 @@ def is_ruling(block_type: str, sentence: str) -> bool:
 
 def states_ruling(sentence: str) -> bool:
     """An English sentence stating a court's ruling itself ("we affirm", "the appeal is dismissed",
-    "AFFIRMED."), not a sentence beside it in the disposition ("In this venue, the Chapel renews its claims")."""
+    "AFFIRMED."), not a sentence beside it in the disposition ("In this venue, the Chapel renews its
+    claims")."""
     if _QUOTED.match(sentence):  # a tribunal's decision the judgment quotes
         return False
     found = _EN_RULING.search(sentence) or _EN_REQUEST_RULED.search(sentence)

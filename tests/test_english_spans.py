@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from retrieval.answer import fits_question
 from retrieval.english_spans import candidates, span_kind, typed_span
 
 HEADER = """Between:
@@ -139,6 +140,19 @@ def test_no_typed_answer_without_a_relevant_line_or_a_type():
     assert typed_span("What is the melting point of tungsten?", passages) is None  # no type asked for
     # the question's own name is never its answer
     assert typed_span("Who represented Mr Daniel Ruiz?", [("d:0", "Mr Daniel Ruiz appeared.")]) is None
+
+
+def test_a_how_many_question_counts_the_things_it_names_never_a_sum():
+    line = (
+        "The Initial Fee for the second restaurant is $30,000, and Developer shall pay 5% of sales under "
+        "Section 2.20 hereof. Developer shall purchase 1,000,000 shares and open 4 restaurants."
+    )
+    assert typed_span("How many restaurants shall Developer open?", [("d:0", line)]).text == "4 restaurants"
+    assert typed_span("How many shares shall Developer purchase?", [("d:0", line)]).text == "1,000,000 shares"
+    fees = "The Initial Fee for each restaurant developed is $30,000."
+    assert typed_span("How many restaurants must be developed?", [("d:0", fees)]) is None
+    assert typed_span("How much is the fee for each restaurant?", [("d:0", fees)]).text == "$30,000"
+    assert not fits_question("How many restaurants must be developed?", "$30,000", "OPINION")
 
 
 def test_the_sentence_model_can_make_a_line_relevant():
