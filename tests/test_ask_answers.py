@@ -15,7 +15,6 @@ from typer.testing import CliRunner
 import retrieval
 from retrieval.answer import (
     Citation,
-    choose_threshold,
     complete_span,
     fits_question,
     is_heading,
@@ -26,6 +25,7 @@ from retrieval.answer import (
     with_dispositions,
 )
 from retrieval.config import RetrievalConfig
+from retrieval.eval.metrics import choose_threshold
 from retrieval.evidence import SentenceVectors, segment_vectors
 from retrieval.hybrid import Passage
 from retrieval.sides import asked_side, is_claim, is_ruling, on_asked_side, states_ruling
@@ -96,8 +96,8 @@ def test_a_question_the_corpus_cannot_answer_says_so_with_its_best_evidence(demo
         ("案件受理费是多少？", ["2,450元"], "field"),
         ("案件受理费由谁负担？", ["原告李春华负担1,470元", "恒达装饰工程有限公司负担980元"], "field"),
         ("原告与被告签订的是什么合同？", ["家庭居室装饰装修施工合同"], "span"),
-        # Chinese questions naming their answer's type: typed phrases (retrieval/chinese_spans.py)
-        ("不服判决可以上诉到哪个法院？", ["江南省临川市中级人民法院"], "span"),
+        # the court an appeal goes to: the judgment's own notice (retrieval/appeal_questions.py)
+        ("不服判决可以上诉到哪个法院？", ["江南省临川市中级人民法院"], "field"),
         # who presided: the signature's line (retrieval/zh_cover_questions.py)
         ("本案的审判长是谁？", ["顾远"], "field"),
         # what the verdict imposed on the defendant named (retrieval/verdict_questions.py)
