@@ -4,16 +4,13 @@ shared data."""
 
 from __future__ import annotations
 
-import gzip
-import json
-
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import pipeline
 from retrieval.appeal_questions import asked_notice, notice_answer
 from retrieval.hybrid import Passage
+from tests.zh_records import clcr_passages
 
 
 def _judgment(*paragraphs: str) -> list[Passage]:
@@ -103,13 +100,7 @@ def test_any_judgment_text_reads_without_error(text):
 
 
 def test_a_shared_second_instance_judgment(shared_data, tmp_path):
-    path = shared_data / "zh/judgments/clcr_cases.jsonl.gz"
-    with gzip.open(path, "rt", encoding="utf-8") as f:
-        text = next(r["text"] for r in map(json.loads, f) if r["id"].startswith("1f6231006ff8"))
-    src = tmp_path / "judgment.txt"
-    src.write_text(text, encoding="utf-8")
-    doc = pipeline.parse(src)
-    passages = [Passage(f"b{i}", "d", b.text, b.type.value) for i, b in enumerate(doc.blocks)]
+    passages = clcr_passages(shared_data, tmp_path, "1f6231006ff8")
     final = notice_answer("本判决是不是终审判决？", passages)
     assert (final.answer, final.units[0][1]) == ("YES", "本判决为终审判决。")
     assert notice_answer("当事人还能上诉吗？", passages).answer == "NO"

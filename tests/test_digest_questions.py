@@ -3,9 +3,6 @@
 
 from __future__ import annotations
 
-import gzip
-import json
-
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -14,6 +11,7 @@ import pipeline
 from pipeline.records import DocKind
 from retrieval.digest_questions import asked_section, section_answer
 from retrieval.hybrid import Passage
+from tests.zh_records import clcr_passages, clcr_text
 
 
 def _case(*paragraphs: str) -> list[Passage]:
@@ -90,21 +88,14 @@ def test_any_case_text_reads_without_error(text):
         assert found is None or found.answer
 
 
-def _record(shared_data, prefix: str) -> str:
-    with gzip.open(shared_data / "zh/judgments/clcr_cases.jsonl.gz", "rt", encoding="utf-8") as f:
-        return next(r["text"] for r in map(json.loads, f) if r["id"].startswith(prefix))
-
-
 def test_shared_case_reports(shared_data, tmp_path):
-    src = tmp_path / "case.txt"
-    src.write_text(_record(shared_data, "fc7343d94edc"), encoding="utf-8")
-    doc = pipeline.parse(src)
-    passages = [Passage(f"b{i}", "d", b.text, b.type.value) for i, b in enumerate(doc.blocks)]
+    passages = clcr_passages(shared_data, tmp_path, "fc7343d94edc")
     gist = section_answer("该指导案例的裁判要旨是什么？", passages)
     assert (
         gist.answer.startswith("1.通过植入木马程序的方式")
         and "2.通过修改、增加计算机信息系统数据" in gist.answer
     )
     # a typical case that names no court in the words a judgment uses is still read as one
-    src.write_text(_record(shared_data, "8f64a281d83c"), encoding="utf-8")
+    src = tmp_path / "case.txt"
+    src.write_text(clcr_text(shared_data, "8f64a281d83c"), encoding="utf-8")
     assert pipeline.parse(src).kind == DocKind.ZH_JUDGMENT

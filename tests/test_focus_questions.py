@@ -4,16 +4,13 @@ record of the shared data."""
 
 from __future__ import annotations
 
-import gzip
-import json
-
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import pipeline
 from retrieval.focus_questions import asks_focus, focus_answer
 from retrieval.hybrid import Passage
+from tests.zh_records import clcr_passages
 
 
 def _judgment(*paragraphs: str) -> list[Passage]:
@@ -69,13 +66,7 @@ def test_any_judgment_text_reads_without_error(text):
 
 
 def test_a_shared_second_instance_judgment(shared_data, tmp_path):
-    path = shared_data / "zh/judgments/clcr_cases.jsonl.gz"
-    with gzip.open(path, "rt", encoding="utf-8") as f:
-        text = next(r["text"] for r in map(json.loads, f) if r["id"].startswith("1f6231006ff8"))
-    src = tmp_path / "judgment.txt"
-    src.write_text(text, encoding="utf-8")
-    doc = pipeline.parse(src)
-    passages = [Passage(f"b{i}", "d", b.text, b.type.value) for i, b in enumerate(doc.blocks)]
+    passages = clcr_passages(shared_data, tmp_path, "1f6231006ff8")
     found = focus_answer("二审的争议焦点有哪些？", passages)
     assert found.answer.startswith("一、聂朋荣因本案事故产生的各项赔偿的具体数额；二、彭利勇应否")
     assert found.answer.endswith("三、建安公司应否就彭利勇的赔偿责任承担连带责任")
