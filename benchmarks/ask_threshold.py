@@ -6,7 +6,7 @@ selection (retrieval.reader.train.is_validation), never the held-apart test spli
 
 Per question: the reader's P(answer type) when it answers (NONE counts as abstaining), whether the answer is
 right (char-F1 >= 0.5 with the best gold; YES/NO exact), whether the question has an answer; then
-retrieval.answer.choose_threshold maximises F1 of answer-vs-abstain.
+retrieval.eval.metrics.choose_threshold maximises F1 of answer-vs-abstain.
 """
 
 from __future__ import annotations
@@ -18,9 +18,8 @@ import time
 import torch
 
 from pipeline.paths import SHARED_DATA
-from retrieval.answer import choose_threshold
 from retrieval.encoder import checkpoint_file, load_encoder
-from retrieval.eval.metrics import best_over_golds
+from retrieval.eval.metrics import best_over_golds, choose_threshold
 from retrieval.eval.qa import load_squad
 from retrieval.reader.runtime import READER_FILE, encode_text, load_reader
 from retrieval.reader.train import is_validation

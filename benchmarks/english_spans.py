@@ -27,10 +27,10 @@ import numpy as np
 import torch
 
 from benchmarks.ask_questions import questions_run
-from retrieval.answer import choose_threshold
 from retrieval.ask import Asker
 from retrieval.config import RetrievalConfig
 from retrieval.eval.cuad import answer_words, word_f1
+from retrieval.eval.metrics import choose_threshold
 from txl.lm_metrics import bootstrap_interval
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -91,7 +91,7 @@ def summary(rows: list[dict]) -> dict:
 
 def chosen_bar(rows: list[dict]) -> dict:
     """The relevance bar that maximises F1 of answer-vs-abstain over these rows (an answer counting as right
-    when it holds a gold span; every question has one), by retrieval.answer.choose_threshold."""
+    when it holds a gold span; every question has one), by retrieval.eval.metrics.choose_threshold."""
     confidence = [r["confidence"] if r["answer_type"] == "span" else 0.0 for r in rows]
     bar, f1 = choose_threshold(confidence, [r["holds"] for r in rows], [True] * len(rows))
     return {"typed_min_relevance": round(bar, 4), "answer-vs-abstain F1": round(f1, 3)}

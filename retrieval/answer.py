@@ -9,8 +9,7 @@ the retrieved passages by overlap with the question (idf-weighted; the heading a
 counts with it), for English averaged with the sentence model's cosine (retrieval.evidence), plus a prior
 where the answer stands (`fits_kind`, with retrieval.sides: the disposition, a ruling below, a party's
 words, the court's reasoning, the articles applied, the claim named). `fits_question` drops reader spans
-that cannot be an answer. `choose_threshold` picks the confidence below which the reader's answer is
-withheld, by F1 of answer-vs-abstain over questions with known golds.
+that cannot be an answer.
 """
 
 from __future__ import annotations
@@ -31,18 +30,19 @@ from retrieval.reader.runtime import content_terms, term_spans
 from retrieval.sides import (
     CLAIM_BLOCKS,
     DECISION_BLOCKS,
-    RULING_BLOCKS,
     asks_argument,
     asks_ruling_below,
+    decision_fit,
     is_claim,
     is_ruling,
     is_ruling_below,
+    states_own_ruling,
     states_ruling,
 )
 from retrieval.text import HAN, sentences, stopwords
 
 # P(answer type) of the reader's best answer below which `ask` says it found no confident answer.
-# Chosen by `choose_threshold` (max F1 of answer-vs-abstain, an answer counting as right at char-F1 >= 0.5)
+# Chosen by `retrieval.eval.metrics.choose_threshold` (max F1 of answer-vs-abstain, an answer counting as right at char-F1 >= 0.5)
 # on the CJRC validation contexts (`retrieval.reader.train.is_validation`, inside the training split, never
 # the held-apart test split): `python benchmarks/ask_threshold.py --contexts 86` read all 86 of them (516
 # questions, 387 answerable) with the end-to-end reader (sha 9e87fb5a) deciding with its no-answer margin
@@ -320,23 +320,15 @@ def instances(sentence: str) -> set[str]:
 
 
 def fits_kind(kind: str, block_type: str, sentence: str, question: str = "") -> float:
-    """How well a sentence stands where a `kind` question's answer stands (1 or 0; for an English decision,
-    less for a ruling stated outside the disposition and for the sentences beside it): the disposition (or a
-    ruling reported in the facts or reasons) for a decision, a lower court's decision reported for a ruling
-    below, a party's words for an argument, the court's reasoning for a reason, the citation of the articles
-    applied for a question asking the law, the claim the `question` names for a patent claim."""
+    """How well a sentence stands where a `kind` question's answer stands (1 or 0; for a decision, see
+    `retrieval.sides.decision_fit`): the disposition (or a ruling reported in the facts or reasons) for a
+    decision, a lower court's decision reported for a ruling below, a party's words for an argument, the
+    court's reasoning for a reason, the citation of the articles applied for a question asking the law, the
+    claim the `question` names for a patent claim."""
     if kind == "patent claim":
         return states_claim(asked_claim(question) or 0, block_type, sentence)
     if kind == "decision":
-        if HAN.search(sentence):
-            return float(is_ruling(block_type, sentence))
-        if not (is_ruling(block_type, sentence) or _states_own_ruling(block_type, sentence)):
-            return 0.0
-        # an English court's own disposition first, a ruling it reports elsewhere next, then the sentences
-        # printed beside the disposition ("In this venue, the Chapel renews its claims")
-        if not states_ruling(sentence):
-            return 0.5
-        return 1.0 if block_type in DECISION_BLOCKS else 0.75
+        return decision_fit(block_type, sentence)
     if kind == "ruling below":
         return is_ruling_below(block_type, sentence)
     if kind == "argument":
@@ -372,14 +364,8 @@ def with_dispositions(kind: str, citations: list[Citation], doc_passages: list) 
         (p.segment_id, p.block_type, p.text)
         for p in doc_passages
         if p.segment_id not in seen
-        and (p.block_type in wanted or (kind == "decision" and _states_own_ruling(p.block_type, p.text)))
+        and (p.block_type in wanted or (kind == "decision" and states_own_ruling(p.block_type, p.text)))
     ]
-
-
-def _states_own_ruling(block_type: str, text: str) -> bool:
-    """An English passage outside the disposition where the court states its ruling ("Accordingly, we affirm
-    the judgment …", "I would dismiss the appeal"): an opinion's conclusion may stand in its reasons."""
-    return block_type in RULING_BLOCKS and not HAN.search(text) and states_ruling(text)
 
 
 def section_headings(passages: list) -> dict[str, str]:
@@ -450,22 +436,3 @@ def rank_sentences(
         )
     out.sort(key=lambda x: -x.score)  # stable: ties keep retrieval order
     return out
-
-
-def choose_threshold(
-    confidences: list[float], correct: list[bool], answerable: list[bool]
-) -> tuple[float, float]:
-    """(threshold, F1) maximising F1 of answer-vs-abstain: answering at confidence >= threshold, precision is
-    right answers over answers given, recall right answers over answerable questions."""
-    n_answerable = sum(answerable)
-    best = (0.0, 0.0)
-    for t in sorted(set(confidences)):
-        given = [ok for c, ok in zip(confidences, correct, strict=True) if c >= t]
-        right = sum(given)
-        if not given or not right or not n_answerable:
-            continue
-        p, r = right / len(given), right / n_answerable
-        f1 = 2 * p * r / (p + r)
-        if f1 > best[1]:
-            best = (t, f1)
-    return best

@@ -72,8 +72,8 @@ class RetrievalConfig(Options):
     # a typed span is given only from a line at least this relevant to the question (english_spans' relevance,
     # in [0, 1]), else the reader answers or says it found no confident answer. Set at 0.25 a priori, then
     # checked on english_spans dev + test (84 questions, `benchmarks/english_spans.py --set dev test`):
-    # retrieval.answer.choose_threshold over answer-vs-abstain F1 keeps every typed answer (its bar, 0.314, is
-    # the lowest relevance any of them had): no higher bar raises that F1
+    # retrieval.eval.metrics.choose_threshold over answer-vs-abstain F1 keeps every typed answer (its bar,
+    # 0.314, is the lowest relevance any of them had): no higher bar raises that F1
     typed_min_relevance: float = 0.25
     # a reader span from a sentence on the side a question asks about (the court's ruling or a party's
     # request: retrieval/sides.py) ranks as if its sentence held this much more of the question; set a priori

@@ -263,7 +263,6 @@ def typed_span(
         for r, f in zip(on_role, found, strict=True)
     ]
     labels = _labels_before(units)
-    # what a how-many question counts, by its stems: a count of other things ("Section 2.20 hereof") is none
     counted = {t for w in counted_words(question) for t, _, _ in term_spans(w)} if kind == "amount" else set()
     # (score, unit, start and end in it, its relevance, shape)
     scored: list[tuple[float, int, int, int, float, str]] = []
@@ -296,7 +295,8 @@ def typed_span(
 
 
 def _counts(span: str, counted: set[str]) -> bool:
-    """A count of what the question counts: its last word is one of them ("1,000,000 shares")."""
+    """A count of what a how-many question counts (`counted`, their stems): its last word is one of them
+    ("1,000,000 shares"); a count of other things ("Section 2.20 hereof") is none."""
     return bool({t for t, _, _ in term_spans(span.split()[-1])} & counted)
 
 

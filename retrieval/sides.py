@@ -125,6 +125,25 @@ def states_ruling(sentence: str) -> bool:
     return bool(found or _EN_BARE_RULING.match(sentence))
 
 
+def states_own_ruling(block_type: str, text: str) -> bool:
+    """An English passage outside the disposition where the court states its ruling ("Accordingly, we affirm
+    the judgment …", "I would dismiss the appeal"): an opinion's conclusion may stand in its reasons."""
+    return block_type in RULING_BLOCKS and not HAN.search(text) and states_ruling(text)
+
+
+def decision_fit(block_type: str, sentence: str) -> float:
+    """How well a sentence answers what the court decided: a Chinese ruling 1, wherever it is reported; an
+    English court's own ruling in its disposition 1, one it states in its reasons 0.75, and the sentences
+    printed beside either ("In this venue, the Chapel renews its claims") 0.5; anything else 0."""
+    if HAN.search(sentence):
+        return float(is_ruling(block_type, sentence))
+    if not (is_ruling(block_type, sentence) or states_own_ruling(block_type, sentence)):
+        return 0.0
+    if not states_ruling(sentence):
+        return 0.5
+    return 1.0 if block_type in DECISION_BLOCKS else 0.75
+
+
 def asks_ruling_below(question: str) -> bool:
     """An English question about what a court below decided ("What did the district court decide?")."""
     return not HAN.search(question) and bool(_EN_BELOW.search(question))

@@ -1,4 +1,5 @@
-"""Ranking metrics (graded nDCG, recall) and the extractive-QA metrics of CJRC (char-level EM/F1)."""
+"""Ranking metrics (graded nDCG, recall), the extractive-QA metrics of CJRC (char-level EM/F1), and the
+confidence bar that maximises F1 of answer-vs-abstain (`choose_threshold`, which chose `ldx ask`'s)."""
 
 from __future__ import annotations
 
@@ -58,3 +59,22 @@ def best_over_golds(pred: str, golds: Sequence[str]) -> tuple[float, float]:
     """(EM, F1) of a prediction against the best-matching gold answer."""
     golds = list(golds) or [""]
     return max(exact_match(pred, g) for g in golds), max(char_f1(pred, g) for g in golds)
+
+
+def choose_threshold(
+    confidences: list[float], correct: list[bool], answerable: list[bool]
+) -> tuple[float, float]:
+    """(threshold, F1) maximising F1 of answer-vs-abstain: answering at confidence >= threshold, precision is
+    right answers over answers given, recall right answers over answerable questions."""
+    n_answerable = sum(answerable)
+    best = (0.0, 0.0)
+    for t in sorted(set(confidences)):
+        given = [ok for c, ok in zip(confidences, correct, strict=True) if c >= t]
+        right = sum(given)
+        if not given or not right or not n_answerable:
+            continue
+        p, r = right / len(given), right / n_answerable
+        f1 = 2 * p * r / (p + r)
+        if f1 > best[1]:
+            best = (t, f1)
+    return best
