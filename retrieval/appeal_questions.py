@@ -32,6 +32,8 @@ _COURT_Q = re.compile(r"(?:哪个|哪一?家|哪一个|何|什么)法院|上诉�
 _HOW_Q = re.compile(
     r"(?:如何|怎样|怎么)(?:提起|提出|申请|进行)?(?:上诉|复议)|(?:上诉|复议)的?(?:程序|方式|途径)"
 )
+# the court of a second instance, asked of a first: the court its notice names ("二审法院是哪个法院？")
+_SECOND_COURT_Q = re.compile(r"二审(?:的)?(?:法院|审理法院)")
 # a party named by its role, and what it asked on appeal: no question about the notice
 _ROLE = re.compile(r"被?上诉人|上诉(?:请求|理由|意见|称)")
 # the judgment's own notice: 如不服本判决…上诉 / 复议 (如果不服, 如不服从); its own finality
@@ -62,9 +64,11 @@ class NoticeAnswer:
 
 
 def asked_notice(question: str) -> tuple[str, str] | None:
-    """(what is asked: final / can / term / court / how, of which remedy: 上诉 or 复议), or None for a
-    question that asks none of these."""
+    """(what is asked: final / can / term / court / how, or "appeal court" for the court of a second instance,
+    of which remedy: 上诉 or 复议), or None for a question that asks none of these."""
     question = _ROLE.sub("", question)
+    if _SECOND_COURT_Q.search(question) and _COURT_Q.search(question):
+        return ("appeal court", _APPEAL)
     remedy = _REVIEW if _REVIEW in question else _APPEAL
     if _FINAL_Q.search(question) and remedy == _APPEAL:
         return ("final", remedy)
@@ -114,8 +118,8 @@ def notice_answer(question: str, passages: list[Passage]) -> NoticeAnswer | None
         if kind == "final" or (remedy == _APPEAL and not allows):
             return NoticeAnswer("NO", "no", shown)
         return NoticeAnswer("YES", "yes", shown) if allows else None
-    if not allows:
-        return NoticeAnswer("none", "none", shown) if kind == "final" else None
+    if not allows:  # a second instance's court is its own: the judgment's head says it
+        return NoticeAnswer("none", "none", shown) if kind == "final" and part != "appeal court" else None
     if part == "how":
         return NoticeAnswer(text.strip().rstrip("。"), "sentence", shown)
     m = (_TERM if part == "term" else _COURT).search(text)

@@ -43,6 +43,7 @@ REVIEW = _judgment("查封被申请人的住宅。", "如不服本裁定，可�
         ("如何提起上诉？", ("how", "上诉")),
         ("对该保全裁定能否申请复议？", ("can", "复议")),
         ("申请复议的期限是多久？", ("term", "复议")),
+        ("二审法院是哪个法院？", ("appeal court", "上诉")),
         ("被告人在法定期限内是否上诉？", None),  # the history, not the notice
         ("原告为什么上诉？", None),
         ("本案的争议焦点是什么？", None),
@@ -59,6 +60,10 @@ def test_a_civil_judgment_s_notice_and_not_the_history_it_reports():
     court = notice_answer("当事人不服可以向哪个法院上诉？", CIVIL)
     assert (court.answer, court.answer_type) == ("浙江省湖州市中级人民法院", "field")
     assert court.units[0][0] == "z:2"
+    # of a first instance, the second instance's court is the one its notice names; of a final judgment,
+    # its own, which the judgment's head states (the cover route answers)
+    assert notice_answer("二审法院是哪个法院？", CIVIL).answer == "浙江省湖州市中级人民法院"
+    assert notice_answer("二审法院是哪个法院？", FINAL) is None
 
 
 def test_a_criminal_notice_its_court_and_its_written_appeal():
