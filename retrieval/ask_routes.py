@@ -27,17 +27,17 @@ from pipeline.paths import CLAUSE_HEAD
 from pipeline.records import DocKind
 from retrieval.about_questions import asks_about, subject
 from retrieval.answer import Answer, Citation, Evidence
-from retrieval.appeal_items import items_answer
-from retrieval.appeal_questions import notice_answer
+from retrieval.appeal_items import asked_items, items_answer
+from retrieval.appeal_questions import asked_notice, notice_answer
 from retrieval.caption_questions import answer_cover, asked_part
 from retrieval.circumstance_questions import asked_circumstance, circumstance_answer
 from retrieval.claim_questions import asks_tree, claim_tree_answer
 from retrieval.clause_questions import answering_first, clause_category, clause_phrase
 from retrieval.covers import CoverAnswer
-from retrieval.custody_questions import custody_answer
+from retrieval.custody_questions import asked_custody, custody_answer
 from retrieval.definition_questions import asked_term, definition_answer
-from retrieval.digest_questions import section_answer
-from retrieval.focus_questions import focus_answer
+from retrieval.digest_questions import asked_section, section_answer
+from retrieval.focus_questions import asks_focus, focus_answer
 from retrieval.front_questions import about_patent, asked_field
 from retrieval.ground_outcomes import asks_ground_outcome, ground_outcome
 from retrieval.grounds_questions import asks_grounds, grounds
@@ -125,14 +125,14 @@ class AnswerRoutes:
             or self.from_english(question, doc, patent_part, patent_answer, _PATENT, citations, notes)
             or self.from_english(question, doc, asked_separate, separate_answer, _SEPARATE, citations, notes)
             or self.from_english(question, doc, asks_review, review_answer, _REVIEW, citations, notes)
-            or self.from_judgment(question, doc, notice_answer, _NOTICE, citations, notes)
-            or self.from_judgment(question, doc, section_answer, _SECTION, citations, notes)
+            or self.from_judgment(question, doc, asked_notice, notice_answer, _NOTICE, citations, notes)
+            or self.from_judgment(question, doc, asked_section, section_answer, _SECTION, citations, notes)
             or self.cover_answer(question, doc_id, doc, citations, notes)
             or self.circumstance_answer(question, doc, citations, notes)
-            or self.from_judgment(question, doc, custody_answer, _CUSTODY, citations, notes)
+            or self.from_judgment(question, doc, asked_custody, custody_answer, _CUSTODY, citations, notes)
             or self.verdict_answer(question, doc_id, doc, citations, notes)
-            or self.from_judgment(question, doc, items_answer, _ITEMS, citations, notes)
-            or self.from_judgment(question, doc, focus_answer, _FOCUS, citations, notes)
+            or self.from_judgment(question, doc, asked_items, items_answer, _ITEMS, citations, notes)
+            or self.from_judgment(question, doc, asks_focus, focus_answer, _FOCUS, citations, notes)
             or self.outcome_answer(question, doc, citations, notes)
             or self.party_answer(question, doc_id, doc, citations, notes)
             or self.from_english(
@@ -252,17 +252,19 @@ class AnswerRoutes:
         self,
         question: str,
         doc: str | None,
+        asks: Callable[[str], object],
         read: Callable[[str, list[Passage]], JudgmentAnswer | None],
         note: str,
         citations: list[Citation],
         notes: list[str],
     ) -> Answer | None:
         """What `read` answers from the Chinese judgment asked about, else cited first (one passage per
-        block): a defendant's custody (retrieval.custody_questions), the items of the judgment below a later
+        block), for a question `asks` says it reads: a defendant's custody (retrieval.custody_questions), the items of the judgment below a later
         instance disposed of (retrieval.appeal_items), the focus of dispute (retrieval.focus_questions), the
         appeal it allows (retrieval.appeal_questions), a published case's section
         (retrieval.digest_questions); `note` says where it was read."""
-        judgment = self.zh_judgment(doc) if doc and HAN.search(question) else None
+        asked = doc and HAN.search(question) and asks(question)
+        judgment = self.zh_judgment(doc) if asked else None
         found = read(question, judgment[0]) if judgment else None
         if found is None:
             return None
@@ -350,11 +352,12 @@ class AnswerRoutes:
         `whole_blocks`, one per block), separate opinions (retrieval.separate_opinions), whether a ground
         succeeded (retrieval.ground_outcomes), the standard of review (retrieval.review_questions); `note`
         says where it was read."""
-        asked = doc and not HAN.search(question) and asks(question)
-        passages = self.passages_of(doc) if asked else []
+        if not (doc and not HAN.search(question) and asks(question)):
+            return None
+        passages = self.passages_of(doc)
         if whole_blocks:
             passages = blockwise(passages, self.block_of.__getitem__)
-        found = read(question, passages) if asked else None
+        found = read(question, passages)
         if found is None:
             return None
         return self.read_units(question, found[:2], found[2], note, citations, notes)
