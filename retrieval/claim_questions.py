@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from pipeline.parsing.kinds.patent import claim_dependencies, claim_number
 from retrieval.hybrid import Passage
+from retrieval.text import joined
 
 _ASKS_CLAIM = re.compile(
     r"^\s*what\s+(?:does|did|is|was)\s+(?:in\s+)?claim\s+(\d{1,3})\b|"
@@ -121,10 +122,8 @@ def claim_tree(passages: list[Passage]) -> dict[int, Claim]:
 
 def _listed(numbers: list[int]) -> str:
     """ "claim 1", "claims 2 and 5", "claims 2, 3 and 5"."""
-    ns = sorted(numbers)
-    if len(ns) == 1:
-        return f"claim {ns[0]}"
-    return "claims " + ", ".join(map(str, ns[:-1])) + f" and {ns[-1]}"
+    ns = [str(n) for n in sorted(numbers)]
+    return ("claim " if len(ns) == 1 else "claims ") + joined(ns)
 
 
 def _ancestors(claims: dict[int, Claim], n: int) -> set[int]:
