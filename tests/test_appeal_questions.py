@@ -4,17 +4,16 @@ shared data."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from retrieval.appeal_questions import asked_notice, notice_answer
-from retrieval.hybrid import Passage
-from tests.zh_records import clcr_passages
+from tests.zh_records import clcr_passages, paragraphs
 
-
-def _judgment(*paragraphs: str) -> list[Passage]:
-    return [Passage(f"z:{i}", "z", text, "VERDICT") for i, text in enumerate(paragraphs)]
+_judgment = partial(paragraphs, "VERDICT")
 
 
 CIVIL = _judgment(

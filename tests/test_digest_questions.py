@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -10,12 +12,9 @@ from hypothesis import strategies as st
 import pipeline
 from pipeline.records import DocKind
 from retrieval.digest_questions import asked_section, section_answer
-from retrieval.hybrid import Passage
-from tests.zh_records import clcr_passages, clcr_text
+from tests.zh_records import clcr_passages, clcr_text, paragraphs
 
-
-def _case(*paragraphs: str) -> list[Passage]:
-    return [Passage(f"c:{i}", "c", text, "OTHER") for i, text in enumerate(paragraphs)]
+_case = partial(paragraphs, "OTHER", doc="c")
 
 
 GUIDING = _case(

@@ -4,18 +4,16 @@ record of the shared data."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from retrieval.focus_questions import asks_focus, focus_answer
-from retrieval.hybrid import Passage
-from tests.zh_records import clcr_passages
+from tests.zh_records import clcr_passages, paragraphs
 
-
-def _judgment(*paragraphs: str) -> list[Passage]:
-    return [Passage(f"z:{i}", "z", text, "OPINION") for i, text in enumerate(paragraphs)]
-
+_judgment = partial(paragraphs, "OPINION")
 
 JUDGMENT = _judgment(
     "上诉人甲公司上诉称：本案争议焦点在于合同是否已经解除。",

@@ -1,5 +1,5 @@
-"""CLCR records of the shared data for the route tests: a record's text by its id, and that text parsed as
-`ldx ask` reads it, one passage per block."""
+"""Chinese judgments for the route tests: paragraphs written for a test as passages of one block type, a
+CLCR record's text by its id, and that text parsed as `ldx ask` reads it, one passage per block."""
 
 from __future__ import annotations
 
@@ -11,6 +11,11 @@ import pipeline
 from retrieval.hybrid import Passage
 
 CLCR = "zh/judgments/clcr_cases.jsonl.gz"
+
+
+def paragraphs(block_type: str, *texts: str, doc: str = "z") -> list[Passage]:
+    """The texts as passages of one document, each a block of `block_type`, ids `doc:0`, `doc:1`, …"""
+    return [Passage(f"{doc}:{i}", doc, text, block_type) for i, text in enumerate(texts)]
 
 
 def clcr_text(shared_data: Path, prefix: str) -> str:
