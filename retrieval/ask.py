@@ -130,10 +130,12 @@ class Asker(AnswerRoutes):
         }
         doc_meta = {d: (kind, court, date) for d, kind, court, date, *_ in docs}
         self.block_of: dict[str, int] = {}
+        self.by_doc: dict[str, list[Passage]] = {}  # a route reads one document's passages per question
         passages = []
         for sid, doc_id, _, block_idx, btype, text in seg:
             kind, court, date = doc_meta.get(doc_id, (None, None, None))
             passages.append(Passage(sid, doc_id, text, btype, kind, court, date))
+            self.by_doc.setdefault(doc_id, []).append(passages[-1])
             self.block_of[sid] = block_idx
         self.search_index = HybridIndex(passages, bm25=self.config.bm25, config=self.config)
         self.headings = section_headings(passages)
@@ -342,7 +344,7 @@ class Asker(AnswerRoutes):
 
     def passages_of(self, doc_id: str) -> list[Passage]:
         """The document's passages (segments), in order."""
-        return [p for p in self.search_index.passages if p.doc_id == doc_id]
+        return list(self.by_doc.get(doc_id, ()))
 
     def passage(self, segment_id: str) -> Passage:
         return self.search_index.passages[self.search_index.row_of[segment_id]]
