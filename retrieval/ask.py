@@ -128,15 +128,10 @@ class Asker(AnswerRoutes):
         self.blocks = {
             (d, b): (page, list(bbox) if bbox is not None else None) for d, b, page, bbox in blocks
         }
-        doc_meta = {d: (kind, court, date) for d, kind, court, date, *_ in docs}
-        self.block_of: dict[str, int] = {}
+        passages, self.block_of = _passages(seg, docs)
         self.by_doc: dict[str, list[Passage]] = {}  # a route reads one document's passages per question
-        passages = []
-        for sid, doc_id, _, block_idx, btype, text in seg:
-            kind, court, date = doc_meta.get(doc_id, (None, None, None))
-            passages.append(Passage(sid, doc_id, text, btype, kind, court, date))
-            self.by_doc.setdefault(doc_id, []).append(passages[-1])
-            self.block_of[sid] = block_idx
+        for p in passages:
+            self.by_doc.setdefault(p.doc_id, []).append(p)
         self.search_index = HybridIndex(passages, bm25=self.config.bm25, config=self.config)
         self.headings = section_headings(passages)
         self.names = DocumentNames(passages, *_case_names(docs))
@@ -353,6 +348,17 @@ class Asker(AnswerRoutes):
         p = self.passage(segment_id)
         page, bbox = self.blocks.get((p.doc_id, self.block_of[segment_id]), (None, None))
         return Evidence(sentence.strip(), segment_id, page, bbox)
+
+
+def _passages(seg: list[tuple], docs: list[tuple]) -> tuple[list[Passage], dict[str, int]]:
+    """The run's segments as passages carrying their document's kind, court and date, and each one's block."""
+    doc_meta = {d: (kind, court, date) for d, kind, court, date, *_ in docs}
+    passages, block_of = [], {}
+    for sid, doc_id, _, block_idx, btype, text in seg:
+        kind, court, date = doc_meta.get(doc_id, (None, None, None))
+        passages.append(Passage(sid, doc_id, text, btype, kind, court, date))
+        block_of[sid] = block_idx
+    return passages, block_of
 
 
 def _segment(p: Passage, block_idx: int) -> Segment:
