@@ -70,7 +70,10 @@ _SHAPES = {
         rf"{_QUALIFIER}{_NUM}{_SCALE}\s+(?:US\s+)?(?:dollars|pounds|euros|rupees){_PAREN}",
         rf"{_QUALIFIER}{_NUM}\s*(?:%|percent\b|per cent\b){_PAREN}",
     ],
-    "count": [rf"{_QUALIFIER}{_NUM}{_SCALE}\s+[a-z]+"],  # "35 hours", "seven thousand (7000) acres"
+    "age": [rf"{_NUM}[\s-]+years?[\s-]+old\b", rf"\b(?:aged|age of)\s+{_NUM}"],
+    "count": [
+        rf"{_QUALIFIER}{_NUM}(?<!,){_SCALE}\s+[a-z]+"
+    ],  # not "In 2019, requires"  # "35 hours", "seven thousand (7000) acres"
     "condition": [
         r"\b(?i:if|when|where|whenever|once|upon|unless|provided that|in the event(?: that)?|so long as|"
         r"as long as|on condition that)\b.+?(?=,\s|;|:|\.(?:\s|$)|$)"
@@ -140,6 +143,8 @@ _TAKES = {
 }
 _PATTERNS = {kind: [re.compile(p) for p in ps] for kind, ps in _SHAPES.items()}
 _DETERMINER = re.compile(r"\b(the|this|that|such|any|each|its|their|our|your|a|an)[^\S\n]+$", re.I)
+_TIME = re.compile(rf"\b{_UNIT_OF_TIME}$")
+_PRONOUNS = frozenset("i me my we us our you your he him his she her hers it its they them their".split())
 _OPENERS = frozenset("the this that these those in on at for of by and or but a an it if when where".split())
 # words a name may follow on its line ("Appellant Ms X", "Before Sir Y"), cut from a person's front
 _LEADERS = _OPENERS | frozenset(
@@ -188,8 +193,10 @@ def en_candidates(text: str, kind: str) -> list[tuple[int, int, str]]:
                         continue  # "the Effective Date", "the United Kingdom": a defined term or a place
                 if shape == "place" and re.fullmatch(_MONTH, text[a:b]):
                     continue  # "in March 2021": a date's month
-                if shape == "count" and text[a:b].split()[-1] in stopwords():
-                    continue  # "2 of": a number, not a count of anything
+                if shape == "count" and (
+                    text[a:b].split()[-1] in stopwords() | _PRONOUNS or _TIME.search(text[a:b])
+                ):
+                    continue  # "2 of", "paragraph 71 he": a number, not a count; "12 years" is a duration
                 if shape == "organisation" and len(text[a:b].split()) <= 2 and _DETERMINER.search(text[:a]):
                     continue  # "an Affiliated Company", "the Bank": a defined term, not a name
                 found.append((a, b, shape))

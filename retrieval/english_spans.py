@@ -111,6 +111,14 @@ _INLINE_LABEL = re.compile(r"(?:^|\)\s|;\s)\s*(?:\(\d+\)\s*)?([A-Z][\w .,]{0,30}
 LABEL_WEIGHT = 1.5
 # a US caption's counsel: "X, with whom Y and Z were on brief, for appellee" (X argued)
 _WITH_WHOM = re.compile(r"\bwith whom\b", re.I)
+# a court answers who decided, heard or sentenced, not who was harmed, paid or represented
+_COURT = re.compile(r"\b(?:Court|Tribunal|COURT|TRIBUNAL)\b")
+_ASKS_COURT = re.compile(
+    r"\b(courts?|tribunals?|judges?|justices?|bench)\b|\bwho\s+(decided|ruled|heard|held|found|convicted|"
+    r"sentenced|tried|ordered|granted|dismissed|refused|allowed|quashed|determined)\b",
+    re.I,
+)
+_WHO_SHAPES = ("person", "name", "organisation")
 # "Where was the cargo shipped from?": of "from Rotterdam to Lagos", the place after the question's word
 _ASKS_FROM_TO = re.compile(r"\b(from|to)\s*\?*\s*$", re.I)
 _FROM_TO = re.compile(r"\b(from|to)\s+(?:the\s+)?$", re.I)
@@ -136,6 +144,7 @@ _Q = [
     ),
     ("duration", r"\b(what|which) (\w+ )?(period|term|length|duration)\b|\bwithin what (time|period)\b"),
     ("number", _ASKS_NUMBER.pattern),
+    ("age", r"^\s*how old\b|\b(at )?what age\b"),
     (
         "measure",
         r"^\s*how (wide|high|tall|thick|deep|heavy|hot|cold|far|fast|big|large|small)\b|"
@@ -147,7 +156,8 @@ _Q = [
     (
         "amount",
         r"^\s*how (much|many)\b|\b(what|which) ((is|was|are|were) the )?(\w+ ){0,2}"
-        r"(amount|sum|share|percentage|proportion|fraction|fees?|price|rate|cost|fine|salary|compensation)\b",
+        r"(amount|sum|share|percentage|proportion|fraction|fees?|price|rate|cost|fine|salary|compensation|"
+        r"consideration|damages|deposit|rent|royalt(y|ies)|premium|wages?|value|bail)\b",
     ),
     (
         "place",
@@ -320,7 +330,8 @@ def _placement(question: str, q_terms: set[str], before: str, line: str, span: s
     question's `content_terms`; `before`: the passage's text just before the phrase, `line`: its line's):
     the court an appeal came from, unless the question asks about the court below; a place after "to" when the question asks where from, or after "from" when
     it asks where to; a number labelled otherwise than the one asked for; counsel "with whom" others were
-    on brief."""
+    on brief; a court for a who-question that asks nothing a court does ("Who was Brown convicted of
+    killing?")."""
     label = _INLINE_LABEL.search(line)
     named = label and {t for t, _, _ in term_spans(label[1])} & q_terms
     asked, lead, numbered = (
@@ -334,6 +345,7 @@ def _placement(question: str, q_terms: set[str], before: str, line: str, span: s
             "court" in span.lower()
             and bool(_APPEAL_FROM.search(before)) != bool(_ASKS_BELOW.search(question))
         )
+        or (shape in _WHO_SHAPES and bool(_COURT.search(span)) and not _ASKS_COURT.search(question))
         or (shape == "place" and asked and lead and asked[1].lower() != lead[1].lower())
         # "What is the patent number?": not the line's "Case No:"
         or (shape == "number" and numbered and numbered[1][:4].lower() not in before.lower())

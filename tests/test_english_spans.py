@@ -54,6 +54,9 @@ CONTRACT = (
         ("What wavelength does the diode emit?", "measure"),
         ("How thick is the coating?", "measure"),
         ("What fraction of the light reaches the cell?", "amount"),
+        ("What was the initial consideration payable for the shares?", "amount"),
+        ("How old was Brown when the murder was committed?", "age"),
+        ("At what age did she leave school?", "age"),
         ("What is the melting point of tungsten?", None),
         ("Did the court allow the appeal?", None),
         ("被告人的辩护人是谁？", "office"),  # a Chinese question: retrieval/chinese_spans.py reads it
@@ -100,6 +103,11 @@ def test_the_question_names_the_type_of_its_answer(question, kind):
         ("organisation", "(74) Attorney, Agent, or Firm—Fish & Rowe L.L.P.", ["Fish & Rowe L.L.P."]),
         ("organisation", "BETWEEN ACME INC. AND BOLT TOOLS INC.", ["ACME INC.", "BOLT TOOLS INC."]),
         ("duration", "over a 10month period", ["10month"]),
+        (
+            "age",
+            "when Brown was seventeen years old, aged 17 and a 17-year-old",
+            ["seventeen years old", "aged 17"],
+        ),
         (
             "duration",
             "ending two years after the Closing Date, or sixty (60) calendar\ndays prior to renewal",
@@ -153,6 +161,15 @@ def test_a_how_many_question_counts_the_things_it_names_never_a_sum():
     assert typed_span("How many restaurants must be developed?", [("d:0", fees)]) is None
     assert typed_span("How much is the fee for each restaurant?", [("d:0", fees)]).text == "$30,000"
     assert not fits_question("How many restaurants must be developed?", "$30,000", "OPINION")
+    # a paragraph's number before a pronoun counts nothing
+    said = [("d:1", "At paragraph 71 he said that the fish were of no value.")]
+    assert typed_span("How much does BDS say the fish are worth?", said) is None
+
+
+def test_a_court_answers_who_decided_not_who_was_harmed():
+    line = [("d:0", "Brown was convicted in the Superior Court of murder for the killing of Tyriffe Lewis.")]
+    assert typed_span("Who was Brown convicted of killing?", line).text == "Tyriffe Lewis"
+    assert typed_span("Which court convicted Brown?", line).text == "the Superior Court"
 
 
 def test_the_sentence_model_can_make_a_line_relevant():
