@@ -49,10 +49,19 @@ _ASKS = tuple(
             r"\bneutral\s+citation\b|\bhow\s+(?:is|should|would|do\s+(?:i|you|we))\s+(?:\w+\s+){0,4}?cited?\b"
             r"|\bthe\s+citation\s+(?:of|for)\s+(?:the|this)\s+(?:judgment|case|decision|appeal)\b",
         ),
+        (  # "Who appealed?" asks for the appellant, not whose judgment was appealed
+            "appellant",
+            r"^\s*who\s+(?:has\s+)?(?:appealed|is\s+appealing|(?:brought|lodged|made)\s+(?:the|this)\s+appeal)\b",
+        ),
         (
             "judge below",
             rf"^(?!.*\b(?:{_SIDES})\b)\s*(?:who\b|which\s+judge|whose\s+(?:decision|order|judgment))[^?]*"
             r"\b(?:below|first\s+instance|trial\s+judge|lower\s+court|under\s+appeal|appealed)\b",
+        ),
+        (  # the judge of a court named, which must be the court below (_below)
+            "judge below",
+            rf"^(?!.*\b(?:{_SIDES})\b)\s*(?:who\b|which\s+judge\b)[^?]*?\b(?:in|of|at)\s+the\s+"
+            r"((?!(?:court|tribunal|appeal)\b)(?:[\w'’-]+\s+){1,3}?(?:court|tribunal))\b",
         ),
         (
             "court below",
@@ -107,7 +116,9 @@ def asked_part(question: str) -> tuple[str, str | None] | None:
             continue
         if name == "author" and _SEPARATE.search(question):
             continue
-        if m := pattern.search(question):
+        if (m := pattern.search(question)) and name == "appellant":
+            return "role", "appellant"
+        if m:
             return name, next((g.lower() for g in m.groups() if g), None)
     return None
 
@@ -140,14 +151,24 @@ def answer_cover(cover: Cover, part: str, role: str | None) -> CoverAnswer | Non
 _FIELD = {"court": "court", "number": "case_number", "citation": "citation"}
 
 
-def _below(cover: Cover, role: str | None, judge: bool = False) -> CoverAnswer | None:
-    """The court appealed from, or with `judge` its judge, as the cover prints them."""
+def _below(cover: Cover, named: str | None, judge: bool = False) -> CoverAnswer | None:
+    """The court appealed from as the cover prints it, or with `judge` its judge (a name in capitals as a
+    reader writes it); `named`, a court the question names ("in the Administrative Court"), must be that
+    court: its own words ("administrative") stand in the court below's name."""
     found = court_below(cover)
     value = found[1 if judge else 0] if found else None
-    if not value:
+    if not value or (named and not _names_court(named, found[0] or "")):
         return None
     block = cover.block_of(value)
-    return CoverAnswer(value, found[2] if block is None else block, value)
+    return CoverAnswer(titled(value) if judge else value, found[2] if block is None else block, value)
+
+
+def _names_court(named: str, court: str) -> bool:
+    own = set(re.findall(r"[\w'’-]+", named.lower())) - _COURT_WORDS
+    return bool(own) and own <= set(re.findall(r"[\w'’-]+", court.lower()))
+
+
+_COURT_WORDS = frozenset("the of court tribunal appeal appeals this".split())
 
 
 def _counsel(cover: Cover, role: str | None, solicitors: bool = False) -> CoverAnswer | None:

@@ -50,6 +50,12 @@ EWCA = "en/judgments/uk_ewca_2020_xml"
         ("When was the appeal heard?", ("heard", None)),
         ("What were the hearing dates?", ("heard", None)),
         ("Why was the appeal dismissed?", None),
+        ("Who appealed against the Administrative Court's judgment?", ("role", "appellant")),
+        (
+            "Which judge decided the claim in the Administrative Court?",
+            ("judge below", "administrative court"),
+        ),
+        ("Who sat in the Court of Appeal?", ("judges", None)),  # this court, not one below
     ],
 )
 def test_what_a_question_asks_of_a_cover(question, asked):
@@ -123,7 +129,7 @@ def test_what_an_appeal_cover_says_of_the_court_below_and_counsel(appeals):
 
     court = "THE HIGH COURT OF JUSTICE BUSINESS AND PROPERTY COURTS OF ENGLAND & WALES COMMERCIAL COURT (QBD)"
     assert said(1707, "court below") == court  # run together with the Court of Appeal's own name
-    assert said(1707, "judge below") == "MR JUSTICE JACOBS"  # not the lower court's citation after it
+    assert said(1707, "judge below") == "Mr Justice Jacobs"  # not the lower court's citation after it
     assert said(1707, "citation") == "[2020] EWCA Civ 1707"
     # counsel's names run over two blocks; the solicitors are not counsel
     assert said(1707, "counsel", "appellant") == "Mr David Joseph QC, Mr Adam Kramer and Mr Ian Higgins"
@@ -132,7 +138,9 @@ def test_what_an_appeal_cover_says_of_the_court_below_and_counsel(appeals):
     assert said(1707, "role", "appellant") == "Prof. Dr. Lucas Flöther"  # "(Defendant/Appellant)"
     assert said(1707, "heard") == "25 & 26 November 2020"  # both days
     assert said(733, "court below") == "THE EMPLOYMENT APPEAL TRIBUNAL"
-    assert said(733, "judge below") == "SOOLE J"
+    assert said(733, "judge below") == "Soole J"  # as a reader writes the capitals
+    assert said(733, "judge below", "employment appeal tribunal") == "Soole J"  # the court named is below
+    assert answer_cover(appeals[733], "judge below", "high court") is None
     assert said(733, "date") == "11 June 2020"  # the cover's "Date: 11/06/2020", not the metadata's 28 April
     assert said(733, "parties") == "Khalid Tabidi (appellant); British Broadcasting Corporation (respondent)"
     assert said(1475, "judge below") == "Roth J, Fancourt J, Hodge Malek QC"

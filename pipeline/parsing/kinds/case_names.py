@@ -50,7 +50,15 @@ _ORGANISATION = re.compile(
     r"|committee|council|school|hospital|office|bureau|union|laboratories|properties|industries|l\.?l\.?c)\b",
     _I,
 )
-_UPPER = {"llc", "l.l.c", "llp", "plc", "lp", "n.a", "p.c", "p.a", "usa", "u.s", "ii", "iii", "iv", "d.c"}
+# kept in capitals; the last six are an English judge's or counsel's postnominals ("HODGE QC")
+_UPPER = {"llc", "l.l.c", "llp", "plc", "lp", "n.a", "p.c", "p.a", "usa", "u.s", "ii", "iii", "iv", "d.c"} | {
+    "qc",
+    "kc",
+    "dbe",
+    "cbe",
+    "obe",
+    "mbe",
+}
 _PARTICLES = {
     "st.",
     "de",
