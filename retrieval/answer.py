@@ -71,7 +71,8 @@ _EN_DECISION = re.compile(
     re.I,
 )
 _EN_REASON = re.compile(r"^\s*why\b|\breasons?\b|\bgrounds?\b|\brationale\b", re.I)
-_ZH_REASON = re.compile(r"为什么|为何|理由|原因|依据")
+# the court's view of a point (辩护人认为…，法院怎么看？) is its reasoning too
+_ZH_REASON = re.compile(r"为什么|为何|理由|原因|依据|(?:怎么|如何|怎样)(?:看|认定|评价|看待)")
 # asking what was decided or imposed: 如何判决, 判处什么刑罚, 如何处理 (the disposition of a thing or claim)
 _ZH_DECISION = re.compile(
     r"如何判决|怎么判|怎样判|判决结果|判决如何|判了什么|判处(什么|何种)|(什么|何种)刑罚|如何处理|怎么处理|"
@@ -225,8 +226,12 @@ def fits_question(question: str, span: str, block_type: str) -> bool:
 
 
 def term_share(question: str, sentence: str) -> float:
-    """Share of the question's content terms (BM25 terms) found in the sentence, in [0, 1]."""
+    """Share of the question's content terms (BM25 terms) found in the sentence, in [0, 1]. A Chinese term
+    counts where the sentence holds its characters: jieba cuts a name or verb differently in another context
+    (刘汉|月 in the question, 刘汉月|分得 in the sentence)."""
     q = {t for t, _, _ in term_spans(question)}
+    if HAN.search(question):
+        return sum(t in sentence for t in q) / len(q) if q else 0.0
     return len(q & {t for t, _, _ in term_spans(sentence)}) / len(q) if q else 0.0
 
 

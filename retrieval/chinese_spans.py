@@ -27,6 +27,7 @@ _ZH_KINDS = [
     ("date", r"何时|什么时[间候]|哪一?[天年日]|(哪|几)月|日期"),
     ("duration", r"多久|多长|(几|多少)(年|个月|天|日|小时|周)|期限"),
     ("procedure", r"(什么|哪种|何种|哪一?种)(审判|诉讼)?程序|程序是(什么|哪)"),
+    ("injury", r"损伤程度|伤情|伤势|伤残等级|几级伤残|构成(什么|何种|哪种)伤"),
     (
         "office",
         r"(审判长|审判员|陪审员|书记员|法官助理|代理人|辩护人|法定代表人|负责人|公诉人)"
@@ -71,9 +72,16 @@ _SHAPES = {
     ],
     "case number": [r"[（(]\d{4}[）)][\u4e00-\u9fff\d\-]{2,24}?号"],
     "procedure": [r"(?:普通|简易|速裁|特别|小额诉讼|督促|公示催告|审判监督|第二审)程序"],
+    # the grades of a forensic injury report (人体损伤程度鉴定标准) and of a disability (伤残等级)
+    "injury": [
+        r"轻微伤|(?:轻|重)伤(?:[一二]级)?|[一二三四五六七八九十]级伤残|伤残(?:等级为)?[一二三四五六七八九十]级"
+    ],
     # a line of the parties or of the signature opens with the office: in running text the words after it
-    # are seldom a name (其辩护人提出，…)
-    "office": [rf"{_OFFICE_LEAD}(?P<name>[\u4e00-\u9fff](?:\s?[\u4e00-\u9fff]){{0,3}})(?=[，,。；;（(\s]|$)"],
+    # are seldom a name (其辩护人提出，…); two holders of one office are listed with 、 (辩护人卢晓、李惠惠)
+    "office": [
+        rf"{_OFFICE_LEAD}(?P<name>[\u4e00-\u9fff](?:\s?[\u4e00-\u9fff]){{0,3}}(?:、[\u4e00-\u9fff]{{2,4}})*)"
+        r"(?=[，,。；;、（(\s]|$)"
+    ],
 }
 _PATTERNS = {kind: [re.compile(p, re.M) for p in ps] for kind, ps in _SHAPES.items()}
 # a court's name is read back from 人民法院 over words that are places or court levels: the words before

@@ -22,6 +22,7 @@ from retrieval.answer import (
     question_kind,
     rank_sentences,
     section_headings,
+    term_share,
     with_dispositions,
 )
 from retrieval.config import RetrievalConfig
@@ -253,6 +254,12 @@ def test_question_kinds_and_phrase_growth():
     assert question_kind("How can the customer terminate the license?") == "statement"
     assert question_kind("How are disputes resolved if mediation fails?") == "statement"
     assert question_kind("How long is the term?") == question_kind("How much is paid?") == "span"
+    # how the court saw a point is said by its reasoning (怎么处理 is a decision)
+    assert question_kind("辩护人认为奖池费不应计入抽头数额，法院怎么看？") == "reason"
+    assert question_kind("赃款如何处理？") == "decision" and question_kind("辩护人是谁？") == "span"
+    # a Chinese term counts where the sentence holds it, however jieba cuts the two
+    assert term_share("刘汉月从敲诈所得中分到了多少钱？", "被告人刘汉月分得850元。") > 0
+    assert term_share("What was paid?", "Nothing else.") == 0
     assert all(map(is_heading, ["Lady Justice Okonjo:", "The grounds of appeal", "判决如下：", "CONCLUSION"]))
     assert not is_heading("12. I also agree.")
     # a reader span that cannot be the answer: a heading's words, or no number for "how much"

@@ -26,6 +26,8 @@ from retrieval.english_spans import span_kind, typed_span
         ("本案的案号是什么？", "case number"),
         ("本案的审判长是谁？", "office"),
         ("建安某公司的法定代表人是谁？", "office"),
+        ("司法鉴定认定原告的损伤程度是什么？", "injury"),
+        ("原告构成几级伤残？", "injury"),
         # left to the reader: a sum, a thing, a party (a name has no shape in Chinese text)
         ("被告应返还原告多少装修款？", None),
         ("原告与被告签订的是什么合同？", None),
@@ -68,6 +70,12 @@ def test_the_phrases_of_each_shape():
     assert phrases("审　判　长　　杨方宁", "office") == ["杨方宁"]
     assert phrases("委托诉讼代理人：张宇，北京市盈科（包头）律师事务所律师。", "office") == ["张宇"]
     assert phrases("由审判员张晓红独任审判，", "office") == []  # running text: the reader's
+    # two holders of one office, listed with 、; a party's role word after 、 is no holder's name
+    assert phrases("辩护人卢晓、李惠惠，浙江嘉瑞成律师事务所律师。", "office") == ["卢晓、李惠惠"]
+    assert phrases("辩护人张三、被告人李四", "office") == ["张三"]
+    # the grade of an injury or a disability as a forensic report words it
+    report = "被鉴定人王淑珍胸12椎体损伤构成轻微伤；另一人构成轻伤二级，经鉴定为十级伤残。"
+    assert phrases(report, "injury") == ["轻微伤", "轻伤二级", "十级伤残"]
     assert phrases("被告人周明远对指控无异议。\n其辩护人提出，被告人系初犯", "office") == []
 
 
