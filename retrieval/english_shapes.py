@@ -107,7 +107,7 @@ _NAME = r"(?:(?:Mc|O')[A-Z][a-z]+|[A-Z](?:[a-z'’]+|(?=-))(?:-[A-Z]?[a-z'’]+)
 _CAPS = r"[A-Z][A-Z'’\-]+"
 _TITLE = (
     r"(?:Mr|Mrs|Ms|Miss|Dr|Sir|Dame|Lord|Lady|Judge|Justice|Professor|Hon\.|Honorable|Lord Justice|"
-    r"Lady Justice|Mr Justice|Mrs Justice|Chief Justice|Master)\.?"
+    r"Lady Justice|Mr Justice|Mrs Justice|Chief Justice|Master|HHJ|His Honour Judge|Her Honour Judge)\.?"
 )
 _ORG_END = (
     r"(?:Inc\.?|Ltd\.?|Limited|LLP|LLC|L\.L\.C\.|L\.L\.P\.|PLC|plc|Corporation|Corp\.?|Company|Co\.|Bank|"
@@ -117,6 +117,8 @@ _ORG_END = (
 _SHAPES["person"] = [
     rf"\b{_TITLE}{_SP}{_NAME}(?:{_SP}{_NAME}){{0,3}}(?:,?{_SP}(?:QC|KC))?",
     rf"\b(?:LORD|LADY|MR|MRS) JUSTICE{_SP}{_CAPS}(?:{_SP}{_CAPS})?|\bSIR{_SP}{_CAPS}{_SP}{_CAPS}",
+    # an English judge as judgments name one: "Teare J", "Elisabeth Laing J", "Males LJ" (not "John J. Smith")
+    rf"\b{_NAME}(?:{_SP}{_NAME}){{0,2}}{_SP}(?:J|LJ|JJ|LJJ|MR)\b(?!\.?[^\S\n]*[A-Z][a-z])",
     rf"\b(?:{_CAPS}|{_NAME})(?:{_SP}(?:{_CAPS}|{_NAME})){{0,2}}(?:,?{_SP}(?:and{_SP})?{_CAPS}){{0,4}},{_SP}"
     rf"(?:Chief{_SP}|Senior{_SP})?(?:Circuit|District|Magistrate|Bankruptcy)?{_SP0}Judges?",
 ]

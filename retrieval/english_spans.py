@@ -119,6 +119,9 @@ _ASKS_COURT = re.compile(
     re.I,
 )
 _WHO_SHAPES = ("person", "name", "organisation")
+# "Which judge gave permission?" is answered by a judge, not by a party named beside one
+_ASKS_JUDGE = re.compile(r"\b(which|what)\s+judge\b|\bwho\s+was\s+the\s+judge\b", re.I)
+_JUDICIAL = re.compile(r"\b(J|LJ|JJ|LJJ|MR|QC|KC|Judges?|Justices?|Lord|Lady|HHJ|Master|JUDGE|JUSTICE)\b")
 # "Where was the cargo shipped from?": of "from Rotterdam to Lagos", the place after the question's word
 _ASKS_FROM_TO = re.compile(r"\b(from|to)\s*\?*\s*$", re.I)
 _FROM_TO = re.compile(r"\b(from|to)\s+(?:the\s+)?$", re.I)
@@ -331,7 +334,7 @@ def _placement(question: str, q_terms: set[str], before: str, line: str, span: s
     the court an appeal came from, unless the question asks about the court below; a place after "to" when the question asks where from, or after "from" when
     it asks where to; a number labelled otherwise than the one asked for; counsel "with whom" others were
     on brief; a court for a who-question that asks nothing a court does ("Who was Brown convicted of
-    killing?")."""
+    killing?"); a name without a judge's title or suffix for "Which judge …?"."""
     label = _INLINE_LABEL.search(line)
     named = label and {t for t, _, _ in term_spans(label[1])} & q_terms
     asked, lead, numbered = (
@@ -346,6 +349,7 @@ def _placement(question: str, q_terms: set[str], before: str, line: str, span: s
             and bool(_APPEAL_FROM.search(before)) != bool(_ASKS_BELOW.search(question))
         )
         or (shape in _WHO_SHAPES and bool(_COURT.search(span)) and not _ASKS_COURT.search(question))
+        or (shape in _WHO_SHAPES and _ASKS_JUDGE.search(question) and not _JUDICIAL.search(span))
         or (shape == "place" and asked and lead and asked[1].lower() != lead[1].lower())
         # "What is the patent number?": not the line's "Case No:"
         or (shape == "number" and numbered and numbered[1][:4].lower() not in before.lower())

@@ -166,6 +166,14 @@ def test_a_how_many_question_counts_the_things_it_names_never_a_sum():
     assert typed_span("How much does BDS say the fish are worth?", said) is None
 
 
+def test_which_judge_is_answered_by_a_judge_not_a_party_beside_one():
+    line = "This is an appeal by the Second Defendant (Mr Bell) against an order of Teare J giving Ivy permission."
+    assert typed_span("Which judge gave Ivy permission?", [("d:0", line)]).text == "Teare J"
+    judges = "before Elisabeth Laing J and HHJ Hodge QC"
+    assert [judges[a:b] for a, b, _ in candidates(judges, "person")] == ["Elisabeth Laing J", "HHJ Hodge QC"]
+    assert [s for _, _, s in candidates("signed by John J. Smith", "person")] == ["name"]  # an initial
+
+
 def test_a_court_answers_who_decided_not_who_was_harmed():
     line = [("d:0", "Brown was convicted in the Superior Court of murder for the killing of Tyriffe Lewis.")]
     assert typed_span("Who was Brown convicted of killing?", line).text == "Tyriffe Lewis"
