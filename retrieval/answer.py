@@ -82,6 +82,9 @@ _ZH_WH = re.compile(r"什么|谁|哪|多少|几|何时|怎样|如何")
 # asking what a text provides or what follows from it: the answer is a sentence, wherever it stands
 _EN_STATEMENT = re.compile(
     r"^\s*(under what|in what circumstances|what happens\b|how (can|could|may|must|shall|is|are|will)\b)|"
+    # "What was the issue?", "What is the test for …?", "What was the claim about?"
+    r"^\s*what\s+(is|was|are|were)\s+the\s+(\w+\s+){0,2}?(issues?|questions?|tests?|disputes?)\b"
+    r"(?!\s+(price|date|number|of\s+(shares|notes)))|^\s*what\s+(is|was|are|were)\b.*\babout\s*\??\s*$|"
     r"^\s*(what|how)\s+(does|do|did|must|may|can|shall|will)\b.*\b(provide|say|state|require|permit|govern|"
     r"apply|applies|treat|define|describe|exclude|cover|prohibit|forbid|grant|impose|mean)\w*\b",
     re.I,

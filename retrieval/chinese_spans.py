@@ -74,7 +74,8 @@ _SHAPES = {
     "procedure": [r"(?:普通|简易|速裁|特别|小额诉讼|督促|公示催告|审判监督|第二审)程序"],
     # the grades of a forensic injury report (人体损伤程度鉴定标准) and of a disability (伤残等级)
     "injury": [
-        r"轻微伤|(?:轻|重)伤(?:[一二]级)?|[一二三四五六七八九十]级伤残|伤残(?:等级为)?[一二三四五六七八九十]级"
+        r"轻微伤|(?:轻|重)伤(?:[一二12]级)?|(?:[一二三四五六七八九十]|10|[1-9])级伤残"
+        r"|伤残(?:等级为)?(?:[一二三四五六七八九十]|10|[1-9])级"
     ],
     # a line of the parties or of the signature opens with the office: in running text the words after it
     # are seldom a name (其辩护人提出，…); two holders of one office are listed with 、 (辩护人卢晓、李惠惠)

@@ -195,7 +195,7 @@ def _defined_at(sentence: str, a: int, b: int, segment_id: str) -> Definition | 
         named = _named(before[: lead.start()], listed, _QUOTED.match(sentence, a)[0].strip(_OPEN + _CLOSE))
         return Definition(segment_id, sentence, named, True, False)
     if cue := re.search(
-        r"\b(?:hereinafter|referred\s+to|known|called|termed)\b[\w\s,:]{0,40}$", before, re.I
+        r"(?<!-)\b(?:hereinafter|referred\s+to|known|called|termed)\b[\w\s,:]{0,40}$", before, re.I
     ):
         return Definition(segment_id, sentence, _named(before[: cue.start()]), True, False)
     return None

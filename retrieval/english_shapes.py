@@ -70,7 +70,12 @@ _SHAPES = {
         rf"{_QUALIFIER}{_NUM}{_SCALE}\s+(?:US\s+)?(?:dollars|pounds|euros|rupees){_PAREN}",
         rf"{_QUALIFIER}{_NUM}\s*(?:%|percent\b|per cent\b){_PAREN}",
     ],
-    "age": [rf"{_NUM}[\s-]+years?[\s-]+old\b", rf"\b(?:aged|age of)\s+{_NUM}"],
+    # "aged 7, 3 and 1½": the ages of several
+    "age": [
+        rf"{_NUM}[\s-]+years?[\s-]+old\b",
+        r"\b(?:aged|age of)\s+\d{1,3}½?(?:(?:,\s*|\s+and\s+)\d{1,3}½?)*",
+        rf"\b(?:aged|age of)\s+{_NUM}",
+    ],
     "count": [
         rf"{_QUALIFIER}{_NUM}(?<!,){_SCALE}\s+[a-z]+"
     ],  # not "In 2019, requires"  # "35 hours", "seven thousand (7000) acres"

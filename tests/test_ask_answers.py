@@ -254,6 +254,11 @@ def test_question_kinds_and_phrase_growth():
     assert question_kind("How can the customer terminate the license?") == "statement"
     assert question_kind("How are disputes resolved if mediation fails?") == "statement"
     assert question_kind("How long is the term?") == question_kind("How much is paid?") == "span"
+    # the issue, the test applied or what a claim was about is said by a sentence; an issue price is a sum
+    assert question_kind("What was the issue in Kilraine v Lion Academy Trust?") == "statement"
+    assert question_kind("What is the test for whether a contract was adopted?") == "statement"
+    assert question_kind("What was the underlying claim against the hospital trust about?") == "statement"
+    assert question_kind("What was the issue price of the shares?") == "span"
     # how the court saw a point is said by its reasoning (怎么处理 is a decision)
     assert question_kind("辩护人认为奖池费不应计入抽头数额，法院怎么看？") == "reason"
     assert question_kind("赃款如何处理？") == "decision" and question_kind("辩护人是谁？") == "span"

@@ -76,6 +76,7 @@ def test_the_phrases_of_each_shape():
     # the grade of an injury or a disability as a forensic report words it
     report = "被鉴定人王淑珍胸12椎体损伤构成轻微伤；另一人构成轻伤二级，经鉴定为十级伤残。"
     assert phrases(report, "injury") == ["轻微伤", "轻伤二级", "十级伤残"]
+    assert phrases("经鉴定，原告陈某构成10级伤残。", "injury") == ["10级伤残"]
     assert phrases("被告人周明远对指控无异议。\n其辩护人提出，被告人系初犯", "office") == []
 
 

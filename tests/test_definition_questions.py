@@ -110,6 +110,9 @@ def test_a_term_used_but_never_defined_is_left_to_the_search():
     assert definitions(PATENT, "brackets") == []
     assert definition_answer("What does “rail” mean?", PATENT) is None
     assert definition_answer("What is the Purchase Price?", CONTRACT) is None
+    # "the best-known case as to the meaning of ‘goodwill’" names a case, it does not define the term
+    cited = "32. The best-known case as to the meaning of ‘goodwill’ is IRC v Muller [1901] AC 217."
+    assert definitions([Passage("j:0", "j", cited, "REASONING", None, None, None)], "goodwill") == []
 
 
 @given(st.text(max_size=200))

@@ -108,6 +108,7 @@ def test_the_question_names_the_type_of_its_answer(question, kind):
             "when Brown was seventeen years old, aged 17 and a 17-year-old",
             ["seventeen years old", "aged 17"],
         ),
+        ("age", "The children are aged 7, 3 and 1½. They were taken into care.", ["aged 7, 3 and 1½"]),
         (
             "duration",
             "ending two years after the Closing Date, or sixty (60) calendar\ndays prior to renewal",
