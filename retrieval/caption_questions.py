@@ -116,9 +116,9 @@ def asked_part(question: str) -> tuple[str, str | None] | None:
             continue
         if name == "author" and _SEPARATE.search(question):
             continue
-        if (m := pattern.search(question)) and name == "appellant":
-            return "role", "appellant"
-        if m:
+        if m := pattern.search(question):
+            if name == "appellant":
+                return "role", "appellant"
             return name, next((g.lower() for g in m.groups() if g), None)
     return None
 

@@ -76,9 +76,8 @@ _SHAPES = {
         r"\b(?:aged|age of)\s+\d{1,3}½?(?:(?:,\s*|\s+and\s+)\d{1,3}½?)*",
         rf"\b(?:aged|age of)\s+{_NUM}",
     ],
-    "count": [
-        rf"{_QUALIFIER}{_NUM}(?<!,){_SCALE}\s+[a-z]+"
-    ],  # not "In 2019, requires"  # "35 hours", "seven thousand (7000) acres"
+    # "35 hours", "seven thousand (7000) acres"; not "In 2019, requires"
+    "count": [rf"{_QUALIFIER}{_NUM}(?<!,){_SCALE}\s+[a-z]+"],
     "condition": [
         r"\b(?i:if|when|where|whenever|once|upon|unless|provided that|in the event(?: that)?|so long as|"
         r"as long as|on condition that)\b.+?(?=,\s|;|:|\.(?:\s|$)|$)"

@@ -51,14 +51,7 @@ _ORGANISATION = re.compile(
     _I,
 )
 # kept in capitals; the last six are an English judge's or counsel's postnominals ("HODGE QC")
-_UPPER = {"llc", "l.l.c", "llp", "plc", "lp", "n.a", "p.c", "p.a", "usa", "u.s", "ii", "iii", "iv", "d.c"} | {
-    "qc",
-    "kc",
-    "dbe",
-    "cbe",
-    "obe",
-    "mbe",
-}
+_UPPER = frozenset("llc l.l.c llp plc lp n.a p.c p.a usa u.s ii iii iv d.c qc kc dbe cbe obe mbe".split())
 _PARTICLES = {
     "st.",
     "de",
