@@ -163,11 +163,13 @@ def _penalty(item: str) -> str:
 def verdict_part(question: str) -> str | None:
     """What a question asks of a criminal verdict (charges, penalty, fine, probation or term), or None;
     a question asking both the charge and the penalty is a sentence's worth, left to the verdict's
-    sentences, and one asking why to the court's reasoning."""
+    sentences, and one asking why to the court's reasoning; the term and the fine asked together are the
+    penalty."""
     asked = [name for name, pattern in _ASKS if pattern.search(question)]
     if not asked or asked[0] == "charges" and "penalty" in asked or _WHY.search(question):
         return None
-    return asked[0]
+    # 判了几年，罚金多少？: the whole penalty answers both
+    return "penalty" if "penalty" in asked and {"fine", "probation"} & set(asked) else asked[0]
 
 
 def answer_verdict(
@@ -185,7 +187,8 @@ def answer_verdict(
     if part == "charges":
         value = "、".join(c.charges)
     elif part == "penalty":
-        value = c.penalty.split("，")[0] if _HOW_LONG.search(question) else c.penalty
+        several = sum(bool(p.search(question)) for name, p in _ASKS if name != "charges") > 1
+        value = c.penalty.split("，")[0] if _HOW_LONG.search(question) and not several else c.penalty
     else:
         m = {"fine": _FINE, "probation": _PROBATION, "term": _TERM}[part].search(
             c.item if part == "term" else c.penalty

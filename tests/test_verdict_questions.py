@@ -34,6 +34,7 @@ RECORDS = {"two": "3783b8c2", "joined": "4de720c1", "appeal": "996a2d25"}
         ("唐珊是否被判处缓刑？", "probation"),
         ("黄琴的缓刑考验期是多长？", "probation"),
         ("叶志敏的刑期从何时起至何时止？", "term"),
+        ("严毛洪被判了几年，罚金多少？", "penalty"),  # both: the whole penalty
         ("陈金煜犯什么罪，判处什么刑罚？", None),  # a sentence's worth: the verdict's sentence answers
         ("本判决是什么时候作出的？", None),
         ("本案的审判长是谁？", None),
@@ -65,6 +66,7 @@ def test_each_defendant_is_answered_from_their_own_item():
         ("钱乙是否被宣告缓刑？", "YES", "yes"),
         ("赵甲是否被宣告缓刑？", "NO", "no"),
         ("钱乙的缓刑考验期是多长？", "四年", "field"),
+        ("钱乙被判了几年，罚金多少？", "有期徒刑三年六个月，缓刑四年，并处罚金人民币二万元", "field"),
     ]:
         found, answer_type = answer_verdict(verdict, verdict_part(question), question, named_only=True)
         assert (found.text, answer_type) == (text, kind), question
