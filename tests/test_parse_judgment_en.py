@@ -137,6 +137,30 @@ def test_uk_cover_parties_are_neither_counsel_nor_separators(shared_data):
     ]
 
 
+def test_uk_cover_parties_listed_a_line_each_are_parties_each(shared_data):
+    """A table row listing a side's parties a line each gives each its row's role ("Claimants / Appellants" is
+    one side's two roles), a name run on over two lines stays whole, and a transcriber's notice under the
+    parties is none of them."""
+    folder = shared_data / "en/judgments/uk_ewca_2020_xml"
+    parties = {
+        number: [(p.name, p.role) for p in parse_file(folder / f"2020-ewca-{number}-civ.xml.gz").meta.parties]
+        for number in (1400, 42, 551, 1058)
+    }
+    assert parties[1400] == [
+        ("MR ABDIRAHIM ALI DIRIYE", "appellant"),
+        ("MS KALTRINA BOJAJ", "respondents"),
+        ("QUICK-SURE INSURANCE LIMTED", "respondents"),
+    ]
+    assert parties[42] == [
+        ("CHRISTOPHER HUGH GOSDEN", "claimants/appellants"),
+        ("JANE SHIRLEY KAYE", "claimants/appellants"),
+        ("HALLIWELL LANDAU (a firm)", "defendants/respondents"),
+        ("PHILIP LAIDLOW", "defendants/respondents"),
+    ]
+    assert parties[551] == [("MS K KILRAINE", "appellant"), ("LION ACADEMY TRUST", "respondent")]
+    assert ("THE SECRETARY OF STATE FOR THE HOME DEPARTMENT", "respondent/defendant") in parties[1058]
+
+
 def test_us_opinion_cover(shared_data):
     doc = parse_file(
         shared_data / "en/judgments/us_opinions_pdf/ca1_20-1507_opinion.pdf", ParseConfig(ocr=False)

@@ -49,13 +49,40 @@ def _lines(header) -> list[tuple[str, str]]:
             cells = list(el.iter(f"{AKN}td"))
             if not cells:
                 continue
-            left = [t for p in cells[0].iter(f"{AKN}p") if (t := text_of(p))] or [text_of(cells[0])]
+            lines = [t for p in cells[0].iter(f"{AKN}p") if (t := text_of(p))] or [text_of(cells[0])]
+            left = _joined_lines(lines)
             role = " ".join(text_of(td) for td in cells[1:]).strip()
             if len(left) > 1 and not role:
                 out += [(t, "") for t in left]  # a cell laid out as several printed lines
-            elif any(left) or role:
-                out.append((" ".join(left), role))
+            elif any(left) or role:  # a party a line, all of the row's role, unless it holds both sides
+                sides = any(re.search(_AND_BETWEEN, t, _I) for t in left)
+                out.append(((" " if sides else "\n").join(left), role))
     return out
+
+
+def _joined_lines(lines: list[str]) -> list[str]:
+    """A cell's printed lines, a name run on over two of them joined: after a bracket left open or a joining
+    word ("THE SECRETARY OF STATE FOR THE HOME" / "DEPARTMENT", "R (on the application of BRITISH" /
+    "TELECOMMUNICATIONS PLC)"), before a bracket or words that go on ("(a firm)", "On the application of
+    PN"); a line opening with a number in brackets is a party of its own ("(1) KOZA LIMITED")."""
+    out: list[str] = []
+    for line in lines:
+        prev = out[-1] if out else ""
+        if out and (prev.count("(") > prev.count(")") or _RUNS_ON.search(prev) or _GOES_ON.match(line)):
+            out[-1] = f"{prev} {line}"
+        else:
+            out.append(line)
+    return out
+
+
+_NOTICE = re.compile(
+    r"^\W*(?:transcript\s+of|tel(?:ephone)?\.?\s*(?:no|:)|this\s+transcript|warning\s*:|official\s+shorthand|"
+    r"digital\s+transcript|crown\s+copyright)",
+    _I,
+)
+_RUNS_ON = re.compile(r"(?:\b(?:of|for|the|and|in|on|at|to)(?:\s+\S+)?|[,&-])\s*$", _I)
+_GOES_ON = re.compile(r"[a-z]|\((?!\d)|(?i:(?:for|of|and|on\s+(?:the\s+application|behalf))\b)")
+_AND_BETWEEN = r"\s*[-–—]\s*and\s*[-–—]?\s*|^\s*(?:and|v\.?|versus)\s*$"
 
 
 def read_akn(root) -> Extracted:
@@ -99,9 +126,10 @@ class _PartyReader:
         self.side = 0  # where the parties of the side being read begin in meta.parties
 
     def line(self, text: str, role_cell: str) -> None:
-        for i, chunk in enumerate(
-            re.split(r"\s*[-–—]\s*and\s*[-–—]?\s*|^\s*(?:and|v\.?|versus)\s*$", text, flags=_I)
-        ):
+        if "\n" in text:  # a table row's cell of one side's parties, each on its line: all wait for its role
+            self.waiting += [name for line in text.split("\n") if (name := line.strip(" ,-–—"))]
+            text = ""
+        for i, chunk in enumerate(re.split(_AND_BETWEEN, text, flags=_I)):
             if i > 0:
                 self._next_side()  # "- and -" separates the sides
             chunk = (chunk or "").strip(" ,-–—")
@@ -110,7 +138,8 @@ class _PartyReader:
         if _AND.match(text):
             self._next_side()
         roles = [m.group(1) for m in re.finditer(rf"\b({ROLES})\b", role_cell, _I)]
-        if len(roles) > 1 and len(roles) == len(self.waiting):  # one role per name, in order
+        # one role per name, in order; "Claimants / Appellants" is one side's roles at first instance and on appeal
+        if len(roles) > 1 and len(roles) == len(self.waiting) and "/" not in role_cell:
             self.meta.parties += [
                 Party(name=n, role=r.lower()) for n, r in zip(self.waiting, roles, strict=True)
             ]
@@ -192,6 +221,8 @@ def read_cover(lines: list[tuple[str, str]], meta: DocMeta, b: TextBuilder) -> N
             text = re.sub(r"^between\s*:?\s*", "", text, flags=_I)
         elif ruled and section == "judges":
             section = "parties"  # some covers go from the judges to the parties without "Between"
+        elif section == "parties" and _NOTICE.match(text):
+            section = "head"  # a transcriber's notice under the parties is none of them
         if not text.strip() or _RULE.match(text):
             continue
         following = lines[i + 1][0] if i + 1 < len(lines) else ""
