@@ -39,7 +39,7 @@ from retrieval.sides import (
     states_own_ruling,
     states_ruling,
 )
-from retrieval.text import HAN, sentences, stopwords
+from retrieval.text import HAN, ZH_WHETHER, sentences, stopwords
 
 # P(answer type) of the reader's best answer below which `ask` says it found no confident answer.
 # Chosen by `retrieval.eval.metrics.choose_threshold` (max F1 of answer-vs-abstain, an answer counting as right at char-F1 >= 0.5)
@@ -71,8 +71,9 @@ _EN_DECISION = re.compile(
     re.I,
 )
 _EN_REASON = re.compile(r"^\s*why\b|\breasons?\b|\bgrounds?\b|\brationale\b", re.I)
-# the court's view of a point (辩护人认为…，法院怎么看？) is its reasoning too
-_ZH_REASON = re.compile(r"为什么|为何|理由|原因|依据|(?:怎么|如何|怎样)(?:看|认定|评价|看待)")
+_ZH_REASON = re.compile(r"为什么|为何|理由|原因|依据")
+# the court's view of a point (辩护人认为…，法院怎么看？) is its reasoning too, unless asked whether (有没有…？)
+_ZH_VIEW = re.compile(r"(?:怎么|如何|怎样)(?:看|认定|评价|看待)")
 # asking what was decided or imposed: 如何判决, 判处什么刑罚, 如何处理 (the disposition of a thing or claim)
 _ZH_DECISION = re.compile(
     r"如何判决|怎么判|怎样判|判决结果|判决如何|判了什么|判处(什么|何种)|(什么|何种)刑罚|如何处理|怎么处理|"
@@ -191,7 +192,8 @@ def question_kind(question: str) -> str:
         return "decision"
     if asks_argument(question):
         return "argument"
-    if _ZH_REASON.search(question) or (_EN_WH.match(question) and _EN_REASON.search(question)):
+    viewed = _ZH_VIEW.search(question) and not ZH_WHETHER.search(question)
+    if _ZH_REASON.search(question) or viewed or (_EN_WH.match(question) and _EN_REASON.search(question)):
         return "reason"
     if _EN_WH.match(question) and _EN_DECISION.search(question):
         return "ruling below" if asks_ruling_below(question) else "decision"

@@ -261,6 +261,7 @@ def test_question_kinds_and_phrase_growth():
     assert question_kind("What was the issue price of the shares?") == "span"
     # how the court saw a point is said by its reasoning (怎么处理 is a decision)
     assert question_kind("辩护人认为奖池费不应计入抽头数额，法院怎么看？") == "reason"
+    assert question_kind("登记机关有没有审查义务？法院怎么认定的？") == "span"  # whether: YES / NO first
     assert question_kind("赃款如何处理？") == "decision" and question_kind("辩护人是谁？") == "span"
     # a Chinese term counts where the sentence holds it, however jieba cuts the two
     assert term_share("刘汉月从敲诈所得中分到了多少钱？", "被告人刘汉月分得850元。") > 0
