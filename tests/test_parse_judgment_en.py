@@ -118,14 +118,19 @@ def test_uk_legaldocml_header(shared_data):
     assert reasoning / body >= 0.5  # the body of an appeal judgment is mostly facts and reasoning
 
 
+def _cover_parties(shared_data, *numbers: int) -> dict[int, list[tuple[str, str]]]:
+    """(name, role) of the parties each 2020 EWCA Civ judgment's cover names, by its number."""
+    folder = shared_data / "en/judgments/uk_ewca_2020_xml"
+    return {
+        n: [(p.name, p.role) for p in parse_file(folder / f"2020-ewca-{n}-civ.xml.gz").meta.parties]
+        for n in numbers
+    }
+
+
 def test_uk_cover_parties_are_neither_counsel_nor_separators(shared_data):
     """Counsel whose "(instructed by …)" opens the next line, and "and Interested Party", are no parties; a
     role on the line under a party's is its second ("Defendant" / "Appellant")."""
-    folder = shared_data / "en/judgments/uk_ewca_2020_xml"
-    parties = {
-        number: [(p.name, p.role) for p in parse_file(folder / f"2020-ewca-{number}-civ.xml.gz").meta.parties]
-        for number in (1046, 578)
-    }
+    parties = _cover_parties(shared_data, 1046, 578)
     assert parties[1046] == [
         ("INDEPENDENT WORKERS UNION OF GREAT Appellant BRITAIN", "respondent"),
         ("THE MAYOR OF LONDON", "respondent"),
@@ -141,11 +146,7 @@ def test_uk_cover_parties_listed_a_line_each_are_parties_each(shared_data):
     """A table row listing a side's parties a line each gives each its row's role ("Claimants / Appellants" is
     one side's two roles), a name run on over two lines stays whole, and a transcriber's notice under the
     parties is none of them."""
-    folder = shared_data / "en/judgments/uk_ewca_2020_xml"
-    parties = {
-        number: [(p.name, p.role) for p in parse_file(folder / f"2020-ewca-{number}-civ.xml.gz").meta.parties]
-        for number in (1400, 42, 551, 1058)
-    }
+    parties = _cover_parties(shared_data, 1400, 42, 551, 1058)
     assert parties[1400] == [
         ("MR ABDIRAHIM ALI DIRIYE", "appellant"),
         ("MS KALTRINA BOJAJ", "respondents"),
