@@ -20,6 +20,7 @@ English its cosine under the sentence model; `Answer.more_evidence` holds the ne
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import replace
 from pathlib import Path
 
 import torch
@@ -60,6 +61,7 @@ from retrieval.hybrid import Filters, HybridIndex, Passage
 from retrieval.inject import encode_document
 from retrieval.named_documents import AGENTS, DocumentNames
 from retrieval.predict.clauses import ClauseHead
+from retrieval.reader.questions import asked_clauses
 from retrieval.reader.runtime import EncodedText
 from retrieval.sides import on_asked_side
 from retrieval.stage import INDEX_DIR
@@ -220,7 +222,7 @@ class Asker(AnswerRoutes):
         )
         citations = [self.citation(h.segment_id, h.score) for h in hits]
         doc = doc_id or (citations[0].doc_id if citations else None)  # asked about, else cited first
-        if (routed := self.route(asked, doc_id, doc, citations, notes)) is not None:
+        if (routed := self.answer_routed(asked, doc_id, doc, citations, notes)) is not None:
             return routed
         # a question naming its answer's type asks for a phrase ("Which judge wrote the judgment?")
         typed_kind = (
@@ -257,6 +259,34 @@ class Asker(AnswerRoutes):
             notes,
             self.more_evidence(ranked, evidence),
         )
+
+    def answer_routed(
+        self, question: str, doc_id: str | None, doc: str | None, citations: list[Citation], notes: list[str]
+    ) -> Answer | None:
+        """The answer of a Chinese question asking two things in two clauses (审判长是谁，案号是多少？) where each
+        has a route of its own: their answers joined, the first's evidence first (a route reading the whole
+        question answers one of them); else the question's own route (`route`), or None."""
+        if parts := asked_clauses(question):
+            cited, said = list(citations), list(notes)
+            answers = [self.route(p, doc_id, doc, cited, said) for p in parts]
+            if all(a is not None and a.answer_type in ("field", "span") for a in answers):
+                notes[:], citations[:] = said, cited
+                texts = [a.answer for a in answers]
+                # one answer holding another (the whole penalty and its fine) is enough
+                kept = [
+                    t
+                    for i, t in enumerate(texts)
+                    if not any(t in u and t != u for u in texts[:i] + texts[i + 1 :])
+                ]
+                shown = [a.evidence for a in answers[1:] if a.evidence is not None]
+                first = answers[0]
+                return replace(
+                    first,
+                    question=question,
+                    answer="；".join(dict.fromkeys(kept)),
+                    more_evidence=shown + first.more_evidence,
+                )
+        return self.route(question, doc_id, doc, citations, notes)
 
     def typed(self, question: str, doc: str | None, citations: list[Citation]) -> TypedSpan | None:
         """The English phrase of the type the question asks for (retrieval.english_spans) in the cited

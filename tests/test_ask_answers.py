@@ -101,6 +101,9 @@ def test_a_question_the_corpus_cannot_answer_says_so_with_its_best_evidence(demo
         ("不服判决可以上诉到哪个法院？", ["江南省临川市中级人民法院"], "field"),
         # who presided: the signature's line (retrieval/zh_cover_questions.py)
         ("本案的审判长是谁？", ["顾远"], "field"),
+        # two things asked in two clauses, each with a route of its own: both answers (周明远's judgment was
+        # heard by one judge)
+        ("本案的审判长是谁，周明远犯什么罪？", ["林书言", "盗窃罪"], "field"),
         # what the verdict imposed on the defendant named (retrieval/verdict_questions.py)
         ("周明远犯什么罪？", ["盗窃罪"], "field"),
         ("周明远被判处罚金多少？", ["五千元"], "field"),

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from retrieval.reader.polar import ASKING_ZH, POLAR_LABELS
+from retrieval.text import HAN
 
 LABELS = ("SPAN", "YES", "NO", "NONE")
 POLAR_TYPES = frozenset(POLAR_LABELS)
@@ -36,6 +37,13 @@ def question_parts(question: str) -> list[str]:
     parts = [p.strip(" ，,、") for p in _JOIN.split(question.strip().rstrip("？?。 "))]
     parts = [p for p in parts if len(p) >= MIN_PART_CHARS]
     return parts if len(parts) >= 2 else []
+
+
+def asked_clauses(question: str) -> list[str]:
+    """The clauses of a Chinese question that each ask something (哪个法院审的，案号是多少？ → both); [] for one
+    that asks one thing or is not Chinese."""
+    clauses = [c for c in re.split(r"[，,；;]", question.rstrip("？? ")) if _WH.search(c)]
+    return clauses if HAN.search(question) and len(clauses) >= 2 else []
 
 
 def answer_types(question: str) -> frozenset[str]:
