@@ -263,30 +263,24 @@ class Asker(AnswerRoutes):
     def answer_routed(
         self, question: str, doc_id: str | None, doc: str | None, citations: list[Citation], notes: list[str]
     ) -> Answer | None:
-        """The answer of a Chinese question asking two things in two clauses (审判长是谁，案号是多少？) where each
-        has a route of its own: their answers joined, the first's evidence first (a route reading the whole
-        question answers one of them); else the question's own route (`route`), or None."""
+        """The question's own route (`route`), or None; for a Chinese question asking two things in two clauses
+        (审判长是谁，案号是多少？) where each has a route of its own, their answers joined, the first's evidence
+        first, unless the whole question's route answers both (判了几年，罚金多少？ → the whole penalty)."""
+        cited, said = list(citations), list(notes)
+        answer = self.route(question, doc_id, doc, cited, said)
         if parts := asked_clauses(question):
-            cited, said = list(citations), list(notes)
-            answers = [self.route(p, doc_id, doc, cited, said) for p in parts]
-            if all(a is not None and a.answer_type in ("field", "span") for a in answers):
-                notes[:], citations[:] = said, cited
-                texts = [a.answer for a in answers]
-                # one answer holding another (the whole penalty and its fine) is enough
-                kept = [
-                    t
-                    for i, t in enumerate(texts)
-                    if not any(t in u and t != u for u in texts[:i] + texts[i + 1 :])
-                ]
+            part_cited, part_said = list(citations), list(notes)
+            answers = [self.route(p, doc_id, doc, part_cited, part_said) for p in parts]
+            texts = [a.answer for a in answers if a is not None and a.answer_type in ("field", "span")]
+            if len(texts) == len(parts) and not (answer and all(t in answer.answer for t in texts)):
+                # one answer holding another (a penalty and its fine) is enough
+                kept = [t for t in dict.fromkeys(texts) if not any(t in u and t != u for u in texts)]
                 shown = [a.evidence for a in answers[1:] if a.evidence is not None]
                 first = answers[0]
-                return replace(
-                    first,
-                    question=question,
-                    answer="；".join(dict.fromkeys(kept)),
-                    more_evidence=shown + first.more_evidence,
-                )
-        return self.route(question, doc_id, doc, citations, notes)
+                answer = replace(first, question=question, answer="；".join(kept), more_evidence=shown)
+                cited, said = part_cited, part_said
+        notes[:], citations[:] = said, cited
+        return answer
 
     def typed(self, question: str, doc: str | None, citations: list[Citation]) -> TypedSpan | None:
         """The English phrase of the type the question asks for (retrieval.english_spans) in the cited
