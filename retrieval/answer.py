@@ -42,10 +42,10 @@ from retrieval.sides import (
 from retrieval.text import HAN, ZH_WHETHER, sentences, stopwords
 
 # P(answer type) of the reader's best answer below which `ask` says it found no confident answer.
-# Chosen by `retrieval.eval.metrics.choose_threshold` (max F1 of answer-vs-abstain, an answer counting as right at char-F1 >= 0.5)
-# on the CJRC validation contexts (`retrieval.reader.train.is_validation`, inside the training split, never
-# the held-apart test split): `python benchmarks/ask_threshold.py --contexts 86` read all 86 of them (516
-# questions, 387 answerable) with the end-to-end reader (sha 9e87fb5a) deciding with its no-answer margin
+# Chosen by `retrieval.eval.metrics.choose_threshold` (max F1 of answer-vs-abstain, an answer counting as
+# right at char-F1 >= 0.5) on the CJRC validation contexts (`retrieval.reader.train.is_validation`, inside
+# the training split, never the held-apart test split): `python benchmarks/ask_threshold.py --contexts 86`
+# read all 86 of them (516 questions, 387 answerable) with the end-to-end reader (sha 9e87fb5a) deciding with its no-answer margin
 # (retrieval.reader.runtime.NONE_MARGINS) and its yes-no decider reading bigrams (data/models/polar.json)
 # on 2026-12-05 and chose 0.412 (F1 0.585; answering whenever the reader does: 0.583; with the decider
 # before the bigrams 0.424, without the margin 0.406 at F1 0.544). The reader's own NONE already abstains
@@ -359,7 +359,8 @@ def with_dispositions(kind: str, citations: list[Citation], doc_passages: list) 
     segments of the document asked about (`doc_passages`, its `retrieval.hybrid.Passage`s) and its English
     passages stating a ruling that the search left out: a ruling is seldom worded like the question ("the
     appeal is dismissed" for "what did the court decide"); for an argument question, the parties' blocks
-    (诉讼请求 for 原告要求什么); for a law question, the court's reasoning and the document's index (LAW_BLOCKS); for a patent claim, the claims."""
+    (诉讼请求 for 原告要求什么); for a law question, the court's reasoning and the document's index
+    (LAW_BLOCKS); for a patent claim, the claims."""
     cited = [(c.segment_id, c.block_type, c.text) for c in citations]
     wanted = {
         "decision": DECISION_BLOCKS,

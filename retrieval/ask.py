@@ -263,22 +263,23 @@ class Asker(AnswerRoutes):
     def answer_routed(
         self, question: str, doc_id: str | None, doc: str | None, citations: list[Citation], notes: list[str]
     ) -> Answer | None:
-        """The question's own route (`route`), or None; for a Chinese question asking two things in two clauses
-        (审判长是谁，案号是多少？) where each has a route of its own, their answers joined, the first's evidence
-        first, unless the whole question's route answers both (判了几年，罚金多少？ → the whole penalty)."""
+        """The question's own route (`route`), or None; for a Chinese question asking two things in two
+        clauses (审判长是谁，案号是多少？) where each has a route of its own, their answers joined, the first's
+        evidence first, unless the whole question's route answers both (判了几年，罚金多少？ → the whole
+        penalty)."""
+        if not (parts := asked_clauses(question)):
+            return self.route(question, doc_id, doc, citations, notes)
         cited, said = list(citations), list(notes)
         answer = self.route(question, doc_id, doc, cited, said)
-        if parts := asked_clauses(question):
-            part_cited, part_said = list(citations), list(notes)
-            answers = [self.route(p, doc_id, doc, part_cited, part_said) for p in parts]
-            texts = [a.answer for a in answers if a is not None and a.answer_type in ("field", "span")]
-            if len(texts) == len(parts) and not (answer and all(t in answer.answer for t in texts)):
-                # one answer holding another (a penalty and its fine) is enough
-                kept = [t for t in dict.fromkeys(texts) if not any(t in u and t != u for u in texts)]
-                shown = [a.evidence for a in answers[1:] if a.evidence is not None]
-                first = answers[0]
-                answer = replace(first, question=question, answer="；".join(kept), more_evidence=shown)
-                cited, said = part_cited, part_said
+        part_cited, part_said = list(citations), list(notes)
+        answers = [self.route(p, doc_id, doc, part_cited, part_said) for p in parts]
+        texts = [a.answer for a in answers if a is not None and a.answer_type in ("field", "span")]
+        if len(texts) == len(parts) and not (answer and all(t in answer.answer for t in texts)):
+            # one answer holding another (a penalty and its fine) is enough
+            kept = [t for t in dict.fromkeys(texts) if not any(t in u and t != u for u in texts)]
+            shown = [a.evidence for a in answers[1:] if a.evidence is not None]
+            answer = replace(answers[0], question=question, answer="；".join(kept), more_evidence=shown)
+            cited, said = part_cited, part_said
         notes[:], citations[:] = said, cited
         return answer
 

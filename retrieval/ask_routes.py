@@ -259,10 +259,10 @@ class AnswerRoutes:
         notes: list[str],
     ) -> Answer | None:
         """What `read` answers from the Chinese judgment asked about, else cited first (one passage per
-        block), for a question `asks` says it reads: a defendant's custody (retrieval.custody_questions), the items of the judgment below a later
-        instance disposed of (retrieval.appeal_items), the focus of dispute (retrieval.focus_questions), the
-        appeal it allows (retrieval.appeal_questions), a published case's section
-        (retrieval.digest_questions); `note` says where it was read."""
+        block), for a question `asks` says it reads: a defendant's custody (retrieval.custody_questions), the
+        items of the judgment below a later instance disposed of (retrieval.appeal_items), the focus of
+        dispute (retrieval.focus_questions), the appeal it allows (retrieval.appeal_questions), a published
+        case's section (retrieval.digest_questions); `note` says where it was read."""
         asked = doc and HAN.search(question) and asks(question)
         judgment = self.zh_judgment(doc) if asked else None
         found = read(question, judgment[0]) if judgment else None

@@ -51,7 +51,8 @@ _ASKS = tuple(
         ),
         (  # "Who appealed?" asks for the appellant, not whose judgment was appealed
             "appellant",
-            r"^\s*who\s+(?:has\s+)?(?:appealed|is\s+appealing|(?:brought|lodged|made)\s+(?:the|this)\s+appeal)\b",
+            r"^\s*who\s+(?:has\s+)?(?:appealed|is\s+appealing"
+            r"|(?:brought|lodged|made)\s+(?:the|this)\s+appeal)\b",
         ),
         (
             "judge below",

@@ -199,9 +199,8 @@ def en_candidates(text: str, kind: str) -> list[tuple[int, int, str]]:
                         continue  # "the Effective Date", "the United Kingdom": a defined term or a place
                 if shape == "place" and re.fullmatch(_MONTH, text[a:b]):
                     continue  # "in March 2021": a date's month
-                if shape == "count" and (
-                    text[a:b].split()[-1] in stopwords() | _PRONOUNS or _TIME.search(text[a:b])
-                ):
+                last = text[a:b].split()[-1] if shape == "count" else ""
+                if shape == "count" and (last in stopwords() or last in _PRONOUNS or _TIME.search(text[a:b])):
                     continue  # "2 of", "paragraph 71 he": a number, not a count; "12 years" is a duration
                 if shape == "organisation" and len(text[a:b].split()) <= 2 and _DETERMINER.search(text[:a]):
                     continue  # "an Affiliated Company", "the Bank": a defined term, not a name

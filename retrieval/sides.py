@@ -137,11 +137,10 @@ def decision_fit(block_type: str, sentence: str) -> float:
     printed beside either ("In this venue, the Chapel renews its claims") 0.5; anything else 0."""
     if HAN.search(sentence):
         return float(is_ruling(block_type, sentence))
-    if not (is_ruling(block_type, sentence) or states_own_ruling(block_type, sentence)):
+    stated = states_ruling(sentence)  # read once: states_own_ruling is this outside the disposition
+    if not (is_ruling(block_type, sentence) or (block_type in RULING_BLOCKS and stated)):
         return 0.0
-    if not states_ruling(sentence):
-        return 0.5
-    return 1.0 if block_type in DECISION_BLOCKS else 0.75
+    return 0.5 if not stated else 1.0 if block_type in DECISION_BLOCKS else 0.75
 
 
 def asks_ruling_below(question: str) -> bool:

@@ -168,7 +168,7 @@ def test_a_how_many_question_counts_the_things_it_names_never_a_sum():
 
 
 def test_which_judge_is_answered_by_a_judge_not_a_party_beside_one():
-    line = "This is an appeal by the Second Defendant (Mr Bell) against an order of Teare J giving Ivy permission."
+    line = "An appeal by the Second Defendant (Mr Bell) against an order of Teare J giving Ivy permission."
     assert typed_span("Which judge gave Ivy permission?", [("d:0", line)]).text == "Teare J"
     judges = "before Elisabeth Laing J and HHJ Hodge QC"
     assert [judges[a:b] for a, b, _ in candidates(judges, "person")] == ["Elisabeth Laing J", "HHJ Hodge QC"]

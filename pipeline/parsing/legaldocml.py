@@ -138,7 +138,8 @@ class _PartyReader:
         if _AND.match(text):
             self._next_side()
         roles = [m.group(1) for m in re.finditer(rf"\b({ROLES})\b", role_cell, _I)]
-        # one role per name, in order; "Claimants / Appellants" is one side's roles at first instance and on appeal
+        # one role per name, in order; "Claimants / Appellants" is one side's roles at first instance and on
+        # appeal
         if len(roles) > 1 and len(roles) == len(self.waiting) and "/" not in role_cell:
             self.meta.parties += [
                 Party(name=n, role=r.lower()) for n, r in zip(self.waiting, roles, strict=True)
