@@ -26,7 +26,8 @@ sentence is a gold sentence (for a sentence answer the answer itself; for "none"
 `top3`, a gold sentence among the evidence and the two next-best sentences (`Answer.more_evidence`);
 `cited`, a gold sentence inside one of the k cited segments; `answered`, the share not answered "none";
 `phrase@1`, over the questions with an `answer` (the phrase that answers them), the share whose answer
-holds one and is not much longer (`same_phrase`); and the same split by source (UK, US, CUAD; ZH doc, ZH
+holds one (every one, for a question marked `parts` that asks several things) and is not much longer
+(`same_phrase`); and the same split by source (UK, US, CUAD; ZH doc, ZH
 pdf and ZH judgments). `--limit 3` checks the whole path at tiny size.
 """
 
@@ -98,15 +99,24 @@ def same_sentence(gold: str, got: str) -> bool:
     return 2 * common / (len(g) + len(s)) >= 0.6
 
 
-def same_phrase(golds: list[str], got: str) -> bool:
+def same_phrase(golds: list[str], got: str, parts: bool = False) -> bool:
     """The answer holds a gold phrase and is not much longer (at most twice its length and four more
-    characters: 人民币 before a sum, 审判长 before a name), up to spacing."""
+    characters: 人民币 before a sum, 审判长 before a name), up to spacing; for a question asking several
+    things (`parts`: 审判员是谁，判决日期是哪天？), it holds every phrase and is at most twice as long as they
+    are together, four more characters each."""
     text = "".join(got.split())
-    return any(g in text and len(text) <= 2 * len(g) + 4 for g in ("".join(p.split()) for p in golds))
+    phrases = ["".join(p.split()) for p in golds]
+    if parts:
+        return all(p in text for p in phrases) and len(text) <= sum(2 * len(p) + 4 for p in phrases)
+    return any(g in text and len(text) <= 2 * len(g) + 4 for g in phrases)
 
 
 def score(
-    answer: Answer, gold: list[str], phrases: list[str] | None = None, doc_id: str | None = None
+    answer: Answer,
+    gold: list[str],
+    phrases: list[str] | None = None,
+    doc_id: str | None = None,
+    parts: bool = False,
 ) -> dict:
     """The question's figures; with `doc_id`, a sentence of another document is no hit, however like the
     gold (two contracts' governing-law clauses), and neither is a phrase read from one."""
@@ -121,7 +131,7 @@ def score(
         "top3": any(hit),
         "cited": any(" ".join(_words(g)) in c for g in gold for c in cited),
         "answered": answer.answer_type != "none",
-        **({"phrase@1": own[:1] == [True] and same_phrase(phrases, answer.answer)} if phrases else {}),
+        **({"phrase@1": own[:1] == [True] and same_phrase(phrases, answer.answer, parts)} if phrases else {}),
     }
 
 
@@ -208,7 +218,9 @@ def evaluate(out: Path, spec: dict, keep: list[dict], docs: dict[str, str], k: i
                 {
                     "id": q["id"],
                     "group": q.get("group") or group(q["doc"], spec["documents"][q["doc"]]),
-                    **score(answer, q["gold"], q.get("answer"), doc if whole_run else None),
+                    **score(
+                        answer, q["gold"], q.get("answer"), doc if whole_run else None, q.get("parts", False)
+                    ),
                     "answer_type": answer.answer_type,
                     "answer": answer.answer[:200],
                 }
