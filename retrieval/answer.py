@@ -4,42 +4,23 @@ answer is a sentence, and an honest "not found" below a confidence threshold cho
 `question_kind(q)` tells span questions from sentence questions (decisions, what a court below decided,
 what a party argued or asked for, reasons, the law applied, what a text provides, a patent's claim).
 `complete_span` grows a reader span to its clause (or sentence, for a question asking several things; or its
-line, for part of a heading) when the span alone is not a phrase. `rank_sentences` scores the sentences of
-the retrieved passages by overlap with the question (idf-weighted; the heading a sentence stands under
-counts with it), for English averaged with the sentence model's cosine (retrieval.evidence), plus a prior
-where the answer stands (`fits_kind`, with retrieval.sides: the disposition, a ruling below, a party's
-words, the court's reasoning, the articles applied, the claim named). `fits_question` drops reader spans
-that cannot be an answer.
+line, for part of a heading) when the span alone is not a phrase. `fits_question` drops reader spans that
+cannot be an answer. The sentences a sentence question is answered with are ranked by
+retrieval.sentence_rank.
 """
 
 from __future__ import annotations
 
-import math
 import re
-from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
-import numpy as np
-
-from retrieval.chinese_spans import asks_law, cites_law_applied, zh_candidates, zh_span_kind
-from retrieval.claim_questions import CLAIM_BLOCKS as PATENT_CLAIM_BLOCKS
-from retrieval.claim_questions import asked_claim, states_claim
+from retrieval.chinese_spans import asks_law, zh_candidates, zh_span_kind
+from retrieval.claim_questions import asked_claim
 from retrieval.english_shapes import asks_count, is_money
-from retrieval.outcome_questions import CASE_INSTANCE
-from retrieval.reader.runtime import content_terms, term_spans
-from retrieval.sides import (
-    CLAIM_BLOCKS,
-    DECISION_BLOCKS,
-    asks_argument,
-    asks_ruling_below,
-    decision_fit,
-    is_claim,
-    is_ruling,
-    is_ruling_below,
-    states_own_ruling,
-    states_ruling,
-)
-from retrieval.text import HAN, ZH_WHETHER, sentences, stopwords
+from retrieval.reader.questions import POLAR_TYPES, answer_types
+from retrieval.reader.runtime import term_spans
+from retrieval.sides import asks_argument, asks_ruling_below
+from retrieval.text import HAN, ZH_WHETHER, stopwords
 
 # P(answer type) of the reader's best answer below which `ask` says it found no confident answer.
 # Chosen by `retrieval.eval.metrics.choose_threshold` (max F1 of answer-vs-abstain, an answer counting as
@@ -56,9 +37,6 @@ ANSWER_THRESHOLD = 0.41
 MIN_SPAN_CHARS = 3  # a CJK span shorter than this is a lone verb or function word ("判处"), not an answer
 # unless it holds a number: "8500元", "50万元" are whole answers
 MIN_SPAN_WORDS = 2  # the same for English: one word alone is grown to its clause unless it is a name/number
-SENTENCE_MIN_CHARS = 12  # shorter "sentences" are headings ("Conclusion", "Discussion")
-# ... except a Chinese sentence with its full stop: 驳回上诉，维持原判。 and 驳回张某某的再审申请。 are whole rulings
-ZH_SENTENCE_MIN_HAN = 4
 HEADING_MAX_WORDS = 6  # an English line this short without a full stop is a heading ("The grounds of appeal")
 
 _CLAUSE_END = "，。；：！？,;:!?\n"
@@ -67,11 +45,16 @@ _SENTENCE_END = "。；！？!?\n"
 _EN_WH = re.compile(r"^\s*(what|why|how|which|on what)\b", re.I)
 _EN_DECISION = re.compile(
     r"\b(decide[ds]?|decision|h[eo]ld(ing)?|order(ed)?|outcome|result|rul(e|ed|ing)|conclu(de|ded|sion)|"
-    r"dispos(e|ed|al|ition)|judgment|verdict|allow(ed)?|dismiss(ed)?)\b",
+    r"dispos(e|ed|al|ition)|judgment|verdict|allow(ed)?|dismiss(ed)?|"
+    r"happened to\b.*\b(appeal|claim|application|petition|case))\b",
     re.I,
 )
 _EN_REASON = re.compile(r"^\s*why\b|\breasons?\b|\bgrounds?\b|\brationale\b", re.I)
-_ZH_REASON = re.compile(r"为什么|为何|理由|原因|依据")
+# where or how a court went wrong is the reasoning that says so
+_EN_WRONG = re.compile(
+    r"^\s*(where|how|in what (way|respect))\b.*\b((go|goes|went|gone) wrong|err(ed|s)?)\b", re.I
+)
+_ZH_REASON = re.compile(r"为什么|为何|凭什么|理由|原因|依据")
 # the court's view of a point (辩护人认为…，法院怎么看？) is its reasoning too, unless asked whether (有没有…？)
 _ZH_VIEW = re.compile(r"(?:怎么|如何|怎样)(?:看|认定|评价|看待)")
 # asking what was decided or imposed: 如何判决, 判处什么刑罚, 如何处理 (the disposition of a thing or claim)
@@ -83,6 +66,8 @@ _ZH_WH = re.compile(r"什么|谁|哪|多少|几|何时|怎样|如何")
 # asking what a text provides or what follows from it: the answer is a sentence, wherever it stands
 _EN_STATEMENT = re.compile(
     r"^\s*(under what|in what circumstances|what happens\b|how (can|could|may|must|shall|is|are|will)\b)|"
+    # "How did the couple come to use arbitration?", "What is he suing for?"
+    r"^\s*how (did|do|does)\b.*\bcome to\b|\b(su(e|es|ed|ing)|claim(s|ed|ing)?) for\s*\??\s*$|"
     # "What was the issue?", "What is the test for …?", "What was the claim about?"
     r"^\s*what\s+(is|was|are|were)\s+the\s+(\w+\s+){0,2}?(issues?|questions?|tests?|disputes?)\b"
     r"(?!\s+(price|date|number|of\s+(shares|notes)))|^\s*what\s+(is|was|are|were)\b.*\babout\s*\??\s*$|"
@@ -104,21 +89,6 @@ _HEADING_Q = re.compile(
     r"\b(court|judges?|justices?|dates?|case|citation|heard|title)\b|法院|法官|审判|案号|日期|标题", re.I
 )
 _EN_MULTI_WH = re.compile(r"\b(who|what|when|where|which|how much|how many|how long)\b", re.I)
-
-REASON_BLOCKS = frozenset({"OPINION"})  # 本院认为, the judges' discussion
-LAW_BLOCKS = frozenset({"OPINION", "APPENDIX"})  # 依照…之规定，判决如下 closes 本院认为; a digest's 关联索引
-# never an answer to a sentence question: titles, parties, court names and signatures
-NON_ANSWER_BLOCKS = frozenset({"HEADER", "PARTIES", "SIGNATURE"})
-# nor, to a decision question, a note or an index (一审：…法院（2024）…号民事判决: a case number, not a ruling)
-NON_DECISION_BLOCKS = NON_ANSWER_BLOCKS | {"APPENDIX"}
-# an English sentence's relevance is this share of its cosine with the question (the sentence model) plus the
-# rest of its term overlap: equal halves, set a priori and not tuned (the one English question set,
-# tests/data/english_questions.json, is kept for measuring)
-SIMILARITY_WEIGHT = 0.5
-# the words that only say a question asks for a decision ("What did the court decide?"): every sentence of
-# an opinion may hold "court" or "case", and none of them tells the ruling from what stands beside it
-_DECISION_TERMS = content_terms("court case decide decision rule ruling outcome result")
-BLOCK_PRIOR = 1.0  # added to a sentence's overlap score (which is at most 1) when its block fits the question
 
 
 @dataclass
@@ -195,11 +165,21 @@ def question_kind(question: str) -> str:
     viewed = _ZH_VIEW.search(question) and not ZH_WHETHER.search(question)
     if _ZH_REASON.search(question) or viewed or (_EN_WH.match(question) and _EN_REASON.search(question)):
         return "reason"
+    if _EN_WRONG.match(question):
+        return "reason"
     if _EN_WH.match(question) and _EN_DECISION.search(question):
         return "ruling below" if asks_ruling_below(question) else "decision"
     if _EN_STATEMENT.search(question):
         return "statement"
     return "span"
+
+
+def evidence_kind(question: str, kind: str) -> str:
+    """The kind a question's sentences are ranked as: an English yes-no question about a point ("Was the
+    claim statute-barred?") by the court's reasoning on it, as a why-question is (whatever the reader
+    answers, that sentence is its evidence); any other by its own kind."""
+    polar = kind == "span" and not HAN.search(question) and answer_types(question) == POLAR_TYPES
+    return "reason" if polar else kind
 
 
 def asks_several(question: str) -> bool:
@@ -283,7 +263,21 @@ def complete_span(text: str, a: int, b: int, question: str) -> tuple[int, int]:
         return _grow(text, a, b, "\n")  # part of a heading ("IN THE COURT"): the whole heading line
     if _is_fragment(text[a:b]):
         return _grow(text, a, b, _CLAUSE_END)
-    return a, b
+    return a, _closed(text, a, b)
+
+
+BRACKET_REACH = 24  # how far a phrase's open bracket may look for its close: 265张（26500元）
+
+
+def _closed(text: str, a: int, b: int) -> int:
+    """The end of [a, b) moved past the close of a bracket the phrase opens and leaves open, where it comes
+    soon after ("40张（4000元" → "40张（4000元）")."""
+    for left, right in ("（）", "()"):
+        if text.count(left, a, b) > text.count(right, a, b):
+            close = text.find(right, b, b + BRACKET_REACH)
+            if close >= 0:
+                return close + 1
+    return b
 
 
 def is_header_line(text: str) -> bool:
@@ -299,151 +293,3 @@ def is_heading(text: str) -> bool:
     if is_header_line(s) or s.endswith((":", "：")):
         return True
     return not HAN.search(s) and len(s.split()) <= HEADING_MAX_WORDS and not s.endswith((".", "!", "?", ";"))
-
-
-@dataclass
-class ScoredSentence:
-    segment_id: str
-    block_type: str
-    start: int  # characters in the segment's text
-    end: int
-    text: str
-    overlap: float  # idf-weighted share of the question's terms the sentence holds, in [0, 1]
-    similarity: float | None  # cosine with the question (the sentence model), None when not used
-    score: float  # relevance (overlap, or overlap and similarity weighed) plus the block-type prior
-
-
-def is_sentence(s: str) -> bool:
-    """A candidate answer sentence, not a heading: long enough, or a Chinese sentence with its full stop."""
-    if is_heading(s):
-        return False
-    s = s.strip()
-    return len(s) >= SENTENCE_MIN_CHARS or (
-        s.endswith(("。", "！", "？")) and len(HAN.findall(s)) >= ZH_SENTENCE_MIN_HAN
-    )
-
-
-def instances(sentence: str) -> set[str]:
-    """The instances (一审, 二审, 再审) whose case numbers a sentence cites: it holds that instance's word, for a
-    question asking what 二审 decided."""
-    return {word for word, number in CASE_INSTANCE if number.search(sentence)}
-
-
-def fits_kind(kind: str, block_type: str, sentence: str, question: str = "") -> float:
-    """How well a sentence stands where a `kind` question's answer stands (1 or 0; for a decision, see
-    `retrieval.sides.decision_fit`): the disposition (or a ruling reported in the facts or reasons) for a
-    decision, a lower court's decision reported for a ruling below, a party's words for an argument, the
-    court's reasoning for a reason, the citation of the articles applied for a question asking the law, the
-    claim the `question` names for a patent claim."""
-    if kind == "patent claim":
-        return states_claim(asked_claim(question) or 0, block_type, sentence)
-    if kind == "decision":
-        return decision_fit(block_type, sentence)
-    if kind == "ruling below":
-        return is_ruling_below(block_type, sentence)
-    if kind == "argument":
-        return is_claim(block_type, sentence)
-    if kind == "law":  # 依照《…》第…条之规定, or an index of the articles applied; not one quoted in passing
-        return cites_law_applied(sentence)
-    # a reason is the court's reasoning, not the order it led to ("I would order …") nor a party's case
-    return (
-        kind == "reason"
-        and block_type in REASON_BLOCKS
-        and not is_ruling(block_type, sentence)
-        and not is_claim(block_type, sentence)
-    )
-
-
-def with_dispositions(kind: str, citations: list[Citation], doc_passages: list) -> list[tuple[str, str, str]]:
-    """(segment_id, block type, text) of the cited passages and, for a decision question, the disposition
-    segments of the document asked about (`doc_passages`, its `retrieval.hybrid.Passage`s) and its English
-    passages stating a ruling that the search left out: a ruling is seldom worded like the question ("the
-    appeal is dismissed" for "what did the court decide"); for an argument question, the parties' blocks
-    (诉讼请求 for 原告要求什么); for a law question, the court's reasoning and the document's index
-    (LAW_BLOCKS); for a patent claim, the claims."""
-    cited = [(c.segment_id, c.block_type, c.text) for c in citations]
-    wanted = {
-        "decision": DECISION_BLOCKS,
-        "argument": CLAIM_BLOCKS,
-        "law": LAW_BLOCKS,
-        "patent claim": PATENT_CLAIM_BLOCKS,
-    }.get(kind)
-    if wanted is None:
-        return cited
-    seen = {c.segment_id for c in citations}
-    return cited + [
-        (p.segment_id, p.block_type, p.text)
-        for p in doc_passages
-        if p.segment_id not in seen
-        and (p.block_type in wanted or (kind == "decision" and states_own_ruling(p.block_type, p.text)))
-    ]
-
-
-def section_headings(passages: list) -> dict[str, str]:
-    """Segment id -> the heading it stands under ("The grounds of appeal", "Discussion"), over passages
-    (`retrieval.hybrid.Passage`s) in document order: a question worded like a heading asks about the
-    section under it ("What were the grounds of appeal?")."""
-    out: dict[str, str] = {}
-    heading, doc = "", None
-    for p in passages:
-        if p.doc_id != doc:
-            heading, doc = "", p.doc_id
-        short = len(p.text.split()) <= HEADING_MAX_WORDS
-        if short and is_heading(p.text) and p.block_type not in NON_ANSWER_BLOCKS:
-            heading = p.text.strip()
-        elif heading:
-            out[p.segment_id] = heading
-    return out
-
-
-def rank_sentences(
-    question: str,
-    passages: list[tuple[str, str, str]],
-    kind: str,
-    similar: Callable[[list[str]], np.ndarray] | None = None,
-    headings: dict[str, str] | None = None,
-) -> list[ScoredSentence]:
-    """Sentences of (segment_id, block_type, text) passages, best first, for a question of `kind`;
-    `similar` (retrieval.evidence.SentenceVectors.similarity) gives each sentence's cosine with the question;
-    a sentence holds the terms of its passage's heading (`section_headings`) too."""
-    q_terms = content_terms(question) - (_DECISION_TERMS if kind == "decision" else set())
-    decision = kind in ("decision", "ruling below")
-    skip = NON_DECISION_BLOCKS if decision else NON_ANSWER_BLOCKS if kind != "span" else ()
-    cands = []
-    for sid, btype, text in passages:
-        if btype in skip:
-            continue
-        under = {t for t, _, _ in term_spans((headings or {}).get(sid, ""))}  # its heading's terms
-        for a, b in sentences(text):
-            s = text[a:b]
-            fit = fits_kind(kind, btype, s, question)
-            # 依照…之规定，判决如下： ends in a colon; "AFFIRMED." is too short for a sentence
-            if is_sentence(s) or (kind == "law" and fit) or (decision and fit and states_ruling(s)):
-                held = {t for t, _, _ in term_spans(s)} | under | instances(s)
-                cands.append((sid, btype, a, b, s, held, fit))
-    if not cands:
-        return []
-    n = len(cands)
-    idf = {t: math.log(1 + n / (1 + sum(t in c[5] for c in cands))) for t in q_terms}
-    total = sum(idf.values()) or 1.0
-    sims = None if similar is None else [float(x) for x in similar([c[4] for c in cands])]
-    out = []
-    for i, (sid, btype, a, b, s, terms, fit) in enumerate(cands):
-        overlap = sum(w for t, w in idf.items() if t in terms) / total
-        relevance = overlap
-        if sims is not None:
-            relevance = (1 - SIMILARITY_WEIGHT) * overlap + SIMILARITY_WEIGHT * max(sims[i], 0.0)
-        out.append(
-            ScoredSentence(
-                sid,
-                btype,
-                a,
-                b,
-                s,
-                round(overlap, 4),
-                None if sims is None else round(sims[i], 4),
-                relevance + BLOCK_PRIOR * fit,
-            )
-        )
-    out.sort(key=lambda x: -x.score)  # stable: ties keep retrieval order
-    return out

@@ -20,6 +20,7 @@ English its cosine under the sentence model; `Answer.more_evidence` holds the ne
 from __future__ import annotations
 
 import datetime as dt
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -32,21 +33,17 @@ from pipeline.store import LATEST, open_duckdb
 from pipeline.tokenizer import encode_segment
 from retrieval.answer import (
     ANSWER_THRESHOLD,
-    BLOCK_PRIOR,
     Answer,
     Citation,
     Evidence,
     Reading,
-    ScoredSentence,
     asks_several,
     complete_span,
+    evidence_kind,
     fits_question,
     is_wh_question,
     question_kind,
-    rank_sentences,
-    section_headings,
     term_share,
-    with_dispositions,
 )
 from retrieval.ask_models import add_dense_arm, add_sentence_arm, load_asker_reader
 from retrieval.ask_routes import AnswerRoutes
@@ -63,6 +60,13 @@ from retrieval.named_documents import AGENTS, DocumentNames
 from retrieval.predict.clauses import ClauseHead
 from retrieval.reader.questions import asked_clauses
 from retrieval.reader.runtime import EncodedText
+from retrieval.sentence_rank import (
+    BLOCK_PRIOR,
+    ScoredSentence,
+    rank_sentences,
+    section_headings,
+    with_dispositions,
+)
 from retrieval.sides import on_asked_side
 from retrieval.stage import INDEX_DIR
 from retrieval.text import sentence_around
@@ -79,6 +83,9 @@ class BadQuestion(DocumentError):
 
 
 MAX_K = 100  # citations per answer: the reader reads each, so a huge k only buries the answer
+# one clause of a two-clause question answered alone: a phrase, not a sentence's worth (李庆斌, 10000元)
+PART_MAX_CHARS = 30
+_CLAUSE_MARK = re.compile(r"[，,。；;：:]")
 
 
 def _case_names(docs: list[tuple]) -> tuple[dict[str, list[str]], dict[str, str]]:
@@ -235,10 +242,11 @@ class Asker(AnswerRoutes):
         elif kind == "span":  # a sentence question is answered from the ranked sentences alone
             reading = self.read(question, citations)
         typed = self.typed(question, doc, citations) if typed_kind else None
+        ranking = evidence_kind(question, kind)
         ranked = rank_sentences(
             question,
-            with_dispositions(kind, citations, self.passages_of(doc) if doc else []),
-            kind,
+            with_dispositions(ranking, citations, self.passages_of(doc) if doc else []),
+            ranking,
             self.sentences.similarity(question),
             self.headings,
         )
@@ -272,7 +280,7 @@ class Asker(AnswerRoutes):
         cited, said = list(citations), list(notes)
         answer = self.route(question, doc_id, doc, cited, said)
         part_cited, part_said = list(citations), list(notes)
-        answers = [self.route(p, doc_id, doc, part_cited, part_said) for p in parts]
+        answers = [self.part_answer(p, doc_id, doc, part_cited, part_said) for p in parts]
         texts = [a.answer for a in answers if a is not None and a.answer_type in ("field", "span")]
         if len(texts) == len(parts) and not (answer and all(t in answer.answer for t in texts)):
             # one answer holding another (a penalty and its fine) is enough
@@ -282,6 +290,26 @@ class Asker(AnswerRoutes):
             cited, said = part_cited, part_said
         notes[:], citations[:] = said, cited
         return answer
+
+    def part_answer(
+        self, part: str, doc_id: str | None, doc: str | None, citations: list[Citation], notes: list[str]
+    ) -> Answer | None:
+        """One clause of a question asking two things: its own route's answer, else what `ask` answers it
+        with alone in the document asked about (第三人又是谁 after 告的是哪个单位？) where that is a phrase;
+        its citations join the question's."""
+        if (routed := self.route(part, doc_id, doc, citations, notes)) is not None or doc is None:
+            return routed
+        found = self.ask(part, doc_id=doc)
+        if (
+            found.answer_type != "span"
+            or len(found.answer) > PART_MAX_CHARS
+            or _CLAUSE_MARK.search(found.answer)
+        ):
+            return None  # a clause read alone is answered by a phrase or not at all
+        seen = {c.segment_id for c in citations}
+        citations += [c for c in found.citations if c.segment_id not in seen]
+        notes += [f"{part}: {n}" for n in found.notes[len(self.notes) :]]
+        return found
 
     def typed(self, question: str, doc: str | None, citations: list[Citation]) -> TypedSpan | None:
         """The English phrase of the type the question asks for (retrieval.english_spans) in the cited

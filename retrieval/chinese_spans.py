@@ -23,11 +23,12 @@ from retrieval.text import jieba_module, non_overlapping
 _NUMERAL = "〇零一二三四五六七八九十百两"
 _ZH_KINDS = [
     ("case number", r"案号|文号"),
-    ("court", r"(哪个|哪家|哪一?级|什么|何)法院|法院是(哪|什么)"),
+    ("court", r"(哪个|哪家|哪一?级|(?<![为凭])什么|(?<!为)何)法院|法院是(哪|什么)"),
     ("date", r"何时|什么时[间候]|哪一?[天年日]|(哪|几)月|日期"),
     ("duration", r"多久|多长|(几|多少)(年|个月|天|日|小时|周)|期限"),
     ("procedure", r"(什么|哪种|何种|哪一?种)(审判|诉讼)?程序|程序是(什么|哪)"),
     ("injury", r"损伤程度|伤情|伤势|伤残等级|几级伤残|构成(什么|何种|哪种)伤"),
+    ("age", r"多大年纪|多大岁数|几岁|多少岁|年龄|年纪"),
     (
         "office",
         r"(审判长|审判员|陪审员|书记员|法官助理|代理人|辩护人|法定代表人|负责人|公诉人)"
@@ -77,6 +78,7 @@ _SHAPES = {
         r"轻微伤|(?:轻|重)伤(?:[一二12]级)?|(?:[一二三四五六七八九十]|10|[1-9])级伤残"
         r"|伤残(?:等级为)?(?:[一二三四五六七八九十]|10|[1-9])级"
     ],
+    "age": [rf"(?<![\d.])(?:\d{{1,3}}|[{_NUMERAL}]{{1,3}})周?岁(?:(?:\d{{1,2}}|[{_NUMERAL}]{{1,3}})个月)?"],
     # a line of the parties or of the signature opens with the office: in running text the words after it
     # are seldom a name (其辩护人提出，…); two holders of one office are listed with 、 (辩护人卢晓、李惠惠)
     "office": [

@@ -6,7 +6,7 @@ claims does the patent have?").
 A claim's text is a question a search ranks poorly: "claim" is in every line of a claims section, and in a
 judgment beside it the word is a party's claim. `asked_claim(question)` reads the claim's number;
 `states_claim(n, block_type, sentence)` is true of the sentence that opens claim n in a claims block ("1. A
-fluorescence sensor comprising: …"), which `retrieval.answer.rank_sentences` then puts first among the
+fluorescence sensor comprising: …"), which `retrieval.sentence_rank.rank_sentences` then puts first among the
 document's claims. The claim tree is no sentence's to state: `claim_tree_answer(question, passages)` reads
 it from the claims' own wording ("The device of claim 1, wherein …"), as the predict stage's claim tree
 does, and answers with the claims it rests on.

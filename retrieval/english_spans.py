@@ -22,10 +22,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from retrieval.answer import SIMILARITY_WEIGHT
 from retrieval.chinese_spans import ZH_ROLE_LINES, owner_bonus, zh_candidates, zh_span_kind
 from retrieval.english_shapes import NOT_NAMES, counted_words, en_candidates, is_proper
 from retrieval.reader.runtime import content_terms, term_spans
+from retrieval.sentence_rank import SIMILARITY_WEIGHT
 from retrieval.text import HAN, joined, sentences
 
 CONTEXT_WEIGHT = 0.5  # a unit is at least this share as relevant as the sentence before it in its passage
@@ -120,8 +120,20 @@ _ASKS_COURT = re.compile(
 )
 _WHO_SHAPES = ("person", "name", "organisation")
 # "Which judge gave permission?" is answered by a judge, not by a party named beside one
-_ASKS_JUDGE = re.compile(r"\b(which|what)\s+judge\b|\bwho\s+was\s+the\s+judge\b", re.I)
-_JUDICIAL = re.compile(r"\b(J|LJ|JJ|LJJ|MR|QC|KC|Judges?|Justices?|Lord|Lady|HHJ|Master|JUDGE|JUSTICE)\b")
+_ASKS_JUDGE = re.compile(r"\b(which|what)\s+(\w+\s+){0,3}judge\b|\bwho\s+was\s+the\s+judge\b", re.I)
+_BENCH = r"J|LJ|JJ|LJJ|MR|HHJ|EJ|DJ|DDJ|UTJ|Judges?|Justices?|Master|Recorder|JUDGE|JUSTICE"
+_JUDICIAL = re.compile(rf"\b({_BENCH}|QC|KC|Lord|Lady)\b")
+# "Who was the arbitrator?", "Who is her husband?": someone other than a judge, and not the owner in "Ms
+# Stanley's solicitors"
+_ASKS_OTHER_ROLE = re.compile(
+    r"^\s*who\s+(is|was|are|were)\s+(the|her|his|their|[\w.]+\s+\w+['’]s)\s+(\w+\s+){0,2}?"
+    r"(arbitrator|mediator|officer|husband|wife|partner|mother|father|son|daughter|solicitor|barrister|"
+    r"expert|witness|director|employee|doctor|surveyor|valuer|accountant|caseworker)s?\b",
+    re.I,
+)
+_BENCH_NAME = re.compile(rf"\b({_BENCH})\b")
+_OWNER = re.compile(r"[’']s$")
+_BIRTH = re.compile(r"\bdate of birth\b", re.I)  # answered where one "was born on" a date
 # "Where was the cargo shipped from?": of "from Rotterdam to Lagos", the place after the question's word
 _ASKS_FROM_TO = re.compile(r"\b(from|to)\s*\?*\s*$", re.I)
 _FROM_TO = re.compile(r"\b(from|to)\s+(?:the\s+)?$", re.I)
@@ -136,7 +148,10 @@ _ASKS_NUMBER = re.compile(
 # --- what a question asks for; tried in order, the first match wins ---------------------------------------
 _Q = [
     ("condition", r"^\s*(in (what|which) (case|cases|event)|on what conditions?|subject to what)\b"),
-    ("date", r"^\s*(on |by )?(what|which) (date|day|year)\b|^\s*in what year\b|\bwhat date\b"),
+    (
+        "date",
+        r"^\s*(on |by )?(what|which) (date|day|year)\b|^\s*in what year\b|\bwhat date\b|\bdate of (birth|death)\b",
+    ),
     ("date", r"^\s*when (was|were|did|is|are|has|had)\b"),
     ("date", r"^\s*when\b.*\b(end|ends|expire|expires|begin|begins|start|starts|commence|commences|due)\b"),
     ("condition", r"^\s*when\b"),
@@ -160,11 +175,13 @@ _Q = [
         "amount",
         r"^\s*how (much|many)\b|\b(what|which) ((is|was|are|were) the )?(\w+ ){0,2}"
         r"(amount|sum|share|percentage|proportion|fraction|fees?|price|rate|cost|fine|salary|compensation|"
-        r"consideration|damages|deposit|rent|royalt(y|ies)|premium|wages?|value|bail)\b",
+        r"consideration|damages|deposit|rent|royalt(y|ies)|premium|wages?|value|bail|figures?)\b",
     ),
     (
         "place",
-        r"^\s*where\b|\b(what|which) (city|town|state|country|county|place|location|venue)\b|"
+        # "Where did the judge go wrong?" asks a reason, not a place
+        r"^\s*where\b(?!.*\b(go|goes|went|gone) wrong\b|.*\berr(ed|s)?\b)|"
+        r"\b(what|which) (city|town|state|country|county|place|location|venue)\b|"
         r"\b(what|which|whose) (country's |state's )?laws?\b(?! firm)",
     ),
     (
@@ -257,7 +274,7 @@ def typed_span(
     question's terms answers; a title-less name or another shape than asked (a firm for a who-question)
     counts OTHER_SHAPE_WEIGHT as much."""
     kind = span_kind(question)
-    q_terms = content_terms(question)
+    q_terms = _asked_terms(question)
     if kind is None or not q_terms:
         return None
     units = [(sid, text, a, b) for sid, text in passages for a, b in _units(text)]
@@ -307,6 +324,12 @@ def typed_span(
     return TypedSpan(kind, span, sid, a + ca, a + cb, text[a:b].strip(), round(min(rel, 1.0), 4))
 
 
+def _asked_terms(question: str) -> set[str]:
+    """The question's terms, a date of birth asked where one "was born" (not the judgment's "Date:")."""
+    terms = content_terms(question)
+    return terms - {"date", "birth"} | {"born"} if _BIRTH.search(question) else terms
+
+
 def _counts(span: str, counted: set[str]) -> bool:
     """A count of what a how-many question counts (`counted`, their stems): its last word is one of them
     ("1,000,000 shares"); a count of other things ("Section 2.20 hereof") is none."""
@@ -350,6 +373,8 @@ def _placement(question: str, q_terms: set[str], before: str, line: str, span: s
         )
         or (shape in _WHO_SHAPES and bool(_COURT.search(span)) and not _ASKS_COURT.search(question))
         or (shape in _WHO_SHAPES and _ASKS_JUDGE.search(question) and not _JUDICIAL.search(span))
+        or (shape in _WHO_SHAPES and _ASKS_OTHER_ROLE.search(question) and _BENCH_NAME.search(span))
+        or (shape in _WHO_SHAPES and _OWNER.search(span))
         or (shape == "place" and asked and lead and asked[1].lower() != lead[1].lower())
         # "What is the patent number?": not the line's "Case No:"
         or (shape == "number" and numbered and numbered[1][:4].lower() not in before.lower())

@@ -82,9 +82,11 @@ _ZH_ASKS_RULING = re.compile(
     r"判决|判令|判处|判赔|裁定|法院|本院|酌定|支持|驳回|最终|应当?(支付|赔偿|返还|承担|给付|偿还|负担)"
 )
 _ZH_ASKS_CLAIM = re.compile(
-    r"要求|请求|诉请|主张|诉称|辩称|起诉|索赔|索要|指控|(上诉|抗诉|再审申请|申请再审|抗辩|辩护|答辩)的?(理由|意见)|"
+    r"要求|请求|诉请|主张|诉称|辩称|起诉|索赔|索要|指控|"
+    r"(上诉|抗诉|再审申请|申请再审|抗辩|辩护|答辩)(的|都?说了些?什么|提出了?什么|有哪些)?(理由|意见)|"
     r"(提出|发表)了?(什么|哪些)(意见|理由|主张)"
 )
+_APPEALED = re.compile(r"不服[^，。？?]{0,12}?(判决|裁定)")
 _EN_ASKS_RULING = re.compile(r"\b(ordered|awarded|sentenced|judgment for)\b", re.I)
 # a verb of asking or arguing after its party ("did the claimant seek", not "does claim 3 require"), or a
 # party's arguments named
@@ -172,6 +174,8 @@ def asked_side(question: str) -> str | None:
     """The side a question asks about: "ruling" (what the court ordered), "claim" (what a party asked for
     or argued) or None."""
     zh = bool(HAN.search(question))
+    if zh:  # 不服一审判决，上诉理由是什么？ names the judgment appealed, and asks the appeal's grounds
+        question = _APPEALED.sub("", question)
     if (_ZH_ASKS_RULING if zh else _EN_ASKS_RULING).search(question):
         return "ruling"
     return "claim" if (_ZH_ASKS_CLAIM if zh else _EN_ASKS_CLAIM).search(question) else None

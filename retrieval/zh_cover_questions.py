@@ -38,7 +38,7 @@ _ASKS = tuple(
         ("role", rf"({'|'.join(_ROLES)}){_WHO}{_END}"),
         ("parties", rf"(?:当事人|诉讼(?:双方|各方)|双方){_WHO}{_END}|当事人(?:包括|都有)"),
         ("number", r"案号|案件编号|文书编号"),
-        ("court", r"(?:哪个|哪家|哪一?级|什么|何)法院|审理法院"),
+        ("court", r"(?:哪个|哪家|哪一?级|(?<![为凭])什么|(?<!为)何)法院|审理法院"),
         ("charge", r"罪名"),  # 某某犯什么罪 asks of one defendant: the reader's, from the verdict
         ("cause", r"案由(?![哪谁何])|(?:什么|何种|哪种|哪类|哪一类)(?:纠纷|案件)"),
         (

@@ -13,22 +13,12 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 import retrieval
-from retrieval.answer import (
-    Citation,
-    complete_span,
-    fits_question,
-    is_heading,
-    is_sentence,
-    question_kind,
-    rank_sentences,
-    section_headings,
-    term_share,
-    with_dispositions,
-)
+from retrieval.answer import Citation, complete_span, fits_question, is_heading, question_kind, term_share
 from retrieval.config import RetrievalConfig
 from retrieval.eval.metrics import choose_threshold
 from retrieval.evidence import SentenceVectors, segment_vectors
 from retrieval.hybrid import Passage
+from retrieval.sentence_rank import is_sentence, rank_sentences, section_headings, with_dispositions
 from retrieval.sides import asked_side, is_claim, is_ruling, on_asked_side, states_ruling
 
 ZH_DEMO = "被告人犯什么罪，判处什么刑罚？"

@@ -7,9 +7,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from retrieval.answer import fits_kind, fits_question, question_kind
+from retrieval.answer import fits_question, question_kind
 from retrieval.chinese_spans import ZH_KINDS, owner_bonus, zh_candidates, zh_span_kind
 from retrieval.english_spans import span_kind, typed_span
+from retrieval.sentence_rank import fits_kind
 
 
 @pytest.mark.parametrize(
@@ -28,6 +29,8 @@ from retrieval.english_spans import span_kind, typed_span
         ("建安某公司的法定代表人是谁？", "office"),
         ("司法鉴定认定原告的损伤程度是什么？", "injury"),
         ("原告构成几级伤残？", "injury"),
+        ("死者陈某甲去世时多大年纪？", "age"),
+        ("为什么法院没有支持原告的诉请？", None),  # 为什么 is no 什么法院
         # left to the reader: a sum, a thing, a party (a name has no shape in Chinese text)
         ("被告应返还原告多少装修款？", None),
         ("原告与被告签订的是什么合同？", None),
@@ -77,6 +80,9 @@ def test_the_phrases_of_each_shape():
     report = "被鉴定人王淑珍胸12椎体损伤构成轻微伤；另一人构成轻伤二级，经鉴定为十级伤残。"
     assert phrases(report, "injury") == ["轻微伤", "轻伤二级", "十级伤残"]
     assert phrases("经鉴定，原告陈某构成10级伤残。", "injury") == ["10级伤残"]
+    # an age as a judgment states it, a child's with its months; not a year nor a term
+    assert phrases("被害人陈某甲死亡时69周岁，其子陈某乙现年四十二岁。", "age") == ["69周岁", "四十二岁"]
+    assert phrases("被告人生于1980年，其女1岁3个月，刑期3年", "age") == ["1岁3个月"]
     assert phrases("被告人周明远对指控无异议。\n其辩护人提出，被告人系初犯", "office") == []
 
 

@@ -12,9 +12,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pipeline.parsing.layouts import read_grant
-from retrieval.answer import question_kind, rank_sentences, with_dispositions
+from retrieval.answer import question_kind
 from retrieval.claim_questions import asked_claim, asks_tree, claim_tree, claim_tree_answer, states_claim
 from retrieval.hybrid import Passage
+from retrieval.sentence_rank import rank_sentences, with_dispositions
 from retrieval.text import sentences
 
 CLAIMS = [

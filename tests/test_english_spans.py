@@ -57,6 +57,10 @@ CONTRACT = (
         ("What was the initial consideration payable for the shares?", "amount"),
         ("How old was Brown when the murder was committed?", "age"),
         ("At what age did she leave school?", "age"),
+        ("What is the appellant's date of birth?", "date"),
+        ("At what figure were the costs summarily assessed?", "amount"),
+        ("Where was the hearing held?", "place"),
+        ("Where did the deputy judge go wrong?", None),  # a reason, not a place
         ("What is the melting point of tungsten?", None),
         ("Did the court allow the appeal?", None),
         ("被告人的辩护人是谁？", "office"),  # a Chinese question: retrieval/chinese_spans.py reads it
@@ -173,6 +177,24 @@ def test_which_judge_is_answered_by_a_judge_not_a_party_beside_one():
     judges = "before Elisabeth Laing J and HHJ Hodge QC"
     assert [judges[a:b] for a, b, _ in candidates(judges, "person")] == ["Elisabeth Laing J", "HHJ Hodge QC"]
     assert [s for _, _, s in candidates("signed by John J. Smith", "person")] == ["name"]  # an initial
+
+
+def test_tribunal_judges_and_roles_other_than_a_judge():
+    line = "The hearing was before EJ Kolanko, who refused the adjournment that DDJ Ackland had allowed."
+    assert [s for _, _, s in candidates(line, "person")] == ["person", "person"]
+    assert typed_span("Which employment judge refused the adjournment?", [("d:0", line)]).text == "EJ Kolanko"
+    award = [("d:0", "Mostyn J set aside the award of the arbitrator, Mr Howard Shaw QC, in the dispute.")]
+    assert typed_span("Who was the arbitrator in the dispute?", award).text == "Mr Howard Shaw QC"
+    # the owner in "Ms Stanley's solicitors" is not who acted
+    review = [
+        ("d:0", "Ms Stanley’s solicitors asked for a review, and Mr David Trewick carried out the review.")
+    ]
+    assert typed_span("Who was the officer carrying out the review?", review).text == "Mr David Trewick"
+
+
+def test_a_date_of_birth_is_the_date_one_was_born_on():
+    lines = [("d:0", "Date: 8 April 2020"), ("d:1", "The appellant was born on 11 April 1992 in Sylhet.")]
+    assert typed_span("What is the appellant's date of birth?", lines).text == "11 April 1992"
 
 
 def test_a_court_answers_who_decided_not_who_was_harmed():

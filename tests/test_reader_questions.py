@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from retrieval.reader.questions import _JOIN, MIN_PART_CHARS, answer_types, question_parts
+from retrieval.reader.questions import _JOIN, MIN_PART_CHARS, answer_types, asked_clauses, question_parts
 from retrieval.reader.runtime import ReaderAnswer, joined
 
 
@@ -33,6 +33,23 @@ from retrieval.reader.runtime import ReaderAnswer, joined
 )
 def test_a_question_asking_two_things_is_asked_in_parts(question, parts):
     assert question_parts(question) == parts
+
+
+@pytest.mark.parametrize(
+    "question, clauses",
+    [
+        ("本案的审判长是谁，案号是多少？", ["本案的审判长是谁", "案号是多少"]),
+        (
+            "杨晴告的是哪个单位？第三人又是谁？",
+            ["杨晴告的是哪个单位", "第三人又是谁"],
+        ),  # two questions in one line
+        ("林某花了多少钱、买了多少张假币？", ["林某花了多少钱", "买了多少张假币"]),
+        ("持有、使用假币罪判了几年？", []),  # 、 lists things; only one clause asks
+        ("Who appealed, and when?", []),  # English questions are not cut
+    ],
+)
+def test_the_clauses_of_a_chinese_question_that_each_ask_something(question, clauses):
+    assert asked_clauses(question) == clauses
 
 
 @settings(max_examples=200, deadline=None)

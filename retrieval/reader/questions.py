@@ -40,9 +40,9 @@ def question_parts(question: str) -> list[str]:
 
 
 def asked_clauses(question: str) -> list[str]:
-    """The clauses of a Chinese question that each ask something (哪个法院审的，案号是多少？ → both); [] for one
-    that asks one thing or is not Chinese."""
-    clauses = [c for c in re.split(r"[，,；;]", question.rstrip("？? ")) if _WH.search(c)]
+    """The clauses of a Chinese question that each ask something (哪个法院审的，案号是多少？ or 告的是哪个单位？
+    第三人又是谁？ → both); [] for one that asks one thing or is not Chinese."""
+    clauses = [c for c in re.split(r"[，,；;？?、]", question.rstrip("？? ")) if _WH.search(c)]
     return clauses if HAN.search(question) and len(clauses) >= 2 else []
 
 

@@ -1,0 +1,69 @@
+"""Which sentence answers a sentence question (retrieval/sentence_rank.py) and what a question's wording says
+it asks (retrieval/answer.py). Texts written for these tests."""
+
+from __future__ import annotations
+
+import pytest
+
+from retrieval.answer import complete_span, evidence_kind, question_kind
+from retrieval.sentence_rank import fits_kind, rank_sentences, voiced
+from retrieval.sides import asks_argument
+from retrieval.zh_cover_questions import zh_asked_part
+
+REASONS = (
+    "2. The narrow point of principle on appeal is whether the Signed For service is first class post.\n"
+    "41. The service is sold as first class post with a signature on delivery.\n"
+    "42. For all those reasons, I conclude that the Signed For service is first class post under the rule."
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("Where did the deputy judge go wrong in finding a concluded compromise?", "reason"),
+        ("How did the judge err in applying section 117B(6)?", "reason"),
+        ("What happened to Ms Runa's appeal in the Court of Appeal?", "decision"),
+        ("What happened on 5 May 2019?", "span"),
+        ("How did the couple come to use arbitration instead of a trial?", "statement"),
+        ("What is Mr Cowley actually suing for?", "statement"),
+        ("法院凭什么认定公安分局构成行政不作为？", "reason"),
+        # the judgment appealed is named, the appeal's grounds are asked
+        ("青云公司不服一审判决，上诉都说了些什么理由？", "argument"),
+    ],
+)
+def test_what_a_question_asks_for(question, kind):
+    assert question_kind(question) == kind
+
+
+def test_a_yes_no_question_in_english_is_shown_the_courts_reasoning():
+    assert evidence_kind("Was the claim against the solicitors statute-barred?", "span") == "reason"
+    assert evidence_kind("被告人是否构成自首？", "span") == "span"  # a CJRC-style question: the reader's
+    assert evidence_kind("Who appealed?", "span") == "span"
+    assert asks_argument("青云公司不服一审判决，上诉都说了些什么理由？")
+
+
+def test_the_court_speaking_for_itself_is_its_reasoning_not_the_question_or_a_quotation():
+    assert voiced("42. For all those reasons, I conclude that the service is first class post.")
+    assert voiced("The judge was therefore right in my view to conclude that the claim was in time.")
+    assert not voiced("“Accordingly, in my judgment, the judge fell into error,” said Lord Neuberger.")
+    assert not voiced("The service is sold as first class post.")
+    issue = "The narrow point of principle on appeal is whether the service is first class post."
+    assert fits_kind("reason", "OPINION", "The service is sold as first class post.") == 1
+    assert fits_kind("reason", "OPINION", issue) == 0  # the question a reason answers is no reason
+    question = "Does the deemed service rule cover the Signed For service?"
+    ranked = rank_sentences(question, [("d:0", "OPINION", REASONS)], evidence_kind(question, "span"))
+    assert ranked[0].text.startswith("42. For all those reasons")
+
+
+def test_a_phrase_closes_the_bracket_it_opens():
+    text = "被告人林某、梁某共使用假币40张（4000元）。"
+    a = text.index("40张")
+    assert text[slice(*complete_span(text, a, text.index("元") + 1, "使用了多少假币？"))] == "40张（4000元）"
+
+
+def test_a_judgments_own_instance_or_a_why_does_not_hide_what_a_question_asks():
+    assert zh_asked_part("为什么法院没有当成夫妻共同债务处理？") is None  # 为什么 is no 什么法院
+    assert zh_asked_part("由何法院管辖？") == ("court", None)
+    assert (
+        zh_asked_part("这个二审行政案是哪个法院审的？") is None
+    )  # of another instance, unless it is this one
