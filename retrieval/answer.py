@@ -46,10 +46,17 @@ _EN_WH = re.compile(r"^\s*(what|why|how|which|on what)\b", re.I)
 _EN_DECISION = re.compile(
     r"\b(decide[ds]?|decision|h[eo]ld(ing)?|order(ed)?|outcome|result|rul(e|ed|ing)|conclu(de|ded|sion)|"
     r"dispos(e|ed|al|ition)|judgment|verdict|allow(ed)?|dismiss(ed)?|"
-    r"happened to\b.*\b(appeal|claim|application|petition|case))\b",
+    r"happened to\b.*\b(appeals?|claims?|applications?|petitions?|cases?|orders?))\b",
     re.I,
 )
 _EN_REASON = re.compile(r"^\s*why\b|\breasons?\b|\bgrounds?\b|\brationale\b", re.I)
+_AND_WHY = re.compile(r"\b(and|but) why\s*\??\s*$", re.I)  # "Did the court give permission, and why?"
+# what must be shown, the approach or test to apply: said by a sentence, though it speaks of an order
+_EN_TEST = re.compile(
+    r"^\s*what (approach|test|principles?|standard)\b|^\s*what (does|do|must|should)\b.*\b(need|have) to "
+    r"(show|prove|establish|demonstrate)\b",
+    re.I,
+)
 # where or how a court went wrong is the reasoning that says so
 _EN_WRONG = re.compile(
     r"^\s*(where|how|in what (way|respect))\b.*\b((go|goes|went|gone) wrong|err(ed|s)?)\b", re.I
@@ -165,8 +172,10 @@ def question_kind(question: str) -> str:
     viewed = _ZH_VIEW.search(question) and not ZH_WHETHER.search(question)
     if _ZH_REASON.search(question) or viewed or (_EN_WH.match(question) and _EN_REASON.search(question)):
         return "reason"
-    if _EN_WRONG.match(question):
+    if _EN_WRONG.match(question) or _AND_WHY.search(question):
         return "reason"
+    if _EN_TEST.search(question):
+        return "statement"
     if _EN_WH.match(question) and _EN_DECISION.search(question):
         return "ruling below" if asks_ruling_below(question) else "decision"
     if _EN_STATEMENT.search(question):

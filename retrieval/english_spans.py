@@ -120,7 +120,9 @@ _ASKS_COURT = re.compile(
 )
 _WHO_SHAPES = ("person", "name", "organisation")
 # "Which judge gave permission?" is answered by a judge, not by a party named beside one
-_ASKS_JUDGE = re.compile(r"\b(which|what)\s+(\w+\s+){0,3}judge\b|\bwho\s+was\s+the\s+judge\b", re.I)
+_ASKS_JUDGE = re.compile(
+    r"\b(which|what)\s+(?!(did|does|do|was|is)\b)(\w+\s+){0,3}judge\b|\bwho\s+was\s+the\s+judge\b", re.I
+)
 _BENCH = r"J|LJ|JJ|LJJ|MR|HHJ|EJ|DJ|DDJ|UTJ|Judges?|Justices?|Master|Recorder|JUDGE|JUSTICE"
 _JUDICIAL = re.compile(rf"\b({_BENCH}|QC|KC|Lord|Lady)\b")
 # "Who was the arbitrator?", "Who is her husband?": someone other than a judge, and not the owner in "Ms
@@ -145,6 +147,8 @@ _ASKS_NUMBER = re.compile(
     r"citation|registration|file) (?:numbers?|no\.?)(?!\w)",
     re.I,
 )
+# "What did Judge Parfitt decide?" asks what a judge did, not which judge
+_NOT_AUX = r"(?!(did|does|do|was|were|is|are|has|have|had|should|must|can|could|would|will|may)\b)"
 # --- what a question asks for; tried in order, the first match wins ---------------------------------------
 _Q = [
     ("condition", r"^\s*(in (what|which) (case|cases|event)|on what conditions?|subject to what)\b"),
@@ -186,13 +190,13 @@ _Q = [
     ),
     (
         "organisation",
-        r"\b(what|which) (\w+ )?(company|firm|court|tribunal|bank|insurer|entity|corporation|employer|"
+        rf"\b(what|which) ({_NOT_AUX}\w+ )?(company|firm|court|tribunal|bank|insurer|entity|corporation|employer|"
         r"hospital|agency|authority|university|school)\b|^\s*(who|whom) (did|does|do)\b.*\bwork for\b",
     ),
     ("person", r"^\s*(who|whom)\b|\bwho\b"),
     (
         "person",
-        r"\b(what|which) (\w+ )?(judges?|justices?|lawyers?|attorneys?|barristers?|counsel|solicitors?|persons?|"
+        rf"\b(what|which) ({_NOT_AUX}\w+ )?(judges?|justices?|lawyers?|attorneys?|barristers?|counsel|solicitors?|persons?|"
         r"officers?|arbitrators?|witness|signator(y|ies)|prosecutors?|defenders?|trustees?|part(y|ies))\b",
     ),
 ]

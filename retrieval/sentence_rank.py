@@ -59,8 +59,14 @@ _VOICE = re.compile(
     r"do not (accept|consider|think)|cannot accept)|we (conclude|hold|agree|consider|accept|reject|are (not )?satisfied))\b",
     re.I,
 )
+_OWN_VIEW = re.compile(
+    r"\b(in (my|our) (judgment|view|opinion)|it seems to me|i (would )?(conclude|consider|think|accept|reject|"
+    r"hold|am (not )?satisfied|do not (accept|consider|think)|cannot accept)|we (conclude|hold|consider|think|"
+    r"accept|reject|are (not )?satisfied|do not (accept|consider|think)))\b",
+    re.I,
+)
 _ISSUE = re.compile(r"\b(issues?|questions?|point|dispute)\b[^.;]{0,80}\b(is|was|are|were)\s+whether\b", re.I)
-_QUOTED = re.compile(r"^\W{0,3}[“\"‘]|^\s*\d+\.\s*[“\"]|[”\"]\W{0,2}$")  # opens or closes a quotation
+_QUOTED = re.compile(r"^\W{0,3}[“\"‘]|^\s*\d+\.\s*[“\"]")  # opens a quotation
 
 
 @dataclass
@@ -108,13 +114,16 @@ def fits_kind(kind: str, block_type: str, sentence: str, question: str = "") -> 
     if kind == "law":  # 依照《…》第…条之规定, or an index of the articles applied; not one quoted in passing
         return cites_law_applied(sentence)
     # a reason is the court's reasoning, not the order it led to ("I would order …"), a party's case nor the
-    # question it answers ("The narrow point on appeal is whether …")
+    # question it answers ("The narrow point on appeal is whether …", "(c) Is PD 51Z inconsistent …?"); an
+    # English judgment's paragraph typed as facts where the court gives its own view is reasoning too
+    own = owns_view(sentence)
     return (
         kind == "reason"
-        and block_type in REASON_BLOCKS
+        and (block_type in REASON_BLOCKS or (block_type == "FACTS" and own))
         and not is_ruling(block_type, sentence)
-        and not is_claim(block_type, sentence)
+        and (own or not is_claim(block_type, sentence))
         and not _ISSUE.search(sentence)
+        and not sentence.rstrip().endswith(("?", "？"))
     )
 
 
@@ -160,9 +169,24 @@ def section_headings(passages: list) -> dict[str, str]:
     return out
 
 
+def owns_view(sentence: str) -> bool:
+    """An English sentence in which the judge says what he or she thinks ("I do not think it is correct
+    …", "In my judgment …"), not a quotation."""
+    return voiced(sentence) and bool(_OWN_VIEW.search(sentence))
+
+
 def voiced(sentence: str) -> bool:
     """An English sentence in which the court states its own view (`_VOICE`), not a quotation."""
-    return not HAN.search(sentence) and bool(_VOICE.search(sentence)) and not _QUOTED.search(sentence)
+    return not (HAN.search(sentence) or _QUOTED.search(sentence) or _closes_quote(sentence)) and bool(
+        _VOICE.search(sentence)
+    )
+
+
+def _closes_quote(sentence: str) -> bool:
+    """Ends a quotation opened in an earlier sentence: a close quote with no open quote of its own."""
+    s = sentence.rstrip(" .;")
+    unbalanced = s.count("”") > s.count("“") or s.count('"') % 2 == 1
+    return s.endswith(("”", '"')) and unbalanced
 
 
 def rank_sentences(

@@ -83,7 +83,7 @@ _ZH_ASKS_RULING = re.compile(
 )
 _ZH_ASKS_CLAIM = re.compile(
     r"要求|请求|诉请|主张|诉称|辩称|起诉|索赔|索要|指控|"
-    r"(上诉|抗诉|再审申请|申请再审|抗辩|辩护|答辩)(的|都?说了些?什么|提出了?什么|有哪些)?(理由|意见)|"
+    r"(上诉|抗诉|再审申请|申请再审|抗辩|辩护|答辩)[^，。？?为]{0,8}?(理由|意见)|(上诉|抗诉|申诉)[^，。？?]{0,3}(怎么说|称)|"
     r"(提出|发表)了?(什么|哪些)(意见|理由|主张)"
 )
 _APPEALED = re.compile(r"不服[^，。？?]{0,12}?(判决|裁定)")
@@ -98,7 +98,7 @@ _EN_ASKS_CLAIM = re.compile(
 )
 # an argument question asks what was argued, not a sum, a person or a date (those stay span questions)
 # (in English "what did the appellant argue", not "what benefit had he claimed" nor "which lawyer argued")
-_ASKS_WHAT = re.compile(r"什么|哪些|^\s*what\s+(did|does|do|has|have|had|was|were|is|are)\b", re.I)
+_ASKS_WHAT = re.compile(r"什么|哪些|怎么说|^\s*what\s+(did|does|do|has|have|had|was|were|is|are)\b", re.I)
 _ASKS_PHRASE = re.compile(r"多少|几|谁|何时|哪一?天|\b(how much|how many|when|who|whom)\b", re.I)
 
 

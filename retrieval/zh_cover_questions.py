@@ -20,7 +20,7 @@ from retrieval.covers import Cover, CoverAnswer
 from retrieval.named_documents import AGENTS
 
 _END = r"(?:呢)?[？?。！!\s]*$"  # the question ends with what it asks: not 原告是谁的儿子
-_WHO = r"(?:分别)?(?:是谁|是哪[个家些位方几]*|有哪些|有谁|都有谁|叫什么(?:名字)?|是什么(?:人|公司|单位|机关))"
+_WHO = r"(?:分别)?(?:是谁|是哪[个家些位方几]*(?:法官|人)?|有哪些|有谁|都有谁|叫什么(?:名字)?|是什么(?:人|公司|单位|机关))"
 _OFFICES = "审判长 代理审判员 审判员 人民陪审员 陪审员 书记员 法官助理 执行员".split()
 _ROLES = (
     "再审申请人 被申请人 申请执行人 被执行人 申请人 被上诉人 上诉人 被告人 原告 被告 公诉机关 第三人 被申诉人 "

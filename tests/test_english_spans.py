@@ -61,6 +61,7 @@ CONTRACT = (
         ("At what figure were the costs summarily assessed?", "amount"),
         ("Where was the hearing held?", "place"),
         ("Where did the deputy judge go wrong?", None),  # a reason, not a place
+        ("What did Judge Parfitt decide?", None),  # what a judge did, not which judge
         ("What is the melting point of tungsten?", None),
         ("Did the court allow the appeal?", None),
         ("被告人的辩护人是谁？", "office"),  # a Chinese question: retrieval/chinese_spans.py reads it

@@ -24,11 +24,19 @@ REASONS = (
         ("How did the judge err in applying section 117B(6)?", "reason"),
         ("What happened to Ms Runa's appeal in the Court of Appeal?", "decision"),
         ("What happened on 5 May 2019?", "span"),
+        ("What happened to the care orders and the parents' appeals in the end?", "decision"),
+        ("Did the Court of Appeal give Z permission to appeal, and why?", "reason"),
+        ("What does an appellant need to show for the court to interfere with a costs order?", "statement"),
+        ("What approach should a court take to extending time for service?", "statement"),
+        ("What did Judge Parfitt decide in his judgment of 15 April 2020?", "decision"),
         ("How did the couple come to use arbitration instead of a trial?", "statement"),
         ("What is Mr Cowley actually suing for?", "statement"),
         ("法院凭什么认定公安分局构成行政不作为？", "reason"),
         # the judgment appealed is named, the appeal's grounds are asked
         ("青云公司不服一审判决，上诉都说了些什么理由？", "argument"),
+        ("广州二建上诉主要讲了哪些理由？", "argument"),
+        ("王杰文上诉是怎么说的？", "argument"),
+        ("二审法院驳回上诉的理由是什么？", "reason"),  # the court's reasons for rejecting the appeal
     ],
 )
 def test_what_a_question_asks_for(question, kind):
@@ -47,9 +55,16 @@ def test_the_court_speaking_for_itself_is_its_reasoning_not_the_question_or_a_qu
     assert voiced("The judge was therefore right in my view to conclude that the claim was in time.")
     assert not voiced("“Accordingly, in my judgment, the judge fell into error,” said Lord Neuberger.")
     assert not voiced("The service is sold as first class post.")
+    assert not voiced('We find that it would therefore apply to a fixed-term contract."')  # a quotation's end
+    assert voiced("For those reasons, I conclude that it falls within the rubric “First class service”.")
     issue = "The narrow point of principle on appeal is whether the service is first class post."
     assert fits_kind("reason", "OPINION", "The service is sold as first class post.") == 1
     assert fits_kind("reason", "OPINION", issue) == 0  # the question a reason answers is no reason
+    assert fits_kind("reason", "OPINION", "(c) Is the stay inconsistent with article 6?") == 0
+    # a paragraph the parser typed as facts, in which the judge gives his view
+    view = "20. I do not think it is correct to construe declarations as if they were patent claims."
+    assert fits_kind("reason", "FACTS", view) == 1
+    assert fits_kind("reason", "FACTS", "Accordingly, the claimant issued proceedings in 2019.") == 0
     question = "Does the deemed service rule cover the Signed For service?"
     ranked = rank_sentences(question, [("d:0", "OPINION", REASONS)], evidence_kind(question, "span"))
     assert ranked[0].text.startswith("42. For all those reasons")
@@ -64,6 +79,7 @@ def test_a_phrase_closes_the_bracket_it_opens():
 def test_a_judgments_own_instance_or_a_why_does_not_hide_what_a_question_asks():
     assert zh_asked_part("为什么法院没有当成夫妻共同债务处理？") is None  # 为什么 is no 什么法院
     assert zh_asked_part("由何法院管辖？") == ("court", None)
+    assert zh_asked_part("这个借贷案，合议庭的审判长是哪位法官？") == ("office", "审判长")
     assert (
         zh_asked_part("这个二审行政案是哪个法院审的？") is None
     )  # of another instance, unless it is this one
