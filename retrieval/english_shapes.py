@@ -111,7 +111,8 @@ _NAME = r"(?:(?:Mc|O')[A-Z][a-z]+|[A-Z](?:[a-z'’]+|(?=-))(?:-[A-Z]?[a-z'’]+)
 _CAPS = r"[A-Z][A-Z'’\-]+"
 _TITLE = (
     r"(?:Mr|Mrs|Ms|Miss|Dr|Sir|Dame|Lord|Lady|Judge|Justice|Professor|Hon\.|Honorable|Lord Justice|"
-    r"Lady Justice|Mr Justice|Mrs Justice|Chief Justice|Master|HHJ|His Honour Judge|Her Honour Judge|HH Judge|"
+    r"Lady Justice|Mr Justice|Mrs Justice|Chief Justice|Master|HHJ|His Honour Judge|Her Honour Judge|"
+    r"HH Judge|"
     # the tribunals' and the lower courts' judges: "EJ Kolanko", "DDJ Ackland", "Deputy Upper Tribunal Judge"
     r"(?:Deputy )?(?:District|Employment|Upper Tribunal|First-tier Tribunal) Judge|EJ|DJ|DDJ|UTJ|Recorder)\.?"
 )

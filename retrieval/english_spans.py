@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from retrieval.chinese_spans import ZH_ROLE_LINES, owner_bonus, zh_candidates, zh_span_kind
+from retrieval.english_kinds import ASKS_NUMBER, en_span_kind
 from retrieval.english_shapes import NOT_NAMES, counted_words, en_candidates, is_proper
 from retrieval.reader.runtime import content_terms, term_spans
 from retrieval.sentence_rank import SIMILARITY_WEIGHT
@@ -142,65 +143,6 @@ _FROM_TO = re.compile(r"\b(from|to)\s+(?:the\s+)?$", re.I)
 # kinds whose answer is a name: one that repeats a name the question gives is the question's, not its answer
 _NAMED = frozenset({"person", "name", "organisation", "place"})
 
-_ASKS_NUMBER = re.compile(
-    r"\b(?:what|which) (?:is|was|are|were) the (?:\w+ )?(patent|case|application|publication|serial|docket|"
-    r"citation|registration|file) (?:numbers?|no\.?)(?!\w)",
-    re.I,
-)
-# "What did Judge Parfitt decide?" asks what a judge did, not which judge
-_NOT_AUX = r"(?!(did|does|do|was|were|is|are|has|have|had|should|must|can|could|would|will|may)\b)"
-# --- what a question asks for; tried in order, the first match wins ---------------------------------------
-_Q = [
-    ("condition", r"^\s*(in (what|which) (case|cases|event)|on what conditions?|subject to what)\b"),
-    (
-        "date",
-        r"^\s*(on |by )?(what|which) (date|day|year)\b|^\s*in what year\b|\bwhat date\b|\bdate of (birth|death)\b",
-    ),
-    ("date", r"^\s*when (was|were|did|is|are|has|had)\b"),
-    ("date", r"^\s*when\b.*\b(end|ends|expire|expires|begin|begins|start|starts|commence|commences|due)\b"),
-    ("condition", r"^\s*when\b"),
-    (
-        "duration",
-        r"\bhow long\b|\bhow many (days|weeks|months|years|hours|minutes)\b|"
-        r"\bhow much (\w+ )?(notice|time)\b",
-    ),
-    ("duration", r"\b(what|which) (\w+ )?(period|term|length|duration)\b|\bwithin what (time|period)\b"),
-    ("number", _ASKS_NUMBER.pattern),
-    ("age", r"^\s*how old\b|\b(at )?what age\b"),
-    (
-        "measure",
-        r"^\s*how (wide|high|tall|thick|deep|heavy|hot|cold|far|fast|big|large|small)\b|"
-        r"\b(what|which) (\w+ )?"
-        r"(wavelengths?|temperatures?|frequenc(y|ies)|voltages?|currents?|pressures?|weights?|mass|length|"
-        r"width|height|thickness|diameter|depth|speed|velocity|concentrations?|doses?|dosage|distance|size|"
-        r"power|resistance|capacity|energy|range)\b",
-    ),
-    (
-        "amount",
-        r"^\s*how (much|many)\b|\b(what|which) ((is|was|are|were) the )?(\w+ ){0,2}"
-        r"(amount|sum|share|percentage|proportion|fraction|fees?|price|rate|cost|fine|salary|compensation|"
-        r"consideration|damages|deposit|rent|royalt(y|ies)|premium|wages?|value|bail|figures?)\b",
-    ),
-    (
-        "place",
-        # "Where did the judge go wrong?" asks a reason, not a place
-        r"^\s*where\b(?!.*\b(go|goes|went|gone) wrong\b|.*\berr(ed|s)?\b)|"
-        r"\b(what|which) (city|town|state|country|county|place|location|venue)\b|"
-        r"\b(what|which|whose) (country's |state's )?laws?\b(?! firm)",
-    ),
-    (
-        "organisation",
-        rf"\b(what|which) ({_NOT_AUX}\w+ )?(company|firm|court|tribunal|bank|insurer|entity|corporation|employer|"
-        r"hospital|agency|authority|university|school)\b|^\s*(who|whom) (did|does|do)\b.*\bwork for\b",
-    ),
-    ("person", r"^\s*(who|whom)\b|\bwho\b"),
-    (
-        "person",
-        rf"\b(what|which) ({_NOT_AUX}\w+ )?(judges?|justices?|lawyers?|attorneys?|barristers?|counsel|solicitors?|persons?|"
-        r"officers?|arbitrators?|witness|signator(y|ies)|prosecutors?|defenders?|trustees?|part(y|ies))\b",
-    ),
-]
-_QUESTION_KINDS = [(kind, re.compile(p, re.I)) for kind, p in _Q]
 
 OTHER_SHAPE_WEIGHT = 0.6  # a title-less name, or another shape than asked
 
@@ -221,7 +163,7 @@ def span_kind(question: str) -> str | None:
     retrieval.chinese_spans.ZH_KINDS."""
     if HAN.search(question):
         return zh_span_kind(question)
-    return next((kind for kind, pattern in _QUESTION_KINDS if pattern.search(question)), None)
+    return en_span_kind(question)
 
 
 def candidates(text: str, kind: str, chinese: bool = False) -> list[tuple[int, int, str]]:
@@ -367,7 +309,7 @@ def _placement(question: str, q_terms: set[str], before: str, line: str, span: s
     asked, lead, numbered = (
         _ASKS_FROM_TO.search(question),
         _FROM_TO.search(before),
-        _ASKS_NUMBER.search(question),
+        ASKS_NUMBER.search(question),
     )
     other = (
         _WITH_WHOM.search(line)

@@ -9,9 +9,10 @@ English question, so a Chinese-only session never loads them. Segments without a
 written before the vectors were, a run without a checkpoint) are embedded then, once per session, and kept
 in the user cache, so the next `ldx ask` over the same run loads them.
 
-`SentenceVectors(config).similarity(question)` returns the scorer `retrieval.sentence_rank.rank_sentences` takes:
-the cosine of an English question and each candidate sentence, the sentences' vectors cached for the
-session. Both are off with `RetrievalConfig.sentence_model = false`.
+`SentenceVectors(config).similarity(question)` returns the scorer that
+`retrieval.sentence_rank.rank_sentences` takes: the cosine of an English question and each candidate
+sentence, the sentences' vectors cached for the session. Both are off with
+`RetrievalConfig.sentence_model = false`.
 """
 
 from __future__ import annotations
@@ -135,9 +136,9 @@ class SentenceVectors:
         self.vectors: OrderedDict[str, np.ndarray] = OrderedDict()
 
     def similarity(self, question: str) -> Callable[[list[str]], np.ndarray] | None:
-        """The scorer `retrieval.sentence_rank.rank_sentences` takes for `question`: the cosine of the question and
-        each of a list of sentences, in [-1, 1]; None when the sentence model is off or the question is not
-        English."""
+        """The scorer `retrieval.sentence_rank.rank_sentences` takes for `question`: the cosine of the
+        question and each of a list of sentences, in [-1, 1]; None when the sentence model is off or the
+        question is not English."""
         if not self.config.sentence_model or not is_english(question, self.config):
             return None
         return lambda texts: self.cosines(question, texts)

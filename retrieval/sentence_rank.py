@@ -56,13 +56,15 @@ _VOICE = re.compile(
     r"\b(in (my|our) (judgment|view|opinion)|it seems to me|it follows|therefore|accordingly|"
     r"for (these|those|all these|all those|the) (\w+ )?reasons|fell into error|was (wrong|right) to|"
     r"i (would )?(conclude|consider|accept|reject|agree|hold|am (not )?satisfied|"
-    r"do not (accept|consider|think)|cannot accept)|we (conclude|hold|agree|consider|accept|reject|are (not )?satisfied))\b",
+    r"do not (accept|consider|think)|cannot accept)|"
+    r"we (conclude|hold|agree|consider|accept|reject|are (not )?satisfied))\b",
     re.I,
 )
 _OWN_VIEW = re.compile(
-    r"\b(in (my|our) (judgment|view|opinion)|it seems to me|i (would )?(conclude|consider|think|accept|reject|"
-    r"hold|am (not )?satisfied|do not (accept|consider|think)|cannot accept)|we (conclude|hold|consider|think|"
-    r"accept|reject|are (not )?satisfied|do not (accept|consider|think)))\b",
+    r"\b(in (my|our) (judgment|view|opinion)|it seems to me|"
+    r"i (would )?(conclude|consider|think|accept|reject|hold|am (not )?satisfied|"
+    r"do not (accept|consider|think)|cannot accept)|"
+    r"we (conclude|hold|consider|think|accept|reject|are (not )?satisfied|do not (accept|consider|think)))\b",
     re.I,
 )
 _ISSUE = re.compile(r"\b(issues?|questions?|point|dispute)\b[^.;]{0,80}\b(is|was|are|were)\s+whether\b", re.I)
