@@ -173,10 +173,9 @@ class AnswerRoutes:
         案由, 日期, 审判长, 当事人) answered from what the parser read there, in the judgment asked about,
         else the one the question names by its parties, else the one cited first."""
         zh = HAN.search(question) is not None
-        if (
-            zh
-        ):  # the judgment's own title in a question names it ("…移送执行…裁定书的审理法院"), asks nothing;
-            # so does its own instance (这个二审行政案是哪个法院审的 of a 二审 judgment)
+        # the judgment's own title in a question names it ("…移送执行…裁定书的审理法院") and asks nothing;
+        # so does its own instance (这个二审行政案是哪个法院审的 of a 二审 judgment)
+        if zh:
             _, title, meta = self.covers.heads().get(doc_id or doc or "", ("", "", {}))
             number = meta.get("case_number") or ""
             own = next((word for word, shown in CASE_INSTANCE if shown.search(number)), None)
