@@ -20,7 +20,6 @@ citations and evidence.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Protocol
 
@@ -44,7 +43,7 @@ from retrieval.ground_outcomes import asks_ground_outcome, ground_outcome
 from retrieval.grounds_questions import asks_grounds, grounds
 from retrieval.hybrid import Passage
 from retrieval.named_documents import case_named
-from retrieval.outcome_questions import CASE_INSTANCE, blockwise, outcome_answer, outcome_part
+from retrieval.outcome_questions import blockwise, outcome_answer, outcome_part
 from retrieval.party_questions import party_answer, party_part
 from retrieval.patent_questions import patent_answer, patent_part
 from retrieval.review_questions import asks_review, review_answer
@@ -61,8 +60,6 @@ _FOCUS = "read from where the court states the focus of dispute (retrieval/focus
 _NOTICE = "read from the judgment's own notice of appeal or finality (retrieval/appeal_questions.py)"
 _SECTION = "read from the published case's own section (retrieval/digest_questions.py)"
 _SEPARATE = "read from the opinion's separate opinions and votes (retrieval/separate_opinions.py)"
-# a question asking what was appealed or reviewed asks of the instance below, whatever this one is
-_BELOW = re.compile(r"不服|申请|申诉|上诉|原审|原判")
 _GROUND = "read from where the Court concludes on that ground (retrieval/ground_outcomes.py)"
 _REVIEW = "read from where the opinion states its standard of review (retrieval/review_questions.py)"
 _DEFINITION = "read from where the document defines the term (retrieval/definition_questions.py)"
@@ -173,15 +170,9 @@ class AnswerRoutes:
         案由, 日期, 审判长, 当事人) answered from what the parser read there, in the judgment asked about,
         else the one the question names by its parties, else the one cited first."""
         zh = HAN.search(question) is not None
-        # the judgment's own title in a question names it ("…移送执行…裁定书的审理法院") and asks nothing;
-        # so does its own instance (这个二审行政案是哪个法院审的 of a 二审 judgment)
-        if zh:
+        if zh:  # the judgment's own title and instance, which a question may name it by
             _, title, meta = self.covers.heads().get(doc_id or doc or "", ("", "", {}))
-            number = meta.get("case_number") or ""
-            own = next((word for word, shown in CASE_INSTANCE if shown.search(number)), None)
-            own = None if _BELOW.search(question) else own  # 不服哪个法院的判决而申请再审: the one below
-            asked_q = question.replace(title, " ") if title else question
-            asked = zh_asked_part(asked_q.replace(own, " ") if own else asked_q)
+            asked = zh_asked_part(question, title, meta.get("case_number") or "")
         else:
             asked = asked_part(question)
         if asked is None:

@@ -18,6 +18,7 @@ import re
 from pipeline.parsing.kinds.zh_judgment import CN_DATE_PARTS, cn_date
 from retrieval.covers import Cover, CoverAnswer
 from retrieval.named_documents import AGENTS
+from retrieval.outcome_questions import CASE_INSTANCE
 
 _END = r"(?:呢)?[？?。！!\s]*$"  # the question ends with what it asks: not 原告是谁的儿子
 _WHO = r"(?:分别)?(?:是谁|是哪[个家些位方几]*(?:法官|人)?|有哪些|有谁|都有谁|叫什么(?:名字)?|是什么(?:人|公司|单位|机关))"
@@ -53,13 +54,21 @@ _ASKS = tuple(
 _ELSEWHERE = re.compile(
     r"原审|一审|二审|再审|原判|上诉|申诉|向哪|移送|引用|依据|另案|生效|履行|期限|之日起|后"
 )
+# a question asking what was appealed or reviewed asks of the instance below, whatever this one is
+_BELOW = re.compile(r"不服|申请|申诉|上诉|原审|原判")
 # ... but the instance in a judgment's title names this one (王富贵危险驾驶一审刑事判决书)
 _TITLED = re.compile(r"[一二再]审(?=(?:民事|刑事|行政|执行|赔偿)?(?:判决|裁定|调解|决定)书)")
 
 
-def zh_asked_part(question: str) -> tuple[str, str | None] | None:
+def zh_asked_part(question: str, title: str = "", case_number: str = "") -> tuple[str, str | None] | None:
     """(what the question asks of a judgment's head or signature, the office or role it names), or
-    None."""
+    None. The judgment's own `title` in the question names it ("…移送执行…裁定书的审理法院") and asks
+    nothing; so does the instance its `case_number` names (这个二审行政案是哪个法院审的 of a 行终 number),
+    unless the question asks what was appealed or reviewed (不服哪个法院的判决而申请再审: the one below)."""
+    own = next((word for word, number in CASE_INSTANCE if number.search(case_number)), None)
+    own = None if _BELOW.search(question) else own
+    question = question.replace(title, " ") if title else question
+    question = question.replace(own, " ") if own else question
     for name, pattern in _ASKS:
         if (m := pattern.search(question)) is None:
             continue

@@ -80,6 +80,14 @@ def test_a_judgments_own_instance_or_a_why_does_not_hide_what_a_question_asks():
     assert zh_asked_part("为什么法院没有当成夫妻共同债务处理？") is None  # 为什么 is no 什么法院
     assert zh_asked_part("由何法院管辖？") == ("court", None)
     assert zh_asked_part("这个借贷案，合议庭的审判长是哪位法官？") == ("office", "审判长")
-    assert (
-        zh_asked_part("这个二审行政案是哪个法院审的？") is None
-    )  # of another instance, unless it is this one
+    # of another instance, unless it is this one: the instance of the judgment's own number
+    assert zh_asked_part("这个二审行政案是哪个法院审的？") is None
+    assert zh_asked_part("这个二审行政案是哪个法院审的？", case_number="（2017）辽06行终22号") == (
+        "court",
+        None,
+    )
+    # what was appealed or reviewed is asked of the instance below, whatever this one is
+    assert zh_asked_part("张某某不服哪个法院的判决而申请再审？", case_number="（2019）内民申441号") is None
+    # the judgment's own title names it
+    title = "张某移送执行裁定书"
+    assert zh_asked_part(f"{title}的审理法院是哪个法院？", title=title) == ("court", None)
