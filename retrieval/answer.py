@@ -49,7 +49,7 @@ _EN_DECISION = re.compile(
     r"happened to\b.*\b(appeals?|claims?|applications?|petitions?|cases?|orders?))\b",
     re.I,
 )
-_EN_REASON = re.compile(r"^\s*why\b|\breasons?\b|\bgrounds?\b|\brationale\b", re.I)
+_EN_REASON = re.compile(r"^\s*why\b|\breasons?\b|\bgrounds?\b|\brationale\b|\bon (what|which) basis\b", re.I)
 _AND_WHY = re.compile(r"\b(and|but) why\s*\??\s*$", re.I)  # "Did the court give permission, and why?"
 # what must be shown, the approach or test to apply: said by a sentence, though it speaks of an order
 _EN_TEST = re.compile(
@@ -61,9 +61,10 @@ _EN_TEST = re.compile(
 _EN_WRONG = re.compile(
     r"^\s*(where|how|in what (way|respect))\b.*\b((go|goes|went|gone) wrong|err(ed|s)?)\b", re.I
 )
-_ZH_REASON = re.compile(r"为什么|为何|凭什么|理由|原因|依据")
+# a cause of death, of an accident or a fire (死亡原因是什么) is a fact found, not the court's reasoning
+_ZH_REASON = re.compile(r"为什么|为何|为啥|凭什么|理由|(?<![亡故火病])原因|依据")
 # the court's view of a point (辩护人认为…，法院怎么看？) is its reasoning too, unless asked whether (有没有…？)
-_ZH_VIEW = re.compile(r"(?:怎么|如何|怎样)(?:看|认定|评价|看待)")
+_ZH_VIEW = re.compile(r"(?:怎么|如何|怎样)(?:看|认定|评价|看待)|(?:什么|何种|怎样的?)态度")
 # asking what was decided or imposed: 如何判决, 判处什么刑罚, 如何处理 (the disposition of a thing or claim)
 _ZH_DECISION = re.compile(
     r"如何判决|怎么判|怎样判|判决结果|判决如何|判了什么|判处(什么|何种)|(什么|何种)刑罚|如何处理|怎么处理|"

@@ -23,6 +23,7 @@ from retrieval.reader.runtime import content_terms, term_spans
 from retrieval.sides import (
     CLAIM_BLOCKS,
     DECISION_BLOCKS,
+    court_answers,
     decision_fit,
     is_claim,
     is_ruling,
@@ -67,6 +68,11 @@ _OWN_VIEW = re.compile(
     r"we (conclude|hold|consider|think|accept|reject|are (not )?satisfied|do not (accept|consider|think)))\b",
     re.I,
 )
+# where a judgment may give its own view on a point besides its reasoning, as the parser typed it: the court
+# answering a party's argument it reports (关于上诉人…的上诉理由，经查，…), a discussion taken for facts
+_VIEW_BLOCKS = frozenset({"FACTS", "CLAIMS", "DEFENSE"})
+# 因此 …, 故 … (not 故意, 事故), 由于 …, 鉴于 …: a Chinese sentence giving a reason or the conclusion drawn from it
+_ZH_BECAUSE = re.compile(r"因此|所以|由于|因为|鉴于|(?<![事缘变])故(?!意)")
 _ISSUE = re.compile(r"\b(issues?|questions?|point|dispute)\b[^.;]{0,80}\b(is|was|are|were)\s+whether\b", re.I)
 _QUOTED = re.compile(r"^\W{0,3}[“\"‘]|^\s*\d+\.\s*[“\"]")  # opens a quotation
 
@@ -99,12 +105,15 @@ def instances(sentence: str) -> set[str]:
     return {word for word, number in CASE_INSTANCE if number.search(sentence)}
 
 
-def fits_kind(kind: str, block_type: str, sentence: str, question: str = "") -> float:
+def fits_kind(
+    kind: str, block_type: str, sentence: str, question: str = "", answering: bool = False
+) -> float:
     """How well a sentence stands where a `kind` question's answer stands (1 or 0; for a decision, see
     `retrieval.sides.decision_fit`): the disposition (or a ruling reported in the facts or reasons) for a
     decision, a lower court's decision reported for a ruling below, a party's words for an argument, the
     court's reasoning for a reason, the citation of the articles applied for a question asking the law, the
-    claim the `question` names for a patent claim."""
+    claim the `question` names for a patent claim; `answering`: an earlier sentence of the same passage has the
+    court answering a point (经查 …), so this one goes on with its view."""
     if kind == "patent claim":
         return states_claim(asked_claim(question) or 0, block_type, sentence)
     if kind == "decision":
@@ -116,12 +125,15 @@ def fits_kind(kind: str, block_type: str, sentence: str, question: str = "") -> 
     if kind == "law":  # 依照《…》第…条之规定, or an index of the articles applied; not one quoted in passing
         return cites_law_applied(sentence)
     # a reason is the court's reasoning, not the order it led to ("I would order …"), a party's case nor the
-    # question it answers ("The narrow point on appeal is whether …", "(c) Is PD 51Z inconsistent …?"); an
-    # English judgment's paragraph typed as facts where the court gives its own view is reasoning too
+    # question it answers ("The narrow point on appeal is whether …", "(c) Is PD 51Z inconsistent …?"); a
+    # paragraph typed as facts or a party's where the court gives its own view ("I do not think …", 经查 …) is
+    # reasoning too, and so is the rest of it
+    if answering and block_type in _VIEW_BLOCKS:
+        block_type = "OPINION"
     own = owns_view(sentence)
     return (
         kind == "reason"
-        and (block_type in REASON_BLOCKS or (block_type == "FACTS" and own))
+        and (block_type in REASON_BLOCKS or (block_type in _VIEW_BLOCKS and own))
         and not is_ruling(block_type, sentence)
         and (own or not is_claim(block_type, sentence))
         and not _ISSUE.search(sentence)
@@ -172,16 +184,19 @@ def section_headings(passages: list) -> dict[str, str]:
 
 
 def owns_view(sentence: str) -> bool:
-    """An English sentence in which the judge says what he or she thinks ("I do not think it is correct
-    …", "In my judgment …"), not a quotation."""
+    """A sentence in which the judge says what he or she thinks ("I do not think it is correct …", "In my
+    judgment …"), not a quotation; in Chinese, where the court answers a point (经查…, 本院认为…)."""
+    if HAN.search(sentence):
+        return court_answers(sentence)
     return voiced(sentence) and bool(_OWN_VIEW.search(sentence))
 
 
 def voiced(sentence: str) -> bool:
-    """An English sentence in which the court states its own view (`_VOICE`), not a quotation."""
-    return not (HAN.search(sentence) or _QUOTED.search(sentence) or _closes_quote(sentence)) and bool(
-        _VOICE.search(sentence)
-    )
+    """A sentence in which the court states its own view (`_VOICE`), not a quotation; in Chinese, one that
+    draws a conclusion from a reason (`_ZH_BECAUSE`)."""
+    if HAN.search(sentence):
+        return bool(_ZH_BECAUSE.search(sentence))
+    return not (_QUOTED.search(sentence) or _closes_quote(sentence)) and bool(_VOICE.search(sentence))
 
 
 def _closes_quote(sentence: str) -> bool:
@@ -209,9 +224,11 @@ def rank_sentences(
         if btype in skip:
             continue
         under = {t for t, _, _ in term_spans((headings or {}).get(sid, ""))}  # its heading's terms
+        answering = False
         for a, b in sentences(text):
             s = text[a:b]
-            fit = fits_kind(kind, btype, s, question)
+            fit = fits_kind(kind, btype, s, question, answering)
+            answering = answering or (HAN.search(s) is not None and court_answers(s))
             # 依照…之规定，判决如下： ends in a colon; "AFFIRMED." is too short for a sentence
             if is_sentence(s) or (kind == "law" and fit) or (decision and fit and states_ruling(s)):
                 held = {t for t, _, _ in term_spans(s)} | under | instances(s)

@@ -53,11 +53,13 @@ RULING_BLOCKS = frozenset({"FACTS", "PROCEDURE", "OPINION"})  # not CLAIMS: a pa
 CLAIM_BLOCKS = frozenset({"CLAIMS", "DEFENSE"})
 # a party's request or argument reported in another block (郭某华遂诉至法院，请求判令…, "the appellant contends")
 _ZH_CLAIMED = re.compile(
-    r"请求|诉请|要求|诉至|诉称|辩称|上诉称|抗诉称|申请再审称|主张|抗辩|辩护意见|指控|提出|建议"
+    r"请求|诉请|要求|诉至|诉称|辩称|上诉称|抗诉称|申请再审称|主张|抗辩|辩护意见|指控|提出|建议|辩护人认为"
 )
+# the judgment's notice of appeal (如不服本判决，可在…提出上诉) is no party's words
+_NOT_SAID = frozenset({"NOTICE"})
 # …but not where the court answers one (辩护人提出的辩护意见…本院予以采纳)
 _ZH_COURT_ANSWERS = re.compile(
-    r"本院(认为|予以|不予|采纳|支持|酌)|法院(认为|认定|予以|不予)|予以(采纳|支持)|不予(采纳|支持)|"
+    r"本院(认为|予以|不予|采纳|支持|酌)|法院(认为|认定|予以|不予)|予以(采纳|支持|采信)|不予(采纳|支持|采信)|经查|"
     r"(罪名|指控|主张|请求|理由)(不能)?成立"
 )
 _EN_CLAIMED = re.compile(
@@ -95,6 +97,12 @@ _EN_ASKS_CLAIM = re.compile(
     r"\b(claimed|sought|requested|demanded|argued|contended|submitted|arguments?|submissions?|contentions?)\b|"
     r"\bgrounds? (of|for) (the )?appeal\b",
     re.I,
+)
+# why a party, not the court, holds or asks something: 公诉机关凭什么认为…, 检察院为什么要求… (被告为什么要赔偿 asks
+# the court's reasons)
+_ZH_PARTY_WHY = re.compile(
+    r"(公诉机关|检察院|原告|被告人?|上诉人|申请人|辩护人|第三人)[^，。？?]{0,8}?(为什么|为何|为啥|凭什么|以什么理由)"
+    r"[^，。？?]{0,4}?(认为|要求|主张|指控|起诉|上诉|申请|提出|请求|称)"
 )
 # an argument question asks what was argued, not a sum, a person or a date (those stay span questions)
 # (in English "what did the appellant argue", not "what benefit had he claimed" nor "which lawyer argued")
@@ -161,13 +169,18 @@ def is_ruling_below(block_type: str, sentence: str) -> bool:
 def is_claim(block_type: str, sentence: str) -> bool:
     """A party's words: its own block (CLAIMS, DEFENSE), or a request or argument reported elsewhere; never
     a ruling (驳回原告其他诉讼请求 names a request) or the court's answer to an argument."""
-    if is_ruling(block_type, sentence):
+    if is_ruling(block_type, sentence) or block_type in _NOT_SAID:
         return False
     if block_type in CLAIM_BLOCKS:
         return True
     if HAN.search(sentence):
-        return bool(_ZH_CLAIMED.search(sentence)) and not _ZH_COURT_ANSWERS.search(sentence)
+        return bool(_ZH_CLAIMED.search(sentence)) and not court_answers(sentence)
     return bool(_EN_CLAIMED.search(sentence))
+
+
+def court_answers(sentence: str) -> bool:
+    """A Chinese sentence in which the court answers a point (本院认为…, 经查…, 不予采纳, 上诉理由不成立)."""
+    return bool(_ZH_COURT_ANSWERS.search(sentence))
 
 
 def asked_side(question: str) -> str | None:
@@ -191,8 +204,9 @@ def on_asked_side(question: str, block_type: str, sentence: str) -> bool:
 
 def asks_argument(question: str) -> bool:
     """A question about what a party argued or asked for (原告的诉讼请求是什么？ 上诉理由是什么？ "What did the
-    appellant argue?"): its answer is a party's sentence."""
-    return (
+    appellant argue?"), or why a party held or asked it (公诉机关凭什么认为…？): its answer is a party's
+    sentence."""
+    return _ZH_PARTY_WHY.search(question) is not None or (
         asked_side(question) == "claim"
         and bool(_ASKS_WHAT.search(question))
         and not _ASKS_PHRASE.search(question)

@@ -31,12 +31,22 @@ REASONS = (
         ("What did Judge Parfitt decide in his judgment of 15 April 2020?", "decision"),
         ("How did the couple come to use arbitration instead of a trial?", "statement"),
         ("What is Mr Cowley actually suing for?", "statement"),
+        ("On what basis was the refusal to produce him at court quashed?", "reason"),
         ("法院凭什么认定公安分局构成行政不作为？", "reason"),
         # the judgment appealed is named, the appeal's grounds are asked
         ("青云公司不服一审判决，上诉都说了些什么理由？", "argument"),
         ("广州二建上诉主要讲了哪些理由？", "argument"),
         ("王杰文上诉是怎么说的？", "argument"),
         ("二审法院驳回上诉的理由是什么？", "reason"),  # the court's reasons for rejecting the appeal
+        (
+            "公诉机关凭什么认为李某构成过失致人死亡罪？",
+            "argument",
+        ),  # the prosecutor's reasons, not the court's
+        ("检察院为什么要求对他这次的事实再作判决？", "argument"),
+        ("被告为什么要承担赔偿责任？", "reason"),  # why the court held the defendant liable
+        ("法医鉴定林某的死亡原因是什么？", "span"),  # a cause of death is a fact found
+        ("法院为啥没采纳这个意见？", "reason"),
+        ("法院对这些证据是什么态度？", "reason"),
     ],
 )
 def test_what_a_question_asks_for(question, kind):
@@ -68,6 +78,22 @@ def test_the_court_speaking_for_itself_is_its_reasoning_not_the_question_or_a_qu
     question = "Does the deemed service rule cover the Signed For service?"
     ranked = rank_sentences(question, [("d:0", "OPINION", REASONS)], evidence_kind(question, "span"))
     assert ranked[0].text.startswith("42. For all those reasons")
+
+
+def test_a_chinese_court_answering_a_point_gives_its_reasons_where_the_parser_typed_the_party():
+    opening = "本院认为，上诉人王某利用职务便利，非法收受他人财物，其行为构成受贿罪。"
+    answered = (
+        "关于上诉人王某上诉称其不构成受贿罪的上诉理由，经查，能够证实王某索贿的证据仅有证人闫某的一次证言。"
+        "王某对此始终予以否认。"
+        "因此，原判认定王某构成受贿罪事实不清，证据不足，故此上诉理由成立。"
+    )
+    assert fits_kind("reason", "CLAIMS", "上诉人王某上诉称其不构成受贿罪。") == 0  # the party's words
+    assert fits_kind("reason", "CLAIMS", answered[: answered.index("。") + 1]) == 1  # 经查: the court's
+    # a sentence after the court's answer goes on with its view; a conclusion drawn from a reason leads
+    question = "二审为什么不再认定王某犯受贿罪？"
+    ranked = rank_sentences(question, [("d:0", "OPINION", opening), ("d:1", "CLAIMS", answered)], "reason")
+    assert ranked[0].text.startswith("因此，原判认定王某构成受贿罪事实不清")
+    assert voiced("因此，原判认定事实不清。") and not voiced("被告人故意伤害他人身体。")
 
 
 def test_a_phrase_closes_the_bracket_it_opens():
