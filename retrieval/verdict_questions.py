@@ -177,28 +177,48 @@ def answer_verdict(
 ) -> tuple[CoverAnswer, str] | None:
     """(the answer to `part` for the defendant the question names, else the verdict's only one unless
     `named_only`; its answer type), or None. A fine or probation is read from the penalty (决定执行's,
-    not one charge's), the days a term runs from the item."""
+    not one charge's), the days a term runs from the item. A question naming several defendants (解梦祥和
+    付天亮各被判了什么刑？) gets each one's, named (defendants given the same one together)."""
     found = convictions(blocks)
-    named = [c for c in found if c.defendant in question]
+    named = [c for c in found if _named(c.defendant, question, found)]
+    polar = ZH_WHETHER.search(question) is not None
+    if len(named) > 1 and not polar:
+        values = {c.defendant: _value(c, part, question) for c in named}
+        if not all(values.values()):
+            return None
+        alike = {v: "、".join(d for d, w in values.items() if w == v) for v in values.values()}
+        text = "；".join(f"{names}：{v}" for v, names in alike.items())
+        return _cited(named[0], text, values[named[0].defendant]), "field"
     if len(named) != 1 and (named_only or len(found) != 1):
         return None
     c = named[0] if named else found[0]
-    polar = ZH_WHETHER.search(question) is not None
-    if part == "charges":
-        value = "、".join(c.charges)
-    elif part == "penalty":
-        several = sum(bool(p.search(question)) for name, p in _ASKS if name != "charges") > 1
-        value = c.penalty.split("，")[0] if _HOW_LONG.search(question) and not several else c.penalty
-    else:
-        m = {"fine": _FINE, "probation": _PROBATION, "term": _TERM}[part].search(
-            c.item if part == "term" else c.penalty
-        )
-        if polar and part != "term":
-            return _cited(c, "YES" if m else "NO", m.group(0) if m else None), "yes" if m else "no"
-        if m is None:
-            return None
-        value = m.group(1)
+    if polar and part in ("fine", "probation"):
+        m = (_FINE if part == "fine" else _PROBATION).search(c.penalty)
+        return _cited(c, "YES" if m else "NO", m.group(0) if m else None), "yes" if m else "no"
+    value = _value(c, part, question)
     return (_cited(c, value, value), "field") if value else None
+
+
+def _named(defendant: str, question: str, found: list[Conviction]) -> bool:
+    """Whether the question names the defendant, not only a longer name holding it (王某 in 王某某)."""
+    longer = sum(
+        question.count(c.defendant) for c in found if defendant in c.defendant and c.defendant != defendant
+    )
+    return question.count(defendant) > longer
+
+
+def _value(c: Conviction, part: str, question: str) -> str | None:
+    """What the verdict imposed on one defendant, for `part`: the charges, the penalty (its term alone when
+    asked how long), the fine, the probation or the days the term runs."""
+    if part == "charges":
+        return "、".join(c.charges)
+    if part == "penalty":
+        several = sum(bool(p.search(question)) for name, p in _ASKS if name != "charges") > 1
+        return c.penalty.split("，")[0] if _HOW_LONG.search(question) and not several else c.penalty
+    m = {"fine": _FINE, "probation": _PROBATION, "term": _TERM}[part].search(
+        c.item if part == "term" else c.penalty
+    )
+    return m.group(1) if m else None
 
 
 def _cited(c: Conviction, text: str, value: str | None) -> CoverAnswer:

@@ -77,6 +77,26 @@ def test_each_defendant_is_answered_from_their_own_item():
     assert answer_verdict(verdict, "fine", "赵甲被判处罚金多少？", named_only=True) is None  # none imposed
 
 
+def test_a_question_naming_several_defendants_gets_each_ones_answer():
+    verdict = _verdict(
+        "一、被告人王某犯窝藏罪，判处有期徒刑十个月，缓刑一年。",
+        "二、被告人王某某犯窝藏罪，判处有期徒刑九个月，缓刑一年。",
+        "三、被告人李丙犯窝藏罪，判处有期徒刑九个月，缓刑一年。",
+    )
+    ask = lambda q: answer_verdict(verdict, verdict_part(q), q, named_only=True)  # noqa: E731
+    found, answer_type = ask("王某和李丙各被判了什么刑？")
+    assert (found.text, answer_type) == (
+        "王某：有期徒刑十个月，缓刑一年；李丙：有期徒刑九个月，缓刑一年",
+        "field",
+    )
+    assert found.block_idx == 1  # cited at the first defendant named
+    # the same penalty, said once for both; 王某 is not named by 王某某 alone
+    found, _ = ask("王某某和李丙分别被判处多久的有期徒刑？")
+    assert found.text == "王某某、李丙：有期徒刑九个月"
+    assert ask("王某某被判处有期徒刑几年？")[0].text == "有期徒刑九个月"
+    assert ask("王某和李丙是否被宣告缓刑？") is None  # a yes or no for each is not one answer
+
+
 def test_the_only_defendant_is_answered_when_the_judgment_was_named_otherwise():
     verdict = _verdict(
         "被告人周某犯盗窃罪，判处有期徒刑十个月；并处罚金人民币五千元，限本判决生效后一个月内缴纳。"
