@@ -42,7 +42,7 @@ _Q = [
     ),
     (
         "amount",
-        r"^\s*how (much|many)\b|\b(what|which) ((is|was|are|were) the )?(\w+ ){0,2}"
+        r"(^|[,;:]\s*)how (much|many)\b|\b(what|which) ((is|was|are|were) the )?(\w+ ){0,2}"
         r"(amount|sum|share|percentage|proportion|fraction|fees?|price|rate|cost|fine|salary|compensation|"
         r"consideration|damages|deposit|rent|royalt(y|ies)|premium|wages?|value|bail|figures?)\b",
     ),
@@ -57,9 +57,10 @@ _Q = [
         "organisation",
         rf"\b(what|which) ({_NOT_AUX}\w+ )?"
         r"(company|firm|court|tribunal|bank|insurer|entity|corporation|employer|"
-        r"hospital|agency|authority|university|school)\b|^\s*(who|whom) (did|does|do)\b.*\bwork for\b",
+        r"hospital|agency|authority|university|school|publication|newspaper|magazine|charity|"
+        r"(business|trading|trade) name)\b|^\s*(who|whom) (did|does|do)\b.*\bwork for\b",
     ),
-    ("person", r"^\s*(who|whom)\b|\bwho\b"),
+    ("person", r"^\s*(who|whom|whose)\b|\bwho\b"),
     (
         "person",
         rf"\b(what|which) ({_NOT_AUX}\w+ )?"

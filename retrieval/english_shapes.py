@@ -29,7 +29,7 @@ _PAREN = (
     r"(?:\s*\(\s*(?:US)?[$£€]?\d[\d,.]*\s*%?\s*[A-Za-z]{0,3}\s*\))?"  # "five (5)", "thirty percent (30%)"
 )
 _NUM = rf"(?:\d[\d,]*(?:\.\d+)?|\b(?i:{_NUMWORD})(?:(?:[\s-]+|\s+and\s+)(?i:{_NUMWORD}))*\b){_PAREN}"
-_SCALE = r"(?:\s+(?:million|billion|thousand|m|bn)\b)?"
+_SCALE = r"(?:\s+(?:million|billion|thousand|m|bn)\b|(?:m|bn|k)\b)?"  # £5 million, £67.05m
 _QUALIFIER = (
     r"(?:(?:approximately|about|around|some|at least|at most|not less than|not more than|no less than|"
     r"no more than|up to|over|just over|just under|more than|less than|a minimum of|a maximum of|nearly|"
@@ -85,7 +85,8 @@ _SHAPES = {
 }
 # "How many restaurants must be developed?" asks a count of things, never a sum of money
 _COUNT_Q = re.compile(
-    r"\bhow\s+many\s+(?!(?:dollars|pounds|euros|rupees|cents|percent)\b)([a-z]+)(?:\s+([a-z]+))?", re.I
+    r"\bhow\s+many\s+(?!(?:dollars|pounds|euros|rupees|cents|percent)\b)([a-z]+(?:-[a-z]+)*)(?:\s+([a-z]+))?",
+    re.I,
 )
 _MONEY = re.compile(rf"{_CURRENCY}\s*\d|\b(?:dollars|pounds|euros|rupees)\b", re.I)
 

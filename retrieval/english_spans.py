@@ -219,8 +219,7 @@ def typed_span(
     that type. Of the phrases, the one whose line is most relevant and which stands closest to the
     question's terms answers; a title-less name or another shape than asked (a firm for a who-question)
     counts OTHER_SHAPE_WEIGHT as much."""
-    kind = span_kind(question)
-    q_terms = _asked_terms(question)
+    kind, q_terms = span_kind(question), _asked_terms(question)
     if kind is None or not q_terms:
         return None
     units = [(sid, text, a, b) for sid, text in passages for a, b in _units(text)]
@@ -262,8 +261,9 @@ def typed_span(
             scored.append((score, i, ca, cb, rel, shape))
     if not scored or (best := max(scored, key=lambda x: x[0]))[0] <= 0:  # the first of equals
         return None
-    score, i, ca, cb, rel, _ = best
+    score, i, ca, cb, rel, shape = best
     sid, text, a, b = units[i]
+    cb = _count_end(text[a:b], cb, counted) if shape == "count" else cb
     span = text[a + ca : a + cb]
     if kind in ("person", "organisation") and _ASKS_MANY.search(question):
         span = _every_name(best, scored, units)
@@ -280,6 +280,14 @@ def _counts(span: str, counted: set[str]) -> bool:
     """A count of what a how-many question counts (`counted`, their stems): its last word is one of them
     ("1,000,000 shares"); a count of other things ("Section 2.20 hereof") is none."""
     return bool({t for t, _, _ in term_spans(span.split()[-1])} & counted)
+
+
+def _count_end(line: str, end: int, counted: set[str]) -> int:
+    """Where a count ends in its line: on through the words the question counts ("three escorting officers",
+    not "three escorting")."""
+    while (nxt := re.match(r"\s+([a-z]+)", line[end:])) and _counts(nxt[1], counted):
+        end += nxt.end()
+    return end
 
 
 def _every_name(best, scored, units) -> str:

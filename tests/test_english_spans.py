@@ -41,6 +41,9 @@ CONTRACT = (
         ("How many days' notice must the licensee give?", "duration"),
         ("How much notice is needed to terminate the agreement?", "duration"),
         ("How much was the claimant awarded?", "amount"),
+        ("According to the prison, how many officers does moving a prisoner require?", "amount"),
+        ("To which publication did he leak the documents?", "organisation"),
+        ("Whose remarks prompted the new claim?", "person"),
         ("What share of the net profit goes to HGF?", "amount"),
         ("Where will any arbitration be held?", "place"),
         ("What prison term did he receive on the first count?", "duration"),
@@ -167,6 +170,15 @@ def test_a_how_many_question_counts_the_things_it_names_never_a_sum():
     assert typed_span("How many restaurants must be developed?", [("d:0", fees)]) is None
     assert typed_span("How much is the fee for each restaurant?", [("d:0", fees)]).text == "$30,000"
     assert not fits_question("How many restaurants must be developed?", "$30,000", "OPINION")
+    # the count goes on through the words the question counts; a hyphenated word is one of them
+    escort = [("d:2", "In addition, three escorting officers are required.")]
+    assert typed_span("How many escorting officers does it take?", escort).text == "three escorting officers"
+    adopted = [("d:3", "The number is now much smaller: 3,570 children looked after were adopted in 2019.")]
+    assert (
+        typed_span("How many looked-after children were adopted in 2019?", adopted).text == "3,570 children"
+    )
+    claim = [("d:4", "Rank brought a claim for £67.05m on that basis.")]
+    assert typed_span("How much did Rank claim?", claim).text == "£67.05m"
     # a paragraph's number before a pronoun counts nothing
     said = [("d:1", "At paragraph 71 he said that the fish were of no value.")]
     assert typed_span("How much does BDS say the fish are worth?", said) is None
