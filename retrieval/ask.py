@@ -58,7 +58,7 @@ from retrieval.hybrid import Filters, HybridIndex, Passage
 from retrieval.inject import encode_document
 from retrieval.named_documents import AGENTS, DocumentNames
 from retrieval.predict.clauses import ClauseHead
-from retrieval.reader.questions import asked_clauses
+from retrieval.reader.questions import asked_clauses, before_asked
 from retrieval.reader.runtime import EncodedText
 from retrieval.sentence_rank import (
     BLOCK_PRIOR,
@@ -86,6 +86,8 @@ MAX_K = 100  # citations per answer: the reader reads each, so a huge k only bur
 # one clause of a two-clause question answered alone: a phrase, not a sentence's worth (李庆斌, 10000元)
 PART_MAX_CHARS = 30
 _CLAUSE_MARK = re.compile(r"[，,。；;：:]")
+_ASKS_COUNT = re.compile(r"多少|几")
+_NUMERAL = re.compile(r"\d|[一二三四五六七八九十百千万两]")
 
 
 def _case_names(docs: list[tuple]) -> tuple[dict[str, list[str]], dict[str, str]]:
@@ -280,7 +282,16 @@ class Asker(AnswerRoutes):
         cited, said = list(citations), list(notes)
         answer = self.route(question, doc_id, doc, cited, said)
         part_cited, part_said = list(citations), list(notes)
-        answers = [self.part_answer(p, doc_id, doc, part_cited, part_said) for p in parts]
+        answers: list[Answer | None] = []
+        for i, part in enumerate(parts):
+            found = self.part_answer(part, doc_id, doc, part_cited, part_said)
+            if found is None and i > 0:
+                # 实际已经付了多少 after 三个被告人答应赔于某多少钱: the clause before says who; joined without a
+                # clause mark, it is read as one question
+                about = f"{before_asked(parts[i - 1])} {part}"
+                found = self.part_answer(about, doc_id, doc, part_cited, part_said)
+                found = None if found and answers[-1] and found.answer == answers[-1].answer else found
+            answers.append(found)
         texts = [a.answer for a in answers if a is not None and a.answer_type in ("field", "span")]
         if len(texts) == len(parts) and not (answer and all(t in answer.answer for t in texts)):
             # one answer holding another (a penalty and its fine) is enough
@@ -300,12 +311,14 @@ class Asker(AnswerRoutes):
         if (routed := self.route(part, doc_id, doc, citations, notes)) is not None or doc is None:
             return routed
         found = self.ask(part, doc_id=doc)
-        if (
-            found.answer_type != "span"
-            or len(found.answer) > PART_MAX_CHARS
-            or _CLAUSE_MARK.search(found.answer)
-        ):
+        text, first = found.answer, _CLAUSE_MARK.split(found.answer)[0]
+        if _ASKS_COUNT.search(part) and _NUMERAL.search(
+            first
+        ):  # 死鱼损失是多少 → 15.56万元, not …，鉴定费3500元
+            text = first
+        if found.answer_type != "span" or len(text) > PART_MAX_CHARS or _CLAUSE_MARK.search(text):
             return None  # a clause read alone is answered by a phrase or not at all
+        found = replace(found, answer=text)
         seen = {c.segment_id for c in citations}
         citations += [c for c in found.citations if c.segment_id not in seen]
         notes += [f"{part}: {n}" for n in found.notes[len(self.notes) :]]

@@ -7,7 +7,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from retrieval.reader.questions import _JOIN, MIN_PART_CHARS, answer_types, asked_clauses, question_parts
+from retrieval.reader.questions import (
+    _JOIN,
+    MIN_PART_CHARS,
+    answer_types,
+    asked_clauses,
+    before_asked,
+    question_parts,
+)
 from retrieval.reader.runtime import ReaderAnswer, joined
 
 
@@ -45,11 +52,21 @@ def test_a_question_asking_two_things_is_asked_in_parts(question, parts):
         ),  # two questions in one line
         ("林某花了多少钱、买了多少张假币？", ["林某花了多少钱", "买了多少张假币"]),
         ("持有、使用假币罪判了几年？", []),  # 、 lists things; only one clause asks
+        # a list inside a clause that asks stays whole
+        (
+            "本案受理费是多少？加上保全费、公告费一共多少钱？",
+            ["本案受理费是多少", "加上保全费、公告费一共多少钱"],
+        ),
         ("Who appealed, and when?", []),  # English questions are not cut
     ],
 )
 def test_the_clauses_of_a_chinese_question_that_each_ask_something(question, clauses):
     assert asked_clauses(question) == clauses
+
+
+def test_what_a_clause_is_about_before_what_it_asks():
+    assert before_asked("三个被告人答应赔于某多少钱") == "三个被告人答应赔于某"
+    assert before_asked("王勇找毛民借的钱是分两笔给的吧") == "王勇找毛民借的钱是分两笔给的吧"
 
 
 @settings(max_examples=200, deadline=None)

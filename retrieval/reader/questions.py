@@ -42,8 +42,18 @@ def question_parts(question: str) -> list[str]:
 def asked_clauses(question: str) -> list[str]:
     """The clauses of a Chinese question that each ask something (哪个法院审的，案号是多少？ or 告的是哪个单位？
     第三人又是谁？ → both); [] for one that asks one thing or is not Chinese."""
-    clauses = [c for c in re.split(r"[，,；;？?、]", question.rstrip("？? ")) if _WH.search(c)]
+    clauses = []
+    for piece in re.split(r"[，,；;？?]", question.rstrip("？? ")):
+        listed = piece.split("、")  # 花了多少钱、买了多少张 asks two things; 加上保全费、公告费一共多少钱 one
+        clauses += listed if all(_WH.search(x) for x in listed) else [piece]
+    clauses = [c for c in clauses if _WH.search(c)]
     return clauses if HAN.search(question) and len(clauses) >= 2 else []
+
+
+def before_asked(clause: str) -> str:
+    """The words of a clause before what it asks (三个被告人答应赔于某 of 三个被告人答应赔于某多少钱): what a
+    later clause without a subject of its own (实际已经付了多少) is about."""
+    return clause[: m.start()] if (m := _WH.search(clause)) else clause
 
 
 def answer_types(question: str) -> frozenset[str]:
