@@ -86,7 +86,7 @@ MAX_K = 100  # citations per answer: the reader reads each, so a huge k only bur
 # one clause of a two-clause question answered alone: a phrase, not a sentence's worth (李庆斌, 10000元)
 PART_MAX_CHARS = 30
 _CLAUSE_MARK = re.compile(r"[，,。；;：:]")
-_ASKS_COUNT = re.compile(r"多少|几")
+_ASKS_HOW_MUCH = re.compile(r"多少")  # not 几: 几点 asks a time, and 前一天 holds a numeral
 _NUMERAL = re.compile(r"\d|[一二三四五六七八九十百千万两]")
 
 
@@ -312,7 +312,7 @@ class Asker(AnswerRoutes):
             return routed
         found = self.ask(part, doc_id=doc)
         text, first = found.answer, _CLAUSE_MARK.split(found.answer)[0]
-        if _ASKS_COUNT.search(part) and _NUMERAL.search(
+        if _ASKS_HOW_MUCH.search(part) and _NUMERAL.search(
             first
         ):  # 死鱼损失是多少 → 15.56万元, not …，鉴定费3500元
             text = first
