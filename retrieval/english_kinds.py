@@ -29,6 +29,7 @@ _Q = [
         r"\bhow long\b|\bhow many (days|weeks|months|years|hours|minutes)\b|"
         r"\bhow much (\w+ )?(notice|time)\b",
     ),
+    ("duration", r"^\s*what (prison |custodial )?sentence\b"),  # a term of imprisonment
     ("duration", r"\b(what|which) (\w+ )?(period|term|length|duration)\b|\bwithin what (time|period)\b"),
     ("number", ASKS_NUMBER.pattern),
     ("age", r"^\s*how old\b|\b(at )?what age\b"),
@@ -42,7 +43,7 @@ _Q = [
     ),
     (
         "amount",
-        r"(^|[,;:]\s*)how (much|many)\b|\b(what|which) ((is|was|are|were) the )?(\w+ ){0,2}"
+        r"(^|[,;:]\s*|^\s*(in|on|at|for|by|to|from|with) )how (much|many)\b|\b(what|which) ((is|was|are|were) the )?(\w+ ){0,2}"
         r"(amount|sum|share|percentage|proportion|fraction|fees?|price|rate|cost|fine|salary|compensation|"
         r"consideration|damages|deposit|rent|royalt(y|ies)|premium|wages?|value|bail|figures?)\b",
     ),

@@ -30,6 +30,7 @@ from retrieval.sentence_rank import SIMILARITY_WEIGHT
 from retrieval.text import HAN, joined, sentences
 
 CONTEXT_WEIGHT = 0.5  # a unit is at least this share as relevant as the sentence before it in its passage
+COUNT_REACH = 4  # the words after a number that may still lead to what is counted ("10 specialist … centres")
 CLOSE_CHARS = 40  # a candidate this many characters from the nearest question term counts half as close
 # Who sat, who appeared for whom, when it was heard, who signed: a judgment or contract states these in its
 # head (title lines, the parties, counsel) or its signature block, lines a search seldom ranks for a question
@@ -241,11 +242,12 @@ def typed_span(
     counted = {t for w in counted_words(question) for t, _, _ in term_spans(w)} if kind == "amount" else set()
     # (score, unit, start and end in it, its relevance, shape)
     scored: list[tuple[float, int, int, int, float, str]] = []
-    for i, ((_, text, a, _), phrases) in enumerate(zip(units, found, strict=True)):
+    for i, ((_, text, a, b), phrases) in enumerate(zip(units, found, strict=True)):
         rel = relevance[i]
         if min(rel, 1.0) < min_relevance:  # the bar reads what the answer's confidence shows
             continue
         for ca, cb, shape in phrases:
+            cb = _count_end(text[a:b], cb, counted) if shape == "count" else cb
             span = text[a + ca : a + cb]
             own = {t for t, _, _ in term_spans(span)} <= q_terms - _TYPE_TERMS
             if own or _repeats_the_question(span, shape, q_words):
@@ -261,9 +263,8 @@ def typed_span(
             scored.append((score, i, ca, cb, rel, shape))
     if not scored or (best := max(scored, key=lambda x: x[0]))[0] <= 0:  # the first of equals
         return None
-    score, i, ca, cb, rel, shape = best
+    score, i, ca, cb, rel, _ = best
     sid, text, a, b = units[i]
-    cb = _count_end(text[a:b], cb, counted) if shape == "count" else cb
     span = text[a + ca : a + cb]
     if kind in ("person", "organisation") and _ASKS_MANY.search(question):
         span = _every_name(best, scored, units)
@@ -283,11 +284,11 @@ def _counts(span: str, counted: set[str]) -> bool:
 
 
 def _count_end(line: str, end: int, counted: set[str]) -> int:
-    """Where a count ends in its line: on through the words the question counts ("three escorting officers",
-    not "three escorting")."""
-    while (nxt := re.match(r"\s+([a-z]+)", line[end:])) and _counts(nxt[1], counted):
-        end += nxt.end()
-    return end
+    """Where a count ends in its line: after the last of the next few words that names what the question
+    counts ("three escorting officers", "10 specialist metabolic services centres"), else where it ends."""
+    words = re.match(rf"(?:\s+[a-z]+){{0,{COUNT_REACH}}}", line[end:])[0]
+    ends = [m.end() for m in re.finditer(r"[a-z]+", words) if _counts(m[0], counted)]
+    return end + ends[-1] if ends else end
 
 
 def _every_name(best, scored, units) -> str:

@@ -177,6 +177,12 @@ def test_a_how_many_question_counts_the_things_it_names_never_a_sum():
     assert (
         typed_span("How many looked-after children were adopted in 2019?", adopted).text == "3,570 children"
     )
+    centres = [("d:5", "PKU is treated in 10 specialist metabolic services centres in England.")]
+    assert typed_span("In how many centres is PKU treated?", centres).text == (
+        "10 specialist metabolic services centres"
+    )
+    jailed = [("d:6", "In 2015 he was sentenced to 3 years’ imprisonment for conspiracy.")]
+    assert typed_span("What sentence did he receive in 2015?", jailed).text == "3 years’ imprisonment"
     claim = [("d:4", "Rank brought a claim for £67.05m on that basis.")]
     assert typed_span("How much did Rank claim?", claim).text == "£67.05m"
     # a paragraph's number before a pronoun counts nothing
