@@ -73,6 +73,11 @@ _OWN_VIEW = re.compile(
 _VIEW_BLOCKS = frozenset({"FACTS", "CLAIMS", "DEFENSE"})
 # 因此 …, 故 … (not 故意, 事故), 由于 …, 鉴于 …: a Chinese sentence giving a reason or the conclusion drawn from it
 _ZH_BECAUSE = re.compile(r"因此|所以|由于|因为|鉴于|(?<![事缘变])故(?!意)")
+# the reasons of the court below as a later judgment reports them, and a question asking those, not its own
+_ZH_BELOW_VIEW = re.compile(r"(一审|原审)(法院)?(认为|认定)")
+_ZH_ASKS_BELOW = re.compile(r"一审|原审")
+# …unless it names the appeal court or what it did (唐山中院说一审认定事实有错，那为什么还是驳回上诉？)
+_ZH_ASKS_OWN = re.compile(r"二审|再审|本院|中院|中级|高院|高级|驳回上诉|维持原判|改判")
 _ISSUE = re.compile(r"\b(issues?|questions?|point|dispute)\b[^.;]{0,80}\b(is|was|are|were)\s+whether\b", re.I)
 _QUOTED = re.compile(r"^\W{0,3}[“\"‘]|^\s*\d+\.\s*[“\"]")  # opens a quotation
 
@@ -206,6 +211,22 @@ def _closes_quote(sentence: str) -> bool:
     return s.endswith(("”", '"')) and unbalanced
 
 
+def _fitting(kind: str, question: str, block_type: str, text: str, below: bool):
+    """(start, end, sentence, fit) of a passage's sentences: `fits_kind`, a sentence after the court's answer
+    to a point going on with it; where the question asks the reasons of the court below (`below`), the
+    sentences from where the passage reports them (一审法院认为，…) fit instead."""
+    answering = reported = False
+    for a, b in sentences(text):
+        s = text[a:b]
+        reported = reported or bool(_ZH_BELOW_VIEW.search(s))
+        if below:
+            fit = float(reported and block_type not in DECISION_BLOCKS)
+        else:
+            fit = fits_kind(kind, block_type, s, question, answering)
+        answering = answering or (HAN.search(s) is not None and court_answers(s))
+        yield a, b, s, fit
+
+
 def rank_sentences(
     question: str,
     passages: list[tuple[str, str, str]],
@@ -219,16 +240,15 @@ def rank_sentences(
     q_terms = content_terms(question) - (_DECISION_TERMS if kind == "decision" else set())
     decision = kind in ("decision", "ruling below")
     skip = NON_DECISION_BLOCKS if decision else NON_ANSWER_BLOCKS if kind != "span" else ()
+    # "一审为什么…" of a judgment reporting the reasons below (一审法院认为…) asks those
+    below = kind == "reason" and bool(_ZH_ASKS_BELOW.search(question)) and not _ZH_ASKS_OWN.search(question)
+    below = below and any(_ZH_BELOW_VIEW.search(text) for _, _, text in passages)
     cands = []
     for sid, btype, text in passages:
         if btype in skip:
             continue
         under = {t for t, _, _ in term_spans((headings or {}).get(sid, ""))}  # its heading's terms
-        answering = False
-        for a, b in sentences(text):
-            s = text[a:b]
-            fit = fits_kind(kind, btype, s, question, answering)
-            answering = answering or (HAN.search(s) is not None and court_answers(s))
+        for a, b, s, fit in _fitting(kind, question, btype, text, below):
             # 依照…之规定，判决如下： ends in a colon; "AFFIRMED." is too short for a sentence
             if is_sentence(s) or (kind == "law" and fit) or (decision and fit and states_ruling(s)):
                 held = {t for t, _, _ in term_spans(s)} | under | instances(s)

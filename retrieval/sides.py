@@ -84,7 +84,7 @@ _ZH_ASKS_RULING = re.compile(
     r"判决|判令|判处|判赔|裁定|法院|本院|酌定|支持|驳回|最终|应当?(支付|赔偿|返还|承担|给付|偿还|负担)"
 )
 _ZH_ASKS_CLAIM = re.compile(
-    r"要求|请求|诉请|主张|诉称|辩称|起诉|索赔|索要|指控|"
+    r"要求|请求|诉请|主张|诉称|辩称|辩解|起诉|索赔|索要|指控|"
     r"(上诉|抗诉|再审申请|申请再审|抗辩|辩护|答辩)[^，。？?为]{0,8}?(理由|意见)|(上诉|抗诉|申诉)[^，。？?]{0,3}(怎么说|称)|"
     r"(提出|发表)了?(什么|哪些)(意见|理由|主张)"
 )
@@ -100,13 +100,17 @@ _EN_ASKS_CLAIM = re.compile(
 )
 # why a party, not the court, holds or asks something: 公诉机关凭什么认为…, 检察院为什么要求… (被告为什么要赔偿 asks
 # the court's reasons)
+_PARTY = r"(公诉机关|检察院|检察员|原告|被告人?|上诉人|申请人|辩护人|第三人)"
 _ZH_PARTY_WHY = re.compile(
-    r"(公诉机关|检察院|原告|被告人?|上诉人|申请人|辩护人|第三人)[^，。？?]{0,8}?(为什么|为何|为啥|凭什么|以什么理由)"
+    rf"{_PARTY}[^，。？?]{{0,8}}?(为什么|为何|为啥|凭什么|以什么理由)"
     r"[^，。？?]{0,4}?(认为|要求|主张|指控|起诉|上诉|申请|提出|请求|称)"
+    rf"|{_PARTY}[^，。？?]{{0,12}}?(什么|何种|怎样的?)态度"  # 出庭检察员对原判是什么态度
 )
 # an argument question asks what was argued, not a sum, a person or a date (those stay span questions)
 # (in English "what did the appellant argue", not "what benefit had he claimed" nor "which lawyer argued")
-_ASKS_WHAT = re.compile(r"什么|哪些|怎么说|^\s*what\s+(did|does|do|has|have|had|was|were|is|are)\b", re.I)
+_ASKS_WHAT = re.compile(
+    r"什么|哪些|(怎么|如何|怎样)(说|辩解|答辩)|^\s*what\s+(did|does|do|has|have|had|was|were|is|are)\b", re.I
+)
 _ASKS_PHRASE = re.compile(r"多少|几|谁|何时|哪一?天|\b(how much|how many|when|who|whom)\b", re.I)
 
 

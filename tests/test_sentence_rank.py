@@ -47,6 +47,8 @@ REASONS = (
         ("法医鉴定林某的死亡原因是什么？", "span"),  # a cause of death is a fact found
         ("法院为啥没采纳这个意见？", "reason"),
         ("法院对这些证据是什么态度？", "reason"),
+        ("二审出庭检察员对原判是什么态度？", "argument"),  # a party's view, not the court's
+        ("文远明对起诉书是怎么辩解的？", "argument"),
     ],
 )
 def test_what_a_question_asks_for(question, kind):
@@ -94,6 +96,17 @@ def test_a_chinese_court_answering_a_point_gives_its_reasons_where_the_parser_ty
     ranked = rank_sentences(question, [("d:0", "OPINION", opening), ("d:1", "CLAIMS", answered)], "reason")
     assert ranked[0].text.startswith("因此，原判认定王某构成受贿罪事实不清")
     assert voiced("因此，原判认定事实不清。") and not voiced("被告人故意伤害他人身体。")
+
+
+def test_a_question_asking_the_reasons_below_is_answered_from_where_the_judgment_reports_them():
+    below = "一审法院认为，本案所涉楼房虽系原告婚前购买，但双方婚后已约定为夫妻共同财产。一审判决予以分割。"
+    own = "本院认为，楼房系夫妻共同财产，一审认定并无不当，本院予以维持。"
+    passages = [("d:0", "PROCEDURE", below), ("d:1", "OPINION", own)]
+    ranked = rank_sentences("一审为什么把婚前买的楼房当成夫妻共同财产？", passages, "reason")
+    assert ranked[0].text.startswith("一审法院认为")
+    # the appeal court named: its own reasons
+    ranked = rank_sentences("二审为什么认为楼房是夫妻共同财产？", passages, "reason")
+    assert ranked[0].text.startswith("本院认为")
 
 
 def test_a_phrase_closes_the_bracket_it_opens():
