@@ -43,7 +43,8 @@ _Q = [
     ),
     (
         "amount",
-        r"(^|[,;:]\s*|^\s*(in|on|at|for|by|to|from|with) )how (much|many)\b|\b(what|which) ((is|was|are|were) the )?(\w+ ){0,2}"
+        r"(^|[,;:]\s*|^\s*(in|on|at|for|by|to|from|with) )how (much|many)\b|"
+        r"\b(what|which) ((is|was|are|were) the )?(\w+ ){0,2}"
         r"(amount|sum|share|percentage|proportion|fraction|fees?|price|rate|cost|fine|salary|compensation|"
         r"consideration|damages|deposit|rent|royalt(y|ies)|premium|wages?|value|bail|figures?)\b",
     ),

@@ -64,7 +64,8 @@ _SHAPES = {
     ],
     "duration": [
         rf"{_DATE}\s+(?:to|through|until)\s+{_DATE}",
-        rf"{_QUALIFIER}{_NUM}(?:\s+(?:to|or|and)\s+{_NUM})?(?:[\s-]*){_UNIT_OF_TIME}{_PAREN}{_FROM_DATE}{_CUSTODY}",
+        rf"{_QUALIFIER}{_NUM}(?:\s+(?:to|or|and)\s+{_NUM})?(?:[\s-]*){_UNIT_OF_TIME}{_PAREN}{_FROM_DATE}"
+        rf"{_CUSTODY}",
     ],
     "amount": [
         rf"{_QUALIFIER}{_CURRENCY}\d[\d,]*(?:\.\d+)?{_SCALE}{_PAREN}",

@@ -117,8 +117,8 @@ def fits_kind(
     `retrieval.sides.decision_fit`): the disposition (or a ruling reported in the facts or reasons) for a
     decision, a lower court's decision reported for a ruling below, a party's words for an argument, the
     court's reasoning for a reason, the citation of the articles applied for a question asking the law, the
-    claim the `question` names for a patent claim; `answering`: an earlier sentence of the same passage has the
-    court answering a point (经查 …), so this one goes on with its view."""
+    claim the `question` names for a patent claim; `answering`: an earlier sentence of the same passage has
+    the court answering a point (经查 …), so this one goes on with its view."""
     if kind == "patent claim":
         return states_claim(asked_claim(question) or 0, block_type, sentence)
     if kind == "decision":
