@@ -1,6 +1,6 @@
 """What an English question asks for (`en_span_kind`): a person, an organisation, a date, a sum, a length
-of time, a place, a measure, a labelled number or a condition, read from its wording; the table is tried in
-order and the first match wins. retrieval.english_spans finds the phrase of that kind."""
+of time, a criminal sentence, a place, a measure, a labelled number or a condition, read from its wording;
+the table is tried in order and the first match wins. retrieval.english_spans finds the phrase of that kind."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ _Q = [
         r"\bhow long\b|\bhow many (days|weeks|months|years|hours|minutes)\b|"
         r"\bhow much (\w+ )?(notice|time)\b",
     ),
-    ("duration", r"^\s*what (prison |custodial )?sentence\b"),  # a term of imprisonment
+    ("penalty", r"^\s*what (prison |custodial )?sentences?\b"),  # "What sentence did he receive?"
     ("duration", r"\b(what|which) (\w+ )?(period|term|length|duration)\b|\bwithin what (time|period)\b"),
     ("number", ASKS_NUMBER.pattern),
     ("age", r"^\s*how old\b|\b(at )?what age\b"),

@@ -40,7 +40,6 @@ _UNIT_OF_TIME = (
     r"(?:(?:business|calendar|working|consecutive)\s+)?(?:days?|weeks?|months?|years?|hours?|minutes?)"
 )
 # the defined date a contract counts a period from ("two years after the Closing Date")
-_CUSTODY = r"(?:[’']?\s+(?:imprisonment|detention|custody|in prison))?"  # a sentence: "3 years’ imprisonment"
 _FROM_DATE = r"(?:\s+(?:after|following|from|before|prior to)\s+(?:the\s+)?(?:[A-Z][\w-]*\s+){0,2}Date\b)?"
 _MEASURE_UNIT = (
     r"(?:[nµμu]m|mm|cm|km|m|[mµμk]?g|m[lL]|[lL]|°\s?[CF]|K|[kMG]?Hz|[mk]?V|m?A|[mkM]?W|[kMG]?Pa|bar|psi|ppm|"
@@ -62,10 +61,15 @@ _SHAPES = {
         rf"{_QUALIFIER}(?:between\s+)?{_NUM}\s*(?:{_MEASURE_UNIT}\s*)?(?:(?:to|and|or|-|–)\s*{_NUM}\s*)?"
         rf"{_MEASURE_UNIT}"
     ],
+    # a criminal sentence: "3 years’ imprisonment", "life imprisonment", "a community order"
+    "penalty": [
+        rf"{_QUALIFIER}{_NUM}[\s-]*{_UNIT_OF_TIME}[’']?\s+(?:imprisonment|detention|custody|in prison)",
+        r"\blife imprisonment\b",
+        r"\b(?:an? )?(?:suspended sentence|community order|conditional discharge|absolute discharge)\b",
+    ],
     "duration": [
         rf"{_DATE}\s+(?:to|through|until)\s+{_DATE}",
-        rf"{_QUALIFIER}{_NUM}(?:\s+(?:to|or|and)\s+{_NUM})?(?:[\s-]*){_UNIT_OF_TIME}{_PAREN}{_FROM_DATE}"
-        rf"{_CUSTODY}",
+        rf"{_QUALIFIER}{_NUM}(?:\s+(?:to|or|and)\s+{_NUM})?(?:[\s-]*){_UNIT_OF_TIME}{_PAREN}{_FROM_DATE}",
     ],
     "amount": [
         rf"{_QUALIFIER}{_CURRENCY}\d[\d,]*(?:\.\d+)?{_SCALE}{_PAREN}",

@@ -150,7 +150,7 @@ OTHER_SHAPE_WEIGHT = 0.6  # a title-less name, or another shape than asked
 
 @dataclass(frozen=True)
 class TypedSpan:
-    kind: str  # what the question asks for: person, organisation, date, amount, duration, place, condition
+    kind: str  # what the question asks for: person, organisation, date, amount, duration, penalty, place, …
     text: str
     segment_id: str
     start: int  # characters in the segment's text

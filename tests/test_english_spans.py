@@ -44,6 +44,7 @@ CONTRACT = (
         ("According to the prison, how many officers does moving a prisoner require?", "amount"),
         ("To which publication did he leak the documents?", "organisation"),
         ("Whose remarks prompted the new claim?", "person"),
+        ("What sentence did he receive for the conspiracy?", "penalty"),
         ("What share of the net profit goes to HGF?", "amount"),
         ("Where will any arbitration be held?", "place"),
         ("What prison term did he receive on the first count?", "duration"),
@@ -181,7 +182,7 @@ def test_a_how_many_question_counts_the_things_it_names_never_a_sum():
     assert typed_span("In how many centres is PKU treated?", centres).text == (
         "10 specialist metabolic services centres"
     )
-    jailed = [("d:6", "In 2015 he was sentenced to 3 years’ imprisonment for conspiracy.")]
+    jailed = [("d:6", "He had lived here for 21 years. In 2015 he was sentenced to 3 years’ imprisonment.")]
     assert typed_span("What sentence did he receive in 2015?", jailed).text == "3 years’ imprisonment"
     claim = [("d:4", "Rank brought a claim for £67.05m on that basis.")]
     assert typed_span("How much did Rank claim?", claim).text == "£67.05m"
