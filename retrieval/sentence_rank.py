@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -211,7 +211,9 @@ def _closes_quote(sentence: str) -> bool:
     return s.endswith(("”", '"')) and unbalanced
 
 
-def _fitting(kind: str, question: str, block_type: str, text: str, below: bool):
+def _fitting(
+    kind: str, question: str, block_type: str, text: str, below: bool
+) -> Iterator[tuple[int, int, str, float]]:
     """(start, end, sentence, fit) of a passage's sentences: `fits_kind`, a sentence after the court's answer
     to a point going on with it; where the question asks the reasons of the court below (`below`), the
     sentences from where the passage reports them (一审法院认为，…) fit instead."""
