@@ -312,9 +312,8 @@ class Asker(AnswerRoutes):
             return routed
         found = self.ask(part, doc_id=doc)
         text, first = found.answer, _CLAUSE_MARK.split(found.answer)[0]
-        if _ASKS_HOW_MUCH.search(part) and _NUMERAL.search(
-            first
-        ):  # 死鱼损失是多少 → 15.56万元, not …，鉴定费3500元
+        # 死鱼损失是多少 → 15.56万元, not 15.56万元，鉴定费3500元
+        if _ASKS_HOW_MUCH.search(part) and _NUMERAL.search(first):
             text = first
         if found.answer_type != "span" or len(text) > PART_MAX_CHARS or _CLAUSE_MARK.search(text):
             return None  # a clause read alone is answered by a phrase or not at all

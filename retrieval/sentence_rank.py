@@ -220,12 +220,12 @@ def _fitting(
     answering = reported = False
     for a, b in sentences(text):
         s = text[a:b]
-        reported = reported or bool(_ZH_BELOW_VIEW.search(s))
         if below:
+            reported = reported or bool(_ZH_BELOW_VIEW.search(s))
             fit = float(reported and block_type not in DECISION_BLOCKS)
         else:
             fit = fits_kind(kind, block_type, s, question, answering)
-        answering = answering or (HAN.search(s) is not None and court_answers(s))
+            answering = answering or court_answers(s)
         yield a, b, s, fit
 
 

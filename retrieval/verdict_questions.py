@@ -74,6 +74,8 @@ _PROBATION = re.compile(
     r"缓刑([〇零一二三四五六七八九十两]+(?:年|个月)(?:[零又]?[一二三四五六七八九十]+个月)?)"
 )
 _TERM = re.compile(r"(自.{6,16}?起至.{6,16}?止)")  # 即自2017年6月20日起至2021年6月19日止
+# what a fine, a probation or a term is read with: the first two from the penalty, the term from the item
+_READ = {"fine": _FINE, "probation": _PROBATION, "term": _TERM}
 
 
 @dataclass(frozen=True)
@@ -193,7 +195,7 @@ def answer_verdict(
         return None
     c = named[0] if named else found[0]
     if polar and part in ("fine", "probation"):
-        m = (_FINE if part == "fine" else _PROBATION).search(c.penalty)
+        m = _READ[part].search(c.penalty)
         return _cited(c, "YES" if m else "NO", m.group(0) if m else None), "yes" if m else "no"
     value = _value(c, part, question)
     return (_cited(c, value, value), "field") if value else None
@@ -215,9 +217,7 @@ def _value(c: Conviction, part: str, question: str) -> str | None:
     if part == "penalty":
         several = sum(bool(p.search(question)) for name, p in _ASKS if name != "charges") > 1
         return c.penalty.split("，")[0] if _HOW_LONG.search(question) and not several else c.penalty
-    m = {"fine": _FINE, "probation": _PROBATION, "term": _TERM}[part].search(
-        c.item if part == "term" else c.penalty
-    )
+    m = _READ[part].search(c.item if part == "term" else c.penalty)
     return m.group(1) if m else None
 
 
