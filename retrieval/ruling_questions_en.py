@@ -74,13 +74,14 @@ _NOT_DISPOSED = re.compile(
     r"\bnot\s+(?:\w+\s+){0,2}(?:allow|dismiss)|\bunless\b|\bif\s+(?:the|this)\s+appeal\b", re.I
 )
 _LATE = 0.5  # the lead judgment's disposition comes in the later part of its body
-# an appeal's fate in other words: "Did the appeal succeed?", "Was the appellant successful?"
-_SUCCESS = re.compile(
-    r"^(?!.*\bground)"  # how one ground fared is not the appeal's fate
-    r".*\b(?:appeals?|appellants?)\b[^?]*?"
-    r"\b(succeed\w*|successful|unsuccessful|win|won|prevail\w*|fail\w*|lose|lost)\b",
-    re.I,
+# an appeal's fate in other words: "Did the appeal succeed?", "Was the appellant successful?", "Did Primus
+# succeed in its appeal?": the first such word, the main verb of "did …" (not "lost" in "the lost goodwill
+# exclusion" later on)
+_FATE = re.compile(
+    r"\b(succeed\w*|successful|unsuccessful|win|won|prevail\w*|fail(?:s|ed)?|lose|lost)\b", re.I
 )
+_APPEAL = re.compile(r"\b(?:appeals?|appellants?)\b", re.I)
+_GROUND = re.compile(r"\bground")  # how one ground fared is not the appeal's fate
 _NEGATED = re.compile(r"\b(?:not|unable to|cannot|decline to|no reason to)\s+(?:\w+\s+){0,2}$", re.I)
 _ORDERED = re.compile(r"\bORDERED\b")
 
@@ -103,8 +104,10 @@ def asked_outcome(question: str) -> tuple[str, int] | None:
     # after the case it names: "In Grant v. Smith, was the appeal dismissed?"
     verbs = list(re.finditer(rf"\b{_STEM}\w*", question[opening.start(1) :], re.I)) if opening else []
     if not verbs:
-        won = _SUCCESS.search(question) if opening else None
-        return ("judgment", -1 if won[1].lower().startswith(("un", "fail", "lo")) else 1) if won else None
+        fate = _FATE.search(question) if opening and _APPEAL.search(question) else None
+        if fate is None or _GROUND.search(question):
+            return None
+        return "judgment", -1 if fate[1].lower().startswith(("un", "fail", "lo")) else 1
     verb = verbs[-1] if opening[1].lower() in ("was", "were", "is", "are") else verbs[0]
     return _axis(verb[1], question[opening.start(1) :])
 

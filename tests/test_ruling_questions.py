@@ -104,6 +104,10 @@ def disposition(*texts: str, block_type: str = "VERDICT") -> list[Passage]:
         ("Did the appeal succeed?", ("judgment", 1)),
         ("Was the appellant unsuccessful?", ("judgment", -1)),
         ("Did the appeal fail?", ("judgment", -1)),
+        ("Did Smith win his appeal?", ("judgment", 1)),  # the fate before the appeal
+        # the main verb, not a word of what the appeal was about
+        ("Did Primus succeed in its appeal on the lost goodwill exclusion?", ("judgment", 1)),
+        ("Did the appellant's failure to disclose matter?", None),
         ("Did the appeal succeed on ground 2?", None),  # one ground's fate is not the appeal's
         ("Why did the appeal fail?", None),
     ],
