@@ -27,7 +27,8 @@ sentence is a gold sentence (for a sentence answer the answer itself; for "none"
 `cited`, a gold sentence inside one of the k cited segments; `answered`, the share not answered "none";
 `phrase@1`, over the questions with an `answer` (the phrase that answers them), the share whose answer
 holds one (every one, for a question marked `parts` that asks several things) and is not much longer
-(`same_phrase`); and the same split by source (UK, US, CUAD; ZH doc, ZH
+(`same_phrase`); `polar@1` and `polar_wrong`, over the yes-no questions marked with their answer (`polar`),
+the share answered YES or NO rightly and wrongly (the rest are answered "none" or with a sentence); and the same split by source (UK, US, CUAD; ZH doc, ZH
 pdf and ZH judgments). `--limit 3` checks the whole path at tiny size.
 """
 
@@ -117,9 +118,12 @@ def score(
     phrases: list[str] | None = None,
     doc_id: str | None = None,
     parts: bool = False,
+    polar: str | None = None,
 ) -> dict:
     """The question's figures; with `doc_id`, a sentence of another document is no hit, however like the
-    gold (two contracts' governing-law clauses), and neither is a phrase read from one."""
+    gold (two contracts' governing-law clauses), and neither is a phrase read from one; for a yes-no
+    question marked with its answer (`polar`: yes or no), whether the answer is that one and whether it is
+    the other."""
     shown = ([answer.evidence] if answer.evidence else []) + list(answer.more_evidence)
     own = [doc_id is None or segment_place(e.segment_id)[0] == doc_id for e in shown]
     hit = [
@@ -132,6 +136,14 @@ def score(
         "cited": any(" ".join(_words(g)) in c for g in gold for c in cited),
         "answered": answer.answer_type != "none",
         **({"phrase@1": own[:1] == [True] and same_phrase(phrases, answer.answer, parts)} if phrases else {}),
+        **(
+            {
+                "polar@1": answer.answer_type == polar,
+                "polar_wrong": answer.answer_type in {"yes", "no"} - {polar},
+            }
+            if polar
+            else {}
+        ),
     }
 
 
@@ -219,7 +231,12 @@ def evaluate(out: Path, spec: dict, keep: list[dict], docs: dict[str, str], k: i
                     "id": q["id"],
                     "group": q.get("group") or group(q["doc"], spec["documents"][q["doc"]]),
                     **score(
-                        answer, q["gold"], q.get("answer"), doc if whole_run else None, q.get("parts", False)
+                        answer,
+                        q["gold"],
+                        q.get("answer"),
+                        doc if whole_run else None,
+                        q.get("parts", False),
+                        q.get("polar"),
                     ),
                     "answer_type": answer.answer_type,
                     "answer": answer.answer[:200],
@@ -236,6 +253,10 @@ def summary(rows: list[dict]) -> dict:
     if phrased:
         out["phrase@1"] = round(float(np.mean(phrased)), 3)
         out["phrase_questions"] = len(phrased)
+    if polar := [r for r in rows if "polar@1" in r]:
+        out["polar@1"] = round(float(np.mean([r["polar@1"] for r in polar])), 3)
+        out["polar_wrong"] = round(float(np.mean([r["polar_wrong"] for r in polar])), 3)
+        out["polar_questions"] = len(polar)
     for group in sorted({r["group"] for r in rows}):
         part = [r for r in rows if r["group"] == group]
         phrases = [r["phrase@1"] for r in part if "phrase@1" in r]
