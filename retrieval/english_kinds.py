@@ -1,6 +1,7 @@
 """What an English question asks for (`en_span_kind`): a person, an organisation, a date, a sum, a length
-of time, a criminal sentence, a place, a measure, a labelled number or a condition, read from its wording;
-the table is tried in order and the first match wins. retrieval.english_spans finds the phrase of that kind."""
+of time, a criminal sentence, an address, a place, a measure, a labelled number or a condition, read from
+its wording; the table is tried in order and the first match wins. retrieval.english_spans finds the phrase
+of that kind."""
 
 from __future__ import annotations
 
@@ -21,16 +22,26 @@ _Q = [
         r"^\s*(on |by )?(what|which) (date|day|year)\b|^\s*in what year\b|\bwhat date\b|"
         r"\bdate of (birth|death)\b",
     ),
-    ("date", r"^\s*when (was|were|did|is|are|has|had)\b"),
+    ("date", r"^\s*((until|by|since) )?when (was|were|did|is|are|has|had)\b"),
     ("date", r"^\s*when\b.*\b(end|ends|expire|expires|begin|begins|start|starts|commence|commences|due)\b"),
-    ("condition", r"^\s*when\b"),
+    # "When the Act was passed, what was the time limit?" asks what follows its leading clause
+    ("condition", r"^\s*when\b(?![^?]*,\s*(what|which|how|who|where)\b)"),
     (
         "duration",
         r"\bhow long\b|\bhow many (days|weeks|months|years|hours|minutes)\b|"
         r"\bhow much (\w+ )?(notice|time)\b",
     ),
-    ("penalty", r"^\s*what (prison |custodial )?sentences?\b"),  # "What sentence did he receive?"
-    ("duration", r"\b(what|which) (\w+ )?(period|term|length|duration)\b|\bwithin what (time|period)\b"),
+    # "What sentence did he receive?", "What is the maximum penalty for contempt of court?"
+    (
+        "penalty",
+        r"^\s*what (prison |custodial )?sentences?\b|\b(what|which) (is|was) the (maximum |minimum )?"
+        r"(penalty|sentence)\b|^\s*what (\w+ )?penalt(y|ies)\b",
+    ),
+    (
+        "duration",
+        r"\b(what|which) (\w+ )?(period|term|length|duration)\b|\bwithin what (time|period)\b|"
+        r"\b(what|which)\b[^?]*\btime limits?\b",
+    ),
     ("number", ASKS_NUMBER.pattern),
     ("age", r"^\s*how old\b|\b(at )?what age\b"),
     (
@@ -46,13 +57,20 @@ _Q = [
         r"(^|[,;:]\s*|^\s*(in|on|at|for|by|to|from|with) )how (much|many)\b|"
         r"\b(what|which) ((is|was|are|were) the )?(\w+ ){0,2}"
         r"(amount|sum|share|percentage|proportion|fraction|fees?|price|rate|cost|fine|salary|compensation|"
-        r"consideration|damages|deposit|rent|royalt(y|ies)|premium|wages?|value|bail|figures?)\b",
+        r"consideration|damages|deposit|rent|royalt(y|ies)|premium|wages?|value|bail|figures?)\b|"
+        r"^\s*what (did|does|do|would|will)\b[^?]*\bcost\b",  # "what did the policing cost?"
+    ),
+    (
+        "address",
+        r"\b(what|which) (is|was|are|were) (the|its|his|her|their) (\w+ )?address(es)?\b|\bwhat address\b",
     ),
     (
         "place",
         # "Where did the judge go wrong?" asks a reason, not a place
         r"^\s*where\b(?!.*\b(go|goes|went|gone) wrong\b|.*\berr(ed|s)?\b)|"
-        r"\b(what|which) (city|town|state|country|county|place|location|venue)\b|"
+        r"\b(what|which) (city|town|state|country|county|location|venue)\b|"
+        # "What place, if any, does a best-interests assessment have …?" asks a role, not a place
+        r"\b(what|which) place\b(?!.*\b(have|has|play|plays)\b)|"
         r"\b(what|which|whose) (country's |state's )?laws?\b(?! firm)",
     ),
     (

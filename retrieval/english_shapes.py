@@ -28,7 +28,10 @@ _NUMWORD = (
 _PAREN = (
     r"(?:\s*\(\s*(?:US)?[$£€]?\d[\d,.]*\s*%?\s*[A-Za-z]{0,3}\s*\))?"  # "five (5)", "thirty percent (30%)"
 )
-_NUM = rf"(?:\d[\d,]*(?:\.\d+)?|\b(?i:{_NUMWORD})(?:(?:[\s-]+|\s+and\s+)(?i:{_NUMWORD}))*\b){_PAREN}"
+_NUM = (  # "some six and a half hours"
+    rf"(?:\d[\d,]*(?:\.\d+)?|\b(?i:{_NUMWORD})(?:(?:[\s-]+|\s+and\s+)(?i:{_NUMWORD}))*\b)"
+    rf"(?:\s+and\s+a\s+half\b)?{_PAREN}"
+)
 _SCALE = r"(?:\s+(?:million|billion|thousand|m|bn)\b|(?:m|bn|k)\b)?"  # £5 million, £67.05m
 _QUALIFIER = (
     r"(?:(?:approximately|about|around|some|at least|at most|not less than|not more than|no less than|"
@@ -74,7 +77,8 @@ _SHAPES = {
     "amount": [
         rf"{_QUALIFIER}{_CURRENCY}\d[\d,]*(?:\.\d+)?{_SCALE}{_PAREN}",
         rf"{_QUALIFIER}{_NUM}{_SCALE}\s+(?:US\s+)?(?:dollars|pounds|euros|rupees){_PAREN}",
-        rf"{_QUALIFIER}{_NUM}\s*(?:%|percent\b|per cent\b){_PAREN}",
+        # "-0.75%", "90-95%"
+        rf"{_QUALIFIER}(?<![\w.])[-−]?{_NUM}(?:\s*[-–]\s*{_NUM})?\s*(?:%|percent\b|per cent\b){_PAREN}",
     ],
     # "aged 7, 3 and 1½": the ages of several
     "age": [
@@ -145,10 +149,22 @@ _SHAPES["organisation"] = [
     rf"\b(?:the{_SP})?(?:{_NAME}{_SP})*Court(?:{_SP}(?:of|for|at|in){_SP}(?:the{_SP})?{_NAME}(?:{_SP}{_NAME})?)*",
     rf"\b(?:(?!(?:ON|FROM|THE|IN|OF|AT|TO|AND|APPEAL)\b){_CAPS}{_SP}){{0,3}}COURT(?:{_SP}(?:OF|FOR|AT|IN){_SP}(?:THE{_SP})?{_CAPS}(?:{_SP}{_CAPS})?)*",
 ]
+_STREET = (
+    r"(?:Road|Street|Avenue|Lane|Drive|Way|Place|Close|Court|Gardens|Square|Terrace|Crescent|Grove|Row|Mews|"
+    r"Boulevard|Highway|Parkway|Rd\.|St\.|Ave\.|Blvd\.)"
+)
+_POSTCODE = r"(?:[A-Z]{1,2}\d[A-Z\d]?[^\S\n]+\d[A-Z]{2}|\d{5}(?:-\d{4})?)"  # E5 9LE, 54919-0001
+# an address: "47, Moresby Road, London E5 9LE", "4321 North Ballard Road, Appleton, WI 54919-0001"
+_ADDRESS = (
+    rf"\b\d{{1,5}}[A-Za-z]?,?{_SP}(?:{_NAME}{_SP}){{0,3}}{_STREET}"
+    rf"(?:,{_SP}(?:{_NAME}|[A-Z]{{2}})(?:{_SP}{_NAME}){{0,2}}){{0,3}}(?:,?{_SP}{_POSTCODE})?"
+)
+_SHAPES["address"] = [_ADDRESS]
 _SHAPES["place"] = [
+    _ADDRESS,
     rf"(?:(?<=\b(?:in|at|to|of) )|(?<=\bfrom )|(?<=—)|(?<=– ))"
     rf"(?:the{_SP})?{_NAME}(?:{_SP}(?:of{_SP})?{_NAME}){{0,3}}"
-    rf"(?:,{_SP}{_NAME}(?:{_SP}{_NAME}){{0,2}})?(?:{_SP}\([A-Z]{{2,4}}\))?",
+    rf"(?:,{_SP}{_NAME}(?:{_SP}{_NAME}){{0,2}}){{0,2}}(?:{_SP}\([A-Z]{{2,4}}\))?",
 ]
 # a party may be a company: who-questions take organisations too, a person first where a line has both
 _TAKES = {
@@ -156,6 +172,7 @@ _TAKES = {
     "organisation": ("organisation", "name"),  # "Bradford Royal Infirmary": a body without a suffix
     "amount": ("amount", "count"),  # money and shares first, then a number of anything
     "measure": ("measure", "amount"),
+    "address": ("address", "place"),  # a town where no street is named
 }
 _PATTERNS = {kind: [re.compile(p) for p in ps] for kind, ps in _SHAPES.items()}
 _DETERMINER = re.compile(r"\b(the|this|that|such|any|each|its|their|our|your|a|an)[^\S\n]+$", re.I)

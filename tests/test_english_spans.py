@@ -65,6 +65,10 @@ CONTRACT = (
         ("At what figure were the costs summarily assessed?", "amount"),
         ("Where was the hearing held?", "place"),
         ("Where did the deputy judge go wrong?", None),  # a reason, not a place
+        ("What is the maximum penalty for contempt of court?", "penalty"),
+        ("When the Act was passed, what was the time limit for an abortion?", "duration"),  # after its clause
+        ("What place, if any, does a best-interests assessment have?", None),  # a role, not a place
+        ("What is the address of the house?", "address"),
         ("What did Judge Parfitt decide?", None),  # what a judge did, not which judge
         ("What is the melting point of tungsten?", None),
         ("Did the court allow the appeal?", None),
@@ -184,6 +188,15 @@ def test_a_how_many_question_counts_the_things_it_names_never_a_sum():
     )
     jailed = [("d:6", "He had lived here for 21 years. In 2015 he was sentenced to 3 years’ imprisonment.")]
     assert typed_span("What sentence did he receive in 2015?", jailed).text == "3 years’ imprisonment"
+    locked = [("d:7", "The protestors remained in place for some six and a half hours until around 1.30pm.")]
+    assert typed_span("For how long did the protestors remain?", locked).text == "some six and a half hours"
+    house = [("d:8", "The appeal concerns a house at 47, Moresby Road, London E5 9LE (“the property”).")]
+    assert typed_span("What is the address of the house?", house).text == "47, Moresby Road, London E5 9LE"
+    office = [("d:9", "Our Service Center address is 4321 North Ballard Road, Appleton, WI 54919-0001.")]
+    want = "4321 North Ballard Road, Appleton, WI 54919-0001"
+    assert typed_span("What is the address of the Service Center?", office).text == want
+    land = [("d:10", "The land is at Cemetery Road, Birkby, Huddersfield and is owned by the council.")]
+    assert typed_span("Where is the land?", land).text == "Cemetery Road, Birkby, Huddersfield"
     claim = [("d:4", "Rank brought a claim for £67.05m on that basis.")]
     assert typed_span("How much did Rank claim?", claim).text == "£67.05m"
     # a paragraph's number before a pronoun counts nothing
