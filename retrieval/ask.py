@@ -69,7 +69,7 @@ from retrieval.sentence_rank import (
 )
 from retrieval.sides import on_asked_side
 from retrieval.stage import INDEX_DIR
-from retrieval.text import sentence_around
+from retrieval.text import HAN, sentence_around
 
 
 class IndexMissing(DocumentError):
@@ -85,6 +85,7 @@ class BadQuestion(DocumentError):
 MAX_K = 100  # citations per answer: the reader reads each, so a huge k only buries the answer
 # one clause of a two-clause question answered alone: a phrase, not a sentence's worth (李庆斌, 10000元)
 PART_MAX_CHARS = 30
+PART_MAX_CHARS_EN = 80  # an English one: "twenty-eight days after the date upon which ventilation is removed"
 _CLAUSE_MARK = re.compile(r"[，,。；;：:]")
 _ASKS_HOW_MUCH = re.compile(r"多少")  # not 几: 几点 asks a time, and 前一天 holds a numeral
 _NUMERAL = re.compile(r"\d|[一二三四五六七八九十百千万两]")
@@ -273,10 +274,10 @@ class Asker(AnswerRoutes):
     def answer_routed(
         self, question: str, doc_id: str | None, doc: str | None, citations: list[Citation], notes: list[str]
     ) -> Answer | None:
-        """The question's own route (`route`), or None; for a Chinese question asking two things in two
-        clauses (审判长是谁，案号是多少？) where each has a route of its own, their answers joined, the first's
-        evidence first, unless the whole question's route answers both (判了几年，罚金多少？ → the whole
-        penalty)."""
+        """The question's own route (`route`), or None; for a question asking two things in two clauses
+        (审判长是谁，案号是多少？, "When did W80 fire, and who was killed?") where each is answered by a route or
+        a phrase of its own, their answers joined, the first's evidence first, unless the whole question's
+        route answers both (判了几年，罚金多少？ → the whole penalty)."""
         if not (parts := asked_clauses(question)):
             return self.route(question, doc_id, doc, citations, notes)
         cited, said = list(citations), list(notes)
@@ -285,7 +286,7 @@ class Asker(AnswerRoutes):
         answers: list[Answer | None] = []
         for i, part in enumerate(parts):
             found = self.part_answer(part, doc_id, doc, part_cited, part_said)
-            if found is None and i > 0:
+            if found is None and i > 0 and HAN.search(part):
                 # 实际已经付了多少 after 三个被告人答应赔于某多少钱: the clause before says who; joined without a
                 # clause mark, it is read as one question
                 about = f"{before_asked(parts[i - 1])} {part}"
@@ -297,7 +298,8 @@ class Asker(AnswerRoutes):
             # one answer holding another (a penalty and its fine) is enough
             kept = [t for t in dict.fromkeys(texts) if not any(t in u and t != u for u in texts)]
             shown = [a.evidence for a in answers[1:] if a.evidence is not None]
-            answer = replace(answers[0], question=question, answer="；".join(kept), more_evidence=shown)
+            joined = ("；" if HAN.search(question) else "; ").join(kept)
+            answer = replace(answers[0], question=question, answer=joined, more_evidence=shown)
             cited, said = part_cited, part_said
         notes[:], citations[:] = said, cited
         return answer
@@ -315,7 +317,10 @@ class Asker(AnswerRoutes):
         # 死鱼损失是多少 → 15.56万元, not 15.56万元，鉴定费3500元
         if _ASKS_HOW_MUCH.search(part) and _NUMERAL.search(first):
             text = first
-        if found.answer_type != "span" or len(text) > PART_MAX_CHARS or _CLAUSE_MARK.search(text):
+        english = not HAN.search(part)
+        short = len(text) <= (PART_MAX_CHARS_EN if english else PART_MAX_CHARS)
+        # an English phrase may hold commas ("47, Moresby Road, London E5 9LE")
+        if found.answer_type != "span" or not short or (not english and _CLAUSE_MARK.search(text)):
             return None  # a clause read alone is answered by a phrase or not at all
         found = replace(found, answer=text)
         seen = {c.segment_id for c in citations}

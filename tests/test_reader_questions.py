@@ -57,10 +57,40 @@ def test_a_question_asking_two_things_is_asked_in_parts(question, parts):
             "本案受理费是多少？加上保全费、公告费一共多少钱？",
             ["本案受理费是多少", "加上保全费、公告费一共多少钱"],
         ),
-        ("Who appealed, and when?", []),  # English questions are not cut
+        ("Who appealed, and when?", []),  # "when" has no verb to borrow
     ],
 )
 def test_the_clauses_of_a_chinese_question_that_each_ask_something(question, clauses):
+    assert asked_clauses(question) == clauses
+
+
+@pytest.mark.parametrize(
+    "question, clauses",
+    [
+        (
+            "When did W80 fire the fatal shot, and who was killed?",
+            ["When did W80 fire the fatal shot?", "who was killed?"],
+        ),
+        (  # two questions sharing what follows them
+            "Before which judge, and on what date, was the summons heard?",
+            ["Before which judge was the summons heard?", "on what date was the summons heard?"],
+        ),
+        (
+            "At what time and on what date was death fixed?",
+            ["At what time was death fixed?", "on what date was death fixed?"],
+        ),
+        (  # a few words without a verb borrow the first clause's
+            "During what period did JSC sell the Bundles, and through which online platform?",
+            [
+                "During what period did JSC sell the Bundles?",
+                "through which online platform did JSC sell the Bundles?",
+            ],
+        ),
+        ("Which two reservoirs make up the Sole Pit field?", []),
+        ("Did the court give Z permission to appeal, and why?", []),  # one clause asks a thing
+    ],
+)
+def test_the_clauses_of_an_english_question_each_whole(question, clauses):
     assert asked_clauses(question) == clauses
 
 

@@ -39,15 +39,54 @@ def question_parts(question: str) -> list[str]:
     return parts if len(parts) >= 2 else []
 
 
+# "…, and what did the policing cost?", "… and until when was that leave valid?": a later English clause
+# opening with what it asks (after a preposition, perhaps)
+_EN_AND_WH = re.compile(
+    r",?\s+and\s+(?=(?:(?:in|on|at|by|for|from|to|through|during|until|under|with|before|after)\s+)?"
+    r"(?:what|which|who|whom|whose|when|where|how)\b)",
+    re.I,
+)
+_EN_AUX = re.compile(
+    r"\b(?:did|does|do|was|were|is|are|has|have|had|can|could|will|would|should|must|may|shall)\b", re.I
+)
+BARE_WORDS = 4  # "through which online platform": a clause this short without a verb borrows one
+
+
+def english_clauses(question: str) -> list[str]:
+    """The clauses of an English question that each ask something, each whole: "When did the landlord go
+    into administration, and when did GR acquire the lease?" → both; a clause of a few words without a verb
+    takes the rest of the other ("Before which judge, and on what date, was the summons heard?" → "Before
+    which judge was the summons heard?", "on what date was the summons heard?"; "During what period did JSC
+    sell the bundles, and through which platform?" → "… through which platform did JSC sell the
+    bundles?"); [] for one that asks one thing."""
+    parts = [p.strip(" ,") for p in _EN_AND_WH.split(question.strip().rstrip("? "))]
+    if len(parts) != 2 or not all(_WH.search(p) for p in parts):
+        return []
+    first, second = parts
+    bare = [len(p.split()) <= BARE_WORDS and not _EN_AUX.search(p) for p in parts]
+    if bare[0] and "," in second:  # the shared rest stands after the second's own words
+        second, rest = (x.strip() for x in second.split(",", 1))
+        first, second = f"{first} {rest}", f"{second} {rest}"
+    elif bare[0] and (aux := _EN_AUX.search(second)):  # "At what time and on what date was it fixed?"
+        first = f"{first} {second[aux.start() :]}"
+    elif bare[1]:  # "… and when?" is whole only with the other's verb and what follows it
+        if not (aux := _EN_AUX.search(first)):
+            return []
+        second = f"{second} {first[aux.start() :]}"
+    return [f"{first}?", f"{second}?"]
+
+
 def asked_clauses(question: str) -> list[str]:
-    """The clauses of a Chinese question that each ask something (哪个法院审的，案号是多少？ or 告的是哪个单位？
-    第三人又是谁？ → both); [] for one that asks one thing or is not Chinese."""
+    """The clauses of a question that each ask something (哪个法院审的，案号是多少？ or 告的是哪个单位？
+    第三人又是谁？ → both; English ones by `english_clauses`); [] for one that asks one thing."""
+    if not HAN.search(question):
+        return english_clauses(question)
     clauses = []
     for piece in re.split(r"[，,；;？?]", question.rstrip("？? ")):
         listed = piece.split("、")  # 花了多少钱、买了多少张 asks two things; 加上保全费、公告费一共多少钱 one
         clauses += listed if all(_WH.search(x) for x in listed) else [piece]
     clauses = [c for c in clauses if _WH.search(c)]
-    return clauses if HAN.search(question) and len(clauses) >= 2 else []
+    return clauses if len(clauses) >= 2 else []
 
 
 def before_asked(clause: str) -> str:
