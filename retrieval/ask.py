@@ -45,7 +45,7 @@ from retrieval.answer import (
     question_kind,
     term_share,
 )
-from retrieval.ask_models import add_dense_arm, add_sentence_arm, load_asker_reader
+from retrieval.ask_models import add_dense_arm, add_sentence_arm, load_asker_reader, sentence_similarity
 from retrieval.ask_routes import AnswerRoutes
 from retrieval.cache import DocStateCache
 from retrieval.clause_questions import MIN_PROBABILITY, ClauseReader
@@ -246,13 +246,9 @@ class Asker(AnswerRoutes):
             reading = self.read(question, citations)
         typed = self.typed(question, doc, citations) if typed_kind else None
         ranking = evidence_kind(question, kind)
-        ranked = rank_sentences(
-            question,
-            with_dispositions(ranking, citations, self.passages_of(doc) if doc else []),
-            ranking,
-            self.sentences.similarity(question),
-            self.headings,
-        )
+        passages = with_dispositions(ranking, citations, self.passages_of(doc) if doc else [])
+        similar, weight = sentence_similarity(question, self.search_index, self.sentences, self.config)
+        ranked = rank_sentences(question, passages, ranking, similar, self.headings, weight)
         answer, answer_type, conf, evidence = self.shape(question, kind, ranked, reading, typed, notes)
         if evidence is not None and all(c.segment_id != evidence.segment_id for c in citations):
             citations.append(self.citation(evidence.segment_id, 0.0))  # a disposition or party's block

@@ -1,16 +1,21 @@
 """What an `Asker` (retrieval.ask) loads once for every question: the sentence model's arm over the run's
-English segments, the dense arm over the segment-state store, and the reader for the encoder."""
+English segments, the dense arm over the segment-state store, and the reader for the encoder; and the
+scorer its evidence-sentence ranking reads (`sentence_similarity`)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+
+import numpy as np
 
 from retrieval.config import RetrievalConfig
 from retrieval.encoder import checkpoint_file, load_encoder, sha256_file
-from retrieval.evidence import ARM, SentenceArm, SentenceVectors
+from retrieval.evidence import ARM, SentenceArm, SentenceVectors, is_english
 from retrieval.hybrid import HybridIndex
 from retrieval.reader.runtime import READER_FILE, ReaderMismatch, load_reader
-from retrieval.store_arm import open_store_arm
+from retrieval.sentence_rank import KEY_SIMILARITY_WEIGHT, SIMILARITY_WEIGHT
+from retrieval.store_arm import StoreArm, open_store_arm
 
 
 def add_sentence_arm(
@@ -21,6 +26,20 @@ def add_sentence_arm(
     arm = SentenceArm(index.passages, config, device, index_dir, sentences.vector)
     if len(arm):  # a Chinese-only run has nothing for it to search
         index.add_dense(ARM, arm)
+
+
+def sentence_similarity(
+    question: str, index: HybridIndex, sentences: SentenceVectors, config: RetrievalConfig
+) -> tuple[Callable[[list[str]], np.ndarray] | None, float]:
+    """(scorer, its weight) for ranking a question's evidence sentences: the sentence model's cosine for
+    English, the Transformer-XL keys' for Chinese (`sentence_keys`, where the run's dense arm loaded); None
+    where neither applies."""
+    if is_english(question, config):
+        return sentences.similarity(question), SIMILARITY_WEIGHT
+    arm = index.dense.get("txl")
+    if config.sentence_keys and isinstance(arm, StoreArm):
+        return arm.similarity(question), KEY_SIMILARITY_WEIGHT
+    return None, SIMILARITY_WEIGHT
 
 
 def add_dense_arm(

@@ -63,6 +63,9 @@ class RetrievalConfig(Options):
     # `ldx ask` on English: the packaged sentence model (all-MiniLM-L6-v2) as the dense arm "minilm" over the
     # run's English segments and as half of the evidence-sentence score (retrieval/evidence.py)
     sentence_model: bool = True
+    # a Chinese question's evidence sentences (which MiniLM cannot read) ranked with the cosine of their
+    # Transformer-XL keys and the question's beside term overlap (retrieval/store_arm.py); needs `dense`
+    sentence_keys: bool = True
     # an English question about a contract's clause ("Which state's law governs this agreement?") answered by
     # the clause head (retrieval/clause_questions.py) from the contract asked about or cited first
     clause_answers: bool = True

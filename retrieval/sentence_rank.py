@@ -46,6 +46,10 @@ NON_DECISION_BLOCKS = NON_ANSWER_BLOCKS | {"APPENDIX"}
 # rest of its term overlap: equal halves, set a priori and not tuned (the one English question set,
 # tests/data/english_questions.json, is kept for measuring)
 SIMILARITY_WEIGHT = 0.5
+# a Chinese sentence's: the cosine of its Transformer-XL key (the key head's, as the index holds them) with
+# the question's, a smaller share; chosen over 0, 0.2, 0.3, 0.5 and 0.7 on the six Chinese general question
+# sets (benchmarks/data/general_questions_zh*.json, gold sentence first in 58, 62, 63, 61, 56 of 97)
+KEY_SIMILARITY_WEIGHT = 0.3
 # the words that only say a question asks for a decision ("What did the court decide?"): every sentence of
 # an opinion may hold "court" or "case", and none of them tells the ruling from what stands beside it
 _DECISION_TERMS = content_terms("court case decide decision rule ruling outcome result")
@@ -235,10 +239,12 @@ def rank_sentences(
     kind: str,
     similar: Callable[[list[str]], np.ndarray] | None = None,
     headings: dict[str, str] | None = None,
+    similarity_weight: float = SIMILARITY_WEIGHT,
 ) -> list[ScoredSentence]:
     """Sentences of (segment_id, block_type, text) passages, best first, for a question of `kind`;
-    `similar` (retrieval.evidence.SentenceVectors.similarity) gives each sentence's cosine with the question;
-    a sentence holds the terms of its passage's heading (`section_headings`) too."""
+    `similar` (retrieval.ask_models.sentence_similarity) gives each sentence's cosine with the question,
+    `similarity_weight` its share of the relevance; a sentence holds the terms of its passage's heading
+    (`section_headings`) too."""
     q_terms = content_terms(question) - (_DECISION_TERMS if kind == "decision" else set())
     decision = kind in ("decision", "ruling below")
     skip = NON_DECISION_BLOCKS if decision else NON_ANSWER_BLOCKS if kind != "span" else ()
@@ -266,7 +272,7 @@ def rank_sentences(
         overlap = sum(w for t, w in idf.items() if t in terms) / total
         relevance = overlap
         if sims is not None:
-            relevance = (1 - SIMILARITY_WEIGHT) * overlap + SIMILARITY_WEIGHT * max(sims[i], 0.0)
+            relevance = (1 - similarity_weight) * overlap + similarity_weight * max(sims[i], 0.0)
         out.append(
             ScoredSentence(
                 sid,

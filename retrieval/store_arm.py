@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import OrderedDict
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -12,14 +14,34 @@ from retrieval.hybrid import Passage
 from retrieval.store import SegmentStore, StoreError
 from txl.keys import key_identity
 
+MAX_KEYS = 20_000  # sentence keys kept per session: 256 float32 each, 20 MB in all
+
 
 class StoreArm:
-    """Dense arm over the segment-state store: the query is encoded by the same model as the segments."""
+    """Dense arm over the segment-state store: the query is encoded by the same model as the segments.
+    `similarity` scores a question against sentences with the same keys (a sentence encoded as a query)."""
 
     def __init__(self, store: SegmentStore, model, tokenizer, passages: list[Passage], pooling: str):
         self.store, self.model, self.tokenizer, self.pooling = store, model, tokenizer, pooling
         self.segment_ids = [p.segment_id for p in passages]
         self.row_of = {s: i for i, s in enumerate(self.segment_ids)}
+        self.keys: OrderedDict[str, np.ndarray] = OrderedDict()
+
+    def key(self, text: str) -> np.ndarray:
+        """The unit key of a text encoded alone, kept for the session (least recently used out first): the
+        sentences of a cited segment are scored again by every question that cites it."""
+        if text not in self.keys:
+            self.keys[text] = np.asarray(encode_query(self.model, self.tokenizer, text, self.pooling)).ravel()
+            while len(self.keys) > MAX_KEYS:
+                self.keys.popitem(last=False)
+        self.keys.move_to_end(text)
+        return self.keys[text]
+
+    def similarity(self, question: str) -> Callable[[list[str]], np.ndarray]:
+        """The scorer `retrieval.sentence_rank.rank_sentences` takes: each sentence's key's cosine with the
+        question's."""
+        q = self.key(question)
+        return lambda texts: np.array([float(self.key(t) @ q) for t in texts], dtype=np.float32)
 
     def top(self, query: str, n: int, allowed: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
         q = encode_query(self.model, self.tokenizer, query, self.pooling)

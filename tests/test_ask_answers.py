@@ -14,11 +14,19 @@ from typer.testing import CliRunner
 
 import retrieval
 from retrieval.answer import Citation, complete_span, fits_question, is_heading, question_kind, term_share
+from retrieval.ask_models import sentence_similarity
 from retrieval.config import RetrievalConfig
 from retrieval.eval.metrics import choose_threshold
 from retrieval.evidence import SentenceVectors, segment_vectors
 from retrieval.hybrid import Passage
-from retrieval.sentence_rank import is_sentence, rank_sentences, section_headings, with_dispositions
+from retrieval.sentence_rank import (
+    KEY_SIMILARITY_WEIGHT,
+    SIMILARITY_WEIGHT,
+    is_sentence,
+    rank_sentences,
+    section_headings,
+    with_dispositions,
+)
 from retrieval.sides import asked_side, is_claim, is_ruling, on_asked_side, states_ruling
 
 ZH_DEMO = "被告人犯什么罪，判处什么刑罚？"
@@ -184,6 +192,23 @@ def test_english_evidence_is_ranked_by_the_sentence_model(asker):
     assert cached >= len(ranked)
     asker.ask(EN_DEMO)  # the same sentences again: nothing new to embed
     assert len(asker.sentences.vectors) == cached
+
+
+def test_chinese_evidence_is_ranked_with_the_encoder_keys(asker):
+    similar, weight = sentence_similarity(ZH_DEMO, asker.search_index, asker.sentences, asker.config)
+    assert weight == KEY_SIMILARITY_WEIGHT and similar is not None
+    cited = [(c.segment_id, c.block_type, c.text) for c in asker.ask(ZH_DEMO).citations]
+    ranked = rank_sentences(ZH_DEMO, cited, "span", similar, asker.headings, weight)
+    assert ranked and all(s.similarity is not None and -1 <= s.similarity <= 1 for s in ranked)
+    # a key's cosine with itself: the keys are unit vectors, kept for the session
+    arm = asker.search_index.dense["txl"]
+    assert similar([ZH_DEMO])[0] == pytest.approx(1.0, abs=1e-5) and ranked[0].text in arm.keys
+    off = RetrievalConfig(sentence_keys=False)
+    assert sentence_similarity(ZH_DEMO, asker.search_index, asker.sentences, off)[0] is None
+    assert (
+        sentence_similarity(EN_DEMO, asker.search_index, asker.sentences, asker.config)[1]
+        == SIMILARITY_WEIGHT
+    )
 
 
 def test_a_question_is_embedded_once_for_search_typed_spans_and_ranking(asker, monkeypatch):
