@@ -192,8 +192,13 @@ def evidence_kind(question: str, kind: str) -> str:
     return "reason" if polar else kind
 
 
+# "When the Act was passed, what …": a leading clause, not a second thing asked
+_EN_LEADING_WHEN = re.compile(r"^\s*when\b[^?,]*,(?=\s*(what|which|who|where|how)\b)", re.I)
+
+
 def asks_several(question: str) -> bool:
     """A question asking two things at once (被告人犯什么罪，判处什么刑罚？): its answer is a sentence's worth."""
+    question = _EN_LEADING_WHEN.sub("", question)
     return len(_ZH_WH.findall(question)) + len(_EN_MULTI_WH.findall(question)) >= 2
 
 

@@ -111,6 +111,9 @@ _LAW_CITED = re.compile(r"《[^》]{2,40}》[^。；]{0,30}?第[^，。；、]{1
 _LAW_BASIS = re.compile(r"(?:^|[，,；;])[^《。，,]{0,8}?(依照|依据|根据|按照)《|^\W*《(?!.*规定)")
 
 
+_PENALTY_BEFORE = re.compile(r"(?:有期徒刑|拘役|管制)$")
+
+
 def zh_span_kind(question: str) -> str | None:
     """What a Chinese question asks for, among ZH_KINDS, or None (a how-much, what or why question)."""
     return next((kind for kind, pattern in _QUESTION_KINDS if pattern.search(question)), None)
@@ -129,6 +132,8 @@ def zh_candidates(text: str, kind: str) -> list[tuple[int, int, str]]:
                 a = m.start("name")
             elif kind == "duration" and (text[a - 1 : a] in ("年", "月") or "每" in text[max(0, a - 3) : a]):
                 continue  # a month of a year (2021年10月), a day of a month (9月27日), a rate (每逾期一日)
+            elif kind == "duration" and (penalty := _PENALTY_BEFORE.search(text[max(0, a - 4) : a])):
+                a -= len(penalty[0])  # 被判了多少年 → 有期徒刑七年六个月: the term is of that penalty
             if b - a >= 2:
                 found.append((a, b, kind))
     return non_overlapping(found)

@@ -58,7 +58,9 @@ _Q = [
         r"\b(what|which) ((is|was|are|were) the )?(\w+ ){0,2}"
         r"(amount|sum|share|percentage|proportion|fraction|fees?|price|rate|cost|fine|salary|compensation|"
         r"consideration|damages|deposit|rent|royalt(y|ies)|premium|wages?|value|bail|figures?)\b|"
-        r"^\s*what (did|does|do|would|will)\b[^?]*\bcost\b",  # "what did the policing cost?"
+        # "what did the policing cost?", "What was the property said to be worth?"
+        r"^\s*what (did|does|do|would|will)\b[^?]*\bcost\b|"
+        r"^\s*(what|how much)\b[^?]*\bworth\b(?=\s*(\?|$|(at|in|on|now|today|then|to)\b))",
     ),
     (
         "address",

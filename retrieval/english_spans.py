@@ -309,10 +309,14 @@ def _placement(question: str, q_terms: set[str], before: str, line: str, span: s
     """LABEL_WEIGHT for the value of a label that names what the question asks about ("Assignee: iRobot"),
     times OTHER_SHAPE_WEIGHT for a phrase whose place says it answers another question (`q_terms`: the
     question's `content_terms`; `before`: the passage's text just before the phrase, `line`: its line's):
-    the court an appeal came from, unless the question asks about the court below; a place after "to" when the question asks where from, or after "from" when
-    it asks where to; a number labelled otherwise than the one asked for; counsel "with whom" others were
-    on brief; a court for a who-question that asks nothing a court does ("Who was Brown convicted of
-    killing?"); a name without a judge's title or suffix for "Which judge …?"."""
+    the court an appeal came from, unless the question asks about the court below; a place after "to" when
+    the question asks where from, or after "from" when it asks where to; a number labelled otherwise than
+    the one asked for; counsel "with whom" others were on brief; a court for a who-question that asks
+    nothing a court does ("Who was Brown convicted of killing?"); a name without a judge's title or suffix
+    for "Which judge …?", and never a body's name nor a bare one for it (0: "Isle of Anglesey County
+    Council", "Welsh Ministers")."""
+    if shape != "person" and _ASKS_JUDGE.search(question) and not _JUDICIAL.search(span):
+        return 0.0
     label = _INLINE_LABEL.search(line)
     named = label and {t for t, _, _ in term_spans(label[1])} & q_terms
     asked, lead, numbered = (

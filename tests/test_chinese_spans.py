@@ -68,7 +68,8 @@ def test_the_phrases_of_each_shape():
     # a term or a period; not a date's month or day, nor a rate (每逾期一日)
     term = "约定工期自2021年10月20日起至2022年1月18日止，工期九十日，每逾期一日按千分之一支付违约金"
     assert phrases(term, "duration") == ["九十日"]
-    assert phrases("判处有期徒刑一年六个月，缓刑二年", "duration") == ["一年六个月", "二年"]
+    # a prison term with its penalty
+    assert phrases("判处有期徒刑一年六个月，缓刑二年", "duration") == ["有期徒刑一年六个月", "二年"]
     # an office's holder, however the signature lines space it out
     assert phrases("审　判　长　　杨方宁", "office") == ["杨方宁"]
     assert phrases("委托诉讼代理人：张宇，北京市盈科（包头）律师事务所律师。", "office") == ["张宇"]

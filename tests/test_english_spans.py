@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from retrieval.answer import fits_question
+from retrieval.answer import asks_several, fits_question
 from retrieval.english_spans import candidates, span_kind, typed_span
 
 HEADER = """Between:
@@ -69,6 +69,8 @@ CONTRACT = (
         ("When the Act was passed, what was the time limit for an abortion?", "duration"),  # after its clause
         ("What place, if any, does a best-interests assessment have?", None),  # a role, not a place
         ("What is the address of the house?", "address"),
+        ("What was the property said to be worth at trial?", "amount"),
+        ("What is worth noting about the judgment?", None),
         ("What did Judge Parfitt decide?", None),  # what a judge did, not which judge
         ("What is the melting point of tungsten?", None),
         ("Did the court allow the appeal?", None),
@@ -77,6 +79,19 @@ CONTRACT = (
 )
 def test_the_question_names_the_type_of_its_answer(question, kind):
     assert span_kind(question) == kind
+
+
+@pytest.mark.parametrize(
+    ("question", "several"),
+    [
+        ("When the Act was passed, what was the time limit?", False),  # a leading clause asks nothing
+        ("When did he leave and where did he go?", True),
+        ("被告人犯什么罪，判处什么刑罚？", True),
+        ("Who represented the appellant?", False),
+    ],
+)
+def test_a_question_asking_two_things_at_once(question, several):
+    assert asks_several(question) == several
 
 
 @pytest.mark.parametrize(
@@ -207,6 +222,8 @@ def test_a_how_many_question_counts_the_things_it_names_never_a_sum():
 def test_which_judge_is_answered_by_a_judge_not_a_party_beside_one():
     line = "An appeal by the Second Defendant (Mr Bell) against an order of Teare J giving Ivy permission."
     assert typed_span("Which judge gave Ivy permission?", [("d:0", line)]).text == "Teare J"
+    cited = [("d:1", "At [53] the judge contrasted Isle of Anglesey County Council v Welsh Ministers.")]
+    assert typed_span("Which judge dismissed the claim?", cited) is None  # a council is no judge
     judges = "before Elisabeth Laing J and HHJ Hodge QC"
     assert [judges[a:b] for a, b, _ in candidates(judges, "person")] == ["Elisabeth Laing J", "HHJ Hodge QC"]
     assert [s for _, _, s in candidates("signed by John J. Smith", "person")] == ["name"]  # an initial
