@@ -212,6 +212,8 @@ def test_a_how_many_question_counts_the_things_it_names_never_a_sum():
     assert typed_span("What is the address of the Service Center?", office).text == want
     land = [("d:10", "The land is at Cemetery Road, Birkby, Huddersfield and is owned by the council.")]
     assert typed_span("Where is the land?", land).text == "Cemetery Road, Birkby, Huddersfield"
+    worth = [("d:11", "The evidence was that the property was now worth in the region of £1 million.")]
+    assert typed_span("What was the property worth?", worth).text == "in the region of £1 million"
     claim = [("d:4", "Rank brought a claim for £67.05m on that basis.")]
     assert typed_span("How much did Rank claim?", claim).text == "£67.05m"
     # a paragraph's number before a pronoun counts nothing
