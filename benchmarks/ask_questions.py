@@ -28,8 +28,9 @@ sentence is a gold sentence (for a sentence answer the answer itself; for "none"
 `phrase@1`, over the questions with an `answer` (the phrase that answers them), the share whose answer
 holds one (every one, for a question marked `parts` that asks several things) and is not much longer
 (`same_phrase`); `polar@1` and `polar_wrong`, over the yes-no questions marked with their answer (`polar`),
-the share answered YES or NO rightly and wrongly (the rest are answered "none" or with a sentence); and the same split by source (UK, US, CUAD; ZH doc, ZH
-pdf and ZH judgments). `--limit 3` checks the whole path at tiny size.
+the share answered YES or NO rightly and wrongly (the rest are answered "none" or with a sentence); and the
+same split by source (UK, US, CUAD; ZH doc, ZH pdf and ZH judgments). `--limit 3` checks the whole path at
+tiny size.
 """
 
 from __future__ import annotations

@@ -34,9 +34,9 @@ _NUM = (  # "some six and a half hours"
 )
 _SCALE = r"(?:\s+(?:million|billion|thousand|m|bn)\b|(?:m|bn|k)\b)?"  # £5 million, £67.05m
 _QUALIFIER = (
-    r"(?:(?:approximately|about|around|in the region of|some|at least|at most|not less than|not more than|no less than|"
-    r"no more than|up to|over|just over|just under|more than|less than|a minimum of|a maximum of|nearly|"
-    r"almost)\s+)?"
+    r"(?:(?:approximately|about|around|in the region of|some|at least|at most|not less than|not more than|"
+    r"no less than|no more than|up to|over|just over|just under|more than|less than|a minimum of|"
+    r"a maximum of|nearly|almost)\s+)?"
 )
 _CURRENCY = r"(?:US\$|USD\s?|\$|£|€|GBP\s?|EUR\s?)"
 _UNIT_OF_TIME = (
