@@ -44,7 +44,7 @@ class StoreArm:
         return lambda texts: np.array([float(self.key(t) @ q) for t in texts], dtype=np.float32)
 
     def top(self, query: str, n: int, allowed: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
-        q = encode_query(self.model, self.tokenizer, query, self.pooling)
+        q = self.key(query)  # a Chinese question is ranked against its evidence sentences with the same key
         only = None if allowed is None else {self.segment_ids[i] for i in np.flatnonzero(allowed)}
         hits = [(self.row_of[s], sc) for s, sc in self.store.search(q, n, only=only)[0] if s in self.row_of]
         return np.array([r for r, _ in hits], dtype=np.int64), np.array(
