@@ -17,9 +17,9 @@ SPAN_TYPES = frozenset({"SPAN", "NONE"})
 # decides the answer type: outside the held-apart split, 3 of 4,002 other questions have a YES/NO answer
 # and 1 of 707 yes-no questions a span.
 _POLAR_ZH = re.compile(rf"{ASKING_ZH}|吗\s*[？?]?\s*$")
-_POLAR_EN = re.compile(
-    r"^\s*(is|are|was|were|did|does|do|has|have|had|can|could|will|would|should|may|must|shall)\b", re.I
-)
+# the auxiliaries an English yes-no question opens with, and a clause's verb may be
+_EN_AUX_WORDS = r"(?:is|are|was|were|did|does|do|has|have|had|can|could|will|would|should|may|must|shall)"
+_POLAR_EN = re.compile(rf"^\s*{_EN_AUX_WORDS}\b", re.I)
 _WH = re.compile(r"什么|谁|哪|多少|几|何时|怎样|如何|\b(who|what|when|where|which|why|how)\b", re.I)
 
 
@@ -46,9 +46,7 @@ _EN_AND_WH = re.compile(
     r"(?:what|which|who|whom|whose|when|where|how)\b)",
     re.I,
 )
-_EN_AUX = re.compile(
-    r"\b(?:did|does|do|was|were|is|are|has|have|had|can|could|will|would|should|must|may|shall)\b", re.I
-)
+_EN_AUX = re.compile(rf"\b{_EN_AUX_WORDS}\b", re.I)
 BARE_WORDS = 4  # "through which online platform": a clause this short without a verb borrows one
 
 
