@@ -201,24 +201,49 @@ def test_a_how_many_question_counts_the_things_it_names_never_a_sum():
     assert typed_span("In how many centres is PKU treated?", centres).text == (
         "10 specialist metabolic services centres"
     )
-    jailed = [("d:6", "He had lived here for 21 years. In 2015 he was sentenced to 3 years’ imprisonment.")]
-    assert typed_span("What sentence did he receive in 2015?", jailed).text == "3 years’ imprisonment"
-    locked = [("d:7", "The protestors remained in place for some six and a half hours until around 1.30pm.")]
-    assert typed_span("For how long did the protestors remain?", locked).text == "some six and a half hours"
-    house = [("d:8", "The appeal concerns a house at 47, Moresby Road, London E5 9LE (“the property”).")]
-    assert typed_span("What is the address of the house?", house).text == "47, Moresby Road, London E5 9LE"
-    office = [("d:9", "Our Service Center address is 4321 North Ballard Road, Appleton, WI 54919-0001.")]
-    want = "4321 North Ballard Road, Appleton, WI 54919-0001"
-    assert typed_span("What is the address of the Service Center?", office).text == want
-    land = [("d:10", "The land is at Cemetery Road, Birkby, Huddersfield and is owned by the council.")]
-    assert typed_span("Where is the land?", land).text == "Cemetery Road, Birkby, Huddersfield"
-    worth = [("d:11", "The evidence was that the property was now worth in the region of £1 million.")]
-    assert typed_span("What was the property worth?", worth).text == "in the region of £1 million"
-    claim = [("d:4", "Rank brought a claim for £67.05m on that basis.")]
-    assert typed_span("How much did Rank claim?", claim).text == "£67.05m"
     # a paragraph's number before a pronoun counts nothing
     said = [("d:1", "At paragraph 71 he said that the fish were of no value.")]
     assert typed_span("How much does BDS say the fish are worth?", said) is None
+
+
+@pytest.mark.parametrize(
+    ("question", "line", "want"),
+    [
+        (
+            "What sentence did he receive in 2015?",
+            "He had lived here for 21 years. In 2015 he was sentenced to 3 years’ imprisonment.",
+            "3 years’ imprisonment",
+        ),
+        (
+            "For how long did the protestors remain?",
+            "The protestors remained in place for some six and a half hours until around 1.30pm.",
+            "some six and a half hours",
+        ),
+        (
+            "What is the address of the house?",
+            "The appeal concerns a house at 47, Moresby Road, London E5 9LE (“the property”).",
+            "47, Moresby Road, London E5 9LE",
+        ),
+        (
+            "What is the address of the Service Center?",
+            "Our Service Center address is 4321 North Ballard Road, Appleton, WI 54919-0001.",
+            "4321 North Ballard Road, Appleton, WI 54919-0001",
+        ),
+        (
+            "Where is the land?",
+            "The land is at Cemetery Road, Birkby, Huddersfield and is owned by the council.",
+            "Cemetery Road, Birkby, Huddersfield",
+        ),
+        (
+            "What was the property worth?",
+            "The evidence was that the property was now worth in the region of £1 million.",
+            "in the region of £1 million",
+        ),
+        ("How much did Rank claim?", "Rank brought a claim for £67.05m on that basis.", "£67.05m"),
+    ],
+)
+def test_a_phrase_of_the_kind_asked_is_whole(question, line, want):
+    assert typed_span(question, [("d:0", line)]).text == want
 
 
 def test_which_judge_is_answered_by_a_judge_not_a_party_beside_one():
