@@ -145,3 +145,13 @@ def sentence_around(text: str, a: int, b: int) -> str:
     start = next((x for x, y in cuts if x <= a < y), a)
     end = next((y for x, y in cuts if x < b <= y), b)
     return text[start:end]
+
+
+# the rest of a number that a token boundary cut ("人民币172|,000元", "3|.5万元"): thousands, decimals, unit
+_NUMBER_REST = re.compile(r"(?:[,，]\d{3}(?!\d))+(?:\.\d+)?(?:[万亿]?元)?|\.\d+(?:[万亿]?元)?")
+
+
+def whole_number_end(text: str, b: int) -> int:
+    """`b` moved past the rest of the number that text[:b] ends inside, if it does."""
+    m = _NUMBER_REST.match(text, b) if b and text[b - 1].isdigit() else None
+    return m.end() if m else b

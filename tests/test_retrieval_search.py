@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from retrieval.eval.metrics import best_over_golds, char_f1, ndcg_at_k, recall_at_k
 from retrieval.eval.search import RetrievalEvalConfig, build_eval_set, case_means, load_qrels, split_passages
 from retrieval.hybrid import Filters, HybridIndex, MatrixArm, Passage, rrf
-from retrieval.text import terms
+from retrieval.text import terms, whole_number_end
 
 
 @pytest.fixture(scope="module")
@@ -77,6 +77,29 @@ def test_terms_mix_chinese_words_and_stemmed_english():
     t = terms("婚后在房产证上添加了妻子的名字. The Licensee shall not assign the licensing agreements")
     assert {"房产", "房产证", "妻子", "license", "agreement"} <= set(t)
     assert "the" not in t and "，" not in t
+
+
+@pytest.mark.parametrize(
+    ("text", "cut", "whole"),
+    [
+        ("人民币172,000元整", 6, "人民币172,000元"),  # a token boundary before the thousands
+        ("共计3.5万元", 3, "共计3.5万元"),
+        ("$1,250,000.", 2, "$1,250,000"),
+        ("1,2,3", 1, "1"),  # a list, not thousands
+        ("2016年", 4, "2016"),
+        ("原告，2万元", 2, "原告"),  # not inside a number
+    ],
+)
+def test_a_span_cut_inside_a_number_ends_with_the_number(text, cut, whole):
+    assert text[: whole_number_end(text, cut)] == whole
+
+
+@given(st.text(alphabet="0123456789,，.万亿元年a ", max_size=20), st.integers(0, 20))
+def test_a_number_grows_only_over_its_own_rest(text, cut):
+    cut = min(cut, len(text))
+    end = whole_number_end(text, cut)
+    assert cut <= end <= len(text)
+    assert end == cut or (text[cut - 1].isdigit() and set(text[cut:end]) <= set("0123456789,，.万亿元"))
 
 
 @given(st.lists(st.lists(st.integers(0, 30), unique=True, max_size=12), min_size=1, max_size=4))

@@ -1,15 +1,14 @@
 """The reader: an extractive head on the encoder's states (a span, or YES / NO / no answer).
 
-The context is encoded once, as a document's segments with memory, and the question alone. A small
-LM cannot answer from one pooled question vector, so the head gets what DrQA gave its reader: per
-context token, its encoder state, lexical match flags with the question (same token, same word form,
-same jieba word / English stem, shared characters, closeness to a matched word) and an attention summary
-of the question tokens; a 1-layer BiGRU over the context then scores span starts and ends against an
-attention-pooled question vector, and the answer type comes from pooled context and question features.
-The context states do not depend on the question, so a document read once serves every later question
-on it (the session cache in `ask`). A head trained on the frozen encoder (`train.py`) runs on its states;
-one fine-tuned with the encoder's layers (`finetune.py`) carries those layers and reads with a copy of
-the encoder that has them (`Reader.attach`).
+The context is encoded once, as a document's segments with memory, and the question alone. A small LM
+cannot answer from one pooled question vector, so the head gets what DrQA gave its reader: per context
+token, its encoder state, lexical match flags with the question (same token, word form, jieba word /
+English stem, shared characters, closeness to a matched word) and an attention summary of the question
+tokens; a 1-layer BiGRU over the context scores span starts and ends against an attention-pooled question
+vector, and the answer type comes from pooled context and question features. The context states do not
+depend on the question: a document read once serves every later question on it (`ask`'s session cache).
+A head trained on the frozen encoder (`train.py`) runs on its states; one fine-tuned with the encoder's
+layers (`finetune.py`) carries them and reads with a copy of the encoder that has them (`Reader.attach`).
 """
 
 from __future__ import annotations
@@ -30,14 +29,11 @@ from pipeline.records import BLOCK_TYPE_IDS, BlockType, sha256_file
 from pipeline.store import atomic_write_bytes
 from retrieval.reader.polar import PolarHead
 from retrieval.reader.questions import LABELS, POLAR_TYPES, answer_types, question_parts
-from retrieval.text import HAN, QUESTION_WORDS, WORD_RUNS, jieba_module, stemmer, stopwords
+from retrieval.text import HAN, QUESTION_WORDS, WORD_RUNS, jieba_module, stemmer, stopwords, whole_number_end
 
 READER_FILE = MODELS_DIR / "reader.pt"  # the shipped head
-# Reader file sha256 -> the margin `decode` adds to log P(no answer) for questions that cannot be answered
-# yes or no. The calibrated P(no answer) says how often no answer is right, but a wrong span scores little
-# F1 where no answer to an unanswerable question scores all of it: the margin of the best F1 on the CJRC
-# validation contexts (`benchmarks/none_margin.py`, margins 0-2 in steps of 0.25; never the held-apart
-# split) is the reader's decision. A reader not listed decides with none.
+# Reader sha256 -> the margin `decode` adds to log P(no answer) unless YES/NO may answer (a wrong span scores
+# little F1): the best F1 on the CJRC validation contexts (`benchmarks/none_margin.py`). Unlisted: 0.
 NONE_MARGINS = {
     "9e87fb5af1b478fe3cba81ebd928ac6f4144c5d69a2776ef16b4d43950556979": 1.0,  # end to end, sitting 2
     "c0d6391ba8cf0323e74a5abd42d2c50c4b3646574f42ced76a0f666c01caeae5": 1.0,  # sitting 4 (shipped)
@@ -324,7 +320,8 @@ def decode(
     k = int(choice.argmax())
     label = LABELS[k]
     s, e, logp = best_span(torch.log_softmax(start.float(), -1), torch.log_softmax(end.float(), -1))
-    candidate = (text[ctx.offsets[s][0] : ctx.offsets[e][1]], float(probs[0]) * float(np.exp(logp)))
+    a, b = ctx.offsets[s][0], whole_number_end(text, ctx.offsets[e][1])  # "人民币172|,000元" ends whole
+    candidate = (text[a:b], float(probs[0]) * float(np.exp(logp)))
     if label != "SPAN":
         return ReaderAnswer(
             label, "" if label == "NONE" else label, float(probs[k]), None, float(probs[k]), candidate
