@@ -69,7 +69,7 @@ from retrieval.sentence_rank import (
 )
 from retrieval.sides import on_asked_side
 from retrieval.stage import INDEX_DIR
-from retrieval.text import HAN, sentence_around
+from retrieval.text import HAN, sentence_around, span_chars
 
 
 class IndexMissing(DocumentError):
@@ -192,7 +192,7 @@ class Asker(AnswerRoutes):
                 continue  # no answer here, or a bare YES/NO to a who/what question
             if pred.label == "SPAN" and not fits_question(question, pred.answer, c.block_type):
                 continue  # a heading's words, or no number for a how-much question
-            a, b = (offsets[pred.span[0]][0], offsets[pred.span[1]][1]) if pred.span else (0, len(c.text))
+            a, b = span_chars(c.text, offsets, pred.span) if pred.span else (0, len(c.text))
             # ranked by P(answer type) (a span's own probability shrinks with the passage's length: a title's
             # YES/NO would win), weighted by the question's share in the answer's sentence (P(SPAN) alone
             # prefers any fact-like segment) and by its side, the court's or a party's (retrieval.sides)

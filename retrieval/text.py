@@ -155,3 +155,9 @@ def whole_number_end(text: str, b: int) -> int:
     """`b` moved past the rest of the number that text[:b] ends inside, if it does."""
     m = _NUMBER_REST.match(text, b) if b and text[b - 1].isdigit() else None
     return m.end() if m else b
+
+
+def span_chars(text: str, offsets: list[tuple[int, int]], span: tuple[int, int]) -> tuple[int, int]:
+    """[a, b) of `text` under the token `span` (`offsets`: the tokens' characters), ending with the number
+    its last token cuts."""
+    return offsets[span[0]][0], whole_number_end(text, offsets[span[1]][1])

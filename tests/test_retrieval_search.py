@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from retrieval.eval.metrics import best_over_golds, char_f1, ndcg_at_k, recall_at_k
 from retrieval.eval.search import RetrievalEvalConfig, build_eval_set, case_means, load_qrels, split_passages
 from retrieval.hybrid import Filters, HybridIndex, MatrixArm, Passage, rrf
-from retrieval.text import terms, whole_number_end
+from retrieval.text import span_chars, terms, whole_number_end
 
 
 @pytest.fixture(scope="module")
@@ -92,6 +92,14 @@ def test_terms_mix_chinese_words_and_stemmed_english():
 )
 def test_a_span_cut_inside_a_number_ends_with_the_number(text, cut, whole):
     assert text[: whole_number_end(text, cut)] == whole
+
+
+def test_a_token_span_reads_as_its_characters_with_the_number_whole():
+    text = "合同总价为人民币172,000元整。"  # tokens: 合同|总|价为|人民币|172|,|000|元整|。
+    offsets = [(0, 2), (2, 3), (3, 5), (5, 8), (8, 11), (11, 12), (12, 15), (15, 17), (17, 18)]
+    a, b = span_chars(text, offsets, (3, 4))
+    assert text[a:b] == "人民币172,000元"
+    assert span_chars(text, offsets, (0, 2)) == (0, 5)
 
 
 @given(st.text(alphabet="0123456789,，.万亿元年a ", max_size=20), st.integers(0, 20))

@@ -29,7 +29,7 @@ from pipeline.records import BLOCK_TYPE_IDS, BlockType, sha256_file
 from pipeline.store import atomic_write_bytes
 from retrieval.reader.polar import PolarHead
 from retrieval.reader.questions import LABELS, POLAR_TYPES, answer_types, question_parts
-from retrieval.text import HAN, QUESTION_WORDS, WORD_RUNS, jieba_module, stemmer, stopwords, whole_number_end
+from retrieval.text import HAN, QUESTION_WORDS, WORD_RUNS, jieba_module, span_chars, stemmer, stopwords
 
 READER_FILE = MODELS_DIR / "reader.pt"  # the shipped head
 # Reader sha256 -> the margin `decode` adds to log P(no answer) unless YES/NO may answer (a wrong span scores
@@ -320,7 +320,7 @@ def decode(
     k = int(choice.argmax())
     label = LABELS[k]
     s, e, logp = best_span(torch.log_softmax(start.float(), -1), torch.log_softmax(end.float(), -1))
-    a, b = ctx.offsets[s][0], whole_number_end(text, ctx.offsets[e][1])  # "人民币172|,000元" ends whole
+    a, b = span_chars(text, ctx.offsets, (s, e))  # "人民币172|,000元" ends whole
     candidate = (text[a:b], float(probs[0]) * float(np.exp(logp)))
     if label != "SPAN":
         return ReaderAnswer(
