@@ -19,36 +19,39 @@ from pathlib import Path
 import numpy as np
 import torch
 from none_margin import paired_interval
+from polar_features import context_table
 
 from pipeline.paths import SHARED_DATA
 from retrieval.encoder import checkpoint_file, load_encoder
 from retrieval.eval.metrics import best_over_golds
-from retrieval.eval.qa import load_squad, score
+from retrieval.eval.qa import QAItem, load_squad, score
 from retrieval.reader.runtime import READER_FILE, encode_text, load_reader
 
 
-def read_heldout(reader, qa: Path) -> tuple[dict[str, str], list[list]]:
-    """({question id: answer}, the held-apart items per context)."""
-    said: dict[str, str] = {}
-    contexts = []
+def read_heldout(reader, qa: Path) -> list[tuple[str, QAItem, str]]:
+    """(context, item, answer) of every held-apart question, in the file's order."""
+    rows = []
     for context, items in load_squad(qa, "heldout"):
         ctx = encode_text(reader.model, reader.tokenizer, context)
         questions = [reader.question(item.question) for item in items]
         for item, pred in zip(items, reader.read_many(context, ctx, questions), strict=True):
-            said[item.qid] = pred.answer
-        contexts.append(items)
-    return said, contexts
+            rows.append((context, item, pred.answer))
+    return rows
 
 
-def per_context(said: dict[str, str], contexts: list[list]) -> np.ndarray:
-    """[contexts, 5]: sums of F1, of EM and of right yes-no answers; counts of questions and of yes-no."""
-    rows = []
-    for items in contexts:
-        em_f1 = [best_over_golds(said[it.qid], it.golds) for it in items]
-        polar = [it for it in items if not it.impossible and it.golds[0] in ("YES", "NO")]
-        right = sum(said[it.qid] == it.golds[0] for it in polar)
-        rows.append([sum(f for _, f in em_f1), sum(e for e, _ in em_f1), right, len(items), len(polar)])
-    return np.array(rows, dtype=np.float64)
+def tables(rows: list[tuple[str, QAItem, str]]) -> dict[str, np.ndarray]:
+    """Per measure, its per-context table (`polar_features.context_table`): F1 and EM over every question,
+    right answers over the yes-no ones."""
+    contexts = [c for c, _, _ in rows]
+    em_f1 = np.array([best_over_golds(said, item.golds) for _, item, said in rows])
+    polar = [
+        (c, said == it.golds[0]) for c, it, said in rows if not it.impossible and it.golds[0] in ("YES", "NO")
+    ]
+    return {
+        "f1": context_table(em_f1[:, 1], contexts),
+        "em": context_table(em_f1[:, 0], contexts),
+        "yes_no_acc": context_table(np.array([r for _, r in polar], float), [c for c, _ in polar]),
+    }
 
 
 def main() -> None:
@@ -61,18 +64,17 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     model, tok = load_encoder(checkpoint_file(None), "cpu")  # each reader reads with its own tuned copy
     out: dict = {}
-    tables = {}
+    table = {}
     for name, path in (("baseline", args.baseline), ("shipped", READER_FILE)):
         reader = load_reader(path, model, tok)
-        said, contexts = read_heldout(reader, args.qa)
-        items = [it for c in contexts for it in c]
-        out[name] = {"reader": str(reader.checkpoint), **score(said, items)}
-        tables[name] = per_context(said, contexts)
-    base, new = tables["baseline"], tables["shipped"]
+        rows = read_heldout(reader, args.qa)
+        out[name] = {
+            "reader": str(reader.checkpoint),
+            **score({it.qid: a for _, it, a in rows}, [it for _, it, _ in rows]),
+        }
+        table[name] = tables(rows)
     out["difference"] = {
-        "f1": paired_interval(base, new, 0, 3),
-        "em": paired_interval(base, new, 1, 3),
-        "yes_no_acc": paired_interval(base, new, 2, 4),
+        k: paired_interval(table["baseline"][k], table["shipped"][k], 0, 1) for k in table["shipped"]
     }
     out["seconds"] = round(time.perf_counter() - t0, 1)
     print(json.dumps(out, indent=1))
